@@ -1,0 +1,372 @@
+"""Worker processes with a hard per-item deadline.
+
+A per-sample reward that may run forever (a regex, a symbolic simplification, ``9**9**9``) is run
+in a worker process; an item that overruns its deadline is abandoned by killing the worker
+(SIGKILL, not a signal handler: those only work on the main thread and cannot interrupt one long
+C call), the pool replaces the worker, and the item gets ``Outcome("timeout")``. Workers start
+as fresh interpreters (spawn semantics), never ``fork``: the trainer process holds torch threads. Work is sent in chunks; a worker reports each item as it finishes, so the deadline of
+every item is measured from the end of the previous one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Any, NamedTuple
+
+#: Seconds a new worker may take to start (imports included) before it counts as crashed.
+STARTUP_TIMEOUT = 120.0
+
+
+class Outcome(NamedTuple):
+    """What happened to one item: ``status`` is ``ok``, ``error``, ``timeout`` or ``crashed``."""
+
+    status: str
+    value: Any = None
+    error: str | None = None
+
+
+# -- worker side ------------------------------------------------------------------------------
+def _worker_main(conn: Connection) -> None:
+    funcs: dict[str, Callable[..., Any]] = {}
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        if message[0] == "stop":
+            return
+        _, key, payload, items = message
+        if key not in funcs:
+            try:
+                func = pickle.loads(payload)
+                warmup = getattr(func, "warmup", None)
+                if callable(warmup):
+                    warmup()
+            except BaseException as exc:  # noqa: BLE001 - reported, not raised
+                error = (
+                    f"cannot load the function in a worker: {type(exc).__name__}: {exc} "
+                    "(a reward run in workers must be defined in an importable module, not in __main__)"
+                )
+                conn.send(("fail", error))
+                continue
+            if len(funcs) > 64:
+                funcs.clear()
+            funcs[key] = func
+        func = funcs[key]
+        conn.send(("go",))
+        for index, args in items:
+            try:
+                value = func(*args)
+                conn.send(("ok", index, value))
+            except BaseException as exc:  # noqa: BLE001 - a reward may raise anything
+                if isinstance(exc, KeyboardInterrupt):
+                    return
+                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                try:
+                    conn.send(("error", index, detail))
+                except Exception:  # an unpicklable value or a closed pipe
+                    return
+
+
+# -- parent side ------------------------------------------------------------------------------
+def default_workers() -> int:
+    """Workers per process: the CPUs this rank may use, shared among local ranks (torchrun)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    local_ranks = int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1)
+    return max(1, min(8, cpus // max(1, local_ranks)))
+
+
+def _worker_env() -> dict[str, str]:
+    env = dict(os.environ)
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("MKL_NUM_THREADS", "1")
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return env
+
+
+def _worker_entry(fd: int) -> None:
+    """Entry point of a worker interpreter: serve requests on the inherited socket ``fd``."""
+    _worker_main(Connection(fd))
+
+
+class _Worker:
+    """One worker: a fresh interpreter (spawn semantics, never fork) talking over a socket pair.
+
+    A fresh ``python -c`` is used rather than ``multiprocessing``'s spawn/forkserver so that the
+    user's ``__main__`` (a training script without a main guard) is never re-imported.
+    """
+
+    def __init__(self) -> None:
+        parent_sock, child_sock = socket.socketpair()
+        code = f"from grpo_rewards.execution import _worker_entry; _worker_entry({child_sock.fileno()})"
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            pass_fds=(child_sock.fileno(),),
+            stdin=subprocess.DEVNULL,
+            env=_worker_env(),
+            close_fds=True,
+        )
+        child_sock.close()
+        self.conn = Connection(parent_sock.detach())
+        self.ready = False
+        self.loaded: set[str] = set()
+        self.tasks = 0
+        self.items: deque[tuple[int, tuple[Any, ...]]] = deque()
+        self.started = 0.0  # when the current item started; 0 while waiting for "go"
+        self.assigned = 0.0  # when the current chunk was sent
+        self.born = time.monotonic()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        return self.process.poll()
+
+    def kill(self) -> None:
+        try:
+            self.process.kill()
+            self.process.wait(timeout=5)
+        except Exception:  # pragma: no cover - already gone
+            pass
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(("stop",))
+            self.process.wait(timeout=1)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass
+        if self.process.poll() is None:
+            self.kill()
+        else:
+            self.conn.close()
+
+
+class WorkerPool:
+    """A reusable pool of worker processes that enforces a hard deadline per item.
+
+    >>> pool = WorkerPool(workers=1)
+    >>> pool.map(divmod, [(7, 2), (9, 3)], timeout=10.0)
+    [Outcome(status='ok', value=(3, 1), error=None), Outcome(status='ok', value=(3, 0), error=None)]
+    >>> pool.close()
+    """
+
+    def __init__(self, workers: int | None = None, max_tasks_per_worker: int = 20_000) -> None:
+        self.size = workers or default_workers()
+        self.max_tasks = max_tasks_per_worker
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+        self.stats = {"spawned": 0, "killed_timeout": 0, "crashed": 0, "recycled": 0}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def _spawn(self) -> _Worker:
+        self.stats["spawned"] += 1
+        return _Worker()
+
+    def close(self) -> None:
+        with self._lock:
+            for w in self._workers:
+                w.stop()
+            self._workers = []
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.pid for w in self._workers]
+
+    def _replace(self, worker: _Worker, *, kill: bool) -> None:
+        if kill:
+            worker.kill()
+        else:
+            worker.stop()
+        self._workers.remove(worker)
+
+    # -- work --------------------------------------------------------------------------------
+    def map(
+        self,
+        func: Callable[..., Any],
+        items: Sequence[tuple[Any, ...]],
+        timeout: float | None = 1.0,
+        chunk_size: int | None = None,
+    ) -> list[Outcome]:
+        """Run ``func(*args)`` for every ``args`` in ``items``; one :class:`Outcome` each, in order."""
+        if not items:
+            return []
+        payload = pickle.dumps(func)
+        key = hashlib.sha1(payload).hexdigest()
+        with self._lock:
+            return self._map(payload, key, list(items), timeout, chunk_size)
+
+    def _map(
+        self, payload: bytes, key: str, items: list[tuple[Any, ...]], timeout: float | None, chunk_size: int | None
+    ) -> list[Outcome]:
+        n = len(items)
+        results: list[Outcome | None] = [None] * n
+        size = chunk_size or max(1, min(64, -(-n // (self.size * 4))))
+        pending: deque[list[tuple[int, tuple[Any, ...]]]] = deque(
+            [(i, items[i]) for i in range(start, min(n, start + size))] for start in range(0, n, size)
+        )
+        while len(self._workers) < min(self.size, len(pending)):
+            self._workers.append(self._spawn())
+        busy: dict[Connection, _Worker] = {}
+        done = 0
+        while done < n:
+            for w in list(self._workers):  # hand out chunks to idle, started workers
+                if not pending:
+                    break
+                if w.ready and not w.items and w.conn not in busy:
+                    chunk = pending.popleft()
+                    w.items.extend(chunk)
+                    w.started = 0.0
+                    w.assigned = time.monotonic()
+                    try:
+                        w.conn.send(("run", key, None if key in w.loaded else payload, chunk))
+                    except (OSError, ValueError):
+                        w.items.clear()
+                        pending.appendleft(chunk)
+                        self._replace(w, kill=True)
+                        self._workers.append(self._spawn())
+                        continue
+                    w.loaded.add(key)
+                    busy[w.conn] = w
+            waiting = {w.conn: w for w in self._workers if not w.ready}
+            watch = {**busy, **waiting}
+            if not watch:  # every worker died at once: start them again
+                while len(self._workers) < min(self.size, len(pending)) or not self._workers:
+                    self._workers.append(self._spawn())
+                continue
+            now = time.monotonic()
+            deadlines = [w.started + timeout for w in busy.values() if w.started and timeout is not None]
+            deadlines += [w.assigned + STARTUP_TIMEOUT for w in busy.values() if not w.started]
+            deadlines += [w.born + STARTUP_TIMEOUT for w in waiting.values()]
+            wait_for = max(0.0, min(deadlines) - now) if deadlines else None
+            for conn in wait(list(watch), timeout=wait_for):
+                w = watch[conn]
+                try:
+                    while True:
+                        message = conn.recv()
+                        kind = message[0]
+                        if kind == "ready":
+                            w.ready = True
+                        elif kind == "go":
+                            w.started = time.monotonic()
+                        elif kind == "fail":  # the function cannot be unpickled there
+                            while w.items:
+                                index, _ = w.items.popleft()
+                                results[index] = Outcome("error", None, message[1])
+                                done += 1
+                            w.loaded.discard(key)
+                        else:
+                            index, _ = w.items.popleft()
+                            if kind == "ok":
+                                results[index] = Outcome("ok", message[2])
+                            else:
+                                results[index] = Outcome("error", None, message[2])
+                            done += 1
+                            w.tasks += 1
+                            w.started = time.monotonic()
+                        if not conn.poll():
+                            break
+                except (EOFError, OSError):  # the worker died: its current item is lost
+                    self.stats["crashed"] += 1
+                    code = w.process.wait(timeout=5) if w.process.poll() is None else w.process.poll()
+                    if w.items:
+                        index, _ = w.items.popleft()
+                        results[index] = Outcome("crashed", None, f"worker process died (exit code {code})")
+                        done += 1
+                    if w.items:
+                        pending.appendleft(list(w.items))
+                    busy.pop(conn, None)
+                    self._replace(w, kill=True)
+                    self._workers.append(self._spawn())
+                    continue
+                if not w.items:
+                    busy.pop(conn, None)
+                    if w.tasks >= self.max_tasks:
+                        self.stats["recycled"] += 1
+                        self._replace(w, kill=False)
+                        self._workers.append(self._spawn())
+            now = time.monotonic()
+            for conn, w in list(busy.items()):
+                if timeout is not None and w.started and now - w.started > timeout and w.items:
+                    index, _ = w.items.popleft()
+                    results[index] = Outcome("timeout", None, f"exceeded its {timeout:g} s deadline")
+                    done += 1
+                    self.stats["killed_timeout"] += 1
+                    if w.items:
+                        pending.appendleft(list(w.items))
+                    busy.pop(conn)
+                    self._replace(w, kill=True)
+                    self._workers.append(self._spawn())
+            for conn, w in list(busy.items()):  # loading the function (or its warmup) hung
+                if not w.started and now - w.assigned > STARTUP_TIMEOUT:
+                    while w.items:
+                        index, _ = w.items.popleft()
+                        results[index] = Outcome("timeout", None, "the function did not load in a worker in time")
+                        done += 1
+                    busy.pop(conn)
+                    self._replace(w, kill=True)
+                    self._workers.append(self._spawn())
+            for w in list(self._workers):
+                if not w.ready and now - w.born > STARTUP_TIMEOUT:
+                    self._replace(w, kill=True)
+                    self._workers.append(self._spawn())
+        return results  # type: ignore[return-value]
+
+
+_pools: dict[int, WorkerPool] = {}
+_pools_lock = threading.Lock()
+
+
+def get_pool(workers: int | None = None) -> WorkerPool:
+    """The process-wide pool of ``workers`` processes (started lazily, reused across batches)."""
+    size = workers or default_workers()
+    with _pools_lock:
+        pool = _pools.get(size)
+        if pool is None:
+            pool = _pools[size] = WorkerPool(size)
+        return pool
+
+
+@atexit.register
+def _close_pools() -> None:
+    for pool in list(_pools.values()):
+        pool.close()
+    _pools.clear()
+
+
+def map_with_deadline(
+    func: Callable[..., Any],
+    items: Sequence[tuple[Any, ...]],
+    timeout: float | None = 1.0,
+    workers: int | None = None,
+) -> list[Outcome]:
+    """Run ``func(*args)`` for each item in the shared worker pool, each under a hard deadline.
+
+    ``func`` must be picklable (a module-level function or an instance of a module-level class).
+    Safe to call from any thread, including TRL's async event-loop thread.
+
+    >>> from operator import add
+    >>> [o.value for o in map_with_deadline(add, [(1, 2), (3, 4)], timeout=30)]
+    [3, 7]
+    """
+    return get_pool(workers).map(func, items, timeout=timeout)

@@ -1,0 +1,69 @@
+"""The hooks a grpo-rewards plugin can implement.
+
+A plugin is a module or object with functions marked ``@grpo_rewards.hookimpl``, exposed through
+an entry point in the ``grpo_rewards`` group; the entry-point name is the plugin's namespace
+(``math`` → rewards ``math.accuracy``, tasks ``math:arithmetic``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+PROJECT_NAME = "grpo_rewards"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def register_rewards(register: Any) -> None:
+    """Register this plugin's rewards by calling ``register`` once per reward.
+
+    ``register(name, obj, *, form="sample", description=None, columns=None, output_range=None,
+    units="none", worker_safe=True, invalid_value=None, timeout=None, max_chars=None, example=None)``
+
+    - ``name``: short name, prefixed with the plugin's namespace (``"target"`` → ``length.target``).
+    - ``obj``: for ``form="sample"``, a per-sample scorer ``score(text, **row) -> float | None``
+      (a module-level function whose keyword-only parameters with defaults are the reward's
+      parameters and keyword-only parameters without defaults its required dataset columns) or a
+      class whose ``__init__`` takes the parameters and whose instances are such scorers; for
+      ``form="batch"``, TRL's call ``f(prompts, completions, completion_ids=None, **kwargs)``, or
+      a class whose instances are.
+    - ``columns``: dataset columns the reward reads (inferred for sample functions).
+    - ``output_range``: ``(low, high)`` of the values it returns.
+    - ``units``: what lengths are measured in: ``chars``, ``words``, ``tokens`` or ``none``.
+    - ``worker_safe``: whether its samples may run in worker processes under a hard deadline.
+    - ``invalid_value``: the value for a completion with no readable text (default ``None``).
+    - ``timeout``: default hard deadline in seconds per sample; set, samples run in worker processes.
+    - ``max_chars``: completions longer than this get the too-large value (``None``) unparsed.
+    - ``example``: a one-line example shown by ``grpo-rewards show``.
+
+    Example::
+
+        @grpo_rewards.hookimpl
+        def register_rewards(register):
+            register("shout", shout, description="1.0 when the answer is upper case")
+    """
+
+
+@hookspec
+def register_tasks(register: Any) -> None:
+    """Register datasets (verifiable tasks) that ``grpo-rewards train`` can use by name.
+
+    ``register(name, factory, *, description=None, columns=None, default_rewards=None)``
+
+    - ``name``: short name, prefixed with the namespace and a colon (``"arithmetic"`` →
+      ``math:arithmetic``).
+    - ``factory(n: int, seed: int, **params) -> list[dict]``: rows with a ``prompt`` column plus the
+      columns the task's rewards read (``solution`` for math). Deterministic for a seed.
+    - ``columns``: the columns every row has.
+    - ``default_rewards``: a reward-set list (``[{"use": ..., "weight": ...}]``) suited to the task.
+
+    Example::
+
+        @grpo_rewards.hookimpl
+        def register_tasks(register):
+            register("arithmetic", make_arithmetic, columns=["prompt", "solution"])
+    """

@@ -1,0 +1,297 @@
+"""The registry: every reward and task that the loaded plugins registered, with its metadata."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from .plugins import PluginRecord, get_plugin_manager, plugin_records
+from .protocol import PluginError, RewardNotFoundError
+
+#: First-party namespaces and the distribution that provides them (data, not imports).
+FIRST_PARTY = {
+    "length": "grpo-rewards-length",
+    "format": "grpo-rewards-format",
+    "math": "grpo-rewards-math",
+}
+
+_EMPTY = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a reward, read from its signature."""
+
+    name: str
+    annotation: Any = None  # a type, a string annotation, or None
+    default: Any = _EMPTY
+
+    @property
+    def required(self) -> bool:
+        return self.default is _EMPTY
+
+    @property
+    def type_name(self) -> str:
+        a = self.annotation
+        if a is None or a is _EMPTY:
+            return "any"
+        return a if isinstance(a, str) else getattr(a, "__name__", str(a))
+
+
+@dataclass
+class RewardInfo:
+    """A registered reward and everything the core knows about it."""
+
+    name: str
+    obj: Any
+    form: str = "sample"
+    description: str = ""
+    params: dict[str, Param] = field(default_factory=dict)
+    columns: tuple[str, ...] = ()
+    output_range: tuple[float, float] | None = None
+    units: str = "none"
+    worker_safe: bool = True
+    invalid_value: float | None = None
+    timeout: float | None = None
+    max_chars: int | None = None
+    example: str | None = None
+    plugin: str | None = None
+    distribution: str | None = None
+    version: str | None = None
+
+    @property
+    def is_factory(self) -> bool:
+        return inspect.isclass(self.obj)
+
+    @property
+    def summary(self) -> str:
+        return self.description.strip().splitlines()[0] if self.description.strip() else ""
+
+
+@dataclass
+class TaskInfo:
+    """A registered dataset factory: ``factory(n, seed, **params) -> list[dict]``."""
+
+    name: str
+    factory: Callable[..., list[dict[str, Any]]]
+    description: str = ""
+    columns: tuple[str, ...] = ()
+    default_rewards: list[dict[str, Any]] | None = None
+    params: dict[str, Param] = field(default_factory=dict)
+    plugin: str | None = None
+    distribution: str | None = None
+    version: str | None = None
+
+
+def _signature_params(obj: Any) -> tuple[dict[str, Param], list[str]]:
+    """(parameters, required columns) of a sample function or a factory class."""
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    try:
+        sig = inspect.signature(target, eval_str=True)
+    except (NameError, SyntaxError, AttributeError):  # an annotation that cannot be resolved here
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):
+        return {}, []
+    params: dict[str, Param] = {}
+    columns: list[str] = []
+    items = list(sig.parameters.values())
+    if inspect.isclass(obj):
+        items = items[1:]  # self
+    for p in items:
+        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            continue
+        if inspect.isclass(obj):
+            if p.kind is not p.POSITIONAL_ONLY:
+                params[p.name] = Param(p.name, None if p.annotation is _EMPTY else p.annotation, p.default)
+        elif p.kind is p.KEYWORD_ONLY:
+            if p.default is _EMPTY:
+                columns.append(p.name)
+            else:
+                params[p.name] = Param(p.name, None if p.annotation is _EMPTY else p.annotation, p.default)
+    return params, columns
+
+
+def _first_doc_paragraph(obj: Any) -> str:
+    doc = inspect.getdoc(obj) or ""
+    return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+
+class Registry:
+    """Rewards and tasks from a plugin manager; built with :func:`load_registry`."""
+
+    def __init__(self, pm: pluggy.PluginManager) -> None:
+        self.pm = pm
+        self.rewards: dict[str, RewardInfo] = {}
+        self.tasks: dict[str, TaskInfo] = {}
+        self.conflicts: dict[str, list[str]] = {}  # reward name -> plugins that registered it
+        self.records: dict[str, PluginRecord] = plugin_records(pm)
+        self._collect()
+
+    # -- collection -------------------------------------------------------------------------
+    def _collect(self) -> None:
+        for hook_name in ("register_rewards", "register_tasks"):
+            hook = getattr(self.pm.hook, hook_name)
+            for impl in hook.get_hookimpls():
+                plugin = impl.plugin_name
+                record = self.records.setdefault(plugin, PluginRecord(name=plugin))
+                register = self._reward_register(plugin) if hook_name == "register_rewards" else (
+                    self._task_register(plugin))
+                try:
+                    impl.function(register=register)
+                except Exception as exc:  # one plugin's broken hook must not hide the others
+                    record.error = f"{type(exc).__name__} in {hook_name}: {exc}"
+                    record.traceback = traceback.format_exc()
+                    for table in (self.rewards, self.tasks):
+                        for key in [k for k, v in table.items() if v.plugin == plugin]:
+                            del table[key]
+
+    def _full_name(self, plugin: str, name: str, sep: str) -> str:
+        if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+            raise PluginError(f"plugin {plugin!r} registered an invalid name {name!r}")
+        prefix = f"{plugin}{sep}"
+        return name if name.startswith(prefix) else prefix + name
+
+    def _reward_register(self, plugin: str) -> Callable[..., RewardInfo]:
+        record = self.records[plugin]
+
+        def register(
+            name: str,
+            obj: Any,
+            *,
+            form: str = "sample",
+            description: str | None = None,
+            columns: list[str] | tuple[str, ...] | None = None,
+            output_range: tuple[float, float] | None = None,
+            units: str = "none",
+            worker_safe: bool = True,
+            invalid_value: float | None = None,
+            timeout: float | None = None,
+            max_chars: int | None = None,
+            example: str | None = None,
+        ) -> RewardInfo:
+            full = self._full_name(plugin, name, ".")
+            if form not in ("sample", "batch"):
+                raise PluginError(f"{full}: form must be 'sample' or 'batch', not {form!r}")
+            if not callable(obj):
+                raise PluginError(f"{full}: {obj!r} is not callable")
+            params, inferred_columns = _signature_params(obj) if form == "sample" or inspect.isclass(obj) else ({}, [])
+            info = RewardInfo(
+                name=full,
+                obj=obj,
+                form=form,
+                description=description or _first_doc_paragraph(obj),
+                params=params,
+                columns=tuple(columns if columns is not None else inferred_columns),
+                output_range=tuple(output_range) if output_range is not None else None,
+                units=units,
+                worker_safe=worker_safe,
+                invalid_value=invalid_value,
+                timeout=timeout,
+                max_chars=max_chars,
+                example=example,
+                plugin=plugin,
+                distribution=record.distribution,
+                version=record.version,
+            )
+            if full in self.rewards and self.rewards[full].plugin != plugin:
+                self.conflicts.setdefault(full, [self.rewards[full].plugin]).append(plugin)
+            elif full in self.rewards:
+                raise PluginError(f"plugin {plugin!r} registered {full!r} twice")
+            else:
+                self.rewards[full] = info
+            return info
+
+        return register
+
+    def _task_register(self, plugin: str) -> Callable[..., TaskInfo]:
+        record = self.records[plugin]
+
+        def register(
+            name: str,
+            factory: Callable[..., list[dict[str, Any]]],
+            *,
+            description: str | None = None,
+            columns: list[str] | tuple[str, ...] | None = None,
+            default_rewards: list[dict[str, Any]] | None = None,
+        ) -> TaskInfo:
+            full = self._full_name(plugin, name, ":")
+            sig_params = {}
+            try:
+                for p in list(inspect.signature(factory).parameters.values())[2:]:
+                    if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                        sig_params[p.name] = Param(p.name, None if p.annotation is _EMPTY else p.annotation, p.default)
+            except (TypeError, ValueError):
+                pass
+            info = TaskInfo(
+                name=full,
+                factory=factory,
+                description=description or _first_doc_paragraph(factory),
+                columns=tuple(columns or ()),
+                default_rewards=default_rewards,
+                params=sig_params,
+                plugin=plugin,
+                distribution=record.distribution,
+                version=record.version,
+            )
+            if full in self.tasks:
+                raise PluginError(f"task {full!r} is registered by both {self.tasks[full].plugin!r} and {plugin!r}")
+            self.tasks[full] = info
+            return info
+
+        return register
+
+    # -- lookup -----------------------------------------------------------------------------
+    def broken(self) -> dict[str, PluginRecord]:
+        return {name: r for name, r in self.records.items() if not r.ok}
+
+    def _namespace_problem(self, namespace: str) -> str | None:
+        record = self.records.get(namespace)
+        if record is not None and not record.ok:
+            return f"plugin {namespace!r} ({record.distribution or record.module}) failed to load: {record.error}"
+        return None
+
+    def reward(self, name: str) -> RewardInfo:
+        """The :class:`RewardInfo` for ``name``, or an error that says what to do instead."""
+        if name in self.conflicts:
+            plugins = " and ".join(repr(p) for p in self.conflicts[name])
+            raise PluginError(f"reward {name!r} is registered by both plugins {plugins}; uninstall one of them")
+        if name in self.rewards:
+            return self.rewards[name]
+        raise RewardNotFoundError(self._not_found(name, list(self.rewards), "reward", "."))
+
+    def task(self, name: str) -> TaskInfo:
+        if name in self.tasks:
+            return self.tasks[name]
+        raise RewardNotFoundError(self._not_found(name, list(self.tasks), "task", ":"))
+
+    def _not_found(self, name: str, known: list[str], kind: str, sep: str) -> str:
+        namespace = name.split(sep, 1)[0] if sep in name else name
+        message = f"unknown {kind} {name!r}."
+        problem = self._namespace_problem(namespace)
+        if problem:
+            return f"{message} It would come from {problem}"
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        if close:
+            message += " Did you mean " + ", ".join(repr(c) for c in close) + "?"
+        if namespace in FIRST_PARTY and namespace not in self.records:
+            return message + f" It is provided by {FIRST_PARTY[namespace]}: pip install {FIRST_PARTY[namespace]}"
+        elif namespace not in self.records:
+            from .plugins import allowed_plugins
+
+            allow = allowed_plugins()
+            if allow is not None:
+                message += f" (plugins are restricted by GRPO_REWARDS_PLUGINS={','.join(sorted(allow))})"
+        if not close and known:
+            message += f" Known {kind}s: " + ", ".join(sorted(known))
+        return message
+
+
+def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
+    """Discover the installed plugins (or use ``pm``) and collect what they register."""
+    return Registry(pm if pm is not None else get_plugin_manager())

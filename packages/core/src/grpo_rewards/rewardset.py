@@ -1,0 +1,334 @@
+"""Weighted reward sets: parsed from YAML or dicts, validated whole, resolved for GRPOConfig."""
+
+from __future__ import annotations
+
+import collections.abc as cabc
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .protocol import RewardSetError
+from .registry import Registry, RewardInfo, load_registry
+from .reward import ON_ERROR, Reward, ResultCache, make_reward
+
+#: Execution options an entry may set besides ``use``/``weight``/``with``/``as``/``inputs``.
+OPTION_TYPES: dict[str, Any] = {
+    "on_error": str,
+    "error_value": (float, type(None)),
+    "timeout": (float, type(None)),
+    "timeout_value": (float, type(None)),
+    "workers": (int, type(None)),
+    "max_chars": (int, type(None)),
+    "too_large_value": (float, type(None)),
+    "invalid_value": (float, type(None)),
+}
+ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *OPTION_TYPES}
+
+
+def _matches(value: Any, annotation: Any) -> bool:
+    """Whether a config value fits a parameter annotation (unknown annotations accept anything)."""
+    if annotation is None or annotation is typing.Any or isinstance(annotation, str):
+        return True
+    if annotation is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation in (str, bool, dict, list, tuple):
+        return isinstance(value, (list, tuple)) if annotation in (list, tuple) else isinstance(value, annotation)
+    if annotation is type(None):
+        return value is None
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, a) for a in args)
+    if origin is typing.Literal:
+        return value in args
+    if origin in (list, tuple, cabc.Sequence, set, frozenset):
+        if not isinstance(value, (list, tuple)):
+            return False
+        inner = args[0] if args and args[-1] is not Ellipsis or len(args) == 2 else None
+        return inner is None or all(_matches(v, inner) for v in value)
+    if origin in (dict, cabc.Mapping):
+        return isinstance(value, dict)
+    if isinstance(annotation, type):
+        return isinstance(value, annotation)
+    return True
+
+
+def _type_name(annotation: Any) -> str:
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def required_columns(info: RewardInfo, params: dict[str, Any]) -> tuple[str, ...]:
+    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter."""
+    columns = list(info.columns)
+    for p in info.params.values():
+        if p.name.endswith("_column"):
+            value = params.get(p.name, None if p.required else p.default)
+            if isinstance(value, str) and value not in columns:
+                columns.append(value)
+    return tuple(columns)
+
+
+@dataclass
+class Entry:
+    """One line of a reward set."""
+
+    use: str
+    weight: float = 1.0
+    params: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+    inputs: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class RewardSet:
+    """A validated, weighted set of rewards ready for ``GRPOTrainer``.
+
+    >>> from grpo_rewards import Reward  # doctest: +SKIP
+    >>> rs = load_reward_set({"rewards": [{"use": "math.accuracy"}]})  # doctest: +SKIP
+    >>> GRPOTrainer(..., reward_funcs=rs.reward_funcs, args=GRPOConfig(reward_weights=rs.reward_weights))  # doctest: +SKIP
+    """
+
+    def __init__(self, entries: list[Entry], rewards: list[Reward], infos: list[RewardInfo]) -> None:
+        self.entries = entries
+        self.rewards = rewards
+        self.infos = infos
+
+    @property
+    def reward_funcs(self) -> list[Reward]:
+        return list(self.rewards)
+
+    @property
+    def reward_weights(self) -> list[float]:
+        return [float(e.weight) for e in self.entries]
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.entries]
+
+    def __len__(self) -> int:
+        return len(self.rewards)
+
+    def total(self, values: list[float | None]) -> float:
+        """The weighted sum TRL computes for one sample (``None`` counts as absent)."""
+        return float(sum(w * v for w, v in zip(self.reward_weights, values) if v is not None))
+
+    def manifest(self) -> list[dict[str, Any]]:
+        """Each entry with its resolved parameters, weight and the plugin version that provides it."""
+        out = []
+        for entry, info in zip(self.entries, self.infos):
+            params = {p.name: p.default for p in info.params.values() if not p.required}
+            params.update(entry.params)
+            out.append({
+                "name": entry.name,
+                "use": entry.use,
+                "weight": entry.weight,
+                "params": params,
+                "inputs": dict(entry.inputs),
+                "options": dict(entry.options),
+                "plugin": info.plugin,
+                "distribution": info.distribution,
+                "version": info.version,
+            })
+        return out
+
+
+def _read_spec(spec: Any) -> tuple[list[Any], str]:
+    source = "reward set"
+    if isinstance(spec, (str, Path)) and (isinstance(spec, Path) or "\n" not in spec) and Path(spec).exists():
+        import yaml
+
+        source = str(spec)
+        try:
+            spec = yaml.safe_load(Path(spec).read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise RewardSetError([f"not valid YAML: {exc}"], source) from exc
+    elif isinstance(spec, (str, Path)):
+        raise RewardSetError([f"file not found: {spec}"], str(spec))
+    if isinstance(spec, dict):
+        if "rewards" not in spec:
+            raise RewardSetError(["expected a 'rewards:' list"], source)
+        spec = spec["rewards"]
+    if not isinstance(spec, list) or not spec:
+        raise RewardSetError(["'rewards' must be a non-empty list of entries"], source)
+    return spec, source
+
+
+def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
+    where = f"entry {i + 1}"
+    if isinstance(raw, str):
+        raw = {"use": raw}
+    if not isinstance(raw, dict):
+        problems.append(f"{where}: expected a mapping with 'use:', got {raw!r}")
+        return None
+    unknown = sorted(set(raw) - ENTRY_KEYS)
+    if unknown:
+        problems.append(f"{where}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(ENTRY_KEYS))})")
+    use = raw.get("use")
+    if not isinstance(use, str) or not use:
+        problems.append(f"{where}: 'use' must name a reward, like math.accuracy")
+        return None
+    where = f"entry {i + 1} ({use})"
+    weight = raw.get("weight", 1.0)
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        problems.append(f"{where}: weight must be a number, got {weight!r}")
+        weight = 1.0
+    params = raw.get("with") or {}
+    if not isinstance(params, dict):
+        problems.append(f"{where}: 'with' must be a mapping of parameters, got {params!r}")
+        params = {}
+    inputs = raw.get("inputs") or {}
+    if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
+        problems.append(f"{where}: 'inputs' maps a column name to another entry's name")
+        inputs = {}
+    options = {k: raw[k] for k in OPTION_TYPES if k in raw}
+    for key, value in options.items():
+        if key == "on_error":
+            if value not in ON_ERROR:
+                problems.append(f"{where}: on_error must be one of {', '.join(ON_ERROR)}, got {value!r}")
+        elif not _matches(value, typing.Union[OPTION_TYPES[key]]):
+            problems.append(f"{where}: {key} must be {OPTION_TYPES[key][0].__name__} or null, got {value!r}")
+    name = raw.get("as", use)
+    if not isinstance(name, str) or not name:
+        problems.append(f"{where}: 'as' must be a non-empty metric name")
+        name = use
+    return Entry(use=use, weight=float(weight), params=dict(params), name=name, inputs=dict(inputs), options=options)
+
+
+def _check_params(where: str, info: RewardInfo, params: dict[str, Any], problems: list[str]) -> None:
+    for key, value in params.items():
+        if key not in info.params:
+            known = ", ".join(sorted(info.params)) or "none"
+            problems.append(f"{where}: unknown parameter {key!r} (parameters: {known})")
+        elif not _matches(value, info.params[key].annotation):
+            problems.append(
+                f"{where}: parameter {key!r} must be {_type_name(info.params[key].annotation)}, got {value!r}"
+            )
+    for p in info.params.values():
+        if p.required and p.name not in params:
+            problems.append(f"{where}: missing required parameter {p.name!r}")
+
+
+def load_reward_set(
+    spec: Any, registry: Registry | None = None, columns: cabc.Iterable[str] | None = None
+) -> RewardSet:
+    """Parse, validate and build a reward set from a YAML path or a dict/list.
+
+    Every problem is collected and raised together as one :class:`RewardSetError` before any
+    reward runs: unknown reward, unknown or ill-typed parameter, a parameter value the reward
+    rejects, duplicate metric name, unknown or circular ``inputs``, and (when ``columns`` lists
+    the dataset's columns) a column a reward needs that the dataset lacks.
+    """
+    raw_entries, source = _read_spec(spec)
+    registry = registry or load_registry()
+    problems: list[str] = []
+    entries = [_parse_entry(i, raw, problems) for i, raw in enumerate(raw_entries)]
+    infos: list[RewardInfo | None] = []
+    for i, entry in enumerate(entries):
+        info = None
+        if entry is not None:
+            try:
+                info = registry.reward(entry.use)
+            except Exception as exc:  # RewardNotFoundError, PluginError
+                problems.append(f"entry {i + 1}: {exc}")
+            else:
+                _check_params(f"entry {i + 1} ({entry.use})", info, entry.params, problems)
+        infos.append(info)
+    names = [e.name for e in entries if e is not None]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"metric name {name!r} is used by more than one entry; give each an 'as:' name")
+    by_name = {e.name: e for e in entries if e is not None}
+    for i, entry in enumerate(entries):
+        if entry is None:
+            continue
+        for column, other in entry.inputs.items():
+            if other not in by_name:
+                problems.append(f"entry {i + 1} ({entry.use}): inputs.{column} names {other!r}, not an entry of this set")
+            elif other == entry.name:
+                problems.append(f"entry {i + 1} ({entry.use}): inputs.{column} refers to the entry itself")
+    problems += _cycles(by_name)
+    if columns is not None:
+        have = set(columns)
+        for i, (entry, info) in enumerate(zip(entries, infos)):
+            if entry is None or info is None:
+                continue
+            missing = [c for c in required_columns(info, entry.params) if c not in have and c not in entry.inputs]
+            if missing:
+                problems.append(
+                    f"entry {i + 1} ({entry.use}): needs dataset column(s) {', '.join(map(repr, missing))}; "
+                    f"the dataset has: {', '.join(sorted(have)) or 'none'}"
+                )
+    if problems:
+        raise RewardSetError(problems, source)
+    return _build([e for e in entries if e is not None], [i for i in infos if i is not None], source)
+
+
+def _cycles(by_name: dict[str, Entry]) -> list[str]:
+    state: dict[str, int] = {}
+    problems: list[str] = []
+
+    def visit(name: str, path: list[str]) -> None:
+        if state.get(name) == 2 or name not in by_name:
+            return
+        if state.get(name) == 1:
+            problems.append("inputs form a cycle: " + " -> ".join([*path, name]))
+            return
+        state[name] = 1
+        for other in by_name[name].inputs.values():
+            if other != name:
+                visit(other, [*path, name])
+        state[name] = 2
+
+    for name in by_name:
+        visit(name, [])
+    return problems
+
+
+def _build(entries: list[Entry], infos: list[RewardInfo], source: str) -> RewardSet:
+    cache = ResultCache()
+    built: dict[str, Reward] = {}
+    problems: list[str] = []
+    by_name = {e.name: (e, info) for e, info in zip(entries, infos)}
+
+    def build(name: str) -> Reward | None:
+        if name in built:
+            return built[name]
+        entry, info = by_name[name]
+        inputs = {}
+        for column, other in entry.inputs.items():
+            dependency = build(other)
+            if dependency is None:
+                return None
+            inputs[column] = dependency
+        columns = tuple(c for c in required_columns(info, entry.params) if c not in entry.inputs)
+        try:
+            reward = make_reward(info, entry.params, name=entry.name, inputs=inputs, cache=cache, **entry.options)
+        except Exception as exc:  # the factory rejected its parameters
+            problems.append(f"entry {entry.name!r} ({entry.use}): {type(exc).__name__}: {exc}")
+            return None
+        reward.columns = columns
+        built[name] = reward
+        return reward
+
+    rewards = [build(e.name) for e in entries]
+    if problems:
+        raise RewardSetError(problems, source)
+    return RewardSet(entries, [r for r in rewards if r is not None], infos)
+
+
+def load_rewards(*names: str, registry: Registry | None = None, **options: Any) -> list[Reward]:
+    """Rewards by name with default parameters, for a plain TRL script.
+
+    >>> reward_funcs = load_rewards("math.accuracy", "format.boxed")  # doctest: +SKIP
+    """
+    return load_reward_set([{"use": n, **options} for n in names], registry=registry).reward_funcs
+
+
+def get_reward(name: str, registry: Registry | None = None, **params: Any) -> Reward:
+    """One reward by name with parameters, validated like a reward-set entry."""
+    return load_reward_set([{"use": name, "with": params}], registry=registry).rewards[0]
