@@ -1,27 +1,48 @@
 """grpo-rewards: reward functions for GRPO training with TRL, discovered as plugins.
 
-The public names a plugin or a training script needs. Importing this package is light: it loads
-pluggy and nothing heavy (no torch, transformers, trl or sympy).
+The public names a plugin or a training script needs. ``import grpo_rewards`` costs almost
+nothing: each name is imported from its module on first use (PEP 562), so a plugin that only needs
+``hookimpl`` loads pluggy and nothing else, and no public name pulls in torch, transformers, trl
+or sympy.
+
+>>> from grpo_rewards import hookimpl, completion_text
+>>> completion_text([{"role": "assistant", "content": "42"}])
+'42'
 """
 
-from .execution import Outcome, WorkerPool, map_with_deadline
-from .hookspecs import PROJECT_NAME, hookimpl
-from .plugins import get_plugin_manager
-from .protocol import (
-    Completion,
-    GrpoRewardsError,
-    PluginError,
-    RewardError,
-    RewardFunc,
-    RewardNotFoundError,
-    RewardSetError,
-    completion_text,
-)
-from .registry import Registry, RewardInfo, TaskInfo, load_registry
-from .reward import Reward
-from .rewardset import RewardSet, get_reward, load_reward_set, load_rewards
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+#: public name -> module that defines it
+_EXPORTS = {
+    "Outcome": "execution",
+    "WorkerPool": "execution",
+    "map_with_deadline": "execution",
+    "PROJECT_NAME": "hookspecs",
+    "hookimpl": "hookspecs",
+    "get_plugin_manager": "plugins",
+    "Completion": "protocol",
+    "GrpoRewardsError": "protocol",
+    "PluginError": "protocol",
+    "RewardError": "protocol",
+    "RewardFunc": "protocol",
+    "RewardNotFoundError": "protocol",
+    "RewardSetError": "protocol",
+    "completion_text": "protocol",
+    "Registry": "registry",
+    "RewardInfo": "registry",
+    "TaskInfo": "registry",
+    "load_registry": "registry",
+    "Reward": "reward",
+    "RewardSet": "rewardset",
+    "get_reward": "rewardset",
+    "load_reward_set": "rewardset",
+    "load_rewards": "rewardset",
+}
 
 __all__ = [
     "PROJECT_NAME",
@@ -48,3 +69,35 @@ __all__ = [
     "load_rewards",
     "map_with_deadline",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'grpo_rewards' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from .execution import Outcome, WorkerPool, map_with_deadline
+    from .hookspecs import PROJECT_NAME, hookimpl
+    from .plugins import get_plugin_manager
+    from .protocol import (
+        Completion,
+        GrpoRewardsError,
+        PluginError,
+        RewardError,
+        RewardFunc,
+        RewardNotFoundError,
+        RewardSetError,
+        completion_text,
+    )
+    from .registry import Registry, RewardInfo, TaskInfo, load_registry
+    from .reward import Reward
+    from .rewardset import RewardSet, get_reward, load_reward_set, load_rewards

@@ -55,7 +55,7 @@ def _worker_main(conn: Connection) -> None:
                 warmup = getattr(func, "warmup", None)
                 if callable(warmup):
                     warmup()
-            except BaseException as exc:  # noqa: BLE001 - reported, not raised
+            except BaseException as exc:
                 error = (
                     f"cannot load the function in a worker: {type(exc).__name__}: {exc} "
                     "(a reward run in workers must be defined in an importable module, not in __main__)"
@@ -71,7 +71,7 @@ def _worker_main(conn: Connection) -> None:
             try:
                 value = func(*args)
                 conn.send(("ok", index, value))
-            except BaseException as exc:  # noqa: BLE001 - a reward may raise anything
+            except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     return
                 detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()

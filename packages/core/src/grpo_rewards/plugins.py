@@ -84,7 +84,7 @@ def get_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
             pm.grpo_records[ep.name] = record  # type: ignore[attr-defined]
             try:
                 plugin = ep.load()
-            except BaseException as exc:  # noqa: BLE001 - a plugin may raise anything, even SystemExit
+            except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 record.error = _error_line(exc)

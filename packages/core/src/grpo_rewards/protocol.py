@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol, Union
+from typing import Any, Literal, Protocol
 
 Message = dict[str, Any]
-Completion = Union[str, list[Message]]
-RewardValue = Union[float, None]
+Completion = str | list[Message]
+RewardValue = float | None
 Units = Literal["chars", "words", "tokens", "none"]
 Form = Literal["sample", "batch"]
 

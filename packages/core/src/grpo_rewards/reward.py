@@ -78,7 +78,8 @@ def _check_value(name: str, value: Any, index: int) -> float | None:
             else:
                 raise TypeError
         except TypeError:
-            raise RewardError(name, f"returned {type(value).__name__} {value!r:.60}, expected a float or None", index)
+            message = f"returned {type(value).__name__} {value!r:.60}, expected a float or None"
+            raise RewardError(name, message, index) from None
     value = float(value)
     if math.isnan(value) or math.isinf(value):
         raise RewardError(name, f"returned {value}, expected a finite float or None", index)

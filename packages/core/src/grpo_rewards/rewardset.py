@@ -11,7 +11,7 @@ from typing import Any
 
 from .protocol import RewardSetError
 from .registry import Registry, RewardInfo, load_registry
-from .reward import ON_ERROR, Reward, ResultCache, make_reward
+from .reward import ON_ERROR, ResultCache, Reward, make_reward
 
 #: Execution options an entry may set besides ``use``/``weight``/``with``/``as``/``inputs``.
 OPTION_TYPES: dict[str, Any] = {
@@ -31,6 +31,8 @@ def _matches(value: Any, annotation: Any) -> bool:
     """Whether a config value fits a parameter annotation (unknown annotations accept anything)."""
     if annotation is None or annotation is typing.Any or isinstance(annotation, str):
         return True
+    if isinstance(annotation, tuple):
+        return any(_matches(value, a) for a in annotation)
     if annotation is float:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if annotation is int:
@@ -48,7 +50,7 @@ def _matches(value: Any, annotation: Any) -> bool:
     if origin in (list, tuple, cabc.Sequence, set, frozenset):
         if not isinstance(value, (list, tuple)):
             return False
-        inner = args[0] if args and args[-1] is not Ellipsis or len(args) == 2 else None
+        inner = args[0] if args else None
         return inner is None or all(_matches(v, inner) for v in value)
     if origin in (dict, cabc.Mapping):
         return isinstance(value, dict)
@@ -191,7 +193,7 @@ def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
         if key == "on_error":
             if value not in ON_ERROR:
                 problems.append(f"{where}: on_error must be one of {', '.join(ON_ERROR)}, got {value!r}")
-        elif not _matches(value, typing.Union[OPTION_TYPES[key]]):
+        elif not _matches(value, OPTION_TYPES[key]):
             problems.append(f"{where}: {key} must be {OPTION_TYPES[key][0].__name__} or null, got {value!r}")
     name = raw.get("as", use)
     if not isinstance(name, str) or not name:
