@@ -1,0 +1,98 @@
+"""grpo-rewards-length: length rewards for GRPO with TRL.
+
+Each reward is a ready-made callable with default parameters, usable as it is in
+``GRPOTrainer(reward_funcs=[grpo_rewards_length.soft_overlong])`` or
+``trl grpo --reward_funcs grpo_rewards_length.soft_overlong``, and a factory taking parameters
+(``make_soft_overlong(max_length=1024, buffer=256)``). The same rewards are registered under the
+``length`` namespace for ``grpo_rewards.load_reward_set`` and the ``grpo-rewards`` command.
+
+>>> import grpo_rewards_length
+>>> grpo_rewards_length.soft_overlong.__name__
+'length.soft_overlong'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grpo_rewards import Reward
+
+from .cosine import CosineLength
+from .group import GroupRelativeLength
+from .overlong import DEFAULT_MAX_LENGTH, SoftOverlong
+from .target import TargetLength
+from .truncated import Truncated
+
+__version__ = "0.1.0"
+
+
+def make_target(*, name: str = "length.target", **params: Any) -> Reward:
+    """``length.target`` with parameters (see :class:`TargetLength`); ``name`` is the metric name."""
+    return Reward(TargetLength, name=name, reward_name="length.target", params=params)
+
+
+def make_soft_overlong(*, name: str = "length.soft_overlong", **params: Any) -> Reward:
+    """``length.soft_overlong`` with parameters (see :class:`SoftOverlong`)."""
+    return Reward(SoftOverlong, name=name, reward_name="length.soft_overlong", params=params)
+
+
+def make_cosine(*, correctness: Any = None, name: str = "length.cosine", **params: Any) -> Reward:
+    """``length.cosine`` with parameters (see :class:`CosineLength`).
+
+    ``correctness``: a reward (e.g. ``grpo_rewards_math.accuracy``) whose values fill the
+    correctness column; the same reward object listed in ``reward_funcs`` is computed once per batch.
+    """
+    column = params.get("correct_column", "correct")
+    inputs = {column: correctness} if correctness is not None else None
+    return Reward(CosineLength, name=name, reward_name="length.cosine", params=params,
+                  columns=() if inputs else (column,), inputs=inputs)
+
+
+def make_group_relative(*, correctness: Any = None, name: str = "length.group_relative",
+                        **params: Any) -> Reward:
+    """``length.group_relative`` with parameters (see :class:`GroupRelativeLength`); batch form."""
+    column = params.get("correct_column", "correct")
+    inputs = {column: correctness} if correctness is not None and column is not None else None
+    return Reward(GroupRelativeLength, name=name, reward_name="length.group_relative", form="batch",
+                  params=params, inputs=inputs)
+
+
+def make_truncated(*, base: Any = None, name: str = "length.truncated", **params: Any) -> Reward:
+    """``length.truncated`` with parameters (see :class:`Truncated`).
+
+    ``base``: a reward whose values fill ``base_column`` (default ``"base"``), making this a
+    multiplier on that reward.
+    """
+    if base is not None:
+        params.setdefault("base_column", "base")
+    column = params.get("base_column")
+    inputs = {column: base} if base is not None else None
+    return Reward(Truncated, name=name, reward_name="length.truncated", params=params,
+                  columns=(column,) if column and not inputs else (), inputs=inputs)
+
+
+#: Ready-made rewards with default parameters.
+target = make_target()
+soft_overlong = make_soft_overlong()
+cosine = make_cosine()
+group_relative = make_group_relative()
+truncated = make_truncated()
+
+__all__ = [
+    "DEFAULT_MAX_LENGTH",
+    "CosineLength",
+    "GroupRelativeLength",
+    "SoftOverlong",
+    "TargetLength",
+    "Truncated",
+    "cosine",
+    "group_relative",
+    "make_cosine",
+    "make_group_relative",
+    "make_soft_overlong",
+    "make_target",
+    "make_truncated",
+    "soft_overlong",
+    "target",
+    "truncated",
+]

@@ -1,0 +1,73 @@
+"""Shared pieces: measuring a completion in chars, words or tokens, and reading correctness."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any, Literal
+
+Unit = Literal["chars", "words", "tokens"]
+UNITS = ("chars", "words", "tokens")
+
+
+def check_unit(unit: str) -> str:
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {unit!r}")
+    return unit
+
+
+def check_fallback(fallback_chars_per_token: float | None) -> float | None:
+    if fallback_chars_per_token is None:
+        return None
+    if isinstance(fallback_chars_per_token, bool) or not fallback_chars_per_token > 0:
+        raise ValueError(f"fallback_chars_per_token must be a positive number or None, not {fallback_chars_per_token!r}")
+    return float(fallback_chars_per_token)
+
+
+def check_length(name: str, value: int, *, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, not {value!r}")
+    return value
+
+
+def count_tokens(ids: Sequence[int] | None, text: str | None, fallback_chars_per_token: float | None,
+                 reward: str) -> int:
+    """``len(ids)``; without ids, ``ceil(len(text) / fallback_chars_per_token)`` when configured."""
+    if ids is not None:
+        return len(ids)
+    if fallback_chars_per_token is not None and text is not None:
+        return math.ceil(len(text) / fallback_chars_per_token)
+    raise ValueError(
+        f"{reward} measures tokens and needs completion_ids, which this call does not have "
+        "(TRL's GRPOTrainer passes them; offline scoring needs a completion_ids column). "
+        "Pass completion_ids, choose unit='chars' or 'words', or set fallback_chars_per_token "
+        "(e.g. 4.0) to estimate tokens from characters"
+    )
+
+
+def measure(text: str | None, unit: str, ids: Sequence[int] | None, fallback_chars_per_token: float | None,
+            reward: str) -> int:
+    """The length of one completion: ``len(text)``, ``len(text.split())`` or the number of token ids."""
+    if unit == "tokens":
+        return count_tokens(ids, text, fallback_chars_per_token, reward)
+    assert text is not None
+    return len(text) if unit == "chars" else len(text.split())
+
+
+def read_correct(value: Any, threshold: float, column: str) -> bool | None:
+    """Correctness from a column value: bools as they are, numbers ``>= threshold``; ``None``/NaN unknown."""
+    if value is None:
+        return None
+    if not isinstance(value, (bool, numbers.Real)) and hasattr(value, "item"):
+        value = value.item()  # numpy / torch scalars
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Real):
+        if math.isnan(value):
+            return None
+        return float(value) >= threshold
+    raise ValueError(
+        f"column {column!r} must hold a bool, a number or None per sample (correctness), "
+        f"not {type(value).__name__} {value!r:.40}"
+    )
