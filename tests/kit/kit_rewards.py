@@ -1,0 +1,153 @@
+"""Rewards for the kit's own tests: good ones, and one deliberately broken reward per contract point.
+
+Module-level so that worker processes can import them (this folder is on ``sys.path`` under pytest).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from grpo_rewards import Reward, completion_text
+
+
+# -- good rewards ---------------------------------------------------------------------------------
+def mentions_four(prompts, completions, completion_ids=None, **kwargs):
+    """1.0 when the completion's text contains "4", else 0.0; None when it has no text."""
+    texts = [completion_text(c) for c in completions]
+    return [None if t is None else float("4" in t) for t in texts]
+
+
+def score_length(text: str, **row: Any) -> float:
+    """Characters, divided by 100."""
+    return len(text) / 100
+
+
+def score_solution(text: str, *, solution: str, **row: Any) -> float:
+    """1.0 when the text ends with the solution."""
+    return float(text.rstrip(". ").endswith(str(solution)))
+
+
+char_length = Reward(score_length, name="kit.char_length")
+solution_match = Reward(score_solution, name="kit.solution_match", columns=("solution",))
+
+
+def token_count(prompts, completions, completion_ids=None, **kwargs):
+    """The number of completion tokens."""
+    return [float(len(ids)) for ids in completion_ids]
+
+
+# -- one broken reward per contract point --------------------------------------------------------
+def wrong_count(prompts, completions, completion_ids=None, **kwargs):
+    return [1.0]
+
+
+def returns_strings(prompts, completions, completion_ids=None, **kwargs):
+    return ["good" for _ in completions]
+
+
+def strings_only(prompts, completions, completion_ids=None, **kwargs):
+    return [float(c.strip().count("4")) if c is not None and not isinstance(c, int) else None for c in completions]
+
+
+def messages_only(prompts, completions, completion_ids=None, **kwargs):
+    return [float(len(c[-1]["content"] or "")) if c is not None and not isinstance(c, int) else None for c in completions]
+
+
+def one_at_least(prompts, completions, completion_ids=None, **kwargs):
+    return [0.0] * max(1, len(completions))
+
+
+def first_char(prompts, completions, completion_ids=None, **kwargs):
+    texts = [completion_text(c) for c in completions]
+    return [None if t is None else float(t[0] == "T") for t in texts]
+
+
+def refuses_huge(prompts, completions, completion_ids=None, **kwargs):
+    texts = [completion_text(c) or "" for c in completions]
+    if any(len(t) > 100_000 for t in texts):
+        raise MemoryError("too long")
+    return [0.0 for _ in texts]
+
+
+def strips_in_place(prompts, completions, completion_ids=None, **kwargs):
+    for i, c in enumerate(completions):
+        if isinstance(c, str):
+            completions[i] = c.lower()
+    return [0.0 for _ in completions]
+
+
+class Unpicklable:
+    """Holds a lock, which cannot be pickled."""
+
+    __name__ = "kit.unpicklable"
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+
+    def __call__(self, prompts, completions, completion_ids=None, **kwargs):
+        return [0.0 for _ in completions]
+
+
+class ForgetsOnPickle:
+    """Its bonus is lost in a pickle round trip."""
+
+    __name__ = "kit.forgets_on_pickle"
+
+    def __init__(self) -> None:
+        self.bonus = 1.0
+
+    def __getstate__(self) -> dict:
+        return {}
+
+    def __setstate__(self, state: dict) -> None:
+        self.bonus = 0.0
+
+    def __call__(self, prompts, completions, completion_ids=None, **kwargs):
+        return [self.bonus for _ in completions]
+
+
+unpicklable = Unpicklable()
+forgets_on_pickle = ForgetsOnPickle()
+
+space_name = Reward(score_length, name="kit.char length")
+lambda_reward = lambda prompts, completions, completion_ids=None, **kwargs: [0.0 for _ in completions]  # noqa: E731
+
+
+def reward(prompts, completions, completion_ids=None, **kwargs):
+    return [0.0 for _ in completions]
+
+
+def noisy(prompts, completions, completion_ids=None, **kwargs):
+    return [random.random() for _ in completions]
+
+
+def reads_answer(prompts, completions, completion_ids=None, **kwargs):
+    return [float(kwargs["answer"] in (completion_text(c) or "")) for c in completions]
+
+
+def no_kwargs(prompts, completions, completion_ids=None):
+    return [0.0 for _ in completions]
+
+
+def needs_ids(prompts, completions, completion_ids=None, **kwargs):
+    return [float(len(ids)) for ids in completion_ids]
+
+
+def above_one(prompts, completions, completion_ids=None, **kwargs):
+    return [2.0 for _ in completions]
+
+
+def chokes_on_none(prompts, completions, completion_ids=None, **kwargs):
+    return [float("4" in (c if isinstance(c, str) else c[-1]["content"])) for c in completions]
+
+
+def hangs_on_braces(prompts, completions, completion_ids=None, **kwargs):
+    texts = [completion_text(c) or "" for c in completions]
+    if any("{" * 1000 in t for t in texts):
+        while True:
+            time.sleep(0.05)
+    return [0.0 for _ in texts]
