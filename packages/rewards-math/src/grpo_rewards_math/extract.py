@@ -35,7 +35,7 @@ RULES = ("boxed", "answer_tag", "gsm8k", "phrase", "math", "last_number")
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _PHRASE = regex.compile(
     r"(?:\bfinal\s+answer\s*(?:is\b)?\s*[:：]?|\bthe\s+(?:final\s+|correct\s+)?answer\s+is\b\s*[:：]?|\banswer\s*[:：])"
-    r"[ \t]*(?P<rest>[^\n]*)",
+    r"[ \t]*",
     regex.IGNORECASE,
 )
 _SENTENCE_END = regex.compile(r"\.(?=\s|$)|\s+(?:because|since|as|which)\b", regex.IGNORECASE)
@@ -168,14 +168,19 @@ def _gsm8k(text: str) -> str | None:
 
 
 def _phrase(text: str) -> str | None:
-    last = None
+    heads: list[int] = []
     try:
         for match in _PHRASE.finditer(text, timeout=REGEX_TIMEOUT):
-            rest = match.group("rest")
-            if rest.strip():
-                last = rest
+            heads.append(match.end())
     except TimeoutError:
         return None
+    last = None
+    for end in heads[-MAX_BOX_CANDIDATES:][::-1]:  # the last phrase followed by something
+        stop = text.find("\n", end)
+        rest = text[end:stop if stop >= 0 else len(text)]
+        if rest.strip():
+            last = rest[:MAX_ANSWER_CHARS + 1]
+            break
     if last is None:
         return None
     rest = last.strip()

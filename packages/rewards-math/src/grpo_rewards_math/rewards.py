@@ -50,6 +50,12 @@ def _cache_put(key: tuple[str, str, float], label: str) -> None:
             _symbolic_cache.popitem(last=False)
 
 
+def clear_cache() -> None:
+    """Forget the remembered results of symbolic checks (``(gold, pred, rel_tol) -> label``)."""
+    with _cache_lock:
+        _symbolic_cache.clear()
+
+
 class SymbolicCheck:
     """Picklable ``(gold, pred) -> bool`` run in worker processes: ``symbolic_equal``."""
 
@@ -124,6 +130,8 @@ class Accuracy:
         self.fallback_last_number = bool(fallback_last_number)
         self.workers = workers
         self.delimiter: str | None = None
+        #: the picklable ``(gold, pred) -> bool`` run in workers for undecided samples
+        self.checker: Any = SymbolicCheck(self.rel_tol)
         self.outcome_counts: Counter[str] = Counter()
         self._lock = threading.Lock()
 
@@ -215,8 +223,7 @@ class Accuracy:
                 pending.setdefault((gold, pred), []).append(i)
         if pending:
             keys = list(pending)
-            outcomes = map_with_deadline(SymbolicCheck(self.rel_tol), keys, timeout=self.timeout,
-                                         workers=self.workers)
+            outcomes = map_with_deadline(self.checker, keys, timeout=self.timeout, workers=self.workers)
             for key, outcome in zip(keys, outcomes):
                 if outcome.status == "ok":
                     label = "correct" if outcome.value else "wrong"

@@ -1,0 +1,131 @@
+"""Answer extraction from completions and gold solutions: the rules and their priority order."""
+
+from __future__ import annotations
+
+import pytest
+from grpo_rewards_math.extract import Extraction, extract_answer, extract_gold, find_answer, last_boxed
+
+COMPLETIONS = [
+    # (completion, answer, rule)
+    (r"7 + 5 = 12, so the answer is \boxed{12}.", "12", "boxed"),
+    (r"First \boxed{3}, but on reflection \boxed{4}.", "4", "boxed"),
+    (r"\fbox{42}", "42", "boxed"),
+    (r"The answer is $\boxed{\frac{1}{2}}$", r"\frac{1}{2}", "boxed"),
+    (r"\boxed{\{1, 2\}}", r"\{1, 2\}", "boxed"),
+    (r"\boxed{\left(\frac{a}{b}\right)^{2}}", r"\left(\frac{a}{b}\right)^{2}", "boxed"),
+    (r"so \boxed 5 it is", "5", "boxed"),
+    (r"\boxed{\boxed{5}}", "5", "boxed"),
+    (r"\boxed{3} and then \boxed{4", "3", "boxed"),
+    (r"Put the answer in \boxed{}: 7", "7", "last_number"),
+    (r"<answer>12</answer>", "12", "answer_tag"),
+    (r"<think>1+1 is 3?</think><answer> 2 </answer>", "2", "answer_tag"),
+    (r"<answer>The answer is $x = 3$.</answer>", "x = 3", "answer_tag"),
+    ("<answer>\n-7\n</answer> and 9 more words 10", "-7", "answer_tag"),
+    ("<answer>5/6", "5/6", "answer_tag"),
+    ("48 / 2 = 24 clips.\n#### 72", "72", "gsm8k"),
+    ("#### 1,000\nextra line 5", "1,000", "gsm8k"),
+    ("The answer is 42.", "42", "phrase"),
+    ("So the answer is 3.5. Then I stop.", "3.5", "phrase"),
+    ("The final answer is 17", "17", "phrase"),
+    ("Final Answer: The final answer is $\\frac{3}{4}$. I hope it is correct.", r"\frac{3}{4}", "phrase"),
+    ("Answer: (B)", "(B)", "phrase"),
+    ("**Answer:** **9**", "9", "phrase"),
+    ("the answer is 2 because 1 + 1 = 2", "2", "phrase"),
+    ("The answer is: yes", "yes", "phrase"),
+    (r"Answer: \(x^2\)", "x^2", "phrase"),
+    ("We get $x = 2$ and finally $y = 5$ at the end.", "y = 5", "math"),
+    (r"so \(\sqrt{2}\) works", r"\sqrt{2}", "math"),
+    (r"Hence \[ 3\pi \]", r"3\pi", "math"),
+    ("It costs \\$5, and $$\\frac{7}{2}$$ is it", r"\frac{7}{2}", "math"),
+    ("7 + 5 = 12", "12", "last_number"),
+    ("The result: 1,234,567 apples", "1,234,567", "last_number"),
+    ("x = -3", "-3", "last_number"),
+    ("5-3 gives 2 and 10-7", "7", "last_number"),
+    ("about 50% of them", "50%", "last_number"),
+    ("that is 3 / 4 of it", "3/4", "last_number"),
+    ("it is 0.25.", "0.25", "last_number"),
+]
+
+
+@pytest.mark.parametrize(("completion", "answer", "rule"), COMPLETIONS)
+def test_answer_is_extracted_by_the_first_rule_that_matches(completion, answer, rule):
+    assert find_answer(completion) == Extraction(answer, rule)
+
+
+def test_boxed_answer_wins_over_every_other_rule():
+    text = "<answer>1</answer>\n#### 2\nThe answer is 3. $4$ 5 \\boxed{6}"
+    assert find_answer(text) == Extraction("6", "boxed")
+
+
+def test_answer_tag_wins_over_gsm8k_marker_and_phrases():
+    assert find_answer("#### 2\nThe answer is 3.\n<answer>1</answer>") == Extraction("1", "answer_tag")
+
+
+def test_last_number_fallback_can_be_turned_off():
+    assert find_answer("7 + 5 = 12", fallback_last_number=False) is None
+    assert extract_answer("The answer is 12", fallback_last_number=False) == "12"
+
+
+def test_text_without_any_answer_has_none():
+    assert find_answer("I do not know.") is None
+    assert find_answer("") is None
+    assert find_answer(None) is None  # type: ignore[arg-type]
+
+
+def test_delimiter_restricts_extraction_to_the_text_after_it():
+    text = r"<think>maybe \boxed{3}</think> so \boxed{4}"
+    assert extract_answer(text, delimiter="</think>") == "4"
+    assert extract_answer(r"<think>maybe \boxed{3}</think>", delimiter="</think>") is None
+    assert extract_answer(r"<think>still thinking \boxed{3}", delimiter="</think>") is None
+
+
+def test_delimiter_uses_its_last_occurrence():
+    assert extract_answer("a</think>1</think>2", delimiter="</think>") == "2"
+
+
+def test_unbalanced_last_box_falls_back_to_the_previous_box():
+    assert last_boxed(r"\boxed{1} then \boxed{\frac{2}{3}") == "1"
+    assert last_boxed(r"\boxed{\frac{2}{3}") is None
+
+
+def test_box_with_an_overlong_content_is_not_an_answer():
+    assert last_boxed("\\boxed{" + "1" * 20_000 + "}") is None
+
+
+GOLDS = [
+    ("42", "42"),
+    (" 3/4 ", "3/4"),
+    (r"$\frac{1}{2}$", r"\frac{1}{2}"),
+    (r"\(x^2\)", "x^2"),
+    ("Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n#### 72", "72"),
+    ("#### 1,000", "1,000"),
+    (r"We find $x = 3$, so the sum is $\boxed{6}$.", "6"),
+    (r"Thus \boxed{\text{(C)}}", r"\text{(C)}"),
+    ("<answer>9</answer>", "9"),
+    (7, "7"),
+    (2.5, "2.5"),
+]
+
+
+@pytest.mark.parametrize(("solution", "gold"), GOLDS)
+def test_gold_answer_is_read_from_bare_math_and_gsm8k_solutions(solution, gold):
+    assert extract_gold(solution) == gold
+
+
+@pytest.mark.parametrize("solution", [None, "", "   ", True, ["4"]])
+def test_missing_or_empty_gold_gives_none(solution):
+    assert extract_gold(solution) is None
+
+
+def test_one_megabyte_completion_is_extracted(tmp_path):
+    big = ("lorem ipsum 3 dolor " * 52_000) + r"\boxed{7}"
+    assert len(big) > 1_000_000
+    assert find_answer(big) == Extraction("7", "boxed")
+    assert find_answer("{" * 1_000_000) is None
+    assert find_answer("\\boxed{" * 200_000) is None
+    assert find_answer("$" * 1_000_001) is None
+    assert find_answer("1" * 1_000_000) == Extraction("1" * 1_000_000, "last_number")
+
+
+def test_one_megabyte_of_answer_phrases_is_extracted():
+    assert find_answer("The answer is 5. " * 60_000 + "The answer is 6.") == Extraction("6", "phrase")

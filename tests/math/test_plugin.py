@@ -1,0 +1,53 @@
+"""The math plugin: discovery of its rewards and tasks, validation through reward sets, light import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from grpo_rewards import RewardSetError, get_reward, load_registry, load_reward_set
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+def test_rewards_are_registered_with_their_parameters(registry):
+    info = registry.reward("math.accuracy")
+    assert info.form == "batch"
+    assert info.output_range == (0.0, 1.0)
+    assert set(info.params) == {"solution_column", "rel_tol", "timeout", "fallback_last_number", "workers"}
+    assert info.params["timeout"].default == 1.0
+    assert set(registry.reward("math.reasoning_accuracy").params) >= {"delimiter", "solution_column"}
+
+
+def test_tasks_are_registered_with_default_rewards(registry):
+    for name in ("math:arithmetic", "math:fractions", "math:linear"):
+        task = registry.task(name)
+        assert task.columns == ("prompt", "solution")
+        assert task.default_rewards[0] == {"use": "math.accuracy", "weight": 1.0}
+    rows = registry.task("math:arithmetic").factory(3, 0)
+    assert rows[0] == {"prompt": "What is 18 + 1? Put the final answer in \\boxed{}.", "solution": "19"}
+
+
+def test_reward_set_checks_the_gold_column_exists(registry):
+    with pytest.raises(RewardSetError, match="needs dataset column\\(s\\) 'answer'"):
+        load_reward_set({"rewards": [{"use": "math.accuracy", "with": {"solution_column": "answer"}}]},
+                        registry=registry, columns=["prompt", "solution"])
+
+
+def test_reward_set_rejects_bad_parameter_values(registry):
+    with pytest.raises(RewardSetError, match="timeout must be a positive number"):
+        load_reward_set({"rewards": [{"use": "math.accuracy", "with": {"timeout": -1.0}}]}, registry=registry)
+
+
+def test_discovered_reward_scores_like_the_importable_one(registry):
+    reward = get_reward("math.accuracy", registry=registry, rel_tol=1e-3)
+    assert reward(prompts=["q", "q"], completions=[r"\boxed{0.3333}", r"\boxed{0.4}"], solution=["1/3"] * 2) == [1.0, 0.0]
+
+
+def test_importing_the_plugin_does_not_import_sympy():
+    code = "import sys, grpo_rewards_math.plugin; sys.exit('sympy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

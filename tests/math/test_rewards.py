@@ -1,0 +1,181 @@
+"""math.accuracy and math.reasoning_accuracy on real completions: values, outcome labels, metrics."""
+
+from __future__ import annotations
+
+import pickle
+
+import grpo_rewards_math
+import pytest
+from grpo_rewards import RewardError
+from grpo_rewards.testing import assert_reward_contract, completions
+from grpo_rewards_math import Accuracy, ReasoningAccuracy, make_accuracy, make_reasoning_accuracy
+from grpo_rewards_math.rewards import OUTCOMES, clear_cache
+
+GSM8K_GOLD = (
+    "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n"
+    "Natalia sold 48+24 = <<48+24=72>>72 clips altogether in April and May.\n#### 72"
+)
+GSM8K_RIGHT = (
+    "In April she sold 48 clips. In May she sold half as many, 48 / 2 = 24.\n"
+    "Altogether 48 + 24 = 72.\n#### 72"
+)
+GSM8K_WRONG = "In May she sold 48 * 2 = 96 clips, so 48 + 96 = 144 in total.\nThe answer is 144."
+MATH_GOLD = r"The two roots sum to $-\frac{b}{a} = \frac{3}{4}$, so the answer is $\boxed{\frac{3}{4}}$."
+MATH_RIGHT = r"By Vieta's formulas the sum of the roots is $\frac{3}{4}$, i.e. \boxed{0.75}."
+MATH_WRONG = r"By Vieta the sum is $-\frac{3}{4}$." "\n\n" r"Final Answer: The final answer is $-\frac{3}{4}$. I hope it is correct."
+
+
+@pytest.mark.parametrize("fmt", ["standard", "conversational"])
+def test_accuracy_scores_gsm8k_and_math_completions_in_both_formats(fmt):
+    texts = [GSM8K_RIGHT, GSM8K_WRONG, MATH_RIGHT, MATH_WRONG]
+    golds = [GSM8K_GOLD, GSM8K_GOLD, MATH_GOLD, MATH_GOLD]
+    values = grpo_rewards_math.accuracy(prompts=["q"] * 4, completions=completions(texts, fmt), solution=golds)
+    assert values == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_accuracy_is_none_when_the_gold_answer_cannot_be_parsed():
+    reward = Accuracy()
+    values = reward(completions=[r"\boxed{4}", r"\boxed{4}", "4", "4"],
+                    solution=[None, "", r"\frac{", "The proof is left to the reader because it is long."])
+    assert values == [None, None, None, None]
+    assert reward.outcome_counts == {"gold_unparsable": 4}
+
+
+def test_accuracy_is_zero_without_an_answer_or_for_unreadable_completions():
+    reward = Accuracy(fallback_last_number=False)
+    values = reward(completions=["I am not sure.", None, [{"role": "user", "content": "4"}], "it is 4"],
+                    solution=["4"] * 4)
+    assert values == [0.0, 0.0, 0.0, 0.0]
+    assert reward.outcome_counts == {"no_answer": 4}
+
+
+def test_outcome_counts_are_logged_per_batch_and_kept_cumulatively(metric_log):
+    reward = Accuracy()
+    batch = [r"\boxed{12}", r"\boxed{13}", "no idea", r"\boxed{12}"]
+    golds = ["12", "12", "12", "]["]
+    assert reward(completions=batch, solution=golds, log_metric=metric_log.log_metric) == [1.0, 0.0, 0.0, None]
+    assert metric_log.values("outcomes/math.accuracy/") == {
+        "correct": 1.0, "wrong": 1.0, "no_answer": 1.0, "gold_unparsable": 1.0, "timeout": 0.0, "error": 0.0,
+    }
+    reward(completions=[r"\boxed{12}"], solution=["12"])
+    assert reward.outcome_counts == {"correct": 2, "wrong": 1, "no_answer": 1, "gold_unparsable": 1}
+
+
+def test_extracted_answers_and_labels_go_to_the_completions_table(metric_log):
+    reward = Accuracy()
+    reward(completions=[r"\boxed{12}", "nothing"], solution=["12", "12"], log_extra=metric_log.log_extra)
+    assert metric_log.extra == {
+        "math.accuracy/answer": ["12", ""],
+        "math.accuracy/outcome": ["correct", "no_answer"],
+    }
+
+
+def test_factory_reward_logs_under_its_own_name(metric_log):
+    reward = make_accuracy(name="acc_strict", fallback_last_number=False)
+    assert reward(completions=["4"], solution=["4"], log_metric=metric_log.log_metric) == [0.0]
+    assert metric_log.values("outcomes/acc_strict/")["no_answer"] == 1.0
+
+
+def test_solution_column_names_the_gold_column():
+    reward = make_accuracy(solution_column="answer")
+    assert reward(completions=[r"\boxed{7}"], answer=["7"]) == [1.0]
+
+
+def test_missing_gold_column_is_a_clear_error():
+    with pytest.raises(RewardError, match=r"needs the dataset column 'solution'.*the batch has: answer"):
+        grpo_rewards_math.accuracy(prompts=["q"], completions=["7"], answer=["7"])
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"timeout": 0}, "timeout"), ({"rel_tol": -1e-3}, "rel_tol"), ({"solution_column": ""}, "solution_column"),
+    ({"workers": 0}, "workers"),
+])
+def test_bad_parameters_are_rejected(params, message):
+    with pytest.raises(ValueError, match=message):
+        Accuracy(**params)
+
+
+def test_rel_tol_decides_close_numbers():
+    assert make_accuracy(rel_tol=1e-2)(completions=[r"\boxed{3.14}"], solution=[r"3.1416"]) == [1.0]
+    assert make_accuracy(rel_tol=1e-6)(completions=[r"\boxed{3.14}"], solution=[r"3.1416"]) == [0.0]
+
+
+@pytest.mark.parametrize("fmt", ["standard", "conversational"])
+def test_reasoning_accuracy_reads_only_after_the_delimiter(fmt):
+    texts = [
+        r"<think>7 + 5 is \boxed{13}? no</think> The answer is \boxed{12}.",
+        r"<think>7 + 5 = 12 so \boxed{12}</think> Then \boxed{13}.",
+        r"<think>7 + 5 = 12, \boxed{12}",
+        r"\boxed{12}",
+    ]
+    values = grpo_rewards_math.reasoning_accuracy(completions=completions(texts, fmt), solution=["12"] * 4)
+    assert values == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_reasoning_accuracy_delimiter_is_a_parameter():
+    reward = make_reasoning_accuracy(delimiter="<|end_of_thought|>")
+    assert reward(completions=[r"thinking 3<|end_of_thought|>\boxed{4}"], solution=["4"]) == [1.0]
+    with pytest.raises(ValueError, match="delimiter"):
+        ReasoningAccuracy(delimiter="")
+
+
+def test_symbolic_answers_are_decided_in_workers():
+    clear_cache()
+    reward = Accuracy(timeout=30)
+    values = reward(completions=[r"\boxed{(x+1)^2}", r"\boxed{x^2 + 2x + 1}", r"\boxed{x^2+1}"],
+                    solution=[r"x^2+2x+1", r"(1+x)^{2}", r"(x+1)^2"])
+    assert values == [1.0, 1.0, 0.0]
+    assert reward.outcome_counts == {"correct": 2, "wrong": 1}
+
+
+def test_symbolic_check_over_its_deadline_scores_zero_and_is_labelled_timeout(monkeypatch, metric_log):
+    import grpo_rewards_math.equivalence as equivalence
+    from math_slow_checkers import SleepyCheck
+
+    clear_cache()
+    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
+    reward = Accuracy(timeout=0.5)
+    reward.checker = SleepyCheck()
+    values = reward(completions=[r"\boxed{sleepy}", "nothing here"], solution=["deadline_test", "1"],
+                    log_metric=metric_log.log_metric)
+    assert values == [0.0, 0.0]
+    assert reward.outcome_counts == {"timeout": 1, "no_answer": 1}
+    assert metric_log.values("outcomes/math.accuracy/")["timeout"] == 1.0
+
+
+def test_symbolic_check_that_fails_in_its_worker_scores_zero_and_is_labelled_error(monkeypatch):
+    import grpo_rewards_math.equivalence as equivalence
+    from math_slow_checkers import RaisingCheck
+
+    clear_cache()
+    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
+    reward = Accuracy(timeout=30)
+    reward.checker = RaisingCheck()
+    assert reward(completions=[r"\boxed{y}"], solution=["error_test"]) == [0.0]
+    assert reward.outcome_counts == {"error": 1}
+
+
+def test_module_level_rewards_have_stable_names_and_pickle_round_trip():
+    for reward, name in ((grpo_rewards_math.accuracy, "math.accuracy"),
+                         (grpo_rewards_math.reasoning_accuracy, "math.reasoning_accuracy")):
+        clone = pickle.loads(pickle.dumps(reward))
+        assert clone.__name__ == reward.__name__ == name
+        assert clone(completions=[r"</think>\boxed{1/2}"], solution=["0.5"]) == [1.0]
+
+
+def test_pickled_instance_keeps_its_parameters_and_starts_with_fresh_counts():
+    reward = Accuracy(rel_tol=1e-3, timeout=2.5, fallback_last_number=False)
+    reward(completions=["x"], solution=["1"])
+    clone = pickle.loads(pickle.dumps(reward))
+    assert (clone.rel_tol, clone.timeout, clone.fallback_last_number) == (1e-3, 2.5, False)
+    assert clone.outcome_counts == {}
+    assert clone(completions=[r"\boxed{1}"], solution=["1"]) == [1.0]
+
+
+def test_outcome_labels_are_the_documented_ones():
+    assert OUTCOMES == ("correct", "wrong", "no_answer", "gold_unparsable", "timeout", "error")
+
+
+@pytest.mark.parametrize("reward", [grpo_rewards_math.accuracy, grpo_rewards_math.reasoning_accuracy])
+def test_rewards_keep_the_reward_contract(reward):
+    assert_reward_contract(reward, columns={"solution": "4"})
