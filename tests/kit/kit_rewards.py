@@ -9,7 +9,7 @@ import random
 import time
 from typing import Any
 
-from grpo_rewards import Reward, completion_text
+from grpo_rewards import Reward, completion_text, hookimpl
 
 
 # -- good rewards ---------------------------------------------------------------------------------
@@ -151,3 +151,27 @@ def hangs_on_braces(prompts, completions, completion_ids=None, **kwargs):
         while True:
             time.sleep(0.05)
     return [0.0 for _ in texts]
+
+
+# -- a plugin object, for the registration fixtures ------------------------------------------------
+class Scaled:
+    """Characters times ``factor``."""
+
+    def __init__(self, factor: float = 1.0) -> None:
+        if factor <= 0:
+            raise ValueError("factor must be positive")
+        self.factor = factor
+
+    def __call__(self, text: str, **row: Any) -> float:
+        return len(text) * self.factor
+
+
+class KitPlugin:
+    """Registers three rewards under the namespace it is given."""
+
+    @hookimpl
+    def register_rewards(self, register):
+        register("char_length", score_length, units="chars")
+        register("solution_match", score_solution, output_range=(0.0, 1.0))
+        register("scaled", Scaled, units="chars")
+        register("first_char", first_char, form="batch")

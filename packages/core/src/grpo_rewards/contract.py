@@ -116,7 +116,10 @@ class Runner:
 
     def __call__(self, prompts: Any, completions: Any, ids: Any, kwargs: dict[str, Any], repeat: bool) -> dict:
         snapshot = copy.deepcopy((prompts, completions, ids, kwargs))
-        values = self.reward(prompts=prompts, completions=completions, completion_ids=ids, **kwargs)
+        try:
+            values = self.reward(prompts=prompts, completions=completions, completion_ids=ids, **kwargs)
+        except Exception as exc:
+            return {"error": _error_line(exc)}
         result: dict[str, Any] = {"values": list(values) if isinstance(values, (list, tuple)) else values}
         changed = [name for name, before, after in zip(
             ("prompts", "completions", "completion_ids", "columns"), snapshot, (prompts, completions, ids, kwargs))
@@ -141,7 +144,14 @@ class Runner:
 
 
 def _error_line(exc: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1][:300]
+    """``"IndexError: string index out of range"``: the scorer's own error when the core wrapped it."""
+    from .protocol import RewardError
+
+    while isinstance(exc, RewardError) and exc.__cause__ is not None:
+        exc = exc.__cause__
+    lines = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines() or [""]
+    text = lines[-1].split(": ", 1)[1] if ": " in lines[-1] else ""
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
 
 
 def _cases(units: str, pathological: bool) -> list[Case]:
@@ -259,7 +269,9 @@ ONCE = (COUNT, TYPES, RANGE, DETERMINISM, PICKLE, MUTATION)
 
 
 def _compare_original(here: Any, there: Any) -> list[str]:
-    if here.status != "ok" or there.status != "ok" or not _same(there.value.get("again"), there.value["values"]):
+    if here.status != "ok" or there.status != "ok" or "error" in here.value or "error" in there.value:
+        return []
+    if not _same(there.value.get("again"), there.value["values"]):
         return []
     if not _same(here.value["values"], there.value["values"]):
         return [f"{PICKLE}: the unpickled copy gave {there.value['values']!r:.80} instead of "
@@ -273,6 +285,8 @@ def _outcome_problems(cases: list[Case], outcomes: list[Any], declared: Sequence
     failing: dict[str, list[str]] = {}  # pathological error -> input labels
     for case, outcome in zip(cases, outcomes):
         where = f"{case.point}: {case.label}: " if case.point == PATHOLOGICAL else f"{case.point}: "
+        if outcome.status == "ok" and "error" in outcome.value:
+            outcome = type(outcome)("error", None, outcome.value["error"])
         if outcome.status == "timeout":
             problems.append(f"{where}hangs (no result within {deadline:g} s)")
             continue
@@ -287,6 +301,10 @@ def _outcome_problems(cases: list[Case], outcomes: list[Any], declared: Sequence
             if case.point == UNITS:
                 problems[-1] += (" with completion_ids=None; a reward that reads completion_ids must declare "
                                  "units='tokens'")
+            if error.startswith("RewardError") and "expected a" in error:  # the core checked the values
+                problems.append(f"{TYPES}: {error}")
+            elif error.startswith("RewardError") and " values for " in error:
+                problems.append(f"{COUNT}: {error}")
             if case.point in (STANDARD, COLUMNS):
                 column = _column_problem(error, declared)
                 if column:
@@ -370,6 +388,7 @@ def run_contract(
     declared = list(getattr(reward, "columns", None) or (info.columns if info else ()))
     for column in declared:
         values.setdefault(column, DEFAULT_COLUMN_VALUE)
+    declared = list(values)
     units = units or (info.units if info else getattr(reward, "units", None)) or "none"
     if output_range is None and info is not None:
         output_range = info.output_range

@@ -1,0 +1,140 @@
+"""The plugin author's kit: an opt-in pytest plugin for testing reward plugins.
+
+Turn it on in your ``tests/conftest.py`` (it is never loaded into a test suite on its own)::
+
+    pytest_plugins = ["grpo_rewards.testing"]
+
+Then, in a test::
+
+    from grpo_rewards.testing import assert_reward_contract
+
+    def test_shout_keeps_the_reward_contract():
+        assert_reward_contract(grpo_rewards_shout.shout)
+
+    def test_shout_is_registered(registered_plugin):
+        with registered_plugin(grpo_rewards_shout.plugin, "shout") as registry:
+            assert "shout.shout" in registry.rewards
+
+Fixtures: ``plugin_manager`` (an isolated plugin manager with no installed plugins),
+``registered_plugin`` (a context manager that registers a plugin object for one test),
+``make_completions`` (builds completions in both formats: tests that use it run twice), and
+``pathological_completions`` (the inputs every reward must survive).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from .contract import PATHOLOGICAL_INPUTS, run_contract
+from .plugins import get_plugin_manager, register_plugin
+from .registry import Registry
+
+FORMATS = ("standard", "conversational")
+
+
+def standard(*texts: str) -> list[str]:
+    """Completions of a standard (plain text) dataset.
+
+    >>> standard("4", "five")
+    ['4', 'five']
+    """
+    return list(texts)
+
+
+def conversational(*texts: str) -> list[list[dict[str, str]]]:
+    """Completions of a conversational dataset: one assistant message each.
+
+    >>> conversational("4")
+    [[{'role': 'assistant', 'content': '4'}]]
+    """
+    return [[{"role": "assistant", "content": text}] for text in texts]
+
+
+def completions(texts: Sequence[str], format: str = "standard") -> list[Any]:
+    """``texts`` as completions in ``format`` (``"standard"`` or ``"conversational"``)."""
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
+    return standard(*texts) if format == "standard" else conversational(*texts)
+
+
+def assert_reward_contract(reward: Any, **options: Any) -> None:
+    """Raise ``AssertionError`` listing every contract point ``reward`` breaks, one line each.
+
+    ``reward``: a TRL reward callable, a ``grpo_rewards.Reward``, or a registered name like
+    ``"math.accuracy"`` (with ``params={...}``). Options (see ``grpo_rewards.contract.run_contract``):
+    ``columns={"solution": "4"}`` sample values for the dataset columns it reads, ``units``,
+    ``output_range``, ``deadline`` (seconds per call, default 10), ``pathological=False`` to skip
+    the pathological inputs.
+    """
+    __tracebackhide__ = True
+    result = run_contract(reward, **options)
+    if result.problems:
+        lines = "\n".join(f"  - {p}" for p in result.problems)
+        raise AssertionError(f"reward {result.name!r} breaks the reward contract:\n{lines}")
+
+
+@contextlib.contextmanager
+def plugin_registered(plugin: object, name: str, *, installed: bool = False) -> Iterator[Registry]:
+    """Register ``plugin`` under namespace ``name`` for the duration of the ``with`` block.
+
+    Yields the registry holding it; inside the block ``load_registry()``, ``get_reward()``,
+    ``load_reward_set()`` and ``grpo_rewards.cli.main([...])`` see it too. With ``installed=False``
+    (the default) the installed plugins are left out, so the test sees only ``plugin``.
+    """
+    from . import registry as registry_module
+
+    def manager() -> Any:
+        pm = get_plugin_manager(load_entry_points=installed)
+        register_plugin(pm, plugin, name)
+        return pm
+
+    original = registry_module.get_plugin_manager
+    registry_module.get_plugin_manager = manager
+    try:
+        yield registry_module.Registry(manager())
+    finally:
+        registry_module.get_plugin_manager = original
+
+
+@pytest.fixture
+def plugin_manager() -> Any:
+    """A fresh plugin manager with the hookspecs and no installed plugins."""
+    return get_plugin_manager(load_entry_points=False)
+
+
+@pytest.fixture
+def registered_plugin() -> Any:
+    """``registered_plugin(plugin, name, installed=False)``: a context manager yielding the registry."""
+    return plugin_registered
+
+
+@pytest.fixture(params=FORMATS)
+def completion_format(request: pytest.FixtureRequest) -> str:
+    """``"standard"`` then ``"conversational"``: a test using it runs once per format."""
+    return str(request.param)
+
+
+@pytest.fixture
+def make_completions(completion_format: str) -> Any:
+    """``make_completions(["4", "five"])``: the texts as completions, in each format in turn."""
+
+    def make(texts: Sequence[str]) -> list[Any]:
+        return completions(texts, completion_format)
+
+    return make
+
+
+@pytest.fixture
+def pathological_completions() -> list[tuple[str, Any]]:
+    """``(label, completion)`` pairs no reward may raise or hang on: None, a number, no assistant, ..."""
+    return list(PATHOLOGICAL_INPUTS)
+
+
+@pytest.fixture
+def reward_contract() -> Any:
+    """``assert_reward_contract`` as a fixture."""
+    return assert_reward_contract

@@ -1,0 +1,10 @@
+"""The kit's own fixtures, imported (a non-root conftest may not set ``pytest_plugins``)."""
+
+from grpo_rewards.testing import (  # noqa: F401
+    completion_format,
+    make_completions,
+    pathological_completions,
+    plugin_manager,
+    registered_plugin,
+    reward_contract,
+)

@@ -1,0 +1,82 @@
+"""Each contract point fails with its own message on a reward broken for it, and good rewards pass."""
+
+from __future__ import annotations
+
+import kit_rewards
+import pytest
+from grpo_rewards.contract import POINTS, contract_problems, run_contract
+from grpo_rewards.testing import assert_reward_contract
+
+GOOD = [
+    (kit_rewards.mentions_four, {}),
+    (kit_rewards.char_length, {}),
+    (kit_rewards.solution_match, {"columns": {"solution": "4"}}),
+    (kit_rewards.token_count, {"units": "tokens"}),
+]
+
+# (reward, options, the one problem line it must produce, prefix-exact)
+BROKEN = [
+    (kit_rewards.wrong_count, {}, "one value per completion: returned 1 values for 3 completions (three string completions)"),
+    (kit_rewards.returns_strings, {}, "float or None: value 0 for three string completions is 'good' (str), expected a float or None"),
+    (kit_rewards.strings_only, {}, "conversational completions: raised AttributeError: 'list' object has no attribute 'strip'"),
+    (kit_rewards.messages_only, {}, "string completions: raised TypeError: string indices must be integers, not 'str'"),
+    (kit_rewards.one_at_least, {}, "empty batch: returned [0.0] for no completions, expected []"),
+    (kit_rewards.first_char, {}, "empty completion: raised IndexError: string index out of range"),
+    (kit_rewards.refuses_huge, {}, "huge completion: raised MemoryError: too long"),
+    (kit_rewards.strips_in_place, {}, "no mutation: changed its input completions (three string completions)"),
+    (kit_rewards.unpicklable, {}, "pickle round trip: cannot be pickled (TypeError: cannot pickle '_thread.lock' object); TRL and worker processes need it"),
+    (kit_rewards.forgets_on_pickle, {}, "pickle round trip: the unpickled copy gave [0.0, 0.0, 0.0] instead of [1.0, 1.0, 1.0]"),
+    (kit_rewards.space_name, {}, "name: __name__ 'kit.char length' must be a non-empty string without spaces"),
+    (kit_rewards.lambda_reward, {}, "name: __name__ '<lambda>' is a lambda; use a module-level function or a Reward"),
+    (kit_rewards.reward, {}, "name: __name__ 'reward' is generic; TRL merges the metrics of rewards with the same name"),
+    (kit_rewards.mentions_four, {"other_names": ["mentions_four"]}, "name: __name__ 'mentions_four' is not unique: another reward has it too"),
+    (kit_rewards.noisy, {}, "determinism: the same inputs gave ["),
+    (kit_rewards.reads_answer, {"columns": {"solution": "4"}}, "columns: reads column 'answer', which it does not declare (declared: solution): KeyError: 'answer'"),
+    (kit_rewards.no_kwargs, {}, "columns: does not accept the keyword arguments TRL passes (trainer_state, log_metric, every dataset column); add **kwargs"),
+    (kit_rewards.needs_ids, {}, "units: raised TypeError: 'NoneType' object is not iterable with completion_ids=None; a reward that reads completion_ids must declare units='tokens'"),
+    (kit_rewards.mentions_four, {"units": "bytes"}, "units: declared units 'bytes', expected one of chars, words, tokens, none"),
+    (kit_rewards.above_one, {"output_range": (0.0, 1.0)}, "output range: value 0 for three string completions is 2.0, outside the declared range [0.0, 1.0]"),
+    (kit_rewards.chokes_on_none, {}, "pathological inputs: raised TypeError: 'NoneType' object is not subscriptable on 1 input(s): None"),
+]
+
+
+@pytest.mark.parametrize(("reward", "options"), GOOD, ids=[r.__name__ for r, _ in GOOD])
+def test_good_reward_keeps_every_contract_point(reward, options):
+    assert contract_problems(reward, **options) == []
+
+
+@pytest.mark.parametrize(("reward", "options", "message"), BROKEN,
+                         ids=[m.split(":")[0].replace(" ", "_") + "-" + getattr(r, "__name__", "?") for r, _, m in BROKEN])
+def test_broken_reward_fails_its_point_with_a_precise_message(reward, options, message):
+    problems = contract_problems(reward, pathological=message.startswith("pathological"), **options)
+    assert any(p.startswith(message) for p in problems), problems
+
+
+def test_every_contract_point_has_a_broken_reward_that_fails_it():
+    covered = {message.split(":")[0] for _, _, message in BROKEN}
+    assert covered == set(POINTS)
+
+
+def test_a_reward_that_hangs_is_reported_as_hanging_per_input():
+    problems = contract_problems(kit_rewards.hangs_on_braces, deadline=1.5)
+    assert problems == ["pathological inputs: unbalanced braces: hangs (no result within 1.5 s)"]
+
+
+def test_assert_reward_contract_lists_every_problem_in_its_message():
+    with pytest.raises(AssertionError) as caught:
+        assert_reward_contract(kit_rewards.wrong_count, pathological=False)
+    assert str(caught.value) == (
+        "reward 'wrong_count' breaks the reward contract:\n"
+        "  - one value per completion: returned 1 values for 3 completions (three string completions)\n"
+        "  - empty batch: returned [1.0] for no completions, expected []"
+    )
+
+
+def test_assert_reward_contract_passes_silently_on_a_good_reward():
+    assert assert_reward_contract(kit_rewards.char_length) is None
+
+
+def test_run_contract_reports_which_points_failed():
+    result = run_contract(kit_rewards.one_at_least, pathological=False)
+    assert result.name == "one_at_least"
+    assert [p for p in result.points if result.failed(p)] == ["empty batch"]
