@@ -67,8 +67,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         for task in sorted(registry.tasks.values(), key=lambda t: t.name):
             if task.plugin == name:
                 print(f"  {task.name:<28} (task) {task.description.splitlines()[0] if task.description else ''}")
-    for reward, plugins in registry.conflicts.items():
-        print(f"CONFLICT: {reward} is registered by plugins {', '.join(plugins)}")
+    for message in registry.conflicts.values():
+        print(f"CONFLICT: {message}")
     return 0
 
 

@@ -211,7 +211,13 @@ class WorkerPool:
         """Run ``func(*args)`` for every ``args`` in ``items``; one :class:`Outcome` each, in order."""
         if not items:
             return []
-        payload = pickle.dumps(func)
+        try:
+            payload = pickle.dumps(func)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise TypeError(
+                f"{func!r} cannot run in a worker process: it must be picklable (a module-level function or an "
+                f"instance of a module-level class, not a closure or lambda): {exc}"
+            ) from exc
         key = hashlib.sha1(payload).hexdigest()
         with self._lock:
             return self._map(payload, key, list(items), timeout, chunk_size)

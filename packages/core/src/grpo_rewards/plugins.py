@@ -27,6 +27,7 @@ class PluginRecord:
     error: str | None = None  # one line: "ImportError: ..."
     traceback: str | None = None
     hooks: list[str] = field(default_factory=list)
+    conflict: str | None = None  # set on both claimants when two distributions use one name
 
     @property
     def ok(self) -> bool:
@@ -75,10 +76,12 @@ def get_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
             )
             first = pm.grpo_records.get(ep.name)  # type: ignore[attr-defined]
             if first is not None:
-                record.error = (
-                    f"PluginError: plugin name {ep.name!r} is claimed by both {first.distribution} "
-                    f"({first.module}) and {record.distribution} ({record.module})"
+                message = (
+                    f"plugin name {ep.name!r} is claimed by both {first.distribution} "
+                    f"({first.module}) and {record.distribution} ({record.module}); uninstall one of them"
                 )
+                record.error = f"PluginError: {message}"
+                record.conflict = first.conflict = message
                 pm.grpo_records[f"{ep.name} ({record.distribution})"] = record  # type: ignore[attr-defined]
                 continue
             pm.grpo_records[ep.name] = record  # type: ignore[attr-defined]

@@ -129,8 +129,9 @@ class Registry:
         self.pm = pm
         self.rewards: dict[str, RewardInfo] = {}
         self.tasks: dict[str, TaskInfo] = {}
-        self.conflicts: dict[str, list[str]] = {}  # reward name -> plugins that registered it
         self.records: dict[str, PluginRecord] = plugin_records(pm)
+        #: namespace -> message, where two distributions claim the same plugin name
+        self.conflicts: dict[str, str] = {r.name: r.conflict for r in self.records.values() if r.conflict}
         self._collect()
 
     # -- collection -------------------------------------------------------------------------
@@ -199,12 +200,9 @@ class Registry:
                 distribution=record.distribution,
                 version=record.version,
             )
-            if full in self.rewards and self.rewards[full].plugin != plugin:
-                self.conflicts.setdefault(full, [self.rewards[full].plugin]).append(plugin)
-            elif full in self.rewards:
+            if full in self.rewards:
                 raise PluginError(f"plugin {plugin!r} registered {full!r} twice")
-            else:
-                self.rewards[full] = info
+            self.rewards[full] = info
             return info
 
         return register
@@ -258,14 +256,17 @@ class Registry:
 
     def reward(self, name: str) -> RewardInfo:
         """The :class:`RewardInfo` for ``name``, or an error that says what to do instead."""
-        if name in self.conflicts:
-            plugins = " and ".join(repr(p) for p in self.conflicts[name])
-            raise PluginError(f"reward {name!r} is registered by both plugins {plugins}; uninstall one of them")
+        namespace = name.split(".", 1)[0]
+        if namespace in self.conflicts:
+            raise PluginError(f"cannot use {name!r}: {self.conflicts[namespace]}")
         if name in self.rewards:
             return self.rewards[name]
         raise RewardNotFoundError(self._not_found(name, list(self.rewards), "reward", "."))
 
     def task(self, name: str) -> TaskInfo:
+        namespace = name.split(":", 1)[0]
+        if namespace in self.conflicts:
+            raise PluginError(f"cannot use {name!r}: {self.conflicts[namespace]}")
         if name in self.tasks:
             return self.tasks[name]
         raise RewardNotFoundError(self._not_found(name, list(self.tasks), "task", ":"))
@@ -276,7 +277,7 @@ class Registry:
         problem = self._namespace_problem(namespace)
         if problem:
             return f"{message} It would come from {problem}"
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
         if close:
             message += " Did you mean " + ", ".join(repr(c) for c in close) + "?"
         if namespace in FIRST_PARTY and namespace not in self.records:

@@ -168,14 +168,15 @@ def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
     if not isinstance(raw, dict):
         problems.append(f"{where}: expected a mapping with 'use:', got {raw!r}")
         return None
+    use = raw.get("use")
+    if isinstance(use, str) and use:
+        where = f"entry {i + 1} ({use})"
     unknown = sorted(set(raw) - ENTRY_KEYS)
     if unknown:
         problems.append(f"{where}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(ENTRY_KEYS))})")
-    use = raw.get("use")
     if not isinstance(use, str) or not use:
         problems.append(f"{where}: 'use' must name a reward, like math.accuracy")
         return None
-    where = f"entry {i + 1} ({use})"
     weight = raw.get("weight", 1.0)
     if isinstance(weight, bool) or not isinstance(weight, (int, float)):
         problems.append(f"{where}: weight must be a number, got {weight!r}")
@@ -229,9 +230,10 @@ def load_reward_set(
     raw_entries, source = _read_spec(spec)
     registry = registry or load_registry()
     problems: list[str] = []
-    entries = [_parse_entry(i, raw, problems) for i, raw in enumerate(raw_entries)]
+    entries: list[Entry | None] = []
     infos: list[RewardInfo | None] = []
-    for i, entry in enumerate(entries):
+    for i, raw in enumerate(raw_entries):
+        entry = _parse_entry(i, raw, problems)
         info = None
         if entry is not None:
             try:
@@ -239,7 +241,14 @@ def load_reward_set(
             except Exception as exc:  # RewardNotFoundError, PluginError
                 problems.append(f"entry {i + 1}: {exc}")
             else:
+                before = len(problems)
                 _check_params(f"entry {i + 1} ({entry.use})", info, entry.params, problems)
+                if len(problems) == before and info.is_factory:
+                    try:  # the factory validates its own parameter values
+                        info.obj(**entry.params)
+                    except Exception as exc:
+                        problems.append(f"entry {i + 1} ({entry.use}): {type(exc).__name__}: {exc}")
+        entries.append(entry)
         infos.append(info)
     names = [e.name for e in entries if e is not None]
     for name in sorted({n for n in names if names.count(n) > 1}):

@@ -1,0 +1,111 @@
+"""Discovery through entry points of really installed fixture distributions."""
+
+from __future__ import annotations
+
+import pytest
+
+from grpo_rewards import PluginError, RewardNotFoundError, load_registry
+
+
+def test_installed_plugin_is_found_with_its_distribution_and_version(registry):
+    info = registry.reward("fixture.shout")
+    assert (info.plugin, info.distribution, info.version) == ("fixture", "grpo-rewards-fixture-good", "1.2.3")
+    assert info.description == "1.0 when the text is upper case, else 0.0, plus ``bonus``."
+    assert sorted(n for n in registry.rewards if n.startswith("fixture.")) == [
+        "fixture.group_size", "fixture.matches", "fixture.offset", "fixture.shout", "fixture.sleepy",
+    ]
+
+
+def test_signature_gives_parameters_and_required_columns(registry):
+    shout = registry.reward("fixture.shout")
+    assert list(shout.params) == ["bonus"]
+    assert (shout.params["bonus"].annotation, shout.params["bonus"].default) == (float, 0.0)
+    assert registry.reward("fixture.matches").columns == ("solution",)
+    offset = registry.reward("fixture.offset")
+    assert offset.is_factory and offset.params["offset"].default == 0
+
+
+def test_plugin_that_fails_to_import_is_recorded_and_others_keep_working(registry):
+    record = registry.records["broken"]
+    assert record.error == "ModuleNotFoundError: No module named 'grpo_rewards_this_module_does_not_exist'"
+    assert record.distribution == "grpo-rewards-fixture-broken"
+    assert registry.reward("fixture.shout").name == "fixture.shout"
+
+
+def test_asking_for_a_reward_of_a_broken_plugin_shows_the_cause(registry):
+    with pytest.raises(RewardNotFoundError) as err:
+        registry.reward("broken.anything")
+    assert str(err.value) == (
+        "unknown reward 'broken.anything'. It would come from plugin 'broken' (grpo-rewards-fixture-broken) "
+        "failed to load: ModuleNotFoundError: No module named 'grpo_rewards_this_module_does_not_exist'"
+    )
+
+
+def test_plugin_whose_hook_raises_is_recorded_and_its_partial_rewards_dropped(registry):
+    assert registry.records["hookfail"].error == (
+        "RuntimeError in register_rewards: database of rewards is unreachable"
+    )
+    assert "hookfail.fine" not in registry.rewards
+    with pytest.raises(RewardNotFoundError, match="database of rewards is unreachable"):
+        registry.reward("hookfail.fine")
+
+
+def test_allow_list_restricts_plugins(plugins, monkeypatch):
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "fixture")
+    registry = load_registry()
+    assert sorted(registry.records) == ["fixture"]
+
+
+def test_empty_allow_list_loads_no_plugin(plugins, monkeypatch):
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "")
+    registry = load_registry()
+    assert registry.records == {} and registry.rewards == {}
+
+
+def test_unknown_name_suggests_the_closest_names(registry):
+    with pytest.raises(RewardNotFoundError) as err:
+        registry.reward("fixture.shuot")
+    assert str(err.value) == "unknown reward 'fixture.shuot'. Did you mean 'fixture.shout'?"
+
+
+def test_unknown_first_party_name_says_what_to_install(registry):
+    with pytest.raises(RewardNotFoundError) as err:
+        registry.reward("math.accuracy")
+    assert str(err.value) == (
+        "unknown reward 'math.accuracy'. It is provided by grpo-rewards-math: pip install grpo-rewards-math"
+    )
+
+
+def test_two_distributions_claiming_one_plugin_name_is_an_error_naming_both(plugins, dupe_site, monkeypatch):
+    monkeypatch.syspath_prepend(str(dupe_site))
+    registry = load_registry()
+    message = (
+        "plugin name 'fixture' is claimed by both grpo-rewards-fixture-dupe (grpo_rewards_fixture_dupe) and "
+        "grpo-rewards-fixture-good (grpo_rewards_fixture_good); uninstall one of them"
+    )
+    with pytest.raises(PluginError) as err:
+        registry.reward("fixture.shout")
+    assert str(err.value) == f"cannot use 'fixture.shout': {message}"
+    assert registry.conflicts == {"fixture": message}
+
+
+def test_tasks_are_registered_under_a_colon_namespace(registry):
+    task = registry.task("fixture:count")
+    assert task.factory(2, seed=5) == [
+        {"prompt": "Count to 5", "solution": "5"}, {"prompt": "Count to 6", "solution": "6"},
+    ]
+    assert task.columns == ("prompt", "solution")
+
+
+def test_misspelled_hook_makes_the_plugin_broken_not_the_process():
+    from grpo_rewards import get_plugin_manager, hookimpl
+    from grpo_rewards.plugins import register_plugin
+
+    class Typo:
+        @hookimpl
+        def register_reward(self, register):  # missing "s"
+            pass
+
+    pm = get_plugin_manager(load_entry_points=False)
+    with pytest.raises(Exception, match="unknown hook 'register_reward'"):
+        register_plugin(pm, Typo(), "typo")

@@ -1,0 +1,132 @@
+"""Worker processes with a hard per-sample deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from grpo_rewards import Outcome, Reward, RewardError, WorkerPool
+
+
+@pytest.fixture
+def pool():
+    pool = WorkerPool(workers=2)
+    yield pool
+    pool.close()
+
+
+def test_a_sample_that_loops_forever_is_killed_and_the_others_return(plugins, pool):
+    from grpo_rewards_fixture_good import sleepy
+
+    outcomes = pool.map(sleepy, [("ab",), ("spin",), ("abcd",), ("sleep",), ("x",)], timeout=1.0)
+    assert [o.status for o in outcomes] == ["ok", "timeout", "ok", "timeout", "ok"]
+    assert [o.value for o in outcomes] == [2.0, None, 4.0, None, 1.0]
+    assert outcomes[1].error == "exceeded its 1 s deadline"
+    assert pool.stats["killed_timeout"] == 2
+
+
+def test_the_pool_recovers_and_reuses_workers_across_batches(plugins, pool):
+    from grpo_rewards_fixture_good import sleepy
+
+    pool.map(sleepy, [("a",), ("b",), ("c",), ("d",)], timeout=5.0)
+    pids = sorted(pool.pids)
+    pool.map(sleepy, [("a",), ("b",), ("c",), ("d",)], timeout=5.0)
+    assert sorted(pool.pids) == pids
+    assert pool.stats["spawned"] == 2
+
+
+def test_a_worker_that_dies_marks_its_sample_crashed_and_is_replaced(plugins, pool):
+    from grpo_rewards_fixture_good import sleepy
+
+    outcomes = pool.map(sleepy, [("a",), ("die",), ("abc",)], timeout=5.0, chunk_size=3)
+    assert outcomes[0] == Outcome("ok", 1.0)
+    assert outcomes[1].status == "crashed" and outcomes[1].error == "worker process died (exit code 3)"
+    assert outcomes[2] == Outcome("ok", 3.0)
+    assert pool.map(sleepy, [("ab",)], timeout=5.0) == [Outcome("ok", 2.0)]
+
+
+def test_an_exception_in_a_worker_comes_back_as_an_error(plugins, pool):
+    from grpo_rewards_fixture_good import sleepy
+
+    assert pool.map(sleepy, [("raise",)], timeout=5.0) == [Outcome("error", None, "ValueError: bad sample")]
+
+
+def test_a_closure_is_refused_with_a_clear_message(pool):
+    offset = 1
+
+    def closure(x):
+        return x + offset
+
+    with pytest.raises(TypeError, match="must be picklable"):
+        pool.map(closure, [(1,)], timeout=5.0)
+
+
+def test_a_function_defined_in_a_script_fails_with_a_clear_message(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(
+        "from grpo_rewards import map_with_deadline\n"
+        "def double(x):\n    return 2 * x\n"
+        "print(map_with_deadline(double, [(1,)], timeout=30)[0].error)\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert "must be defined in an importable module, not in __main__" in out.stdout
+
+
+def test_reward_with_deadline_gives_timeout_value_and_counts_it(registry):
+    from grpo_rewards import get_reward
+
+    reward = get_reward("fixture.sleepy", registry=registry)
+    logged = {}
+    values = reward(prompts=["p"] * 3, completions=["ab", "spin", "abc"], log_metric=logged.__setitem__)
+    assert values == [2.0, None, 3.0]
+    assert logged["outcomes/fixture.sleepy/timeout"] == 1.0
+
+
+def test_reward_with_deadline_raises_on_a_crash_by_default(registry):
+    from grpo_rewards import get_reward
+
+    reward = get_reward("fixture.sleepy", registry=registry)
+    with pytest.raises(RewardError, match=r"reward 'fixture.sleepy' on sample 1: crashed: worker process died"):
+        reward(prompts=["p"] * 2, completions=["ab", "die"])
+
+
+def test_workers_run_when_called_from_an_event_loop_thread(registry):
+    """TRL runs async rewards on a daemon event-loop thread; the pool must work there too."""
+    from grpo_rewards import get_reward
+
+    reward = get_reward("fixture.sleepy", registry=registry)
+    result = {}
+
+    def run():
+        async def call():
+            return reward(prompts=["p"] * 3, completions=["a", "spin", "abc"])
+
+        result["values"] = asyncio.run(call())
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert result["values"] == [1.0, None, 3.0]
+
+
+def test_worker_processes_are_not_forks_of_the_trainer(plugins, pool):
+    from grpo_rewards_fixture_good import sleepy
+
+    pool.map(sleepy, [("a",)], timeout=5.0)
+    for pid in pool.pids:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            assert b"_worker_entry" in fh.read()
+        assert pid != os.getpid()
+
+
+def test_in_process_reward_is_unaffected_by_workers():
+    assert Reward(len_reward, name="len")(prompts=["p"], completions=["abc"]) == [3.0]
+
+
+def len_reward(text, **row):
+    return float(len(text))

@@ -1,0 +1,43 @@
+from grpo_rewards import completion_text
+
+
+def test_string_completion_is_its_own_text():
+    assert completion_text("x = 3") == "x = 3"
+
+
+def test_conversational_completion_reads_the_final_assistant_message():
+    completion = [
+        {"role": "assistant", "content": "Let me think."},
+        {"role": "user", "content": "go on"},
+        {"role": "assistant", "content": "It is 4."},
+    ]
+    assert completion_text(completion) == "It is 4."
+
+
+def test_tool_call_turns_are_skipped_for_the_final_answer():
+    completion = [
+        {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "add"}}]},
+        {"role": "tool", "name": "add", "content": "4"},
+        {"role": "assistant", "content": "The sum is 4."},
+    ]
+    assert completion_text(completion) == "The sum is 4."
+
+
+def test_a_completion_that_ends_in_a_tool_call_is_read_as_the_call():
+    completion = [{"role": "assistant", "content": None,
+                   "tool_calls": [{"type": "function", "function": {"name": "add", "arguments": {"a": 1}}}]}]
+    assert completion_text(completion) == (
+        '[{"function": {"arguments": {"a": 1}, "name": "add"}, "type": "function"}]'
+    )
+
+
+def test_content_parts_keep_only_their_text():
+    completion = [{"role": "assistant", "content": [{"type": "text", "text": "4"}, {"type": "image"}]}]
+    assert completion_text(completion) == "4"
+
+
+def test_unreadable_completions_have_no_text():
+    assert completion_text(None) is None
+    assert completion_text(42) is None
+    assert completion_text([{"role": "user", "content": "hi"}]) is None
+    assert completion_text([]) is None

@@ -1,0 +1,139 @@
+"""Lifting per-sample scorers into TRL's call, with validation, error policy and metrics."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import pytest
+
+from grpo_rewards import Reward, RewardError
+
+
+def shout(text, *, bonus: float = 0.0, **row):
+    return (1.0 if text.isupper() else 0.0) + bonus
+
+
+def matches(text, *, solution, **row):
+    return 1.0 if text == solution else 0.0
+
+
+def echo_row(text, **row):
+    return float(len(row["prompt"]) + len(row["completion_ids"] or []))
+
+
+def returns(text, **row):
+    return {"int": 3, "str": "1.0", "nan": math.nan, "none": None, "bool": True}[text]
+
+
+def raises_on_b(text, **row):
+    if text == "b":
+        raise ZeroDivisionError("division by zero")
+    return 1.0
+
+
+def group_mean(prompts, completions, completion_ids=None, **kwargs):
+    return [float(len(prompts))] * len(completions)
+
+
+def test_sample_scorer_scores_both_completion_formats():
+    reward = Reward(shout, name="shout")
+    completions = ["HI", [{"role": "assistant", "content": "hi"}], [{"role": "assistant", "content": "OK"}]]
+    assert reward(prompts=["p"] * 3, completions=completions) == [1.0, 0.0, 1.0]
+
+
+def test_parameters_are_bound_once():
+    assert Reward(shout, name="shout", params={"bonus": 0.5})(prompts=["p"], completions=["A"]) == [1.5]
+
+
+def test_each_row_gets_its_own_columns_prompt_and_completion_ids():
+    reward = Reward(matches, name="m", columns=("solution",))
+    assert reward(prompts=["a", "b"], completions=["4", "5"], solution=["4", "4"]) == [1.0, 0.0]
+    echo = Reward(echo_row, name="echo")
+    assert echo(prompts=["abc", "d"], completions=["x", "y"], completion_ids=[[1, 2], [3]]) == [5.0, 2.0]
+
+
+def test_a_missing_column_names_the_reward_and_what_the_batch_has():
+    reward = Reward(matches, name="m", columns=("solution",))
+    with pytest.raises(RewardError) as err:
+        reward(prompts=["a"], completions=["4"], answer=["4"])
+    assert str(err.value) == "reward 'm': needs dataset column(s) 'solution'; the batch has: answer"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("str", "reward 'r' on sample 1: returned str '1.0', expected a float or None"),
+        ("nan", "reward 'r' on sample 1: returned nan, expected a finite float or None"),
+        ("bool", "reward 'r' on sample 1: returned bool True, expected a float or None"),
+    ],
+)
+def test_values_outside_the_contract_are_errors_naming_reward_and_sample(text, message):
+    with pytest.raises(RewardError) as err:
+        Reward(returns, name="r")(prompts=["p", "p"], completions=["int", text])
+    assert str(err.value) == message
+
+
+def test_ints_become_floats_and_none_stays_none():
+    assert Reward(returns, name="r")(prompts=["p", "p"], completions=["int", "none"]) == [3.0, None]
+
+
+def test_a_raising_sample_is_an_error_with_its_index_by_default():
+    with pytest.raises(RewardError) as err:
+        Reward(raises_on_b, name="r")(prompts=["p"] * 3, completions=["a", "b", "c"])
+    assert str(err.value) == "reward 'r' on sample 1: raised ZeroDivisionError: division by zero"
+    assert isinstance(err.value.__cause__, ZeroDivisionError)
+
+
+def test_error_policy_none_gives_the_error_value_and_counts_it():
+    reward = Reward(raises_on_b, name="r", on_error="none")
+    logged = {}
+    values = reward(prompts=["p"] * 3, completions=["a", "b", "c"], log_metric=logged.__setitem__)
+    assert values == [1.0, None, 1.0]
+    assert logged["outcomes/r/error"] == 1.0
+    assert logged["timing/r"] >= 0.0
+    assert reward.stats["error"] == 1 and reward.stats["ok"] == 2
+
+
+def test_unreadable_completions_get_the_invalid_value_without_calling_the_scorer():
+    reward = Reward(shout, name="s", invalid_value=0.0)
+    assert reward(prompts=["p"] * 3, completions=[None, [{"role": "user", "content": "X"}], "X"]) == [0.0, 0.0, 1.0]
+    assert reward.stats["unreadable"] == 2
+
+
+def test_completions_over_the_size_guard_are_not_parsed():
+    reward = Reward(raises_on_b, name="r", max_chars=10, too_large_value=-1.0)
+    assert reward(prompts=["p", "p"], completions=["b" * 11, "a"]) == [-1.0, 1.0]
+    assert reward.stats["too_large"] == 1
+
+
+def test_wrong_number_of_values_from_a_batch_reward_is_an_error():
+    def short(prompts, completions, **kwargs):
+        return [1.0]
+
+    with pytest.raises(RewardError) as err:
+        Reward(short, name="short", form="batch")(prompts=["a", "b"], completions=["x", "y"])
+    assert str(err.value) == "reward 'short': returned 1 values for 2 completions"
+
+
+def test_batch_reward_gets_the_whole_batch():
+    reward = Reward(group_mean, name="g", form="batch")
+    assert reward(prompts=["a", "a", "b"], completions=["x", "y", "z"]) == [3.0, 3.0, 3.0]
+
+
+def test_reward_pickles_with_its_name_and_parameters():
+    reward = Reward(shout, name="loud", params={"bonus": 1.0})
+    clone = pickle.loads(pickle.dumps(reward))
+    assert clone.__name__ == "loud"
+    assert clone(prompts=["p"], completions=["A"]) == [2.0]
+
+
+def test_trl_uses_the_metric_name():
+    from trl.trainer.utils import get_callable_name
+
+    assert get_callable_name(Reward(shout, name="format_when_loud")) == "format_when_loud"
+
+
+def test_deadline_needs_a_per_sample_reward():
+    with pytest.raises(ValueError, match="per-sample"):
+        Reward(group_mean, name="g", form="batch", timeout=1.0)
