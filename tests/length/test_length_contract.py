@@ -4,8 +4,9 @@ import doctest
 import importlib
 import pickle
 
-import grpo_rewards_length
 import pytest
+
+import grpo_rewards_length
 
 #: reward -> extra keyword arguments every call needs
 CALLS = {
@@ -91,3 +92,29 @@ def test_docstring_examples_run(module):
     result = doctest.testmod(mod)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+#: reward -> (units, output range, sample column values) for the core's contract check
+CONTRACT = {
+    "target": ("chars", None, {}),
+    "soft_overlong": ("tokens", (-1.0, 0.0), {}),
+    "cosine": ("tokens", (-1.0, 1.0), {"correct": 1.0}),
+    "group_relative": ("tokens", (-0.5, 0.5), {"correct": 0.0}),
+    "truncated": ("tokens", (-1.0, 0.0), {}),
+}
+
+
+@pytest.mark.parametrize("name", list(CONTRACT))
+def test_module_level_reward_keeps_the_core_contract(name):
+    from grpo_rewards.testing import assert_reward_contract
+
+    units, output_range, columns = CONTRACT[name]
+    assert_reward_contract(getattr(grpo_rewards_length, name), units=units, output_range=output_range,
+                           columns=columns)
+
+
+@pytest.mark.parametrize("name", list(CONTRACT))
+def test_registered_reward_keeps_the_core_contract_with_its_declared_units_and_range(name):
+    from grpo_rewards.testing import assert_reward_contract
+
+    assert_reward_contract(f"length.{name}", columns=CONTRACT[name][2], pathological=False)

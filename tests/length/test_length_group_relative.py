@@ -1,7 +1,8 @@
 """length.group_relative: Kimi k1.5's group-relative length reward (batch form)."""
 
-import grpo_rewards_length
 import pytest
+
+import grpo_rewards_length
 from grpo_rewards import RewardError
 from grpo_rewards_length import make_group_relative
 

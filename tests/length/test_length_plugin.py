@@ -3,9 +3,10 @@
 import subprocess
 import sys
 
+import pytest
+
 import grpo_rewards
 import grpo_rewards_length.plugin
-import pytest
 from grpo_rewards import RewardSetError, load_registry, load_reward_set
 from grpo_rewards.plugins import register_plugin
 

@@ -1,7 +1,8 @@
 """length.soft_overlong: DAPO's soft overlong punishment."""
 
-import grpo_rewards_length
 import pytest
+
+import grpo_rewards_length
 from grpo_rewards import RewardError
 from grpo_rewards_length import SoftOverlong, make_soft_overlong
 

@@ -1,7 +1,8 @@
 """length.target: closeness to a target length, raw and normalised."""
 
-import grpo_rewards_length
 import pytest
+
+import grpo_rewards_length
 from grpo_rewards import RewardError
 from grpo_rewards_length import TargetLength, make_target
 

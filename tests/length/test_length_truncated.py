@@ -2,8 +2,9 @@
 
 import math
 
-import grpo_rewards_length
 import pytest
+
+import grpo_rewards_length
 from grpo_rewards import Reward, RewardError
 from grpo_rewards_length import Truncated, make_truncated
 
