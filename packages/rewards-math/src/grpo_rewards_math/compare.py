@@ -1,0 +1,339 @@
+"""Structural comparison of two parsed answers, in two modes.
+
+``Comparer(symbolic=False)`` does only bounded work (exact rationals, numeric evaluation of small
+constant expressions, structure) and answers True/False/None (None: needs symbolic work).
+``Comparer(symbolic=True)`` also expands, evaluates at random points and simplifies; it always decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Any
+
+from .answer import Answer
+from .numeric import EXACT_TOL, close, random_points, small_enough, to_complex
+from .parse import normalize_text
+
+Tri = bool | None
+_UNORDERED = ("set", "multi")
+_ORDERED = ("tuple",)
+
+
+def _all(results: list[Tri]) -> Tri:
+    if any(r is False for r in results):
+        return False
+    if any(r is None for r in results):
+        return None
+    return True
+
+
+def _any(results: list[Tri]) -> Tri:
+    if any(r is True for r in results):
+        return True
+    if any(r is None for r in results):
+        return None
+    return False
+
+
+class Comparer:
+    def __init__(self, rel_tol: float, symbolic: bool) -> None:
+        import sympy
+
+        self.sp = sympy
+        self.rel_tol = rel_tol
+        self.symbolic = symbolic
+
+    # -- answers --------------------------------------------------------------------------------
+    def answers(self, g: Answer, p: Answer) -> Tri:
+        if g.kind == "text" or p.kind == "text":
+            if g.kind == p.kind and g.value == p.value:
+                return True
+            return normalize_text(g.text) == normalize_text(p.text) and bool(g.text)
+        return _any([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
+
+    def variants(self, a: Answer) -> list[Answer]:
+        """The answer as written, plus 50% -> 1/2 and 30 degrees -> pi/6 readings."""
+        out = [a]
+        if a.kind == "expr" and not a.huge:
+            sp = self.sp
+            if a.percent:
+                out.append(replace(a, value=a.value / 100))
+            if a.degree:
+                out.append(replace(a, value=a.value * sp.pi / 180))
+        return out
+
+    def reduce(self, a: Answer) -> Answer:
+        """``x = 3`` -> ``3`` (an equation solved for a lone symbol); multi/sets element-wise."""
+        if a.kind == "equation":
+            lhs, rhs = a.value
+            if lhs.is_Symbol and lhs not in rhs.free_symbols:
+                return replace(a, kind="expr", value=rhs)
+            if rhs.is_Symbol and rhs not in lhs.free_symbols:
+                return replace(a, kind="expr", value=lhs)
+        if a.kind == "multi":
+            return replace(a, value=tuple(self.reduce(x) for x in a.value))
+        return a
+
+    def plain(self, g: Answer, p: Answer) -> Tri:
+        if g.kind == "equation" and p.kind == "equation":
+            return self.equations(g, p)
+        g, p = self.reduce(g), self.reduce(p)
+        if g.kind == "relation" or p.kind == "relation":
+            return self.relations(g, p)
+        gk, pk = g.kind, p.kind
+        if gk == "expr" and pk == "expr":
+            return self.exprs(g.value, p.value, g.approx or p.approx, g.huge or p.huge)
+        if gk == "set" and pk == "expr" and len(g.value) == 1:
+            return self.exprs(g.value[0], p.value, g.approx or p.approx, g.huge or p.huge)
+        if pk == "set" and gk == "expr" and len(p.value) == 1:
+            return self.exprs(g.value, p.value[0], g.approx or p.approx, g.huge or p.huge)
+        if gk in _UNORDERED and pk in _UNORDERED:
+            return self.unordered(self.elements(g), self.elements(p))
+        if {gk, pk} <= {"tuple", "multi"}:
+            return self.ordered(self.elements(g), self.elements(p))
+        if gk == "interval" or pk == "interval":
+            gi, pi = self.as_interval(g), self.as_interval(p)
+            if gi is None or pi is None:
+                return False
+            return self.intervals(gi, pi)
+        if gk == "matrix" or pk == "matrix":
+            return self.matrices(g, p)
+        if gk == "equation" or pk == "equation" or gk != pk:
+            return False
+        return False
+
+    def elements(self, a: Answer) -> list[Answer]:
+        if a.kind == "multi":
+            return list(a.value)
+        return [replace(a, kind="expr", value=e) for e in a.value]
+
+    def unordered(self, gs: list[Answer], ps: list[Answer]) -> Tri:
+        gs, ps = _dedupe(gs), _dedupe(ps)
+        if len(gs) != len(ps):
+            return False
+        if len(gs) > 64:
+            return sorted(map(repr, gs)) == sorted(map(repr, ps)) or (None if not self.symbolic else False)
+        used: set[int] = set()
+        undecided = False
+        for ga in gs:
+            found = False
+            for j, pa in enumerate(ps):
+                if j in used:
+                    continue
+                r = self.answers(ga, pa)
+                if r is True:
+                    used.add(j)
+                    found = True
+                    break
+                if r is None:
+                    undecided = True
+            if not found:
+                return None if undecided else False
+        return True
+
+    def ordered(self, gs: list[Answer], ps: list[Answer]) -> Tri:
+        if len(gs) != len(ps):
+            return False
+        return _all([self.answers(a, b) for a, b in zip(gs, ps)])
+
+    # -- intervals and relations ----------------------------------------------------------------
+    def as_interval(self, a: Answer) -> tuple[Any, ...] | None:
+        if a.kind == "interval":
+            return a.value
+        if a.kind == "tuple" and len(a.value) == 2:
+            return ((a.value[0], a.value[1], True, True),)
+        if a.kind == "relation":
+            return self.relation_interval(a)
+        return None
+
+    def relation_interval(self, a: Answer) -> tuple[Any, ...] | None:
+        sp = self.sp
+        terms, ops = a.value
+        syms = [t for t in terms if t.is_Symbol]
+        if len(syms) != 1 or any(not t.is_number for t in terms if t is not syms[0]) or "!=" in ops:
+            return None
+        x = syms[0]
+        lo, hi, lo_open, hi_open = -sp.oo, sp.oo, True, True
+        for (left, right), op in zip(itertools.pairwise(terms), ops):
+            strict = op in ("<", ">")
+            if op in (">", ">="):
+                left, right = right, left
+            if left == x:
+                hi, hi_open = right, strict
+            elif right == x:
+                lo, lo_open = left, strict
+            else:
+                return None
+        return ((lo, hi, lo_open, hi_open),)
+
+    def relations(self, g: Answer, p: Answer) -> Tri:
+        gi, pi = self.as_interval(g), self.as_interval(p)
+        if gi is not None and pi is not None:
+            return self.intervals(gi, pi)
+        if g.kind != "relation" or p.kind != "relation":
+            return False
+        (gt, gops), (pt, pops) = g.value, p.value
+        if len(gt) != 2 or len(pt) != 2:
+            return gt == pt and gops == pops
+        flip = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
+        gd, gop = gt[0] - gt[1], gops[0]
+        pd, pop = pt[0] - pt[1], pops[0]
+        if gop in (">", ">="):
+            gd, gop = -gd, flip[gop]
+        if pop in (">", ">="):
+            pd, pop = -pd, flip[pop]
+        if gop != pop:
+            return False
+        return self.proportional(gd, pd, positive=gop != "!=")
+
+    def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...]) -> Tri:
+        gi, pi = self.merge(gi), self.merge(pi)
+        if len(gi) != len(pi):
+            return False
+        results: list[Tri] = []
+        for (a, b, ao, bo), (c, d, co, do) in zip(gi, pi):
+            if (ao, bo) != (co, do):
+                return False
+            results += [self.exprs(a, c, False, False), self.exprs(b, d, False, False)]
+        return _all(results)
+
+    def merge(self, pieces: tuple[Any, ...]) -> list[tuple[Any, Any, bool, bool]]:
+        """Canonical union of interval pieces (sorted, overlapping ones merged) when ends are real numbers."""
+        sp = self.sp
+        if not all(e.is_number and (e.is_real or e in (sp.oo, -sp.oo)) for pc in pieces for e in pc[:2]):
+            return list(pieces)
+        try:
+            sets = [sp.FiniteSet(a) if a == b and not (ao or bo) else sp.Interval(a, b, ao, bo)
+                    for a, b, ao, bo in pieces]
+            u = sp.Union(*sets)
+        except (TypeError, ValueError):
+            return list(pieces)
+        parts = u.args if isinstance(u, sp.Union) else (u,)
+        out = []
+        for s in parts:
+            if isinstance(s, sp.Interval):
+                out.append((s.start, s.end, bool(s.left_open), bool(s.right_open)))
+            elif isinstance(s, sp.FiniteSet):
+                out.extend((e, e, False, False) for e in s.args)
+            else:
+                return list(pieces)
+        return sorted(out, key=_lower_end)
+
+    # -- matrices and equations -----------------------------------------------------------------
+    def matrices(self, g: Answer, p: Answer) -> Tri:
+        def flat(a: Answer) -> tuple[tuple[int, int], list[Any]] | None:
+            if a.kind == "matrix":
+                return (len(a.value), len(a.value[0])), [e for row in a.value for e in row]
+            if a.kind == "tuple":
+                return (len(a.value), 1), list(a.value)
+            return None
+
+        fg, fp = flat(g), flat(p)
+        if fg is None or fp is None:
+            return False
+        (gr, gc), (pr, pc) = fg[0], fp[0]
+        vector = min(gr, gc) == 1 and min(pr, pc) == 1
+        if not ((gr, gc) == (pr, pc) or (vector and len(fg[1]) == len(fp[1]))):
+            return False
+        approx = g.approx or p.approx
+        return _all([self.exprs(a, b, approx, g.huge or p.huge) for a, b in zip(fg[1], fp[1])])
+
+    def equations(self, g: Answer, p: Answer) -> Tri:
+        (gl, gr), (pl, pr) = g.value, p.value
+        if (gl, gr) == (pl, pr) or (gl, gr) == (pr, pl):
+            return True
+        if g.huge or p.huge:
+            return False
+        if gl.is_Symbol and gl == pl and gl not in gr.free_symbols and pl not in pr.free_symbols:
+            return self.exprs(gr, pr, g.approx or p.approx, False)
+        return self.proportional(gl - gr, pl - pr, positive=False)
+
+    def proportional(self, a: Any, b: Any, *, positive: bool) -> Tri:
+        """Whether a = c * b for a constant c != 0 (c > 0 when ``positive``): same equation / inequality."""
+        if a == b:
+            return True
+        if not self.symbolic:
+            return None
+        syms = sorted(a.free_symbols | b.free_symbols, key=str)
+        if not syms or not (small_enough(a) and small_enough(b)):
+            return False
+        ratios = []
+        for pt in random_points(syms, 5):
+            va, vb = to_complex(a, pt), to_complex(b, pt)
+            if va is None or vb is None or vb == 0:
+                continue
+            ratios.append(va / vb)
+        if len(ratios) < 3 or ratios[0] == 0:
+            return False
+        if positive and not (abs(ratios[0].imag) < 1e-12 and ratios[0].real > 0):
+            return False
+        return all(close(r, ratios[0], 1e-9) for r in ratios[1:])
+
+    # -- expressions ----------------------------------------------------------------------------
+    def exprs(self, a: Any, b: Any, approx: bool, huge: bool) -> Tri:
+        if a == b:
+            return True
+        if huge:
+            return False
+        sp = self.sp
+        tol = self.rel_tol if approx else EXACT_TOL
+        if a.is_number and b.is_number:
+            if a.is_Rational and b.is_Rational:
+                return a == b if not approx else close(to_complex(a), to_complex(b), tol)
+            if a.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or b.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+                return False
+            if small_enough(a) and small_enough(b):
+                va, vb = to_complex(a), to_complex(b)
+                if va is not None and vb is not None:
+                    return close(va, vb, tol)
+            return self.simplify_equal(a, b) if self.symbolic else None
+        if not self.symbolic:
+            if a.is_Symbol and b.is_Symbol:
+                return False
+            return None
+        return self.symbolic_exprs(a, b, tol)
+
+    def symbolic_exprs(self, a: Any, b: Any, tol: float) -> bool:
+        sp = self.sp
+        if not (small_enough(a) and small_enough(b)):
+            return False
+        d = a - b
+        if d == 0:
+            return True
+        syms = sorted(d.free_symbols | a.free_symbols | b.free_symbols, key=str)
+        agreed = 0
+        for pt in random_points(syms, 5):
+            va, vb = to_complex(a, pt), to_complex(b, pt)
+            if va is None or vb is None:
+                continue
+            if not close(va, vb, tol):
+                return False
+            agreed += 1
+        if agreed >= 3:
+            return True
+        try:
+            return bool(sp.simplify(d) == 0)
+        except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError):
+            return False
+
+    def simplify_equal(self, a: Any, b: Any) -> bool:
+        try:
+            return bool(self.sp.simplify(a - b) == 0)
+        except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError):
+            return False
+
+
+def _dedupe(items: list[Answer]) -> list[Answer]:
+    out: list[Answer] = []
+    for it in items:
+        if not any(it.kind == o.kind and it.value == o.value for o in out):
+            out.append(it)
+    return out
+
+
+def _lower_end(piece: tuple[Any, ...]) -> float:
+    lo = piece[0]
+    if lo.is_infinite:
+        return float("-inf") if lo.is_negative else float("inf")
+    return float(lo)

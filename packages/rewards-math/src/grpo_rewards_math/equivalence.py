@@ -1,0 +1,80 @@
+"""Answer equivalence in increasing cost: normalised text, exact/numeric, structural, then symbolic.
+
+``quick_equal`` is bounded by construction (it may run in the trainer process); ``symbolic_equal``
+may be slow (it expands, evaluates at random points and simplifies) and is meant to run in a worker
+process under a hard deadline; ``is_equal`` does both in-process (tests, benchmarks).
+
+>>> quick_equal(r"\\frac{1}{2}", "0.5"), quick_equal("x = 3", "3"), quick_equal(r"\\{1,2\\}", "2, 1")
+(True, True, True)
+>>> quick_equal("(x+1)^2", "x^2+2x+1") is None, symbolic_equal("(x+1)^2", "x^2+2x+1")
+(True, True)
+>>> is_equal("50\\\\%", "0.5"), is_equal("3", "4")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .latex_lexer import normalize
+from .limits import DEFAULT_LIMITS, Limits
+from .parse import Answer, ParseError, parse_answer
+
+__all__ = ["ParseError", "is_equal", "quick_equal", "symbolic_equal"]
+
+
+def _text_key(s: str) -> str:
+    return re.sub(r"\s+", "", normalize(s))
+
+
+def _parse_pair(gold: str, pred: str, limits: Limits) -> tuple[Answer, Answer | None]:
+    g = parse_answer(gold, limits)  # ParseError for an unparsable gold goes to the caller
+    try:
+        p = parse_answer(pred, limits)
+    except ParseError:
+        p = None
+    return g, p
+
+
+@lru_cache(maxsize=16384)
+def _quick(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool | None:
+    from .compare import Comparer
+
+    g, p = _parse_pair(gold, pred, limits)
+    if isinstance(pred, str) and len(pred) <= limits.max_chars and _text_key(gold) == _text_key(pred):
+        return True
+    if p is None:
+        return False
+    return Comparer(rel_tol, symbolic=False).answers(g, p)
+
+
+@lru_cache(maxsize=4096)
+def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool:
+    from .compare import Comparer
+
+    g, p = _parse_pair(gold, pred, limits)
+    if p is None:
+        return False
+    return bool(Comparer(rel_tol, symbolic=True).answers(g, p))
+
+
+def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool | None:
+    """Bounded check: True/False when decided cheaply, None when only symbolic work can decide.
+
+    Raises ParseError when ``gold`` cannot be parsed; an unparsable ``pred`` is False.
+    """
+    return _quick(gold, pred, float(rel_tol), limits)
+
+
+def symbolic_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool:
+    """Full check (may be slow: run it under a hard deadline). Raises ParseError for an unparsable gold."""
+    return _symbolic(gold, pred, float(rel_tol), limits)
+
+
+def is_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool:
+    """``quick_equal`` then, when undecided, ``symbolic_equal``, in this process."""
+    r = quick_equal(gold, pred, rel_tol=rel_tol, limits=limits)
+    if r is not None:
+        return r
+    return symbolic_equal(gold, pred, rel_tol=rel_tol, limits=limits)

@@ -1,0 +1,324 @@
+"""Recursive-descent grammar: tokens -> sympy objects (through the guarded :class:`Builder`).
+
+    answer := item (SEP item)*            SEP: , ; or and \\text{ or }
+    item   := expr (RELOP expr)* | struct (\\cup struct)*
+    expr   := term (('+' | '-' | \\pm | \\mp) term)*
+    term   := unary (('*' | \\cdot | \\times | '/' | \\div) unary | implicit power | unit)*
+    unary  := ('-' | '+' | \\pm | \\mp) unary | power
+    power  := postfix ('^' exponent)?
+    postfix:= atom ('!' | '%' | degree)*
+    atom   := number | letter | constant | \\frac | \\sqrt | function | group | |x| | set | tuple | matrix
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .answer import Answer
+from .build import Builder
+from .latex_lexer import ParseError, Token
+
+FUNCS = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "arccot", "arcsec",
+                   "arccsc", "sinh", "cosh", "tanh", "coth", "ln", "log", "exp", "abs", "sgn"})
+INVERSE = {"sin": "arcsin", "cos": "arccos", "tan": "arctan", "cot": "arccot", "sec": "arcsec", "csc": "arccsc"}
+GREEK = frozenset("""alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
+    rho varrho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Sigma Phi Psi Omega""".split())
+WRAPPERS = frozenset({"boxed", "fbox", "mathbf", "boldsymbol", "mathit", "bm", "vec", "overline", "mathsf",
+                      "underline", "displaystyle", "mathnormal", "ensuremath"})
+RELOPS = {"=": "=", "<": "<", ">": ">", "LE": "<=", "GE": ">=", "NE": "!=", "le": "<=", "leq": "<=",
+          "leqslant": "<=", "ge": ">=", "geq": ">=", "geqslant": ">=", "ne": "!=", "neq": "!=", "lt": "<",
+          "gt": ">", "approx": "=", "equiv": "=", "cong": "="}
+MATRIX_ENVS = frozenset({"pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "matrix", "array", "smallmatrix"})
+UNITS = frozenset("""cm m km mm kg g mg ft in mi yd hr hrs h min mins sec secs s ml l oz lb lbs sq cu mph kph
+    units unit""".split())
+SEPARATOR_WORDS = frozenset({"or", "and"})
+MULT_CMDS = frozenset({"cdot", "times", "ast"})
+ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "lfloor", "lceil", "emptyset", "varnothing",
+                       "imath", "infin"}) | FUNCS | GREEK | WRAPPERS
+
+
+class Grammar:
+    def __init__(self, tokens: list[Token], builder: Builder) -> None:
+        self.toks = tokens
+        self.i = 0
+        self.b = builder
+        self.sp = builder.sp
+        self.depth = 0
+        self.abs_depth = 0
+        self.in_exponent = 0
+        self.percent = False
+        self.degree = False
+        self.pm = self.sp.Dummy("pm")
+
+    # -- token helpers ------------------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def next(self) -> Token:
+        tok = self.peek()
+        if tok is None:
+            raise ParseError("unexpected end of input")
+        self.i += 1
+        return tok
+
+    def at(self, kind: str, value: str | None = None) -> bool:
+        tok = self.peek()
+        return tok is not None and tok.kind == kind and (value is None or tok.value == value)
+
+    def accept(self, kind: str, value: str | None = None) -> Token | None:
+        if self.at(kind, value):
+            return self.next()
+        return None
+
+    def expect(self, kind: str) -> Token:
+        tok = self.peek()
+        if tok is None or tok.kind != kind:
+            raise ParseError(f"expected {kind!r}, found {tok.value if tok else 'end of input'!r}")
+        return self.next()
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > self.b.limits.max_depth:
+            raise ParseError(f"nesting deeper than max_depth={self.b.limits.max_depth}")
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    # -- answer level -------------------------------------------------------------------------
+    def at_separator(self) -> bool:
+        tok = self.peek()
+        if tok is None:
+            return False
+        if tok.kind in (",", ";"):
+            return True
+        if tok.kind == "WORD" and tok.value.lower() in SEPARATOR_WORDS:
+            return True
+        return tok.kind == "TEXT" and tok.value.strip().strip(",").strip().lower() in SEPARATOR_WORDS | {""}
+
+    def parse_items(self) -> list[Answer]:
+        items = [self.parse_item()]
+        while self.at_separator():
+            while self.at_separator():
+                self.next()
+            if self.peek() is None:
+                break
+            items.append(self.parse_item())
+        tok = self.peek()
+        if tok is not None:
+            raise ParseError(f"unexpected {tok.value!r}")
+        return items
+
+    def parse_item(self) -> Answer:
+        first = self.parse_expr()
+        if isinstance(first, Answer):
+            return self.parse_union(first)
+        chain, ops = [first], []
+        while True:
+            tok = self.peek()
+            op = RELOPS.get(tok.value if tok and tok.kind == "CMD" else tok.kind) if tok else None
+            if tok is not None and tok.kind == "CMD" and tok.value == "in":
+                self.next()
+                rhs = self.parse_expr()
+                if not isinstance(rhs, Answer):
+                    raise ParseError("\\in needs a set or interval")
+                return self.parse_union(rhs)
+            if op is None:
+                break
+            self.next()
+            rhs = self.parse_expr()
+            if isinstance(rhs, Answer):
+                if op == "=" and self.peek() is None:
+                    return rhs
+                raise ParseError("relation with a set")
+            chain.append(rhs)
+            ops.append(op)
+        if not ops:
+            return Answer("expr", first)
+        if all(op == "=" for op in ops):
+            return Answer("equation", (chain[0], chain[-1]))
+        if "=" in ops:
+            raise ParseError("mixed equation and inequality")
+        return Answer("relation", (tuple(chain), tuple(ops)))
+
+    def parse_union(self, first: Answer) -> Answer:
+        pieces = [first]
+        while self.accept("CMD", "cup"):
+            nxt = self.parse_expr()
+            if not isinstance(nxt, Answer):
+                raise ParseError("\\cup needs sets or intervals")
+            pieces.append(nxt)
+        if len(pieces) == 1:
+            return first
+        if all(p.kind == "set" for p in pieces):
+            return Answer("set", tuple(e for p in pieces for e in p.value))
+        out = []
+        for p in pieces:
+            if p.kind == "interval":
+                out.extend(p.value)
+            elif p.kind == "set":
+                out.extend((e, e, False, False) for e in p.value)
+            elif p.kind == "tuple" and len(p.value) == 2:
+                out.append((p.value[0], p.value[1], True, True))
+            else:
+                raise ParseError(f"\\cup of a {p.kind}")
+        return Answer("interval", tuple(out))
+
+    # -- expressions --------------------------------------------------------------------------
+    def parse_expr(self) -> Any:
+        terms = [self.parse_term()]
+        while True:
+            tok = self.peek()
+            if tok is None:
+                break
+            if tok.kind == "+":
+                self.next()
+                terms.append(self.parse_term())
+            elif tok.kind == "-":
+                self.next()
+                terms.append(self.b.neg(self.check_scalar(self.parse_term())))
+            elif tok.kind == "CMD" and tok.value in ("pm", "mp"):
+                self.next()
+                sign = self.pm if tok.value == "pm" else -self.pm
+                terms.append(self.b.mul([sign, self.check_scalar(self.parse_term())]))
+            else:
+                break
+        if len(terms) == 1:
+            return terms[0]
+        return self.b.add([self.check_scalar(t) for t in terms])
+
+    def check_scalar(self, x: Any) -> Any:
+        if isinstance(x, Answer):
+            raise ParseError(f"arithmetic on a {x.kind}")
+        return x
+
+    def starts_implicit(self, tok: Token) -> bool:
+        k = tok.kind
+        if k in ("NUM", "(", "{"):
+            return True
+        if k == "WORD":
+            return tok.value.lower() not in SEPARATOR_WORDS
+        if k == "|":
+            return self.abs_depth == 0
+        if k == "CMD":
+            return tok.value in ATOM_CMDS
+        return False
+
+    def is_unit(self, tok: Token) -> bool:
+        if tok.kind == "TEXT":
+            return True
+        if tok.kind != "WORD" or tok.value.lower() in SEPARATOR_WORDS:
+            return False
+        w = tok.value
+        if w.lower() in UNITS and (len(w) > 1 or tok.space):
+            return self.unit_position()
+        return len(w) >= 3 and tok.space and w.lower() not in FUNCS and w not in GREEK and self.unit_position()
+
+    def unit_position(self) -> bool:
+        """A word is a unit only when nothing but units/exponents/separators follows it."""
+        j = self.i + 1
+        while j < len(self.toks):
+            t = self.toks[j]
+            if t.kind in ("WORD", "TEXT", "^", "NUM", "/"):
+                if t.kind == "WORD" and t.value.lower() in SEPARATOR_WORDS:
+                    return True
+                j += 1
+                continue
+            return t.kind in (",", ";") or t.kind in ("=", "<", ">", "LE", "GE", "NE")
+        return True
+
+    def skip_unit(self) -> None:
+        self.next()
+        if self.at("^") and self.peek(1) is not None and self.peek(1).kind == "NUM":
+            self.i += 2
+
+    def parse_term(self) -> Any:
+        factors = [self.parse_unary()]
+        while True:
+            tok = self.peek()
+            if tok is None:
+                break
+            if self.in_exponent == 0 and len(factors) >= 1 and self.is_unit(tok):
+                if tok.kind == "TEXT" and tok.value.strip().lower() in SEPARATOR_WORDS | {""}:
+                    break
+                self.skip_unit()
+                continue
+            if tok.kind == "*" or (tok.kind == "CMD" and tok.value in MULT_CMDS):
+                self.next()
+                factors.append(self.parse_unary())
+            elif tok.kind == "/" or (tok.kind == "CMD" and tok.value == "div"):
+                self.next()
+                den = self.check_scalar(self.parse_unary())
+                num = self.b.mul([self.check_scalar(f) for f in factors])
+                factors = [self.b.div(num, den)]
+            elif self.starts_implicit(tok):
+                if tok.kind == "NUM" and not self.in_exponent:
+                    raise ParseError("two numbers side by side")
+                factors.append(self.parse_power())
+            else:
+                break
+        if len(factors) == 1:
+            return factors[0]
+        return self.b.mul([self.check_scalar(f) for f in factors])
+
+    def parse_unary(self) -> Any:
+        tok = self.peek()
+        if tok is not None and (tok.kind in ("-", "+") or (tok.kind == "CMD" and tok.value in ("pm", "mp"))):
+            self.next()
+            self.enter()
+            x = self.check_scalar(self.parse_unary())
+            self.leave()
+            if tok.kind == "-":
+                return self.b.neg(x)
+            if tok.kind == "+":
+                return x
+            return self.b.mul([self.pm if tok.value == "pm" else -self.pm, x])
+        return self.parse_power()
+
+    def parse_power(self) -> Any:
+        base = self.parse_postfix()
+        if self.accept("^"):
+            exp = self.parse_exponent()
+            base = self.b.pow(self.check_scalar(base), exp)
+            base = self.parse_postfix_ops(base)
+        return base
+
+    def parse_exponent(self) -> Any:
+        self.enter()
+        self.in_exponent += 1
+        try:
+            if self.accept("-"):
+                return self.b.neg(self.parse_exponent())
+            self.accept("+")
+            x = self.check_scalar(self.parse_postfix())
+            if self.accept("^"):
+                x = self.b.pow(x, self.parse_exponent())
+            return x
+        finally:
+            self.in_exponent -= 1
+            self.leave()
+
+    def parse_postfix(self) -> Any:
+        return self.parse_postfix_ops(self.parse_atom())
+
+    def parse_postfix_ops(self, x: Any) -> Any:
+        while True:
+            tok = self.peek()
+            if tok is None:
+                return x
+            if tok.kind == "!":
+                self.next()
+                x = self.b.factorial(self.check_scalar(x))
+            elif tok.kind == "%":
+                self.next()
+                self.percent = True
+            elif tok.kind == "CMD" and tok.value in ("degree", "circ"):
+                self.next()
+                self.degree = True
+            elif tok.kind == "'":
+                raise ParseError("derivatives are not supported")
+            else:
+                return x
+
+    def parse_atom(self) -> Any:  # defined in atoms.py (kept apart to keep modules small)
+        raise NotImplementedError

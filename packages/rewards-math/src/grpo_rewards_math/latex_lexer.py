@@ -1,0 +1,168 @@
+"""Text normalisation and tokenisation of LaTeX / plain-text answers (no evaluation of anything).
+
+>>> [t.kind for t in tokenize(normalize(r"\\left( \\dfrac{1}{2}, 3 \\right]"))]
+['(', 'CMD', '{', 'NUM', '}', '{', 'NUM', '}', ',', 'NUM', ']']
+>>> tokenize("1,000")[0].value
+'1000'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+class ParseError(ValueError):
+    """The text cannot be parsed (malformed, unsupported, or over a size limit; the message says which)."""
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # NUM WORD CMD TEXT BEGIN END ROWSEP SETOPEN SETCLOSE LE GE NE or the punctuation char
+    value: str
+    space: bool = False  # whitespace before the token
+
+
+_UNICODE = {
+    "−": "-", "–": "-", "×": r"\times ", "·": r"\cdot ", "÷": r"\div ", "π": r"\pi ", "√": r"\sqrt ",
+    "∞": r"\infty ", "≤": r"\le ", "≥": r"\ge ", "≠": r"\ne ", "°": r"^\circ ", "∪": r"\cup ",
+    "±": r"\pm ", "∓": r"\mp ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+}
+_UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
+_DELIM_RE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])\s*")
+_SPACING_RE = re.compile(r"\\\\|\\(?:quad|qquad|enspace|thinspace|medspace|thickspace|displaystyle|textstyle|"
+                         r"limits)(?![A-Za-z])|\\[,;: !]|~")
+_THIN_THOUSANDS_RE = re.compile(r"(\d)(?:\\,|\\!|\{,\}|\\ )(?=\d{3}(?!\d))")
+_WRAPPED_RE = [
+    re.compile(r"^\$\$(.*)\$\$$", re.S), re.compile(r"^\$(.*)\$$", re.S),
+    re.compile(r"^\\\((.*)\\\)$", re.S), re.compile(r"^\\\[(.*)\\\]$", re.S),
+]
+
+TEXT_CMDS = frozenset({"text", "textbf", "textit", "textrm", "textnormal", "texttt", "textsf", "mbox",
+                       "mathrm", "textup", "emph", "hbox"})
+
+
+def normalize(text: str) -> str:
+    """Formatting-only rewrites: math delimiters, \\left/\\right, spacing, unicode, \\dfrac -> \\frac."""
+    s = text.strip()
+    changed = True
+    while changed:
+        changed = False
+        for rx in _WRAPPED_RE:
+            m = rx.match(s)
+            if m:
+                s, changed = m.group(1).strip(), True
+    s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
+    s = _THIN_THOUSANDS_RE.sub(r"\1", s)
+    s = re.sub(r"\\left\.|\\right\.", "", s)
+    s = _DELIM_RE.sub("", s)
+    s = _SPACING_RE.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else ("" if m.group(0) == r"\!" else " "), s)
+    s = re.sub(r"\\[dtc]frac(?![A-Za-z])", r"\\frac", s)
+    s = re.sub(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])", r"\\degree ", s)
+    s = re.sub(r"\\\$|\$", " ", s)
+    s = s.strip().rstrip(". ").strip()
+    return s
+
+
+_NUM_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d.])|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
+_WORD_RE = re.compile(r"[A-Za-z]+")
+_CMD_RE = re.compile(r"\\([A-Za-z]+)\s*\*?")
+_TWO = {"**": "^", "<=": "LE", ">=": "GE", "!=": "NE", "=<": "LE", "=>": "GE"}
+_SINGLE = set("+-*/^_()[]{}|,;=<>!'&:")
+
+
+def _read_braced(s: str, i: int) -> tuple[str, int]:
+    """s[i] == '{': return the balanced content and the index after the closing brace."""
+    depth = 0
+    j = i
+    while j < len(s):
+        c = s[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return s[i + 1 : j], j + 1
+        j += 1
+    raise ParseError("unbalanced braces")
+
+
+def tokenize(s: str) -> list[Token]:
+    """Split normalised text into tokens; raises ParseError on characters we do not understand."""
+    out: list[Token] = []
+    i, n = 0, len(s)
+    space = False
+    while i < n:
+        c = s[i]
+        if c.isspace():
+            space = True
+            i += 1
+            continue
+        if c.isdigit() or (c == "." and i + 1 < n and s[i + 1].isdigit()):
+            m = _NUM_RE.match(s, i)
+            assert m is not None
+            out.append(Token("NUM", m.group(0).replace(",", ""), space))
+            i = m.end()
+        elif c.isalpha() and c.isascii():
+            m = _WORD_RE.match(s, i)
+            assert m is not None
+            out.append(Token("WORD", m.group(0), space))
+            i = m.end()
+        elif c == "\\":
+            m = _CMD_RE.match(s, i)
+            if m:
+                name = m.group(1)
+                i = m.end()
+                if name in TEXT_CMDS:
+                    while i < n and s[i].isspace():
+                        i += 1
+                    if i >= n or s[i] != "{":
+                        raise ParseError(f"\\{name} without braces")
+                    content, i = _read_braced(s, i)
+                    if name == "mathrm" and re.fullmatch(r"\s*[A-Za-z]\s*", content):
+                        out.append(Token("WORD", content.strip(), space))
+                    else:
+                        out.append(Token("TEXT", content, space))
+                elif name in ("begin", "end"):
+                    while i < n and s[i].isspace():
+                        i += 1
+                    if i >= n or s[i] != "{":
+                        raise ParseError(f"\\{name} without environment")
+                    env, i = _read_braced(s, i)
+                    env = env.strip().rstrip("*")
+                    if name == "begin" and env == "array":  # skip the column spec
+                        while i < n and s[i].isspace():
+                            i += 1
+                        if i < n and s[i] == "{":
+                            _, i = _read_braced(s, i)
+                    out.append(Token("BEGIN" if name == "begin" else "END", env, space))
+                elif name == "operatorname":
+                    while i < n and s[i].isspace():
+                        i += 1
+                    if i >= n or s[i] != "{":
+                        raise ParseError("\\operatorname without braces")
+                    content, i = _read_braced(s, i)
+                    out.append(Token("CMD", content.strip(), space))
+                else:
+                    out.append(Token("CMD", name, space))
+            else:
+                nxt = s[i + 1] if i + 1 < n else ""
+                kind = {"{": "SETOPEN", "}": "SETCLOSE", "|": "|", "%": "%", "\\": "ROWSEP", "#": "#",
+                        "&": "&", "_": "_"}.get(nxt)
+                if kind is None or kind == "#":
+                    raise ParseError(f"unsupported escape {s[i:i + 2]!r}")
+                out.append(Token(kind, nxt, space))
+                i += 2
+        elif s[i : i + 2] in _TWO:
+            out.append(Token(_TWO[s[i : i + 2]], s[i : i + 2], space))
+            i += 2
+        elif c in _SINGLE or c == "%":
+            out.append(Token(c, c, space))
+            i += 1
+        else:
+            raise ParseError(f"unexpected character {c!r}")
+        space = False
+    return out

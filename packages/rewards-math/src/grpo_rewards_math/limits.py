@@ -1,0 +1,33 @@
+"""Size guards applied before any evaluation of a parsed answer.
+
+Every number the parser would evaluate exactly is checked against these limits first; what is
+over a limit is either rejected (:class:`~grpo_rewards_math.parse.ParseError`) or kept as an
+unevaluated sympy object that the equivalence checker only compares structurally.
+
+>>> DEFAULT_LIMITS.max_depth
+60
+>>> Limits(max_chars=100).max_chars
+100
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on the work spent parsing and evaluating one answer string."""
+
+    max_chars: int = 2000  # of one answer string handed to the parser
+    max_depth: int = 60  # nesting depth of groups/braces/parentheses
+    max_digits: int = 400  # digits of one integer literal
+    max_exponent: int = 10_000  # |exponent| evaluated exactly; larger towers stay symbolic
+    max_factorial: int = 1000
+    max_nodes: int = 5000
+    # digits of one exactly evaluated power/factorial, and of all of them in one answer together
+    max_result_digits: int = 20_000
+    max_total_digits: int = 80_000
+
+
+DEFAULT_LIMITS = Limits()

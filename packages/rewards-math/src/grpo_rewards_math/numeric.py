@@ -1,0 +1,67 @@
+"""Numeric helpers for equivalence: bounded evaluation of sympy numbers and closeness tests.
+
+>>> import sympy
+>>> close(to_complex(sympy.sqrt(2)), 1.41421356, 1e-6)
+True
+"""
+
+from __future__ import annotations
+
+import cmath
+import random
+from typing import Any
+
+EVAL_DIGITS = 30
+EXACT_TOL = 1e-12  # relative tolerance when neither side was written with a decimal
+_MAX_OPS_NUMERIC = 400
+
+
+def to_complex(e: Any, subs: dict[Any, Any] | None = None) -> complex | None:
+    """Evaluate a sympy expression to a complex number, or None when it is not a finite number."""
+    try:
+        if e.is_Rational and not subs:
+            return complex(int(e.p) / int(e.q)) if abs(int(e.p)).bit_length() < 1000 else None
+        v = e.evalf(EVAL_DIGITS, subs=subs, maxn=200) if subs else e.evalf(EVAL_DIGITS, maxn=200)
+        if not v.is_number:
+            return None
+        c = complex(v)
+    except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError):
+        return None
+    if not (cmath.isfinite(c)):
+        return None
+    return c
+
+
+def close(a: complex | None, b: complex | None, tol: float) -> bool:
+    if a is None or b is None:
+        return False
+    scale = max(abs(a), abs(b))
+    if scale == 0:
+        return True
+    return abs(a - b) <= tol * scale or abs(a - b) < 1e-300
+
+
+def small_enough(e: Any) -> bool:
+    """Whether numeric evaluation of ``e`` is cheap: bounded size and no unevaluated towers."""
+    try:
+        return e.count_ops(visual=False) <= _MAX_OPS_NUMERIC
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def random_points(symbols: list[Any], n: int, seed: int = 20240607) -> list[dict[Any, Any]]:
+    """``n`` deterministic points with values of both signs, away from 0 and +-1."""
+    import sympy
+
+    rng = random.Random(seed + len(symbols))
+    pts = []
+    for _ in range(n):
+        pt = {}
+        for s in symbols:
+            mag = rng.uniform(0.3, 2.7)
+            while abs(mag - 1) < 0.05:
+                mag = rng.uniform(0.3, 2.7)
+            sign = -1 if rng.random() < 0.35 else 1
+            pt[s] = sympy.Rational(round(sign * mag * 10**6), 10**6)
+        pts.append(pt)
+    return pts

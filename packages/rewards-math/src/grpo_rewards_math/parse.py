@@ -1,0 +1,145 @@
+"""Eval-free parsing of an extracted answer string into an :class:`Answer` of sympy objects.
+
+The text is normalised and tokenised by :mod:`latex_lexer` and parsed by our own recursive-descent
+grammar (:mod:`grammar`, :mod:`atoms`) that constructs sympy objects directly through a size-guarded
+:class:`~grpo_rewards_math.build.Builder`. Nothing here hands text to ``sympify``, ``parse_expr``,
+``eval`` or ``exec``.
+
+>>> parse_answer(r"\\frac{1}{2}").value
+1/2
+>>> parse_answer(r"x = 3").kind, parse_answer(r"(1, 2]").kind, parse_answer(r"\\text{Yes.}").value
+('equation', 'interval', 'yes')
+>>> parse_answer(r"1 \\pm \\sqrt{2}").kind
+'multi'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from .answer import KINDS, Answer
+from .atoms import Parser
+from .build import Builder
+from .grammar import FUNCS, GREEK
+from .latex_lexer import ParseError, normalize, tokenize
+from .limits import DEFAULT_LIMITS, Limits
+
+__all__ = ["KINDS", "Answer", "ParseError", "parse_answer"]
+
+_WHOLE_TEXT_RE = re.compile(r"^\\(?:text|textbf|textit|textrm|mbox|mathrm|textnormal)\s*\{(.*)\}$", re.S)
+_PLAIN_TEXT_RE = re.compile(r"[A-Za-z][A-Za-z'\- ]*[!?]?")
+_CHOICE_RE = re.compile(r"\(?\s*([A-Z])\s*\)?|\(?\s*([a-e])\s*\)")
+_MATH_WORDS = FUNCS | {"pi", "sqrt", "inf", "infty", "infinity", "or", "and"} | GREEK
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for c in s:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def normalize_text(s: str) -> str:
+    """Normalised form of a plain-text answer: lower case, single spaces, no end punctuation."""
+    s = re.sub(r"\s+", " ", s.strip().lower())
+    return s.strip(" .!?;:")
+
+
+def _as_text(s: str) -> str | None:
+    m = _CHOICE_RE.fullmatch(s)
+    if m:
+        return (m.group(1) or m.group(2)).lower()
+    if _PLAIN_TEXT_RE.fullmatch(s):
+        words = re.findall(r"[A-Za-z]+", s)
+        if any(len(w) >= 3 and w.lower() not in _MATH_WORDS for w in words):
+            return normalize_text(s)
+    return None
+
+
+def _max_bracket_depth(s: str) -> int:
+    depth = best = 0
+    for c in s:
+        if c in "([{":
+            depth += 1
+            best = max(best, depth)
+        elif c in ")]}":
+            depth -= 1
+    return best
+
+
+def _expand_pm(ans: Answer, pm: Any) -> Answer:
+    """Replace the ``\\pm`` placeholder by +1 and -1: one answer becomes a ``multi`` of two."""
+    if not any(pm in e.free_symbols for e in ans.exprs()):
+        return ans
+    if ans.huge:
+        raise ParseError("\\pm together with an unevaluated tower")
+    out = []
+    for sign in (1, -1):
+        def sub(e: Any, sign: int = sign) -> Any:
+            return e.subs(pm, sign)
+
+        v = ans.value
+        if ans.kind == "expr":
+            nv: Any = sub(v)
+        elif ans.kind in ("set", "tuple", "equation"):
+            nv = tuple(sub(e) for e in v)
+        elif ans.kind == "interval":
+            nv = tuple((sub(a), sub(b), lo, hi) for a, b, lo, hi in v)
+        elif ans.kind == "relation":
+            nv = (tuple(sub(e) for e in v[0]), v[1])
+        elif ans.kind == "matrix":
+            nv = tuple(tuple(sub(e) for e in row) for row in v)
+        else:  # pragma: no cover - multi is expanded item by item
+            raise ParseError("\\pm inside a nested answer")
+        out.append(replace(ans, value=nv))
+    return Answer("multi", tuple(out), text=ans.text, approx=ans.approx, percent=ans.percent,
+                  degree=ans.degree)
+
+
+@lru_cache(maxsize=8192)
+def parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
+    """Parse one extracted answer; raises :class:`ParseError` when it cannot (message says why)."""
+    if not isinstance(text, str):
+        raise ParseError(f"answer must be a str, not {type(text).__name__}")
+    if len(text) > limits.max_chars:
+        raise ParseError(f"answer longer than max_chars={limits.max_chars}")
+    s = normalize(text)
+    if not s:
+        raise ParseError("empty answer")
+    m = _WHOLE_TEXT_RE.match(s)
+    if m and _balanced(m.group(1)):
+        inner = m.group(1).strip()
+        if not inner:
+            raise ParseError("empty \\text{}")
+        return parse_answer(inner, limits)
+    as_text = _as_text(s)
+    if as_text is not None:
+        return Answer("text", as_text, text=s)
+    if _max_bracket_depth(s) > limits.max_depth:
+        raise ParseError(f"nesting deeper than max_depth={limits.max_depth}")
+    tokens = tokenize(s)
+    if len(tokens) > limits.max_nodes:
+        raise ParseError(f"more than max_nodes={limits.max_nodes} tokens")
+    builder = Builder(limits)
+    parser = Parser(tokens, builder)
+    try:
+        items = parser.parse_items()
+    except RecursionError as exc:  # pragma: no cover - depth guard should fire first
+        raise ParseError("nesting too deep") from exc
+    except (TypeError, AttributeError, ZeroDivisionError, OverflowError, ValueError) as exc:
+        if isinstance(exc, ParseError):
+            raise
+        raise ParseError(f"cannot build the expression: {exc}") from exc
+    flags = {"approx": builder.approx, "percent": parser.percent, "degree": parser.degree, "huge": builder.huge}
+    items = [_expand_pm(replace(it, text=s, **flags), parser.pm) for it in items]
+    if len(items) == 1:
+        return items[0]
+    flat: list[Answer] = []
+    for it in items:
+        flat.extend(it.value if it.kind == "multi" else (it,))
+    return Answer("multi", tuple(flat), text=s, **flags)
