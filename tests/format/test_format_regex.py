@@ -1,0 +1,88 @@
+"""format.regex: user patterns compiled at set-up, matched under a timeout that is counted."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import grpo_rewards
+import grpo_rewards_format as fmt
+from grpo_rewards_format import RegexReward
+
+CATASTROPHIC = r"(a|aa)+$"  # the regex engine cannot defuse this one: exponential backtracking
+SLOW_INPUT = "a" * 60 + "b"
+
+
+def test_search_match_and_fullmatch_modes():
+    text = "The answer is 42."
+    assert RegexReward(r"\d+").score(text) == 1.0
+    assert RegexReward(r"\d+", mode="match").score(text) == 0.0
+    assert RegexReward(r"The .*\.", mode="fullmatch").score(text) == 1.0
+    assert RegexReward(r"The .*", mode="fullmatch").score(text + "\nMore.") == 0.0
+
+
+def test_flags_are_given_by_name_or_letter():
+    assert RegexReward(r"the ANSWER").score("The answer") == 0.0
+    assert RegexReward(r"the ANSWER", flags=["IgnoreCase"]).score("The answer") == 1.0
+    assert RegexReward(r"a.b", flags=["s"], mode="fullmatch").score("a\nb") == 1.0
+
+
+def test_matched_and_unmatched_values_are_parameters():
+    reward = RegexReward(r"\\boxed", matched_value=0.5, unmatched_value=-1.0)
+    assert reward(prompts=[None] * 3, completions=[r"\boxed{1}", "1", None]) == [0.5, -1.0, -1.0]
+
+
+def test_catastrophic_backtracking_returns_the_timeout_value_and_is_counted():
+    reward = RegexReward(CATASTROPHIC, regex_timeout=0.05, timeout_value=-0.5)
+    assert reward(prompts=[None, None], completions=[SLOW_INPUT, "aaaa"]) == [-0.5, 1.0]
+    assert reward.timeouts == 1
+
+
+def test_regex_timeouts_are_logged_through_trl_log_metric_under_the_metric_name():
+    logged: dict[str, float] = {}
+    reward = fmt.make_regex(CATASTROPHIC, name="only_as", regex_timeout=0.05)
+    values = reward(prompts=[None] * 2, completions=[SLOW_INPUT, SLOW_INPUT], log_metric=logged.__setitem__)
+    assert values == [0.0, 0.0]
+    assert logged["outcomes/only_as/regex_timeout"] == 2.0
+
+
+def test_the_issue_example_nested_quantifier_is_defused_by_the_regex_engine():
+    # The regex module recognises (a+)+ and answers "no match" without backtracking.
+    assert RegexReward(r"(a+)+$", regex_timeout=0.05, timeout_value=-1.0).score(SLOW_INPUT) == 0.0
+
+
+def test_a_bad_pattern_fails_when_the_reward_set_is_validated_naming_the_entry():
+    spec = {"rewards": [{"use": "format.regex", "as": "answer_tag", "with": {"pattern": "<answer>(.*"}}]}
+    with pytest.raises(grpo_rewards.RewardSetError) as info:
+        grpo_rewards.load_reward_set(spec)
+    assert len(info.value.problems) == 1
+    assert "format.regex" in info.value.problems[0]
+    assert "invalid regular expression" in info.value.problems[0]
+
+
+def test_a_missing_pattern_is_a_set_up_error():
+    with pytest.raises(grpo_rewards.RewardSetError, match="missing required parameter 'pattern'"):
+        grpo_rewards.load_reward_set({"rewards": [{"use": "format.regex"}]})
+
+
+@pytest.mark.parametrize("params", [
+    {"mode": "find"}, {"flags": ["z"]}, {"flags": "i"}, {"regex_timeout": 0}, {"matched_value": "1"},
+    {"metric_name": ""},
+])
+def test_bad_regex_parameters_are_rejected(params):
+    with pytest.raises(ValueError):
+        RegexReward(r"x", **params)
+
+
+def test_a_reward_set_entry_builds_a_working_regex_reward():
+    spec = {"rewards": [{"use": "format.regex", "with": {"pattern": r"^\d+$", "mode": "fullmatch"}}]}
+    (reward,) = grpo_rewards.load_reward_set(spec).reward_funcs
+    assert reward(prompts=[None, None], completions=["42", [{"role": "assistant", "content": "4 2"}]]) == [1.0, 0.0]
+
+
+def test_the_regex_reward_pickles_with_its_pattern_and_flags():
+    reward = fmt.make_regex(r"ANSWER: \d", flags=["i"], name="answer_line")
+    clone = pickle.loads(pickle.dumps(reward))
+    assert clone.__name__ == "answer_line"
+    assert clone(prompts=[None], completions=["answer: 4"]) == [1.0]
