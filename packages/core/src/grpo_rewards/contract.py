@@ -7,8 +7,9 @@ check. Each problem is one line that starts with the contract point it breaks, f
 
 >>> def shout(prompts, completions, completion_ids=None, **kwargs):
 ...     return [1.0 if str(c).isupper() else 0.0 for c in completions]
->>> contract_problems(shout, pathological=False)  # defined here, not in an importable module
-['pickle round trip: cannot be pickled (...); TRL and worker processes need it']
+>>> for problem in contract_problems(shout, pathological=False):  # not in an importable module
+...     print(problem.split(" (")[0])
+pickle round trip: cannot be pickled
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ POINTS = (NAME, COUNT, TYPES, STANDARD, CONVERSATIONAL, EMPTY_BATCH, EMPTY, HUGE
 
 UNITS_ALLOWED = ("chars", "words", "tokens", "none")
 GENERIC_NAMES = frozenset({"reward", "reward_func", "reward_fn", "__call__", "score", "func", "f", "fn"})
-#: Value given to a required column the caller did not give a sample value for.
+#: Values given to the columns a reward reads when the caller gives none (other columns get "4").
 DEFAULT_COLUMN_VALUE = "4"
+COLUMN_VALUES: dict[str, Any] = {"solution": "4", "answer": "4", "correct": True}
 MEGABYTE = 1_000_000
 EXTRA_COLUMN = "some_other_column"
 TEXTS = ("The answer is 4.", "<think>2 + 2 = 4</think>\n<answer>4</answer>", "I think it is \\boxed{5}.")
@@ -372,9 +374,10 @@ def run_contract(
 ) -> ContractResult:
     """Check ``reward`` (a TRL reward callable, a ``Reward``, or a registered name) against the contract.
 
-    ``columns`` gives sample values of dataset columns (``{"solution": "4"}``); required columns
-    declared by the reward and not given get ``"4"``. ``units`` and ``output_range`` default to
-    what the registry or the reward declares. ``deadline`` is the hard limit per call in seconds.
+    ``columns`` gives sample values of dataset columns (``{"solution": "4"}``); columns the reward
+    declares and the caller does not give get a value from ``COLUMN_VALUES`` (``"4"`` otherwise).
+    ``units`` and ``output_range`` default to what the registry or the reward declares.
+    ``deadline`` is the hard limit per call in seconds.
     """
     info = None
     if isinstance(reward, str):
@@ -387,7 +390,7 @@ def run_contract(
     values = dict(columns) if isinstance(columns, Mapping) else {c: DEFAULT_COLUMN_VALUE for c in columns or ()}
     declared = list(getattr(reward, "columns", None) or (info.columns if info else ()))
     for column in declared:
-        values.setdefault(column, DEFAULT_COLUMN_VALUE)
+        values.setdefault(column, COLUMN_VALUES.get(column, DEFAULT_COLUMN_VALUE))
     declared = list(values)
     units = units or (info.units if info else getattr(reward, "units", None)) or "none"
     if output_range is None and info is not None:

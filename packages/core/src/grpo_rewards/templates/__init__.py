@@ -1,0 +1,230 @@
+'''Templates of the package ``grpo-rewards new-plugin`` writes: ``{relative path: content}``.
+
+Both are ``string.Template`` strings over ``$namespace`` (``shout``), ``$module``
+(``grpo_rewards_shout``), ``$distribution`` (``grpo-rewards-shout``), ``$title`` (``Shout``) and
+``$core_requirement`` (``grpo-rewards>=0.1,<0.2``). Kept as Python strings so they ship in the
+core's wheel without package-data configuration.
+'''
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=77"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "$distribution"
+version = "0.1.0"
+description = "$title rewards for GRPO training with TRL, as a grpo-rewards plugin."
+readme = "README.md"
+license = "Apache-2.0"
+requires-python = ">=3.10"
+authors = [{ name = "Your Name" }]
+keywords = ["grpo", "trl", "reward", "grpo-rewards"]
+dependencies = ["$core_requirement"]
+
+[project.optional-dependencies]
+test = ["pytest>=7"]
+
+# The entry-point name is the plugin's namespace: rewards are named $namespace.<reward>.
+[project.entry-points.grpo_rewards]
+$namespace = "$module.plugin"
+
+[tool.setuptools.packages.find]
+where = ["src"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+"""
+
+README = """\
+# $distribution
+
+$title rewards for GRPO training with [TRL](https://github.com/huggingface/trl), as a
+[grpo-rewards](https://pypi.org/project/grpo-rewards/) plugin.
+
+| reward | what it gives | unit |
+|---|---|---|
+| `$namespace.mentions` | 1.0 when the completion mentions `word` (default `"answer"`), else 0.0 | none |
+
+## Install and check
+
+```bash
+pip install -e ".[test]"
+grpo-rewards list                        # shows the $namespace plugin and its rewards
+grpo-rewards show $namespace.mentions
+grpo-rewards check $namespace.mentions --with word=because
+pytest
+```
+
+## Use
+
+In a reward set (`grpo-rewards train run.yaml`, `grpo-rewards score`):
+
+```yaml
+rewards:
+  - use: $namespace.mentions
+    weight: 0.5
+    with: {word: because}
+```
+
+Or directly with TRL:
+
+```python
+from trl import GRPOTrainer
+from $module import make_mentions
+
+trainer = GRPOTrainer(..., reward_funcs=[make_mentions(word="because")])
+```
+"""
+
+MODULE = '''\
+"""$title rewards for GRPO training with TRL.
+
+Each reward is a per-sample scorer registered with grpo-rewards (see ``plugin.py``), and a
+ready-made TRL reward function (``mentions``) with a factory for other parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grpo_rewards import Reward
+
+__version__ = "0.1.0"
+
+
+class Mentions:
+    """1.0 when the completion mentions ``word``, else 0.0.
+
+    Unit: none. Formula: ``1.0 if word in text else 0.0``, compared in lower case unless
+    ``case_sensitive``. Parameters: ``word`` (non-empty), ``case_sensitive``.
+
+    >>> score = Mentions(word="answer")
+    >>> score("The Answer is 4.")
+    1.0
+    >>> score("No idea.")
+    0.0
+    """
+
+    def __init__(self, word: str = "answer", case_sensitive: bool = False) -> None:
+        if not isinstance(word, str) or not word:
+            raise ValueError(f"word must be a non-empty string, not {word!r}")
+        self.word = word if case_sensitive else word.lower()
+        self.case_sensitive = case_sensitive
+
+    def __call__(self, text: str, **row: Any) -> float:
+        haystack = text if self.case_sensitive else text.lower()
+        return 1.0 if self.word in haystack else 0.0
+
+
+def make_mentions(**params: Any) -> Reward:
+    """``$namespace.mentions`` with parameters, as a TRL reward function.
+
+    >>> make_mentions(word="because")(prompts=["Why?"], completions=["Because it is."])
+    [1.0]
+    """
+    return Reward(Mentions, name="$namespace.mentions", params=params)
+
+
+#: ``GRPOTrainer(reward_funcs=[mentions])`` or ``trl grpo --reward_funcs $module.mentions``.
+mentions = make_mentions()
+'''
+
+PLUGIN = '''\
+"""The ``$namespace`` plugin: registers its rewards with grpo-rewards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpo_rewards
+
+from . import Mentions
+
+
+@grpo_rewards.hookimpl
+def register_rewards(register: Any) -> None:
+    register(
+        "mentions",
+        Mentions,
+        description="1.0 when the completion mentions a word, else 0.0.",
+        output_range=(0.0, 1.0),
+        units="none",
+        example="{use: $namespace.mentions, with: {word: because}}",
+    )
+'''
+
+CONFTEST = '''\
+"""Turn on the grpo-rewards plugin-author kit (fixtures and assert_reward_contract)."""
+
+pytest_plugins = ["grpo_rewards.testing"]
+'''
+
+TESTS = '''\
+"""Tests of the $namespace plugin, written with the grpo-rewards plugin-author kit."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import $module
+from grpo_rewards import get_reward, load_registry
+from grpo_rewards.testing import assert_reward_contract
+from $module import Mentions, make_mentions, mentions, plugin
+
+
+def test_mentions_gives_one_when_the_word_is_there():
+    assert mentions(prompts=["Q?"], completions=["The answer is 4."]) == [1.0]
+
+
+def test_mentions_gives_zero_when_the_word_is_missing():
+    assert mentions(prompts=["Q?"], completions=["No idea."]) == [0.0]
+
+
+def test_mentions_reads_the_completion_in_both_formats(make_completions):
+    completions = make_completions(["The ANSWER is 4.", "No idea."])
+    assert mentions(prompts=["Q?", "Q?"], completions=completions) == [1.0, 0.0]
+
+
+def test_case_sensitive_mentions_needs_the_exact_case():
+    reward = make_mentions(word="Answer", case_sensitive=True)
+    assert reward(prompts=["Q?", "Q?"], completions=["the answer", "The Answer"]) == [0.0, 1.0]
+
+
+def test_an_empty_word_is_rejected():
+    with pytest.raises(ValueError, match="word must be a non-empty string"):
+        Mentions(word="")
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod($module)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_mentions_keeps_the_reward_contract():
+    assert_reward_contract(mentions, output_range=(0.0, 1.0))
+
+
+def test_the_plugin_registers_mentions_with_its_parameters(registered_plugin):
+    with registered_plugin(plugin, "$namespace") as registry:
+        info = registry.rewards["$namespace.mentions"]
+        assert info.params["word"].default == "answer"
+        reward = get_reward("$namespace.mentions", word="because")
+        assert reward(prompts=["Why?"], completions=["Because."]) == [1.0]
+
+
+def test_the_installed_package_is_discovered_through_its_entry_point():
+    assert "$namespace.mentions" in load_registry().rewards
+'''
+
+FILES = {
+    "pyproject.toml": PYPROJECT,
+    "README.md": README,
+    "src/$module/__init__.py": MODULE,
+    "src/$module/plugin.py": PLUGIN,
+    "tests/conftest.py": CONFTEST,
+    "tests/test_$namespace.py": TESTS,
+}
