@@ -126,3 +126,14 @@ def test_importing_the_plugin_loads_no_heavy_library():
             "print(sorted(m for m in ('torch', 'sympy', 'trl', 'transformers', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_cosine_with_the_installed_math_accuracy_in_a_reward_set():
+    pytest.importorskip("grpo_rewards_math")
+    rs = load_reward_set({"rewards": [
+        {"use": "math.accuracy"},
+        {"use": "length.cosine", "with": {"max_length": 100}, "inputs": {"correct": "math.accuracy"}},
+    ]}, columns=["prompt", "solution"])
+    kwargs = {"prompts": ["What is 2+2?"] * 2, "completions": ["The answer is \\boxed{4}.", "It is \\boxed{5}."],
+              "completion_ids": [[1] * 50, [1] * 50], "solution": ["4", "4"]}
+    assert [func(**kwargs) for func in rs.reward_funcs] == [[1.0, 0.0], [0.75, -0.75]]
