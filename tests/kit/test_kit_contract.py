@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import kit_rewards
 import pytest
+
 from grpo_rewards.contract import POINTS, contract_problems, run_contract
 from grpo_rewards.testing import assert_reward_contract
 

@@ -6,6 +6,7 @@ import json
 
 import kit_rewards
 import pytest
+
 from grpo_rewards import RewardSetError, get_reward
 from grpo_rewards.cli import main
 from grpo_rewards.testing import conversational, plugin_registered, standard

@@ -168,10 +168,10 @@ from __future__ import annotations
 import doctest
 
 import pytest
-
-import $module
 from grpo_rewards import get_reward, load_registry
 from grpo_rewards.testing import assert_reward_contract
+
+import $module
 from $module import Mentions, make_mentions, mentions, plugin
 
 

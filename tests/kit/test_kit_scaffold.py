@@ -1,0 +1,99 @@
+"""``grpo-rewards new-plugin``: the package it writes installs, is discovered, and passes its own tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grpo_rewards.cli import main
+from grpo_rewards.scaffold import plugin_names
+
+
+@pytest.fixture(scope="module")
+def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[str]]:
+    """(package folder written by ``grpo-rewards new-plugin demo_kit``, where it is installed, its files)."""
+    tmp = tmp_path_factory.mktemp("scaffold")
+    assert main(["new-plugin", "demo_kit", "--dir", str(tmp)]) == 0
+    root = tmp / "grpo-rewards-demo-kit"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    site = tmp / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+         "--target", str(site), str(root)],
+        check=True, capture_output=True, text=True,
+    )
+    return root, site, files
+
+
+def _env(site: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.pop("GRPO_REWARDS_PLUGINS", None)
+    return env
+
+
+def test_new_plugin_writes_a_complete_package(scaffolded):
+    root, _, files = scaffolded
+    assert files == ["README.md", "pyproject.toml", "src/grpo_rewards_demo_kit/__init__.py",
+                     "src/grpo_rewards_demo_kit/plugin.py", "tests/conftest.py", "tests/test_demo_kit.py"]
+    pyproject = (root / "pyproject.toml").read_text()
+    assert '[project.entry-points.grpo_rewards]\ndemo_kit = "grpo_rewards_demo_kit.plugin"' in pyproject
+    assert 'dependencies = ["grpo-rewards>=0.1,<0.2"]' in pyproject
+
+
+def test_generated_tests_pass_as_generated(scaffolded):
+    root, site, _ = scaffolded
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=root, env=_env(site), capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "10 passed" in run.stdout
+
+
+def test_installed_scaffold_shows_up_in_grpo_rewards_list(scaffolded):
+    _, site, _ = scaffolded
+    run = subprocess.run([sys.executable, "-m", "grpo_rewards.cli", "list"], env=_env(site),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "demo_kit (grpo-rewards-demo-kit 0.1.0)" in run.stdout
+    assert "demo_kit.mentions" in run.stdout
+
+
+def test_generated_code_is_ruff_clean(scaffolded):
+    root, _, _ = scaffolded
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff is not installed next to this Python")
+    rules = ["--isolated", "--select", "E,F,W,I,B,UP,RUF", "--line-length", "110", "--target-version", "py310"]
+    run = subprocess.run([str(ruff), "check", *rules, "src", "tests"], cwd=root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout
+
+
+def test_plugin_names_strip_the_distribution_prefix():
+    assert plugin_names("grpo-rewards-json-check") == {
+        "namespace": "json_check",
+        "module": "grpo_rewards_json_check",
+        "distribution": "grpo-rewards-json-check",
+        "title": "Json Check",
+        "core_requirement": "grpo-rewards>=0.1,<0.2",
+    }
+
+
+@pytest.mark.parametrize("name", ["Shout", "2fast", "class", "a b", "math.accuracy"])
+def test_new_plugin_rejects_a_name_that_cannot_be_a_namespace(name, tmp_path, capsys):
+    assert main(["new-plugin", name, "--dir", str(tmp_path)]) == 2
+    assert f"plugin name {name!r} must be lower case letters" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_plugin_refuses_to_overwrite_a_folder(tmp_path, capsys):
+    (tmp_path / "grpo-rewards-shout").mkdir()
+    (tmp_path / "grpo-rewards-shout" / "keep.txt").write_text("mine")
+    assert main(["new-plugin", "shout", "--dir", str(tmp_path)]) == 2
+    assert "already exists and is not empty" in capsys.readouterr().err
+    assert (tmp_path / "grpo-rewards-shout" / "keep.txt").read_text() == "mine"
