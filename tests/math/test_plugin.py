@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+
 from grpo_rewards import RewardSetError, get_reward, load_registry, load_reward_set
 
 

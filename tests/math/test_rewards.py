@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pickle
 
-import grpo_rewards_math
 import pytest
+
+import grpo_rewards_math
 from grpo_rewards import RewardError
 from grpo_rewards.testing import assert_reward_contract, completions
 from grpo_rewards_math import Accuracy, ReasoningAccuracy, make_accuracy, make_reasoning_accuracy
@@ -36,7 +37,7 @@ def test_accuracy_scores_gsm8k_and_math_completions_in_both_formats(fmt):
 def test_accuracy_is_none_when_the_gold_answer_cannot_be_parsed():
     reward = Accuracy()
     values = reward(completions=[r"\boxed{4}", r"\boxed{4}", "4", "4"],
-                    solution=[None, "", r"\frac{", "The proof is left to the reader because it is long."])
+                    solution=[None, "", r"\frac{", "1 + = ]["])
     assert values == [None, None, None, None]
     assert reward.outcome_counts == {"gold_unparsable": 4}
 
@@ -129,14 +130,15 @@ def test_symbolic_answers_are_decided_in_workers():
 
 
 def test_symbolic_check_over_its_deadline_scores_zero_and_is_labelled_timeout(monkeypatch, metric_log):
-    import grpo_rewards_math.equivalence as equivalence
     from math_slow_checkers import SleepyCheck
+
+    import grpo_rewards_math.equivalence as equivalence
 
     clear_cache()
     monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
     reward = Accuracy(timeout=0.5)
     reward.checker = SleepyCheck()
-    values = reward(completions=[r"\boxed{sleepy}", "nothing here"], solution=["deadline_test", "1"],
+    values = reward(completions=[r"\boxed{sleepy}", "nothing here"], solution=["z + 3", "1"],
                     log_metric=metric_log.log_metric)
     assert values == [0.0, 0.0]
     assert reward.outcome_counts == {"timeout": 1, "no_answer": 1}
@@ -144,14 +146,15 @@ def test_symbolic_check_over_its_deadline_scores_zero_and_is_labelled_timeout(mo
 
 
 def test_symbolic_check_that_fails_in_its_worker_scores_zero_and_is_labelled_error(monkeypatch):
-    import grpo_rewards_math.equivalence as equivalence
     from math_slow_checkers import RaisingCheck
+
+    import grpo_rewards_math.equivalence as equivalence
 
     clear_cache()
     monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
     reward = Accuracy(timeout=30)
     reward.checker = RaisingCheck()
-    assert reward(completions=[r"\boxed{y}"], solution=["error_test"]) == [0.0]
+    assert reward(completions=[r"\boxed{y}"], solution=["y + 2"]) == [0.0]
     assert reward.outcome_counts == {"error": 1}
 
 

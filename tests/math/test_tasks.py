@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import grpo_rewards_math
 import pytest
+
+import grpo_rewards_math
 from grpo_rewards_math.tasks import TASKS, make_arithmetic, make_fractions, make_linear
 
 

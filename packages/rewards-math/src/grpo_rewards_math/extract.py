@@ -8,7 +8,8 @@ Rules for a completion, tried in this priority order (the first that finds somet
 4. ``phrase``: the last "final answer: …", "the answer is …" or "Answer: …" (up to the end of
    the sentence or the line; a ``$…$`` inside it is unwrapped);
 5. ``math``: the last ``$…$``, ``$$…$$``, ``\\(…\\)`` or ``\\[…\\]`` expression;
-6. ``last_number``: the last number in the text, when ``fallback_last_number`` is true.
+6. ``last_number``: the last number in the text (within its last 64 KiB), when
+   ``fallback_last_number`` is true.
 
 With ``delimiter`` (e.g. ``"</think>"``) only the text after its last occurrence is read, and a
 text without it has no answer. Every rule is linear in the text length: braces are scanned by
@@ -27,6 +28,8 @@ import regex
 MAX_ANSWER_CHARS = 10_000
 #: Seconds each regular-expression rule may run before it gives up.
 REGEX_TIMEOUT = 0.25
+#: The last-number fallback reads only this many characters at the end of the text.
+NUMBER_TAIL_CHARS = 65_536
 #: Candidate ``\boxed`` commands tried (from the last) before giving up on rule 1.
 MAX_BOX_CANDIDATES = 16
 
@@ -251,13 +254,23 @@ def _last_math(text: str, *, first: bool = False) -> str | None:
 
 
 def _last_number(text: str) -> str | None:
-    last = None
-    try:
-        for match in _NUMBER.finditer(text, timeout=REGEX_TIMEOUT):
-            last = match.group(0)
-    except TimeoutError:
-        return None
-    return regex.sub(r"\s+", "", last) if last else None
+    """The last number in the last :data:`NUMBER_TAIL_CHARS` of the text (windows doubling from the end)."""
+    size = 4096
+    floor = max(0, len(text) - NUMBER_TAIL_CHARS)
+    while True:
+        start = max(floor, len(text) - size)
+        last = None
+        try:
+            for match in _NUMBER.finditer(text, start, timeout=REGEX_TIMEOUT):
+                last = match
+        except TimeoutError:
+            return None
+        if last is not None and (last.start() > start or start == floor):
+            answer = last.group(0)
+            return None if len(answer) > MAX_ANSWER_CHARS else regex.sub(r"\s+", "", answer)
+        if start == floor:
+            return None
+        size *= 2
 
 
 _RULE_FUNCS = {

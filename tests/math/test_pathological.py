@@ -1,0 +1,70 @@
+"""Pathological answers resolve to a defined value, and the rest of the batch is scored normally."""
+
+from __future__ import annotations
+
+import pytest
+
+import grpo_rewards_math
+from grpo_rewards_math import Accuracy
+from grpo_rewards_math.rewards import clear_cache
+
+PATHOLOGICAL = {
+    "power_tower": "9^{9^{9^{9}}}",
+    "huge_power": "10^{10^{7}}",
+    "huge_factorial": "100000!",
+    "nested_parentheses": "(" * 300 + "1" + ")" * 300,
+    "nested_braces": "{" * 300 + "1" + "}" * 300,
+    "nested_fractions": "\\frac{1}{" * 150 + "2" + "}" * 150,
+    "long_digits": "9" * 5000,
+}
+
+
+def _labels(reward: Accuracy, completions: list[str], golds: list[str]) -> tuple[list[float | None], list[str]]:
+    logged: dict[str, list[str]] = {}
+    values = reward(completions=completions, solution=golds,
+                    log_extra=lambda column, values: logged.__setitem__(column, values))
+    return values, logged[f"{reward.name}/outcome"]
+
+
+@pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
+def test_pathological_prediction_is_wrong_or_timed_out(name):
+    clear_cache()
+    values, labels = _labels(Accuracy(), [f"\\boxed{{{PATHOLOGICAL[name]}}}"], ["1"])
+    assert values == [0.0]
+    assert labels[0] in ("wrong", "timeout")
+
+
+@pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
+def test_pathological_gold_gives_a_defined_value(name):
+    clear_cache()
+    values, labels = _labels(Accuracy(), ["\\boxed{1}", f"\\boxed{{{PATHOLOGICAL[name]}}}"],
+                             [PATHOLOGICAL[name]] * 2)
+    assert labels[0] in ("wrong", "timeout", "gold_unparsable")
+    assert labels[1] in ("correct", "timeout", "gold_unparsable")
+    assert values == [{"correct": 1.0, "gold_unparsable": None}.get(label, 0.0) for label in labels]
+
+
+def test_one_megabyte_completions_give_defined_values():
+    clear_cache()
+    reasoning = "7 + 5 = 12, then 12 - 5 = 7. " * 36_000
+    assert len(reasoning) > 1_000_000
+    completions = [
+        reasoning + "\\boxed{12}",
+        reasoning,
+        "\\boxed{" + "1" * 1_000_000 + "}",
+        "(" * 1_000_000,
+        "\\frac{" * 200_000,
+    ]
+    values, labels = _labels(Accuracy(), completions, ["12"] * len(completions))
+    assert values[0] == 1.0
+    assert labels[1:] == ["wrong", "no_answer", "no_answer", "no_answer"]
+    assert values[1:] == [0.0] * 4
+
+
+def test_a_batch_with_every_pathological_input_still_scores_its_normal_samples():
+    clear_cache()
+    bad = [f"\\boxed{{{p}}}" for p in PATHOLOGICAL.values()]
+    completions = ["\\boxed{12}", *bad, "7 + 5 = \\boxed{12}", "\\boxed{13}"]
+    values = grpo_rewards_math.accuracy(completions=completions, solution=["12"] * len(completions))
+    assert values[0] == 1.0 and values[-2:] == [1.0, 0.0]
+    assert values[1:-2] == [0.0] * len(bad)
