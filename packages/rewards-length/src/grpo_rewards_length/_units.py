@@ -57,6 +57,11 @@ def measure(text: str | None, unit: str, ids: Sequence[int] | None, fallback_cha
 
 def read_correct(value: Any, threshold: float, column: str) -> bool | None:
     """Correctness from a column value: bools as they are, numbers ``>= threshold``; ``None``/NaN unknown."""
+    kind = type(value)
+    if kind is bool:
+        return value
+    if kind is float or kind is int:  # the common case, without the numbers.Real ABC check
+        return None if value != value else value >= threshold
     if value is None:
         return None
     if not isinstance(value, (bool, numbers.Real)) and hasattr(value, "item"):
