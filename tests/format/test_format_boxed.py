@@ -52,3 +52,7 @@ def test_bad_boxed_parameters_are_rejected(params):
 
 def test_a_megabyte_of_open_boxes_scores_zero():
     assert Boxed(exactly_one=False)("\\boxed{" * 150_000) == 0.0
+
+
+def test_a_box_holding_only_invisible_characters_is_empty():
+    assert Boxed()("\\boxed{\u200b}") == 0.0

@@ -135,3 +135,10 @@ def test_xml_fields_reads_a_field_containing_other_tags_as_one_field():
 def test_xml_fields_rejects_a_penalty_outside_zero_to_one():
     with pytest.raises(ValueError):
         XmlFields(penalty=2.0)
+
+
+def test_invisible_characters_do_not_make_a_block_non_empty():
+    zero_width = "\u200b\ufeff"
+    assert ThinkAnswer()(f"<think>x</think><answer>{zero_width}</answer>") == 0.0
+    assert Think()(f"<think>{zero_width}</think>4") == 0.0
+    assert XmlFields()(f"<think>x</think><answer> {zero_width} </answer>") == 0.5

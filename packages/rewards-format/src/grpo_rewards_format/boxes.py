@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .text_utils import BUILTIN_REGEX_TIMEOUT, check_bool, check_int
+from .text_utils import BUILTIN_REGEX_TIMEOUT, check_bool, check_int, is_blank
 
 BOX = "\\boxed"
 _BRACE_TOKENS = r"\\.|[{}]"  # an escaped character (\{, \}, \\) or a grouping brace
@@ -88,6 +88,6 @@ class Boxed:
         except TimeoutError:
             self.regex_timeouts += 1
             return 0.0
-        if close is None or (not self.allow_empty and not text[brace + 1:close].strip()):
+        if close is None or (not self.allow_empty and is_blank(text[brace + 1:close])):
             return 0.0
         return 1.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .text_utils import check_number, check_tag_names, mask_code, tag_tokens
+from .text_utils import check_number, check_tag_names, is_blank, mask_code, tag_tokens
 
 
 class XmlFields:
@@ -46,7 +46,7 @@ class XmlFields:
             if inside is None:
                 if is_closing:
                     continue  # a stray closing tag: part of the outside text checked below
-                if text[last_end:start].strip():
+                if not is_blank(text[last_end:start]):
                     clean = False
                 inside, content_start = name, end
             elif is_closing and name == inside:
@@ -54,9 +54,9 @@ class XmlFields:
                 if name not in first_seen:
                     first_seen.append(name)
                 inside, last_end = None, end
-        if inside is not None or text[last_end:].strip():
+        if inside is not None or not is_blank(text[last_end:]):
             clean = False
-        present = [f for f in first_seen if len(found[f]) == 1 and found[f][0].strip()]
+        present = [f for f in first_seen if len(found[f]) == 1 and not is_blank(found[f][0])]
         if not present:
             return 0.0
         score = len(present) / len(self.fields)

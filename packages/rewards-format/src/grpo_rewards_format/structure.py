@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .text_utils import check_bool, check_tag_name, check_tag_names, closing, mask_code, opening
+from .text_utils import check_bool, check_tag_name, check_tag_names, closing, is_blank, mask_code, opening
 
 
 class ThinkAnswer:
@@ -68,9 +68,9 @@ class ThinkAnswer:
         if not (a + len(o1) <= b and b + len(c1) <= c and c + len(o2) <= d):
             return 0.0
         think, between, answer = source[a + len(o1):b], source[b + len(c1):c], source[c + len(o2):d]
-        if self.strict and (a != 0 or d + len(c2) != len(source) or between.strip()):
+        if self.strict and (a != 0 or d + len(c2) != len(source) or not is_blank(between)):
             return 0.0
-        if not answer.strip() or (not self.allow_empty_think and not think.strip()):
+        if is_blank(answer) or (not self.allow_empty_think and is_blank(think)):
             return 0.0
         if self.newlines and not (
             think.startswith("\n") and think.endswith("\n") and answer.startswith("\n") and answer.endswith("\n")
@@ -125,9 +125,9 @@ class Think:
                 return 0.0
             start = lead + len(o)
         end = scan.find(c)
-        if end < start or not text[start:end].strip():
+        if end < start or is_blank(text[start:end]):
             return 0.0
-        if self.require_answer and not text[end + len(c):].strip():
+        if self.require_answer and is_blank(text[end + len(c):]):
             return 0.0
         return 1.0
 

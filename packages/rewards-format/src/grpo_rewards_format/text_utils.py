@@ -6,6 +6,7 @@ one pass), so a 1 MB completion is scored in milliseconds, never parsed by a bac
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
 FENCE = "```"
@@ -41,6 +42,15 @@ def mask_code(text: str) -> str:
         if end < 0:
             break
     return "".join(parts)
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` is only whitespace and invisible format characters (zero-width space, BOM, …).
+
+    >>> is_blank(" \\u200b\\ufeff\\n"), is_blank(" 4 ")
+    (True, False)
+    """
+    return all(unicodedata.category(c) == "Cf" for c in text.strip())
 
 
 def check_tag_name(name: object, what: str = "tag") -> str:
