@@ -19,8 +19,7 @@ class Parser(Grammar):
         k = tok.kind
         if k == "NUM":
             x = self.b.number(tok.value)
-            if (not self.in_exponent and x.is_Integer and self.at("CMD", "frac")
-                    and not self.peek().space):
+            if not self.in_exponent and x.is_Integer and self.at("CMD", "frac"):
                 self.next()
                 num, den = self.read_arg(), self.read_arg()
                 frac = self.b.div(num, den)
@@ -137,6 +136,13 @@ class Parser(Grammar):
             return self.b.func("floor" if name == "lfloor" else "ceil", x)
         if name in ("emptyset", "varnothing"):
             return Answer("set", ())
+        if name == "mathbb":
+            self.expect("{")
+            letter = self.expect("WORD").value
+            self.expect("}")
+            if letter != "R":
+                raise ParseError(f"unsupported set \\mathbb{{{letter}}}")
+            return Answer("interval", ((-sp.oo, sp.oo, True, True),))
         if name in WRAPPERS:
             if name == "displaystyle":
                 return self.parse_atom()

@@ -88,6 +88,10 @@ class Comparer:
             return self.exprs(g.value[0], p.value, g.approx or p.approx, g.huge or p.huge)
         if pk == "set" and gk == "expr" and len(p.value) == 1:
             return self.exprs(g.value, p.value[0], g.approx or p.approx, g.huge or p.huge)
+        if "interval" in (gk, pk) and "multi" in (gk, pk):
+            gi, pi = self.as_interval(g), self.as_interval(p)
+            if gi is not None and pi is not None:
+                return self.intervals(gi, pi, g.approx or p.approx)
         if gk in _UNORDERED and pk in _UNORDERED:
             return self.unordered(self.elements(g), self.elements(p))
         if {gk, pk} <= {"tuple", "multi"}:
@@ -96,7 +100,7 @@ class Comparer:
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is None or pi is None:
                 return False
-            return self.intervals(gi, pi)
+            return self.intervals(gi, pi, g.approx or p.approx)
         if gk == "matrix" or pk == "matrix":
             return self.matrices(g, p)
         if gk == "equation" or pk == "equation" or gk != pk:
@@ -145,6 +149,10 @@ class Comparer:
             return ((a.value[0], a.value[1], True, True),)
         if a.kind == "relation":
             return self.relation_interval(a)
+        if a.kind == "multi":  # x < 1 or x > 2 -> a union
+            parts = [self.as_interval(x) for x in a.value]
+            if all(pc is not None for pc in parts) and any(x.kind != "tuple" for x in a.value):
+                return tuple(piece for pc in parts for piece in pc)
         return None
 
     def relation_interval(self, a: Answer) -> tuple[Any, ...] | None:
@@ -170,7 +178,7 @@ class Comparer:
     def relations(self, g: Answer, p: Answer) -> Tri:
         gi, pi = self.as_interval(g), self.as_interval(p)
         if gi is not None and pi is not None:
-            return self.intervals(gi, pi)
+            return self.intervals(gi, pi, g.approx or p.approx)
         if g.kind != "relation" or p.kind != "relation":
             return False
         (gt, gops), (pt, pops) = g.value, p.value
@@ -187,7 +195,7 @@ class Comparer:
             return False
         return self.proportional(gd, pd, positive=gop != "!=")
 
-    def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...]) -> Tri:
+    def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...], approx: bool) -> Tri:
         gi, pi = self.merge(gi), self.merge(pi)
         if len(gi) != len(pi):
             return False
@@ -195,7 +203,7 @@ class Comparer:
         for (a, b, ao, bo), (c, d, co, do) in zip(gi, pi):
             if (ao, bo) != (co, do):
                 return False
-            results += [self.exprs(a, c, False, False), self.exprs(b, d, False, False)]
+            results += [self.exprs(a, c, approx, False), self.exprs(b, d, approx, False)]
         return _all(results)
 
     def merge(self, pieces: tuple[Any, ...]) -> list[tuple[Any, Any, bool, bool]]:
@@ -245,7 +253,7 @@ class Comparer:
             return True
         if g.huge or p.huge:
             return False
-        if gl.is_Symbol and gl == pl and gl not in gr.free_symbols and pl not in pr.free_symbols:
+        if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols and pl not in pr.free_symbols:
             return self.exprs(gr, pr, g.approx or p.approx, False)
         return self.proportional(gl - gr, pl - pr, positive=False)
 

@@ -32,9 +32,10 @@ MATRIX_ENVS = frozenset({"pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", 
 UNITS = frozenset("""cm m km mm kg g mg ft in mi yd hr hrs h min mins sec secs s ml l oz lb lbs sq cu mph kph
     units unit""".split())
 SEPARATOR_WORDS = frozenset({"or", "and"})
+FUNCTION_NAMES = frozenset("fghpqFGHPQ")
 MULT_CMDS = frozenset({"cdot", "times", "ast"})
 ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "lfloor", "lceil", "emptyset", "varnothing",
-                       "imath", "infin"}) | FUNCS | GREEK | WRAPPERS
+                       "imath", "infin", "mathbb"}) | FUNCS | GREEK | WRAPPERS
 
 
 class Grammar:
@@ -109,8 +110,27 @@ class Grammar:
             raise ParseError(f"unexpected {tok.value!r}")
         return items
 
+    def function_lhs(self) -> Any:
+        """``f(x) =`` at the start of an item: skip it and return the symbol ``f`` (None otherwise)."""
+        t0, t1 = self.peek(), self.peek(1)
+        if not (t0 and t1 and t0.kind == "WORD" and t0.value in FUNCTION_NAMES and t1.kind == "("):
+            return None
+        depth, j = 0, self.i + 1
+        while j < len(self.toks):
+            k = self.toks[j].kind
+            depth += (k == "(") - (k == ")")
+            if depth == 0:
+                break
+            j += 1
+        if j + 1 < len(self.toks) and self.toks[j + 1].kind == "=":
+            self.i = j + 1
+            return self.sp.Symbol(t0.value)
+        return None
+
     def parse_item(self) -> Answer:
-        first = self.parse_expr()
+        first = self.function_lhs()
+        if first is None:
+            first = self.parse_expr()
         if isinstance(first, Answer):
             return self.parse_union(first)
         chain, ops = [first], []

@@ -64,7 +64,7 @@ def normalize(text: str) -> str:
     return s
 
 
-_NUM_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d.])|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
+_NUM_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
 _WORD_RE = re.compile(r"[A-Za-z]+")
 _CMD_RE = re.compile(r"\\([A-Za-z]+)\s*\*?")
 _TWO = {"**": "^", "<=": "LE", ">=": "GE", "!=": "NE", "=<": "LE", "=>": "GE"}
