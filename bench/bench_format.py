@@ -27,7 +27,7 @@ from typing import Any
 N = 10_000
 NOTES_MARKER = "<!-- notes: kept when the tables above are regenerated -->"
 SEED = 0
-REPEATS = 3
+REPEATS = 5
 
 # -- the baselines ----------------------------------------------------------------------------
 OPEN_R1_FORMAT = r"^<think>\n.*?\n</think>\n<answer>\n.*?\n</answer>$"
@@ -206,14 +206,34 @@ def run(n: int, repeats: int) -> str:
         out.append(f"| {base} | {ours} | {same:.3f} | {same_legit:.3f} | {diff:.3f} | {', '.join(differ) or '-'} |")
 
     base_time = seconds["trl think_format_reward"]
+    bare = bare_scorer_seconds(funcs, completions, repeats)
     out += ["", f"## Time for {n} completions (best of {repeats})", "",
-            "| reward | seconds | ratio to TRL think_format_reward |", "|---|---|---|"]
+            "| reward | seconds | ratio to TRL think_format_reward | scorer alone: seconds (ratio) |",
+            "|---|---|---|---|"]
     for nm in names:
-        out.append(f"| {nm} | {seconds[nm]:.4f} | {seconds[nm] / base_time:.2f}x |")
+        alone = f"{bare[nm]:.4f} ({bare[nm] / base_time:.2f}x)" if nm in bare else "-"
+        out.append(f"| {nm} | {seconds[nm]:.4f} | {seconds[nm] / base_time:.2f}x | {alone} |")
     out += ["", "Our rewards are timed end to end through `grpo_rewards.Reward` (text extraction, output",
-            "checks, error policy, timing); the baselines are bare list comprehensions.", ""]
+            "checks, error policy, timing); the baselines are bare list comprehensions. \"Scorer alone\"",
+            "times our per-sample scorer in the same kind of bare list comprehension.", ""]
     out += long_inputs(funcs, names, short)
     return "\n".join(out)
+
+
+def bare_scorer_seconds(funcs: dict[str, Any], completions: list[Any], repeats: int) -> dict[str, float]:
+    """Best time of ``[scorer(c[0]["content"]) for c in completions]`` for each of our rewards."""
+    out = {}
+    for name, func in funcs.items():
+        scorer = getattr(func, "impl", None)
+        if scorer is None:
+            continue
+        best = float("inf")
+        for _ in range(repeats):
+            started = time.perf_counter()
+            [scorer(c[0]["content"]) for c in completions]
+            best = min(best, time.perf_counter() - started)
+        out[name] = best
+    return out
 
 
 def long_inputs(funcs: dict[str, Any], names: list[str], short: dict[str, str]) -> list[str]:
