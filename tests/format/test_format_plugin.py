@@ -75,3 +75,21 @@ def test_each_reward_keeps_the_reward_contract(name):
 
     params = {"pattern": REGEX_PATTERN} if name == "format.regex" else {}
     assert_reward_contract(name, params=params)
+
+
+@pytest.mark.parametrize("short", IMPORTABLE)
+def test_trl_cli_import_path_resolves_to_the_reward(short):
+    import importlib
+
+    module_path, attr = f"grpo_rewards_format.{short}".rsplit(".", 1)  # what `trl grpo --reward_funcs` does
+    assert getattr(importlib.import_module(module_path), attr) is getattr(fmt, short)
+
+
+def test_rewards_accept_the_keyword_arguments_grpo_trainer_passes():
+    logged: dict[str, float] = {}
+    text = "<think>\n1. add\n2. check\n3. answer\n</think>\n<answer>\n\\boxed{4}\n</answer>"
+    kwargs = {"trainer_state": object(), "log_extra": lambda *a: None, "log_metric": logged.__setitem__,
+              "solution": ["4"], "completion_ids": [[1, 2, 3]]}
+    values = [getattr(fmt, short)(prompts=["2 + 2?"], completions=[text], **kwargs)[0] for short in IMPORTABLE]
+    assert values == [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0]
+    assert logged["outcomes/format.think_answer/unreadable"] == 0.0
