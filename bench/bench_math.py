@@ -1,0 +1,317 @@
+"""math.accuracy side by side with Hugging Face's math-verify, in one run, on the same cases.
+
+Run by hand (math-verify is a benchmark-only dependency)::
+
+    python bench/bench_math.py            # writes bench/math.md
+    python bench/bench_math.py --quick    # fewer cases, prints only
+
+Cases: every (gold, prediction, expected) row of the equivalence table in
+tests/math/test_equivalence_table.py (both sides fed as ``$…$`` text), plus GSM8K- and MATH-style
+full completions written here. math-verify is fed as its README says: ``verify(parse(gold),
+parse(answer))``; grpo-rewards-math through the public reward, ``grpo_rewards_math.accuracy(
+completions=[answer], solution=[gold])``. One call per case, each timed; both warmed up first on
+other inputs (imports, worker start). Pathological inputs run math-verify in a worker process
+killed after ``--kill-after`` seconds (it can hang in one C call where its signal timeout cannot
+reach).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+GSM8K_GOLD = (
+    "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n"
+    "Natalia sold 48+24 = <<48+24=72>>72 clips altogether in April and May.\n#### 72"
+)
+#: (gold solution, full completion, expected): GSM8K- and MATH-style, both right and wrong.
+COMPLETION_CASES: list[tuple[str, str, bool]] = [
+    (GSM8K_GOLD, "In May she sold 48 / 2 = 24 clips.\nAltogether 48 + 24 = 72.\n#### 72", True),
+    (GSM8K_GOLD, "She sold 24 in May, so 72 in total. The answer is 72.", True),
+    (GSM8K_GOLD, "48 + 24 = 72 clips. So the answer is $72$.", True),
+    (GSM8K_GOLD, "In May she sold 48 * 2 = 96, total 144.\nThe answer is 144.", False),
+    (GSM8K_GOLD, "She sold 48 + 24 = 72 clips, that is \\boxed{72}.", True),
+    (GSM8K_GOLD, "Total: 70", False),
+    ("Weng earns 12/60 = $<<12/60=0.2>>0.2 per minute.\n#### 10", "0.2 * 50 = 10, so she earned $10.", True),
+    ("#### 1,000", "The answer is 1000.", True),
+    ("#### 1,000", "The answer is 100.", False),
+    ("#### 5", "I am not sure.", False),
+    (r"The sum is $\boxed{\frac{3}{4}}$.", r"Therefore the sum is \boxed{0.75}.", True),
+    (r"The sum is $\boxed{\frac{3}{4}}$.", r"Therefore the sum is \boxed{\dfrac{3}{4}}.", True),
+    (r"The sum is $\boxed{\frac{3}{4}}$.", r"Therefore the sum is \boxed{\frac{4}{3}}.", False),
+    (r"So $x = \boxed{2\sqrt{2}}$.", r"We get $\sqrt{8}$, i.e. \boxed{\sqrt{8}}", True),
+    (r"So $x = \boxed{2\sqrt{2}}$.", r"\boxed{2.828}", False),
+    (r"$\boxed{(-\infty, 2) \cup (3, \infty)}$", r"The solution set is \boxed{(-\infty,2)\cup(3,\infty)}", True),
+    (r"$\boxed{(-\infty, 2) \cup (3, \infty)}$", r"The solution set is \boxed{(-\infty,2]\cup(3,\infty)}", False),
+    (r"The roots are $\boxed{2, 3}$.", r"The roots are \boxed{3, 2}.", True),
+    (r"The roots are $\boxed{2, 3}$.", r"The roots are \boxed{2, 4}.", False),
+    (r"The point is $\boxed{(1, -2)}$.", r"It is \boxed{(1,-2)}", True),
+    (r"The point is $\boxed{(1, -2)}$.", r"It is \boxed{(-2, 1)}", False),
+    (r"The angle is $\boxed{30^\circ}$.", r"\boxed{30}", True),
+    (r"$\boxed{\frac{\pi}{6}}$", r"The angle is \boxed{\pi/6}.", True),
+    (r"$\boxed{x^2 + 2x + 1}$", r"Expanding, \boxed{(x+1)^2}", True),
+    (r"$\boxed{x^2 + 2x + 1}$", r"Expanding, \boxed{(x-1)^2}", False),
+    (r"$\boxed{\text{(C)}}$", r"The correct option is \boxed{C}.", True),
+    (r"$\boxed{\text{(C)}}$", r"The correct option is \boxed{B}.", False),
+    (r"$\boxed{5}$", r"Final Answer: The final answer is $5$. I hope it is correct.", True),
+    (r"$\boxed{5}$", r"<think>maybe 4</think><answer>5</answer>", True),
+    (r"$\boxed{5}$", r"<think>maybe 5</think><answer>4</answer>", False),
+    (r"$\boxed{\begin{pmatrix} 1 \\ 2 \end{pmatrix}}$", r"\boxed{\begin{pmatrix}1\\2\end{pmatrix}}", True),
+    (r"$\boxed{\begin{pmatrix} 1 \\ 2 \end{pmatrix}}$", r"\boxed{\begin{pmatrix}2\\1\end{pmatrix}}", False),
+    (r"$\boxed{10\%}$", r"The rate is \boxed{10\%}.", True),
+    (r"$\boxed{-\frac{1}{2}}$", r"so $y = -\frac12$ and \boxed{-0.5}", True),
+    (r"$\boxed{\{1, 2, 3\}}$", r"\boxed{\{3, 1, 2\}}", True),
+    (r"$\boxed{\{1, 2, 3\}}$", r"\boxed{\{1, 2\}}", False),
+    (r"$\boxed{3\sqrt{3}}$", r"\boxed{\sqrt{27}}", True),
+    (r"$\boxed{e^{2}}$", r"\boxed{\exp(2)}", True),
+    (r"$\boxed{\log_2 8}$", r"\boxed{3}", True),
+    (r"$\boxed{1.5 \times 10^{3}}$", r"\boxed{1500}", True),
+    (r"$\boxed{\frac{1}{3}}$", r"\boxed{0.3333}", False),
+    (r"$\boxed{\sin^2 x + \cos^2 x}$", r"\boxed{1}", True),
+    (r"$\boxed{\text{yes}}$", r"The answer is yes.", True),
+    (r"$\boxed{\text{yes}}$", r"The answer is no.", False),
+]
+#: Pathological inputs: (name, gold, completion).
+PATHOLOGICAL: list[tuple[str, str, str]] = [
+    ("power tower 9^{9^{9^{9}}}", "$1$", r"\boxed{9^{9^{9^{9}}}}"),
+    ("power 10^{10^{7}}", "$1$", r"\boxed{10^{10^{7}}}"),
+    ("factorial 100000!", "$1$", r"\boxed{100000!}"),
+    ("300 nested parentheses", "$1$", "\\boxed{" + "(" * 300 + "1" + ")" * 300 + "}"),
+    ("1 MB completion", "$12$", "7 + 5 = 12, then 12 - 5 = 7. " * 36_000 + r"\boxed{12}"),
+    ("tower vs itself", r"$9^{9^{9^{9}}}$", r"\boxed{9^{9^{9^{9}}}}"),
+    ("10^{10^{7}} vs 10^{10^{7}}+1", r"$10^{10^{7}}$", r"\boxed{10^{10^{7}}+1}"),
+]
+#: Written reasons for cases math-verify gets right and ours gets wrong: (gold, answer) -> reason.
+REASONS: dict[tuple[str, str], str] = {}
+
+
+def table_cases() -> list[tuple[str, str, bool]]:
+    """The (gold, prediction, expected) rows of the other equivalence table, if it is there."""
+    path = ROOT / "tests" / "math" / "test_equivalence_table.py"
+    if not path.exists():
+        return []
+    spec = importlib.util.spec_from_file_location("equivalence_table", path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    rows = getattr(module, "CASES", None)
+    if rows is None:
+        rows = [v for k, v in vars(module).items() if k.isupper() and isinstance(v, list)]
+        rows = [r for group in rows for r in group]
+    out = []
+    for row in rows:
+        row = tuple(getattr(row, "values", row))
+        if len(row) >= 3 and isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[2], bool):
+            out.append((row[0], row[1], row[2]))
+    return out
+
+
+def ours(gold: str, answer: str) -> tuple[float | None, str, float]:
+    import grpo_rewards_math
+
+    labels: dict[str, list[str]] = {}
+    started = time.perf_counter()
+    value = grpo_rewards_math.accuracy(completions=[answer], solution=[gold],
+                                       log_extra=lambda c, v: labels.__setitem__(c, v))[0]
+    return value, labels["math.accuracy/outcome"][0], time.perf_counter() - started
+
+
+def theirs(gold: str, answer: str) -> tuple[bool, float]:
+    from math_verify import parse, verify
+
+    started = time.perf_counter()
+    result = verify(parse(gold), parse(answer))
+    return bool(result), time.perf_counter() - started
+
+
+class TheirsTimed:
+    """math-verify in a worker process; returns (result, seconds) measured there."""
+
+    def __call__(self, gold: str, answer: str) -> tuple[bool, float]:
+        return theirs(gold, answer)
+
+    def warmup(self) -> None:
+        theirs("$1$", "$1$")
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def run(quick: bool, kill_after: float) -> str:
+    import grpo_rewards_math
+    from grpo_rewards import map_with_deadline
+
+    table = table_cases()
+    cases = [(f"${g}$", f"${p}$", e, "table") for g, p, e in table]
+    cases += [(g, c, e, "completion") for g, c, e in COMPLETION_CASES]
+    if quick:
+        cases = cases[::10]
+    for g, a in (("$2$", "$2$"), ("$x^2$", "$x \\cdot x$"), ("#### 5", "so 5")):  # warm up both
+        ours(g, a)
+        theirs(g, a)
+    from grpo_rewards_math.rewards import SymbolicCheck
+
+    map_with_deadline(SymbolicCheck(), [("(y+1)^2", "y^2+2y+1")] * 16, timeout=60)  # start the workers
+    rows = []
+    for gold, answer, expected, source in cases:
+        value, label, t_ours = ours(gold, answer)
+        result, t_theirs = theirs(gold, answer)
+        rows.append({"gold": gold, "answer": answer, "expected": expected, "source": source, "value": value,
+                     "label": label, "t_ours": t_ours, "mv": result, "t_mv": t_theirs})
+    lines = [f"# math.accuracy vs math-verify\n\nReproduce: `python bench/bench_math.py` "
+             f"(Python {platform.python_version()}, {platform.machine()}, "
+             f"{len(table)} table cases + {len(COMPLETION_CASES)} full completions"
+             f"{', quick subset' if quick else ''}).\n"]
+    ours_right = sum((r["value"] == 1.0) == r["expected"] for r in rows)
+    mv_right = sum(r["mv"] == r["expected"] for r in rows)
+    agree = sum((r["value"] == 1.0) == r["mv"] for r in rows)
+    n = len(rows)
+    lines.append("## Agreement\n")
+    lines.append("| | cases | right (vs expected) | agreement with the other |\n|---|---|---|---|")
+    lines.append(f"| grpo-rewards-math | {n} | {ours_right} ({ours_right / n:.1%}) | {agree} ({agree / n:.1%}) |")
+    lines.append(f"| math-verify 0.9 | {n} | {mv_right} ({mv_right / n:.1%}) | |\n")
+    t_o = [r["t_ours"] for r in rows]
+    t_m = [r["t_mv"] for r in rows]
+    lines.append("## Latency per case (one call each, seconds)\n")
+    lines.append("| | median | p99 | max |\n|---|---|---|---|")
+    lines.append(f"| grpo-rewards-math | {statistics.median(t_o):.6f} | {pct(t_o, 0.99):.6f} | {max(t_o):.6f} |")
+    lines.append(f"| math-verify | {statistics.median(t_m):.6f} | {pct(t_m, 0.99):.6f} | {max(t_m):.6f} |")
+    lines.append(f"| ratio (math-verify / ours) | **{statistics.median(t_m) / statistics.median(t_o):.1f}x** | "
+                 f"{pct(t_m, 0.99) / pct(t_o, 0.99):.1f}x | {max(t_m) / max(t_o):.1f}x |\n")
+    symbolic = [r for r in rows if r["t_ours"] > 0.02]
+    lines.append(f"Cases where ours took over 20 ms (the symbolic check in a worker): {len(symbolic)}; "
+                 f"outcome labels: {dict(sorted(_count(r['label'] for r in rows).items()))}.\n")
+    for key, who in (("t_ours", "ours"), ("t_mv", "math-verify")):
+        slow = sorted(rows, key=lambda r: -r[key])[:5]
+        lines.append(f"Slowest 5 for {who}: " + "; ".join(
+            f"{_cell(r['gold'])} vs {_cell(r['answer'])} {r[key]:.3f} s" for r in slow) + "\n")
+
+    lines.append("## Disagreements\n")
+    wrong_ours = [r for r in rows if (r["value"] == 1.0) != r["expected"] and r["mv"] == r["expected"]]
+    wrong_mv = [r for r in rows if r["mv"] != r["expected"] and (r["value"] == 1.0) == r["expected"]]
+    both = [r for r in rows if r["mv"] != r["expected"] and (r["value"] == 1.0) != r["expected"]]
+    lines.append(f"math-verify right, ours wrong: {len(wrong_ours)}; ours right, math-verify wrong: "
+                 f"{len(wrong_mv)}; both wrong: {len(both)}.\n")
+    for title, group in (("math-verify right, ours wrong", wrong_ours), ("ours right, math-verify wrong", wrong_mv),
+                         ("both wrong", both)):
+        if not group:
+            continue
+        lines.append(f"### {title}\n\n| gold | answer | expected | ours (label) | math-verify | reason |\n"
+                     "|---|---|---|---|---|---|")
+        for r in group:
+            reason = REASONS.get((r["gold"], r["answer"]), "")
+            lines.append(f"| {_cell(r['gold'])} | {_cell(r['answer'])} | {r['expected']} | "
+                         f"{r['value']} ({r['label']}) | {r['mv']} | {reason} |")
+        lines.append("")
+
+    lines.append(f"## Pathological inputs (worst case; math-verify killed after {kill_after:g} s)\n")
+    lines.append("| input | gold | ours: value (label), seconds | math-verify: result, seconds |\n|---|---|---|---|")
+    items = [(g, a) for _, g, a in PATHOLOGICAL]
+    mv_out = map_with_deadline(TheirsTimed(), items, timeout=kill_after, workers=1)
+    worst_o = worst_m = 0.0
+    for (name, gold, answer), outcome in zip(PATHOLOGICAL, mv_out):
+        value, label, t = ours(gold, answer)
+        worst_o = max(worst_o, t)
+        if outcome.status == "ok":
+            worst_m = max(worst_m, outcome.value[1])
+            mv_cell = f"{outcome.value[0]}, {outcome.value[1]:.3f}"
+        else:
+            worst_m = max(worst_m, kill_after)
+            mv_cell = f"{outcome.status}, > {kill_after:g} (killed)" if outcome.status == "timeout" else (
+                f"{outcome.status}: {(outcome.error or '')[:60]}")
+        lines.append(f"| {name} | {_cell(gold)} | {value} ({label}), {t:.3f} | {mv_cell} |")
+    lines.append(f"\nWorst case: ours {worst_o:.3f} s, math-verify {'>= ' if worst_m >= kill_after else ''}"
+                 f"{worst_m:.3f} s.\n")
+
+    lines.append("## Throughput: one batch of 512 completions\n")
+    batch, golds = throughput_batch()
+    from grpo_rewards_math.rewards import clear_cache
+
+    clear_cache()
+    started = time.perf_counter()
+    values = grpo_rewards_math.accuracy(prompts=[""] * len(batch), completions=batch, solution=golds)
+    t_batch = time.perf_counter() - started
+    started = time.perf_counter()
+    mv_values = [theirs(g, c)[0] for g, c in zip(golds, batch)]
+    t_mv_batch = time.perf_counter() - started
+    agree_batch = sum((v == 1.0) == m for v, m in zip(values, mv_values))
+    lines.append("| | seconds | completions/s |\n|---|---|---|")
+    lines.append(f"| grpo_rewards_math.accuracy (one call) | {t_batch:.3f} | {len(batch) / t_batch:.0f} |")
+    lines.append(f"| math-verify (parse + verify per completion, as TRL's accuracy_reward) | {t_mv_batch:.3f} | "
+                 f"{len(batch) / t_mv_batch:.0f} |")
+    lines.append(f"\nRatio {t_mv_batch / t_batch:.1f}x; the two agree on {agree_batch}/{len(batch)}; "
+                 f"mean reward ours {sum(v or 0 for v in values) / len(values):.3f}, "
+                 f"math-verify {sum(mv_values) / len(mv_values):.3f}.\n")
+    return "\n".join(lines)
+
+
+def throughput_batch() -> tuple[list[str], list[str]]:
+    """512 completions of a GRPO step: 64 prompts x 8 generations, mixed styles and outcomes."""
+    import random
+
+    from grpo_rewards_math.tasks import make_arithmetic, make_fractions, make_linear
+
+    rng = random.Random(0)
+    rows = make_arithmetic(24, seed=1) + make_fractions(20, seed=1) + make_linear(20, seed=1)
+    completions, golds = [], []
+    for row in rows:
+        gold = row["solution"]
+        for k in range(8):
+            style = (k + rng.randint(0, 7)) % 8
+            answer = gold if rng.random() < 0.5 else str(rng.randint(-20, 40))
+            if "/" in gold and style == 3:
+                num, den = gold.split("/")
+                answer = f"\\frac{{{num}}}{{{den}}}"
+            text = [
+                f"Let me compute. The result is \\boxed{{{answer}}}.",
+                f"<think>working it out</think>\nThe answer is {answer}.",
+                f"Step 1: compute.\nStep 2: simplify.\n#### {answer}",
+                f"So we get $x = {answer}$, i.e. \\boxed{{{answer}}}",
+                f"Final Answer: The final answer is ${answer}$. I hope it is correct.",
+                f"{answer}",
+                f"I think it is {answer} but I am not sure",
+                "I cannot solve this.",
+            ][style]
+            completions.append(text)
+            golds.append(gold)
+    return completions, golds
+
+
+def _count(labels: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for label in labels:
+        out[label] = out.get(label, 0) + 1
+    return out
+
+
+def _cell(text: str) -> str:
+    text = text.replace("\n", "\\n").replace("|", "\\|")
+    return f"`{text[:80]}{'…' if len(text) > 80 else ''}`"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="every 10th case; print, do not write math.md")
+    parser.add_argument("--kill-after", type=float, default=20.0, help="seconds before math-verify is killed")
+    args = parser.parse_args()
+    report = run(args.quick, args.kill_after)
+    print(report)
+    if not args.quick:
+        (Path(__file__).resolve().parent / "math.md").write_text(report + "\n")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_math  # so that TheirsTimed pickles as bench_math.TheirsTimed for the worker
+
+    bench_math.main()
