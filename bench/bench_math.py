@@ -6,7 +6,7 @@ Run by hand (math-verify is a benchmark-only dependency)::
     python bench/bench_math.py --quick    # fewer cases, prints only
 
 Cases: every (gold, prediction, expected) row of the equivalence table in
-tests/math/test_equivalence_table.py (both sides fed as ``$…$`` text), plus GSM8K- and MATH-style
+tests/math/equivalence_cases.tsv (both sides fed as ``$…$`` text), plus GSM8K- and MATH-style
 full completions written here. math-verify is fed as its README says: ``verify(parse(gold),
 parse(answer))``; grpo-rewards-math through the public reward, ``grpo_rewards_math.accuracy(
 completions=[answer], solution=[gold])``. One call per case, each timed; both warmed up first on
@@ -18,7 +18,6 @@ reach).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import platform
 import statistics
 import sys
@@ -94,23 +93,15 @@ REASONS: dict[tuple[str, str], str] = {}
 
 
 def table_cases() -> list[tuple[str, str, bool]]:
-    """The (gold, prediction, expected) rows of the other equivalence table, if it is there."""
-    path = ROOT / "tests" / "math" / "test_equivalence_table.py"
+    """The (gold, prediction, expected) rows of the equivalence table (tests/math/equivalence_cases.tsv)."""
+    path = ROOT / "tests" / "math" / "equivalence_cases.tsv"
     if not path.exists():
         return []
-    spec = importlib.util.spec_from_file_location("equivalence_table", path)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    rows = getattr(module, "CASES", None)
-    if rows is None:
-        rows = [v for k, v in vars(module).items() if k.isupper() and isinstance(v, list)]
-        rows = [r for group in rows for r in group]
     out = []
-    for row in rows:
-        row = tuple(getattr(row, "values", row))
-        if len(row) >= 3 and isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[2], bool):
-            out.append((row[0], row[1], row[2]))
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            _category, gold, pred, expected = line.split("\t")
+            out.append((gold, pred, expected == "1"))
     return out
 
 
