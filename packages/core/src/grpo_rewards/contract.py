@@ -19,7 +19,6 @@ import copy
 import math
 import pickle
 import threading
-import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,7 +105,7 @@ class Case:
 
 
 class Runner:
-    """Picklable: calls the reward once (or three times) on one case, in a worker process."""
+    """Picklable: calls the reward on one case (twice for determinism), in a worker process."""
 
     def __init__(self, reward: Any) -> None:
         self.reward = reward
@@ -132,12 +131,6 @@ class Runner:
                 result["again"] = self._call(self.reward, snapshot)
             except Exception as exc:
                 result["again_error"] = _error_line(exc)
-            try:
-                twin = pickle.loads(pickle.dumps(self.reward))
-                result["pickled"] = self._call(twin, snapshot)
-                result["pickled_name"] = getattr(twin, "__name__", None)
-            except Exception as exc:
-                result["pickle_error"] = _error_line(exc)
         try:
             pickle.dumps(result)
         except Exception:
@@ -151,8 +144,7 @@ def _error_line(exc: BaseException) -> str:
 
     while isinstance(exc, RewardError) and exc.__cause__ is not None:
         exc = exc.__cause__
-    lines = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines() or [""]
-    text = lines[-1].split(": ", 1)[1] if ": " in lines[-1] else ""
+    text = str(exc).strip().split("\n")[0]
     return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
 
 
@@ -282,7 +274,7 @@ def _compare_original(here: Any, there: Any) -> list[str]:
 
 
 def _outcome_problems(cases: list[Case], outcomes: list[Any], declared: Sequence[str], deadline: float,
-                      output_range: tuple[float, float] | None, picklable: bool) -> list[str]:
+                      output_range: tuple[float, float] | None) -> list[str]:
     problems: list[str] = []
     failing: dict[str, list[str]] = {}  # pathological error -> input labels
     for case, outcome in zip(cases, outcomes):
@@ -329,11 +321,6 @@ def _outcome_problems(cases: list[Case], outcomes: list[Any], declared: Sequence
                 problems.append(f"{DETERMINISM}: raised {result['again_error']} on the second call ({case.label})")
             elif not _same(result["again"], got):
                 problems.append(f"{DETERMINISM}: the same inputs gave {got!r:.80} then {result['again']!r:.80}")
-            elif "pickle_error" in result:
-                if picklable:
-                    problems.append(f"{PICKLE}: the unpickled copy failed: {result['pickle_error']}")
-            elif not _same(result["pickled"], got):
-                problems.append(f"{PICKLE}: the unpickled copy gave {result['pickled']!r:.80} instead of {got!r:.80}")
     for error, labels in failing.items():
         verb = error if error.startswith("crashed") else f"raised {error}"
         problems.append(f"{PATHOLOGICAL}: {verb} on {len(labels)} input(s): {', '.join(labels)}")
@@ -418,7 +405,7 @@ def run_contract(
     if twin is not None:  # the original, in this process, against the copy the workers unpickled
         here = _run_threads(runner, [items[0]], deadline)[0]
         problems += _compare_original(here, outcomes[0])
-    problems += _outcome_problems(cases, outcomes, declared, deadline, output_range, twin is not None)
+    problems += _outcome_problems(cases, outcomes, declared, deadline, output_range)
     points = list(POINTS)
     name = getattr(reward, "__name__", repr(reward))
     return ContractResult(str(name), points, problems)
