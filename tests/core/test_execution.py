@@ -130,3 +130,11 @@ def test_in_process_reward_is_unaffected_by_workers():
 
 def len_reward(text, **row):
     return float(len(text))
+
+
+def test_a_hang_inside_a_chunk_is_pinned_on_the_right_sample(plugins, pool):
+    """Results travel in batches; after a kill the unreported samples are re-run one by one."""
+    from grpo_rewards_fixture_good import sleepy
+
+    outcomes = pool.map(sleepy, [("a",), ("bb",), ("spin",), ("cccc",)], timeout=1.0, chunk_size=4)
+    assert [(o.status, o.value) for o in outcomes] == [("ok", 1.0), ("ok", 2.0), ("timeout", None), ("ok", 4.0)]

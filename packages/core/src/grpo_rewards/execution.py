@@ -48,7 +48,7 @@ def _worker_main(conn: Connection) -> None:
             return
         if message[0] == "stop":
             return
-        _, key, payload, items = message
+        _, key, payload, items, flush_after = message
         if key not in funcs:
             try:
                 func = pickle.loads(payload)
@@ -67,18 +67,41 @@ def _worker_main(conn: Connection) -> None:
             funcs[key] = func
         func = funcs[key]
         conn.send(("go",))
+        buffer: list[tuple[bool, int, Any]] = []
+        first = 0.0
         for index, args in items:
             try:
-                value = func(*args)
-                conn.send(("ok", index, value))
+                buffer.append((True, index, func(*args)))
             except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     return
                 detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-                try:
-                    conn.send(("error", index, detail))
-                except Exception:  # an unpicklable value or a closed pipe
+                buffer.append((False, index, detail))
+            now = time.monotonic()
+            if len(buffer) == 1:
+                first = now
+            if now - first >= flush_after or len(buffer) >= 256:
+                if not _flush(conn, buffer):
                     return
+        if buffer and not _flush(conn, buffer):
+            return
+
+
+def _flush(conn: Connection, buffer: list[tuple[bool, int, Any]]) -> bool:
+    try:
+        conn.send(("res", buffer[:]))
+    except (OSError, ValueError):  # the parent is gone
+        return False
+    except Exception:  # an unpicklable value: send them one by one, the bad one as an error
+        for ok, index, value in buffer:
+            try:
+                conn.send(("res", [(ok, index, value)]))
+            except (OSError, ValueError):
+                return False
+            except Exception as exc:
+                conn.send(("res", [(False, index, f"returned an unpicklable value: {exc}")]))
+    buffer.clear()
+    return True
 
 
 # -- parent side ------------------------------------------------------------------------------
@@ -130,6 +153,7 @@ class _Worker:
         self.loaded: set[str] = set()
         self.tasks = 0
         self.items: deque[tuple[int, tuple[Any, ...]]] = deque()
+        self.isolated = False
         self.started = 0.0  # when the current item started; 0 while waiting for "go"
         self.assigned = 0.0  # when the current chunk was sent
         self.born = time.monotonic()
@@ -228,27 +252,48 @@ class WorkerPool:
         n = len(items)
         results: list[Outcome | None] = [None] * n
         size = chunk_size or max(1, min(64, -(-n // (self.size * 4))))
-        pending: deque[list[tuple[int, tuple[Any, ...]]]] = deque(
-            [(i, items[i]) for i in range(start, min(n, start + size))] for start in range(0, n, size)
+        # (items, isolated): an isolated chunk reports each item as it finishes, so a hang or crash is
+        # pinned on exactly one item; normal chunks batch their results (a few ms at a time).
+        pending: deque[tuple[list[tuple[int, tuple[Any, ...]]], bool]] = deque(
+            ([(i, items[i]) for i in range(start, min(n, start + size))], False) for start in range(0, n, size)
         )
+        flush_after = 0.002 if timeout is None else min(0.002, timeout / 20)
         while len(self._workers) < min(self.size, len(pending)):
             self._workers.append(self._spawn())
         busy: dict[Connection, _Worker] = {}
-        done = 0
-        while done < n:
+        state = {"done": 0}
+
+        def settle(index: int, outcome: Outcome) -> None:
+            results[index] = outcome
+            state["done"] += 1
+
+        def lose(w: _Worker, status: str, error: str) -> None:
+            """The worker is gone mid-chunk: pin the failure on one item or re-run the rest isolated."""
+            if w.items and (w.isolated or len(w.items) == 1):
+                index, _ = w.items.popleft()
+                settle(index, Outcome(status, None, error))
+                if w.items:
+                    pending.appendleft((list(w.items), False))
+            elif w.items:
+                pending.appendleft((list(w.items), True))
+            w.items.clear()
+
+        while state["done"] < n:
             for w in list(self._workers):  # hand out chunks to idle, started workers
                 if not pending:
                     break
                 if w.ready and not w.items and w.conn not in busy:
-                    chunk = pending.popleft()
+                    chunk, isolated = pending.popleft()
                     w.items.extend(chunk)
+                    w.isolated = isolated
                     w.started = 0.0
                     w.assigned = time.monotonic()
                     try:
-                        w.conn.send(("run", key, None if key in w.loaded else payload, chunk))
+                        w.conn.send(("run", key, None if key in w.loaded else payload, chunk,
+                                     0.0 if isolated else flush_after))
                     except (OSError, ValueError):
                         w.items.clear()
-                        pending.appendleft(chunk)
+                        pending.appendleft((chunk, isolated))
                         self._replace(w, kill=True)
                         self._workers.append(self._spawn())
                         continue
@@ -277,30 +322,20 @@ class WorkerPool:
                             w.started = time.monotonic()
                         elif kind == "fail":  # the function cannot be unpickled there
                             while w.items:
-                                index, _ = w.items.popleft()
-                                results[index] = Outcome("error", None, message[1])
-                                done += 1
+                                settle(w.items.popleft()[0], Outcome("error", None, message[1]))
                             w.loaded.discard(key)
                         else:
-                            index, _ = w.items.popleft()
-                            if kind == "ok":
-                                results[index] = Outcome("ok", message[2])
-                            else:
-                                results[index] = Outcome("error", None, message[2])
-                            done += 1
-                            w.tasks += 1
+                            for ok, index, value in message[1]:
+                                w.items.popleft()
+                                settle(index, Outcome("ok", value) if ok else Outcome("error", None, value))
+                            w.tasks += len(message[1])
                             w.started = time.monotonic()
                         if not conn.poll():
                             break
-                except (EOFError, OSError):  # the worker died: its current item is lost
+                except (EOFError, OSError):  # the worker died
                     self.stats["crashed"] += 1
                     code = w.process.wait(timeout=5) if w.process.poll() is None else w.process.poll()
-                    if w.items:
-                        index, _ = w.items.popleft()
-                        results[index] = Outcome("crashed", None, f"worker process died (exit code {code})")
-                        done += 1
-                    if w.items:
-                        pending.appendleft(list(w.items))
+                    lose(w, "crashed", f"worker process died (exit code {code})")
                     busy.pop(conn, None)
                     self._replace(w, kill=True)
                     self._workers.append(self._spawn())
@@ -313,22 +348,16 @@ class WorkerPool:
                         self._workers.append(self._spawn())
             now = time.monotonic()
             for conn, w in list(busy.items()):
-                if timeout is not None and w.started and now - w.started > timeout and w.items:
-                    index, _ = w.items.popleft()
-                    results[index] = Outcome("timeout", None, f"exceeded its {timeout:g} s deadline")
-                    done += 1
-                    self.stats["killed_timeout"] += 1
-                    if w.items:
-                        pending.appendleft(list(w.items))
-                    busy.pop(conn)
-                    self._replace(w, kill=True)
-                    self._workers.append(self._spawn())
-            for conn, w in list(busy.items()):  # loading the function (or its warmup) hung
-                if not w.started and now - w.assigned > STARTUP_TIMEOUT:
-                    while w.items:
-                        index, _ = w.items.popleft()
-                        results[index] = Outcome("timeout", None, "the function did not load in a worker in time")
-                        done += 1
+                overdue = timeout is not None and w.started and now - w.started > timeout
+                stuck = not w.started and now - w.assigned > STARTUP_TIMEOUT
+                if (overdue or stuck) and w.items:
+                    if overdue:
+                        self.stats["killed_timeout"] += 1
+                        lose(w, "timeout", f"exceeded its {timeout:g} s deadline")
+                    else:  # loading the function (or its warmup) hung
+                        while w.items:
+                            settle(w.items.popleft()[0],
+                                   Outcome("timeout", None, "the function did not load in a worker in time"))
                     busy.pop(conn)
                     self._replace(w, kill=True)
                     self._workers.append(self._spawn())
