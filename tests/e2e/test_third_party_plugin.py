@@ -100,3 +100,53 @@ def test_the_example_plugins_own_tests_pass(keywords_env):
                          env=keywords_env, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert "17 passed" in run.stdout
+
+
+@pytest.mark.slow
+def test_training_a_few_steps_with_the_example_plugin_and_first_party_rewards(keywords_env, tmp_path):
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    model = make_tiny_model(tmp_path / "tiny-model")
+    rows = [{"prompt": f"What is {a} + {b}? Give the answer.", "solution": str(a + b), "keywords": ["answer", str(a + b)]}
+            for a, b in [(1, 2), (2, 2), (3, 4), (5, 1)]]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run_dir = tmp_path / "run"
+    (tmp_path / "run.yaml").write_text(
+        f"model: {model}\n"
+        f"output_dir: {run_dir}\n"
+        "dataset:\n"
+        "  path: train.jsonl\n"
+        "rewards:\n"
+        "  - {use: math.accuracy, weight: 1.0}\n"
+        "  - {use: format.boxed, weight: 0.2}\n"
+        "  - {use: keywords.coverage, weight: 0.5, with: {keywords: [answer, the]}}\n"
+        "  - {use: keywords.column_coverage, weight: 0.5}\n"
+        "grpo:\n"
+        "  max_steps: 2\n"
+        "  per_device_train_batch_size: 4\n"
+        "  num_generations: 4\n"
+        "  max_completion_length: 8\n"
+        "  learning_rate: 1.0e-4\n"
+        "  logging_steps: 1\n"
+        "  save_steps: 2\n"
+        "  report_to: none\n"
+        "  disable_tqdm: true\n"
+        "  seed: 0\n"
+        "  bf16: false\n"
+    )
+    run = _grpo_rewards(keywords_env, "train", "run.yaml", cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    states = sorted(run_dir.glob("checkpoint-*/trainer_state.json"))
+    assert [p.parent.name for p in states] == ["checkpoint-2"]
+    history = json.loads(states[-1].read_text())["log_history"]
+    logged = [entry for entry in history if "rewards/keywords.coverage/mean" in entry]
+    assert [entry["step"] for entry in logged] == [1, 2]
+    assert all(0.0 <= entry["rewards/keywords.coverage/mean"] <= 1.0 for entry in logged)
+    assert all("rewards/keywords.column_coverage/mean" in entry and "rewards/math.accuracy/mean" in entry
+               for entry in logged)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    used = {entry["name"]: entry for entry in manifest["rewards"]}
+    assert used["keywords.coverage"]["distribution"] == "grpo-rewards-keywords"
+    assert used["keywords.coverage"]["params"] == {"keywords": ["answer", "the"], "case_sensitive": False,
+                                                   "whole_words": True}
+    assert used["keywords.column_coverage"]["version"] == "0.1.0"
