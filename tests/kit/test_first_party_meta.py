@@ -8,6 +8,7 @@ and passes the contract check. Every hook is documented where it is declared and
 from __future__ import annotations
 
 import doctest
+import functools
 import inspect
 import re
 import sys
@@ -28,6 +29,7 @@ HOOKS = sorted(name for name, obj in vars(hookspecs).items()
                if inspect.isfunction(obj) and hasattr(obj, f"{hookspecs.PROJECT_NAME}_spec"))
 
 
+@functools.cache
 def _test_sources() -> dict[Path, str]:
     return {p: p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py") if "kit" not in p.parts}
 

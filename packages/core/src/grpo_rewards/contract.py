@@ -89,7 +89,7 @@ class Case:
     completions: list[Any]
     ids: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
-    repeat: bool = False  # call again on fresh copies (determinism) and after a pickle round trip
+    repeat: bool = False  # call again on fresh copies of the inputs (determinism)
     conversational_prompts: bool = False
 
     def arguments(self, columns: Mapping[str, Any]) -> tuple[Any, ...]:
