@@ -1,0 +1,57 @@
+"""One real GRPO step through TRL's GRPOTrainer with reward_funcs/reward_weights from a reward set."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    return make_tiny_model(tmp_path_factory.mktemp("tiny"))
+
+
+def test_grpo_step_logs_each_reward_under_its_reward_set_name(registry, tiny_model, tmp_path):
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from grpo_rewards import load_reward_set
+
+    data = Dataset.from_list([{"prompt": f"Say {w}", "solution": w} for w in ("yes", "no", "maybe", "ok")])
+    reward_set = load_reward_set(
+        [
+            {"use": "fixture.shout", "weight": 1.0, "as": "loud"},
+            {"use": "fixture.offset", "weight": 0.5, "with": {"offset": 1}},
+            {"use": "fixture.matches", "weight": 2.0},
+        ],
+        registry=registry,
+        columns=data.column_names,
+    )
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "out"),
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=8,
+        max_steps=1,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        use_cpu=True,
+        reward_weights=reward_set.reward_weights,
+    )
+    trainer = GRPOTrainer(
+        model=str(tiny_model), reward_funcs=reward_set.reward_funcs, args=args, train_dataset=data,
+    )
+    trainer.train()
+    logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
+    for name in ("loud", "fixture.offset", "fixture.matches"):
+        assert math.isfinite(logged[f"rewards/{name}/mean"])
+    # offset = len(completion) + 1 >= 1 for every completion
+    assert logged["rewards/fixture.offset/mean"] >= 1.0
+    # the core reports its per-reward timing through TRL's log_metric
+    assert logged["timing/loud"] >= 0.0
+    assert logged["outcomes/fixture.matches/error"] == 0.0
+    assert trainer.reward_func_names == ["loud", "fixture.offset", "fixture.matches"]
