@@ -86,17 +86,28 @@ class Builder:
         return self.sp.Integer(k)
 
     # -- operators ---------------------------------------------------------------------------
+    def _no_infinity(self, args: list[Any], what: str) -> None:
+        """Infinity is an interval end or an answer, never an operand (sympy's oo arithmetic is slow)."""
+        sp = self.sp
+        if any(a.has(sp.oo, sp.zoo, sp.nan) for a in args):
+            raise ParseError(f"infinity inside {what}")
+
     def add(self, terms: list[Any]) -> Any:
         self.tick(len(terms))
         if len(terms) == 1:
             return terms[0]
+        self._no_infinity(terms, "a sum")
         return self.sp.Add(*terms, evaluate=self.ev)
 
     def mul(self, factors: list[Any]) -> Any:
         self.tick(len(factors))
         if len(factors) == 1:
             return factors[0]
-        return self.sp.Mul(*factors, evaluate=self.ev)
+        sp = self.sp
+        if len(factors) == 2 and factors[0] == -1 and factors[1] in (sp.oo, -sp.oo):
+            return -factors[1]
+        self._no_infinity(factors, "a product")
+        return sp.Mul(*factors, evaluate=self.ev)
 
     def neg(self, a: Any) -> Any:
         return self.mul([self.sp.Integer(-1), a])
@@ -113,6 +124,7 @@ class Builder:
     def pow(self, base: Any, exp: Any) -> Any:
         self.tick()
         sp = self.sp
+        self._no_infinity([base, exp], "a power")
         if self.huge:
             return sp.Pow(base, exp, evaluate=False)
         if exp.is_Rational and exp.is_number:
@@ -154,6 +166,8 @@ class Builder:
     def factorial(self, x: Any) -> Any:
         self.tick()
         sp = self.sp
+        if self.huge:
+            return sp.factorial(x, evaluate=False)
         if x.is_Integer:
             k = int(x)
             if k < 0:
@@ -168,6 +182,8 @@ class Builder:
     def binomial(self, n: Any, k: Any) -> Any:
         self.tick()
         sp = self.sp
+        if self.huge:
+            return sp.binomial(n, k, evaluate=False)
         if n.is_Integer and k.is_Integer:
             if self.huge or int(n) > self.limits.max_factorial or not self._spend(_factorial_digits(int(n))):
                 return self._mark_huge(sp.binomial(n, k, evaluate=False))
@@ -178,6 +194,7 @@ class Builder:
         """Apply a named elementary function (sin, arctan, ln, exp, abs, floor, ...)."""
         self.tick()
         sp = self.sp
+        self._no_infinity([arg], "a function")
         table = {
             "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot, "sec": sp.sec, "csc": sp.csc,
             "arcsin": sp.asin, "arccos": sp.acos, "arctan": sp.atan, "arccot": sp.acot, "arcsec": sp.asec,

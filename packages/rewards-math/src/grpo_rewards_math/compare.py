@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from .answer import Answer
-from .numeric import EXACT_TOL, close, random_points, small_enough, to_complex
+from .numeric import EXACT_TOL, close, random_points, rational_close, small_enough, to_complex
 from .parse import normalize_text
 
 Tri = bool | None
@@ -91,7 +91,7 @@ class Comparer:
         if "interval" in (gk, pk) and "multi" in (gk, pk):
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is not None and pi is not None:
-                return self.intervals(gi, pi, g.approx or p.approx)
+                return self.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
         if gk in _UNORDERED and pk in _UNORDERED:
             return self.unordered(self.elements(g), self.elements(p))
         if {gk, pk} <= {"tuple", "multi"}:
@@ -100,7 +100,7 @@ class Comparer:
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is None or pi is None:
                 return False
-            return self.intervals(gi, pi, g.approx or p.approx)
+            return self.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
         if gk == "matrix" or pk == "matrix":
             return self.matrices(g, p)
         if gk == "equation" or pk == "equation" or gk != pk:
@@ -178,9 +178,11 @@ class Comparer:
     def relations(self, g: Answer, p: Answer) -> Tri:
         gi, pi = self.as_interval(g), self.as_interval(p)
         if gi is not None and pi is not None:
-            return self.intervals(gi, pi, g.approx or p.approx)
+            return self.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
         if g.kind != "relation" or p.kind != "relation":
             return False
+        if g.huge or p.huge:
+            return g.value == p.value
         (gt, gops), (pt, pops) = g.value, p.value
         if len(gt) != 2 or len(pt) != 2:
             return gt == pt and gops == pops
@@ -195,7 +197,9 @@ class Comparer:
             return False
         return self.proportional(gd, pd, positive=gop != "!=")
 
-    def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...], approx: bool) -> Tri:
+    def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...], approx: bool, huge: bool) -> Tri:
+        if huge:
+            return gi == pi
         gi, pi = self.merge(gi), self.merge(pi)
         if len(gi) != len(pi):
             return False
@@ -288,7 +292,7 @@ class Comparer:
         tol = self.rel_tol if approx else EXACT_TOL
         if a.is_number and b.is_number:
             if a.is_Rational and b.is_Rational:
-                return a == b if not approx else close(to_complex(a), to_complex(b), tol)
+                return a == b if not approx else rational_close(a, b, tol)
             if a.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or b.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
                 return False
             if small_enough(a) and small_enough(b):
@@ -344,4 +348,7 @@ def _lower_end(piece: tuple[Any, ...]) -> float:
     lo = piece[0]
     if lo.is_infinite:
         return float("-inf") if lo.is_negative else float("inf")
-    return float(lo)
+    try:
+        return float(lo)
+    except (OverflowError, TypeError):
+        return float("-inf") if lo.is_negative else float("inf")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import cmath
 import random
+from fractions import Fraction
 from typing import Any
 
 EVAL_DIGITS = 30
@@ -39,6 +40,13 @@ def close(a: complex | None, b: complex | None, tol: float) -> bool:
     if scale == 0:
         return True
     return abs(a - b) <= tol * scale or abs(a - b) < 1e-300
+
+
+def rational_close(a: Any, b: Any, tol: float) -> bool:
+    """Exact relative comparison of two sympy Rationals (no float overflow for huge values)."""
+    fa, fb = Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q))
+    scale = max(abs(fa), abs(fb))
+    return scale == 0 or abs(fa - fb) <= Fraction(tol) * scale * Fraction(1_000_000_001, 1_000_000_000)
 
 
 def small_enough(e: Any) -> bool:
