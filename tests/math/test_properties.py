@@ -47,7 +47,7 @@ def _mutate(text: str, ops: list[tuple[int, str, str]]) -> str:
 mutated_latex = st.builds(_mutate, st.sampled_from(VALID), edits)
 any_latex = st.one_of(random_latex, mutated_latex, st.sampled_from(VALID), st.text(max_size=40))
 REWARD = Accuracy(timeout=1.0)
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=100, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

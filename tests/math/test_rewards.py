@@ -182,3 +182,31 @@ def test_outcome_labels_are_the_documented_ones():
 @pytest.mark.parametrize("reward", [grpo_rewards_math.accuracy, grpo_rewards_math.reasoning_accuracy])
 def test_rewards_keep_the_reward_contract(reward):
     assert_reward_contract(reward, columns={"solution": "4"})
+
+
+def test_symbolic_results_are_cached_by_gold_and_prediction(monkeypatch):
+    from math_slow_checkers import SleepyCheck
+
+    import grpo_rewards_math.equivalence as equivalence
+
+    clear_cache()
+    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
+    reward = Accuracy(timeout=30)
+    assert reward(completions=[r"\boxed{(w+1)^2}"], solution=["w^2+2w+1"]) == [1.0]
+    reward.checker = SleepyCheck()  # would time out if the worker were asked again
+    reward.timeout = 0.5
+    assert reward(completions=[r"\boxed{(w+1)^2}"], solution=["w^2+2w+1"]) == [1.0]
+    assert reward.outcome_counts == {"correct": 2}
+
+
+def test_a_failing_quick_check_leaves_the_sample_to_the_symbolic_check(monkeypatch):
+    import grpo_rewards_math.equivalence as equivalence
+
+    def broken(gold, pred, **kw):
+        raise RuntimeError("bug in the quick checks")
+
+    clear_cache()
+    monkeypatch.setattr(equivalence, "quick_equal", broken)
+    reward = Accuracy(timeout=30)
+    assert reward(completions=[r"\boxed{2/4}", r"\boxed{3/4}"], solution=["1/2", "1/2"]) == [1.0, 0.0]
+    assert reward.outcome_counts == {"correct": 1, "wrong": 1}
