@@ -113,6 +113,11 @@ def test_gold_answer_is_read_from_bare_math_and_gsm8k_solutions(solution, gold):
     assert extract_gold(solution) == gold
 
 
+def test_numpy_numbers_in_the_gold_column_are_read_as_numbers():
+    np = pytest.importorskip("numpy")
+    assert (extract_gold(np.int64(7)), extract_gold(np.float64(2.5))) == ("7", "2.5")
+
+
 @pytest.mark.parametrize("solution", [None, "", "   ", True, ["4"]])
 def test_missing_or_empty_gold_gives_none(solution):
     assert extract_gold(solution) is None

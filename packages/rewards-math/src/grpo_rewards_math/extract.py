@@ -19,6 +19,7 @@ timeout (a rule that times out finds nothing), so a 1 MB completion is safe.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -345,8 +346,8 @@ def extract_gold(solution: Any) -> str | None:
     """
     if solution is None or isinstance(solution, bool):
         return None
-    if isinstance(solution, (int, float)):
-        return repr(solution) if isinstance(solution, float) else str(solution)
+    if isinstance(solution, numbers.Real):  # int, float, numpy scalars from a dataframe
+        return str(solution)
     if not isinstance(solution, str):
         return None
     for rule in ("gsm8k", "boxed", "answer_tag"):
