@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .budget import check_budget
 from .latex_lexer import ParseError
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -45,6 +46,7 @@ class Builder:
 
     # -- bookkeeping -------------------------------------------------------------------------
     def tick(self, k: int = 1) -> None:
+        check_budget()
         self.nodes += k
         if self.nodes > self.limits.max_nodes:
             raise ParseError(f"more than max_nodes={self.limits.max_nodes} nodes")

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from .answer import Answer
+from .budget import BudgetExceeded, check_budget
 from .numeric import EXACT_TOL, close, random_points, rational_close, small_enough, to_complex
 from .parse import normalize_text
 
@@ -46,6 +47,7 @@ class Comparer:
 
     # -- answers --------------------------------------------------------------------------------
     def answers(self, g: Answer, p: Answer) -> Tri:
+        check_budget()
         if g.kind == "text" or p.kind == "text":
             if g.kind == p.kind and g.value == p.value:
                 return True
@@ -213,8 +215,11 @@ class Comparer:
     def merge(self, pieces: tuple[Any, ...]) -> list[tuple[Any, Any, bool, bool]]:
         """Canonical union of interval pieces (sorted, overlapping ones merged) when ends are real numbers."""
         sp = self.sp
+        check_budget()
         if not all(e.is_number and (e.is_real or e in (sp.oo, -sp.oo)) for pc in pieces for e in pc[:2]):
             return list(pieces)
+        if len(pieces) > 16 and not self.symbolic:
+            raise BudgetExceeded
         try:
             sets = [sp.FiniteSet(a) if a == b and not (ao or bo) else sp.Interval(a, b, ao, bo)
                     for a, b, ao, bo in pieces]
@@ -295,7 +300,9 @@ class Comparer:
                 return a == b if not approx else rational_close(a, b, tol)
             if a.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or b.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
                 return False
-            if small_enough(a) and small_enough(b):
+            quick = not self.symbolic
+            if small_enough(a, quick) and small_enough(b, quick):
+                check_budget()
                 va, vb = to_complex(a), to_complex(b)
                 if va is not None and vb is not None:
                     return close(va, vb, tol)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .budget import BudgetExceeded, time_budget
 from .latex_lexer import normalize
 from .limits import DEFAULT_LIMITS, Limits
 from .parse import Answer, ParseError, parse_answer
@@ -37,16 +38,32 @@ def _parse_pair(gold: str, pred: str, limits: Limits) -> tuple[Answer, Answer | 
     return g, p
 
 
+#: time budget (seconds) of one uncached ``quick_equal`` call, sympy's import excluded; when it is
+#: spent the answer is None (undecided) and is not cached.
+QUICK_BUDGET_S = 0.005
+#: predictions longer than this are not parsed in-process (after the text compare): None
+QUICK_MAX_PRED_CHARS = 400
+
+
 @lru_cache(maxsize=16384)
 def _quick(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool | None:
+    from .build import sympy
     from .compare import Comparer
 
-    g, p = _parse_pair(gold, pred, limits)
-    if isinstance(pred, str) and len(pred) <= limits.max_chars and _text_key(gold) == _text_key(pred):
-        return True
-    if p is None:
-        return False
-    return Comparer(rel_tol, symbolic=False).answers(g, p)
+    sympy()  # import outside the budget
+    with time_budget(QUICK_BUDGET_S):
+        g = parse_answer(gold, limits)  # ParseError for an unparsable gold goes to the caller
+        if len(pred) > limits.max_chars:
+            return False
+        if _text_key(gold) == _text_key(pred):
+            return True
+        if len(pred) > QUICK_MAX_PRED_CHARS:
+            return None  # long model output: left to the symbolic check in a worker
+        try:
+            p = parse_answer(pred, limits)
+        except ParseError:
+            return False
+        return Comparer(rel_tol, symbolic=False).answers(g, p)
 
 
 @lru_cache(maxsize=4096)
@@ -62,13 +79,27 @@ def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool:
 def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool | None:
     """Bounded check: True/False when decided cheaply, None when only symbolic work can decide.
 
+    Bounded by the size limits and by a time budget (``QUICK_BUDGET_S``): a pair that needs more
+    is None, never a wrong answer.
+
     Raises ParseError when ``gold`` cannot be parsed; an unparsable ``pred`` is False.
     """
-    return _quick(gold, pred, float(rel_tol), limits)
+    if not isinstance(gold, str):
+        raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
+    if not isinstance(pred, str):
+        return False
+    try:
+        return _quick(gold, pred, float(rel_tol), limits)
+    except BudgetExceeded:
+        return None
 
 
 def symbolic_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool:
     """Full check (may be slow: run it under a hard deadline). Raises ParseError for an unparsable gold."""
+    if not isinstance(gold, str):
+        raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
+    if not isinstance(pred, str):
+        return False
     return _symbolic(gold, pred, float(rel_tol), limits)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .budget import check_budget
+
 
 class ParseError(ValueError):
     """The text cannot be parsed (malformed, unsupported, or over a size limit; the message says which)."""
@@ -96,6 +98,8 @@ def tokenize(s: str) -> list[Token]:
     i, n = 0, len(s)
     space = False
     while i < n:
+        if len(out) % 32 == 31:
+            check_budget()
         c = s[i]
         if c.isspace():
             space = True

@@ -15,6 +15,8 @@ from typing import Any
 EVAL_DIGITS = 30
 EXACT_TOL = 1e-12  # relative tolerance when neither side was written with a decimal
 _MAX_OPS_NUMERIC = 400
+_MAX_OPS_QUICK = 60
+_MAX_DEPTH_QUICK = 8
 
 
 def to_complex(e: Any, subs: dict[Any, Any] | None = None) -> complex | None:
@@ -49,12 +51,20 @@ def rational_close(a: Any, b: Any, tol: float) -> bool:
     return scale == 0 or abs(fa - fb) <= Fraction(tol) * scale * Fraction(1_000_000_001, 1_000_000_000)
 
 
-def small_enough(e: Any) -> bool:
-    """Whether numeric evaluation of ``e`` is cheap: bounded size and no unevaluated towers."""
+def small_enough(e: Any, quick: bool = False) -> bool:
+    """Whether numeric evaluation of ``e`` is cheap enough (``quick``: for the bounded in-process check)."""
     try:
-        return e.count_ops(visual=False) <= _MAX_OPS_NUMERIC
+        if quick and _depth(e) > _MAX_DEPTH_QUICK:
+            return False
+        return e.count_ops(visual=False) <= (_MAX_OPS_QUICK if quick else _MAX_OPS_NUMERIC)
     except (TypeError, ValueError, RecursionError):
         return False
+
+
+def _depth(e: Any) -> int:
+    if not e.args:
+        return 0
+    return 1 + max(_depth(a) for a in e.args)
 
 
 def random_points(symbols: list[Any], n: int, seed: int = 20240607) -> list[dict[Any, Any]]:

@@ -1,0 +1,39 @@
+"""A per-thread time budget for the bounded in-process check (``quick_equal``).
+
+Parsing and structural comparison poll :func:`check_budget`; when the budget is spent they raise
+:class:`BudgetExceeded` and ``quick_equal`` answers None ("undecided"), which sends the pair to the
+symbolic check in a worker. The budget never changes a decided answer, only who decides it.
+
+>>> with time_budget(10.0):
+...     check_budget()
+>>> check_budget()  # no budget outside the context: never raises
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_local = threading.local()
+
+
+class BudgetExceeded(Exception):
+    """The in-process time budget is spent (not a ValueError: never mistaken for a ParseError)."""
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    previous = getattr(_local, "deadline", None)
+    _local.deadline = time.perf_counter() + seconds
+    try:
+        yield
+    finally:
+        _local.deadline = previous
+
+
+def check_budget() -> None:
+    deadline = getattr(_local, "deadline", None)
+    if deadline is not None and time.perf_counter() > deadline:
+        raise BudgetExceeded
