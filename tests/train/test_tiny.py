@@ -8,8 +8,9 @@ pytest.importorskip("transformers")
 
 
 def test_tiny_model_loads_with_its_tokenizer_and_chat_template(tmp_path):
-    from grpo_rewards.train.tiny import make_tiny_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from grpo_rewards.train.tiny import make_tiny_model
 
     path = make_tiny_model(tmp_path / "tiny")
     tokenizer = AutoTokenizer.from_pretrained(path)
@@ -24,8 +25,9 @@ def test_tiny_model_loads_with_its_tokenizer_and_chat_template(tmp_path):
 
 
 def test_tiny_model_weights_are_the_same_for_the_same_seed(tmp_path):
-    from grpo_rewards.train.tiny import make_tiny_model
     from safetensors.torch import load_file
+
+    from grpo_rewards.train.tiny import make_tiny_model
 
     a = load_file(make_tiny_model(tmp_path / "a", seed=1) / "model.safetensors")
     b = load_file(make_tiny_model(tmp_path / "b", seed=1) / "model.safetensors")

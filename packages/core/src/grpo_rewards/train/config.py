@@ -1,0 +1,274 @@
+"""The training config: read from YAML, overridden from the command line, validated before loading.
+
+A config has five sections; each one given replaces the default's whole section::
+
+    model: embedded                 # a Hugging Face id, a local folder, or the embedded SmolLM2
+    output_dir: runs/arithmetic
+    dataset:                        # one of task / path / hub, then optional n, columns, system_prompt
+      task: math:arithmetic
+      n: 512
+      seed: 0
+      params: {ops: "+"}
+    rewards:                        # a reward set (or the path of a reward-set YAML file)
+      - {use: math.accuracy, weight: 1.0}
+    grpo:                           # passed unchanged to trl.GRPOConfig
+      learning_rate: 3.0e-5
+
+Overrides are ``key=value`` with a dotted key (``grpo.learning_rate=1e-5``, ``dataset.n=64``,
+``rewards.0.weight=0.5``); the value is read as YAML (numbers like ``1e-5`` included).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import difflib
+from pathlib import Path
+from typing import Any
+
+from ..protocol import GrpoRewardsError
+
+TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo")
+SOURCE_KEYS = ("task", "path", "hub")
+DATASET_KEYS = (*SOURCE_KEYS, "n", "seed", "params", "columns", "system_prompt")
+HUB_KEYS = ("name", "config", "split", "revision")
+#: GRPOConfig fields the command sets itself, with where to set them instead.
+OWNED_GRPO_KEYS = {
+    "output_dir": "set the top-level output_dir (or --output-dir)",
+    "reward_weights": "weights come from the rewards: entries (weight:)",
+}
+
+#: The embedded default: SmolLM2-135M-Instruct on a+b, 40 steps of 8 completions x 48 tokens,
+#: about 8 minutes on 2 CPU cores (see bench/train.md).
+DEFAULT_CONFIG: dict[str, Any] = {
+    "model": "embedded",
+    "output_dir": "runs/arithmetic",
+    "dataset": {
+        "task": "math:arithmetic",
+        "n": 512,
+        "seed": 0,
+        "params": {"ops": "+", "max_value": 20},
+    },
+    "rewards": [
+        {"use": "math.accuracy", "weight": 1.0},
+        {"use": "format.boxed", "weight": 0.2},
+        {"use": "length.soft_overlong", "weight": 0.2, "with": {"max_length": 48, "buffer": 16}},
+    ],
+    "grpo": {
+        "max_steps": 40,
+        "learning_rate": 3.0e-5,
+        "lr_scheduler_type": "constant",
+        "per_device_train_batch_size": 8,
+        "num_generations": 8,
+        "max_completion_length": 48,
+        "temperature": 1.0,
+        "beta": 0.0,
+        "bf16": False,
+        "activation_checkpointing": False,
+        "logging_steps": 1,
+        "save_steps": 10,
+        "save_total_limit": 2,
+        "seed": 0,
+        "report_to": "none",
+        "disable_tqdm": True,
+    },
+}
+
+
+class ConfigError(GrpoRewardsError):
+    """The training config has problems; the message lists every one with what to change."""
+
+    def __init__(self, problems: list[str] | str, source: str = "config") -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        if len(self.problems) == 1:
+            super().__init__(f"{source}: {self.problems[0]}")
+        else:
+            lines = "\n".join(f"  - {p}" for p in self.problems)
+            super().__init__(f"{source} has {len(self.problems)} problems:\n{lines}")
+
+
+def _suggest(key: str, known: Any) -> str:
+    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value read as YAML, with ``1e-5`` read as a number (YAML 1.1 would not)."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+    return value
+
+
+def apply_override(config: dict[str, Any], item: str) -> None:
+    """Apply one ``dotted.key=value`` override in place."""
+    if "=" not in item:
+        raise ConfigError(f"override {item!r} is not key=value (for example grpo.learning_rate=1e-5)", "command line")
+    key, text = item.split("=", 1)
+    parts = [p for p in key.strip().split(".")]
+    if not all(parts):
+        raise ConfigError(f"override {item!r} has an empty key part", "command line")
+    if parts[0] not in TOP_KEYS:
+        raise ConfigError(f"override {item!r}: unknown section {parts[0]!r}{_suggest(parts[0], TOP_KEYS)}; "
+                          f"sections: {', '.join(TOP_KEYS)}", "command line")
+    node: Any = config
+    for i, part in enumerate(parts[:-1]):
+        nxt = node[int(part)] if isinstance(node, list) and part.isdigit() and int(part) < len(node) else (
+            node.get(part) if isinstance(node, dict) else None)
+        if nxt is None:
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {item!r}: {'.'.join(parts[:i + 1])} does not exist", "command line")
+            nxt = node[part] = {}
+        node = nxt
+    last = parts[-1]
+    if isinstance(node, list):
+        if not (last.isdigit() and int(last) < len(node)):
+            raise ConfigError(f"override {item!r}: no entry {last} in {'.'.join(parts[:-1])}", "command line")
+        node[int(last)] = parse_value(text)
+    elif isinstance(node, dict):
+        node[last] = parse_value(text)
+    else:
+        raise ConfigError(f"override {item!r}: {'.'.join(parts[:-1])} is not a section", "command line")
+
+
+def read_config(path: str | Path | None) -> tuple[dict[str, Any], str]:
+    """The config from a YAML file merged section-wise over :data:`DEFAULT_CONFIG` (a deep copy)."""
+    config = copy.deepcopy(DEFAULT_CONFIG)
+    if path is None:
+        return config, "default config"
+    import yaml
+
+    path = Path(path)
+    source = str(path)
+    if not path.is_file():
+        raise ConfigError(f"file not found: {path}", source)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", source) from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"expected a mapping with sections {', '.join(TOP_KEYS)}, got {type(data).__name__}",
+                          source)
+    unknown = [k for k in data if k not in TOP_KEYS]
+    if unknown:
+        raise ConfigError([f"unknown key {k!r}{_suggest(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
+                           for k in unknown], source)
+    if isinstance(data.get("rewards"), str):  # a reward-set file, relative to the config
+        rewards_path = Path(data["rewards"])
+        if not rewards_path.is_absolute() and not rewards_path.exists():
+            rewards_path = path.parent / rewards_path
+        data["rewards"] = str(rewards_path)
+    if isinstance(data.get("dataset"), dict) and isinstance(data["dataset"].get("path"), str):
+        data_path = Path(data["dataset"]["path"])
+        if not data_path.is_absolute() and not data_path.exists() and (path.parent / data_path).exists():
+            data["dataset"]["path"] = str(path.parent / data_path)
+    if "dataset" in data and "rewards" not in data:
+        data["rewards"] = None  # the task's default rewards, or an error naming the missing section
+    if data.get("grpo") is None and "grpo" in data:
+        data["grpo"] = {}
+    config.update(data)
+    return config, source
+
+
+def check_dataset_section(dataset: Any) -> list[str]:
+    """Problems in the ``dataset:`` section's shape (its contents are checked when it loads)."""
+    if not isinstance(dataset, dict):
+        return [f"dataset: expected a mapping with one of {', '.join(SOURCE_KEYS)}, got {dataset!r}"]
+    problems = [f"dataset: unknown key {k!r}{_suggest(k, DATASET_KEYS)}; keys: {', '.join(DATASET_KEYS)}"
+                for k in dataset if k not in DATASET_KEYS]
+    sources = [k for k in SOURCE_KEYS if dataset.get(k) is not None]
+    if len(sources) != 1:
+        problems.append(f"dataset: give exactly one of task:, path: or hub: (found {', '.join(sources) or 'none'})")
+    hub = dataset.get("hub")
+    if hub is not None:
+        if isinstance(hub, str):
+            hub = dataset["hub"] = {"name": hub}
+        if not isinstance(hub, dict) or not isinstance(hub.get("name"), str):
+            problems.append("dataset.hub: expected {name: ..., config: ..., split: ...}")
+        else:
+            problems += [f"dataset.hub: unknown key {k!r}{_suggest(k, HUB_KEYS)}; keys: {', '.join(HUB_KEYS)}"
+                         for k in hub if k not in HUB_KEYS]
+    n = dataset.get("n")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        problems.append(f"dataset.n: expected a positive integer, got {n!r}")
+    columns = dataset.get("columns")
+    if columns is not None and (not isinstance(columns, dict)
+                                or not all(isinstance(k, str) and isinstance(v, str) for k, v in columns.items())):
+        problems.append("dataset.columns: expected a mapping {column the trainer needs: column of the dataset}, "
+                        "like {prompt: question, solution: answer}")
+    if dataset.get("params") is not None and not isinstance(dataset["params"], dict):
+        problems.append("dataset.params: expected a mapping of task parameters")
+    system_prompt = dataset.get("system_prompt")
+    if system_prompt is not None and not isinstance(system_prompt, str):
+        problems.append("dataset.system_prompt: expected a string")
+    return problems
+
+
+def grpo_fields() -> dict[str, dataclasses.Field]:
+    from trl import GRPOConfig
+
+    return {f.name: f for f in dataclasses.fields(GRPOConfig) if f.init}
+
+
+def check_grpo_section(grpo: Any) -> list[str]:
+    """Unknown GRPOConfig keys and keys the command owns, each with a suggestion."""
+    if not isinstance(grpo, dict):
+        return [f"grpo: expected a mapping of GRPOConfig fields, got {grpo!r}"]
+    fields = grpo_fields()
+    problems = []
+    for key in grpo:
+        if key in OWNED_GRPO_KEYS:
+            problems.append(f"grpo.{key}: {OWNED_GRPO_KEYS[key]}")
+        elif key not in fields:
+            problems.append(f"grpo.{key}: not a GRPOConfig field{_suggest(key, fields)}")
+    return problems
+
+
+def check_config(config: dict[str, Any], source: str = "config") -> None:
+    """Every shape problem of a config, raised together (rewards and data are checked when resolved)."""
+    problems = [f"unknown key {k!r}{_suggest(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
+                for k in config if k not in TOP_KEYS]
+    if not isinstance(config.get("output_dir"), str) or not config["output_dir"]:
+        problems.append("output_dir: expected a folder path (or --output-dir)")
+    problems += check_dataset_section(config.get("dataset"))
+    rewards = config.get("rewards")
+    if rewards is not None and not isinstance(rewards, (list, str, dict)):
+        problems.append("rewards: expected a list of entries ({use: name, weight: w}) or a reward-set file")
+    problems += check_grpo_section(config.get("grpo") or {})
+    if problems:
+        raise ConfigError(problems, source)
+
+
+def build_config(
+    path: str | Path | None = None,
+    overrides: list[str] | None = None,
+    *,
+    output_dir: str | None = None,
+    max_steps: int | None = None,
+    seed: int | None = None,
+) -> tuple[dict[str, Any], str]:
+    """Read, override and shape-check a config; returns ``(config, source)``."""
+    config, source = read_config(path)
+    if config.get("grpo") is None:
+        config["grpo"] = {}
+    for item in overrides or []:
+        apply_override(config, item)
+    if output_dir is not None:
+        config["output_dir"] = output_dir
+    if max_steps is not None:
+        config["grpo"]["max_steps"] = max_steps
+    if seed is not None:
+        config["grpo"]["seed"] = seed
+    check_config(config, source)
+    return config, source

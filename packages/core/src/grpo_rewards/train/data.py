@@ -1,0 +1,127 @@
+"""The training dataset: a plugin task, a local JSONL/Parquet/CSV file, or a Hub dataset.
+
+After loading, ``columns:`` renames dataset columns to the names the trainer and the rewards read
+(``{prompt: question}``: the trainer's ``prompt`` is the dataset's ``question``), ``n`` keeps the
+first rows, and ``system_prompt`` turns every prompt into a conversation that starts with it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..protocol import GrpoRewardsError
+
+FILE_FORMATS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+class DatasetError(GrpoRewardsError):
+    """The dataset cannot be loaded or lacks a column; the message says which and what exists."""
+
+
+def describe(dataset_cfg: dict[str, Any]) -> str:
+    """A short name for messages: ``task math:arithmetic``, ``file data.jsonl``, ``hub gsm8k/main``."""
+    if dataset_cfg.get("task"):
+        return f"task {dataset_cfg['task']}"
+    if dataset_cfg.get("path"):
+        return f"file {dataset_cfg['path']}"
+    hub = dataset_cfg.get("hub") or {}
+    return "hub " + "/".join(str(hub[k]) for k in ("name", "config") if hub.get(k))
+
+
+def _task_rows(dataset_cfg: dict[str, Any], registry: Any) -> list[dict[str, Any]]:
+    task = registry.task(dataset_cfg["task"])
+    params = dict(dataset_cfg.get("params") or {})
+    unknown = [k for k in params if task.params and k not in task.params]
+    if unknown:
+        raise DatasetError(f"dataset.params: task {task.name} has no parameter(s) {', '.join(map(repr, unknown))}; "
+                           f"its parameters: {', '.join(task.params) or 'none'}")
+    n = int(dataset_cfg.get("n") or 512)
+    try:
+        rows = task.factory(n, int(dataset_cfg.get("seed") or 0), **params)
+    except (TypeError, ValueError) as exc:
+        raise DatasetError(f"task {task.name} rejected its parameters {params}: {exc}") from exc
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+        raise DatasetError(f"task {task.name} returned no rows (a list of dicts was expected)")
+    return rows
+
+
+def _load_file(path_text: str) -> Any:
+    from datasets import load_dataset
+
+    path = Path(path_text).expanduser()
+    if not path.is_file():
+        raise DatasetError(f"dataset.path: file not found: {path_text}")
+    kind = FILE_FORMATS.get(path.suffix.lower())
+    if kind is None:
+        raise DatasetError(f"dataset.path: {path.name}: unsupported file type {path.suffix!r}; "
+                           f"use one of {', '.join(FILE_FORMATS)}")
+    try:
+        return load_dataset(kind, data_files=str(path), split="train")
+    except Exception as exc:  # a malformed file: say which file and why
+        raise DatasetError(f"dataset.path: cannot read {path_text} as {kind}: {type(exc).__name__}: {exc}") from exc
+
+
+def _load_hub(hub: dict[str, Any]) -> Any:
+    from datasets import load_dataset
+
+    split = hub.get("split") or "train"
+    try:
+        return load_dataset(hub["name"], hub.get("config"), split=split, revision=hub.get("revision"))
+    except Exception as exc:  # offline, unknown name or config, missing split
+        raise DatasetError(f"dataset.hub: cannot load {hub['name']!r} (config {hub.get('config')!r}, split "
+                           f"{split!r}): {type(exc).__name__}: {exc}") from exc
+
+
+def _conversational(prompt: Any) -> bool:
+    return isinstance(prompt, list) and all(isinstance(m, dict) and "role" in m for m in prompt)
+
+
+def with_system_prompt(prompt: Any, system_prompt: str) -> list[dict[str, str]]:
+    """A prompt as a conversation that starts with ``system_prompt``.
+
+    >>> with_system_prompt("What is 2 + 2?", "Answer briefly.")
+    [{'role': 'system', 'content': 'Answer briefly.'}, {'role': 'user', 'content': 'What is 2 + 2?'}]
+    """
+    if _conversational(prompt):
+        rest = [m for m in prompt if m.get("role") != "system"]
+        return [{"role": "system", "content": system_prompt}, *rest]
+    return [{"role": "system", "content": system_prompt}, {"role": "user", "content": str(prompt)}]
+
+
+def load_dataset_from_config(dataset_cfg: dict[str, Any], registry: Any) -> Any:
+    """The ``datasets.Dataset`` the trainer will read, with TRL's ``prompt`` column checked."""
+    from datasets import Dataset
+
+    if dataset_cfg.get("task"):
+        dataset = Dataset.from_list(_task_rows(dataset_cfg, registry))
+    elif dataset_cfg.get("path"):
+        dataset = _load_file(dataset_cfg["path"])
+    else:
+        dataset = _load_hub(dataset_cfg["hub"])
+    where = describe(dataset_cfg)
+    mapping = dict(dataset_cfg.get("columns") or {})
+    missing = sorted(source for source in mapping.values() if source not in dataset.column_names)
+    if missing:
+        raise DatasetError(f"dataset.columns: {where} has no column(s) {', '.join(map(repr, missing))}; "
+                           f"its columns: {', '.join(dataset.column_names)}")
+    if mapping:
+        renamed = {source: target for target, source in mapping.items() if source != target}
+        clashes = [t for s, t in renamed.items() if t in dataset.column_names and t not in renamed]
+        dataset = dataset.remove_columns(clashes) if clashes else dataset
+        dataset = dataset.rename_columns(renamed)
+    if "prompt" not in dataset.column_names:
+        raise DatasetError(f"{where} has no 'prompt' column; map one with dataset.columns, e.g. "
+                           f"columns: {{prompt: question}} (its columns: {', '.join(dataset.column_names)})")
+    n = dataset_cfg.get("n")
+    if n and not dataset_cfg.get("task") and len(dataset) > n:
+        dataset = dataset.select(range(int(n)))
+    if len(dataset) == 0:
+        raise DatasetError(f"{where} has no rows")
+    first = dataset[0]["prompt"]
+    if not isinstance(first, str) and not _conversational(first):
+        raise DatasetError(f"{where}: 'prompt' must be text or a list of chat messages, got {type(first).__name__}")
+    system_prompt = dataset_cfg.get("system_prompt")
+    if system_prompt:
+        dataset = dataset.map(lambda row: {"prompt": with_system_prompt(row["prompt"], system_prompt)})
+    return dataset

