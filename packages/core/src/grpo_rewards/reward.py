@@ -120,6 +120,7 @@ class Reward:
         inputs: dict[str, Reward] | None = None,
         cache: ResultCache | None = None,
         reward_name: str | None = None,
+        units: str = "none",
     ) -> None:
         if form not in ("sample", "batch"):
             raise ValueError(f"form must be 'sample' or 'batch', not {form!r}")
@@ -139,6 +140,7 @@ class Reward:
         self.form = form
         self.params = params
         self.columns = tuple(columns)
+        self.units = units
         self.invalid_value = invalid_value
         self.on_error = on_error
         self.error_value = error_value
@@ -312,5 +314,6 @@ def make_reward(info: Any, params: dict[str, Any] | None = None, *, name: str | 
         form=info.form,
         params=params,
         columns=info.columns,
+        units=info.units,
         **defaults,
     )
