@@ -210,3 +210,11 @@ def test_a_failing_quick_check_leaves_the_sample_to_the_symbolic_check(monkeypat
     reward = Accuracy(timeout=30)
     assert reward(completions=[r"\boxed{2/4}", r"\boxed{3/4}"], solution=["1/2", "1/2"]) == [1.0, 0.0]
     assert reward.outcome_counts == {"correct": 1, "wrong": 1}
+
+
+def test_prose_after_the_answer_is_phrase_falls_back_to_the_last_number():
+    reward = Accuracy()
+    completions = ["The answer is found by adding 7 and 5, which gives 12.", "The answer is twelve."]
+    assert reward(completions=completions, solution=["12", "12"]) == [1.0, 0.0]
+    assert reward.extract(completions[0]) == "12"
+    assert reward.extract(completions[1]) == "twelve"

@@ -6,7 +6,8 @@ Rules for a completion, tried in this priority order (the first that finds somet
 2. ``answer_tag``: the last ``<answer>…</answer>`` (its content is read again by rules 3-5);
 3. ``gsm8k``: the last GSM8K marker ``#### 42``;
 4. ``phrase``: the last "final answer: …", "the answer is …" or "Answer: …" (up to the end of
-   the sentence or the line; a ``$…$`` inside it is unwrapped);
+   the sentence or the line; a ``$…$`` inside it is unwrapped); with ``accept``, a phrase
+   answer it rejects (prose the parser cannot read) is passed over;
 5. ``math``: the last ``$…$``, ``$$…$$``, ``\\(…\\)`` or ``\\[…\\]`` expression;
 6. ``last_number``: the last number in the text (within its last 64 KiB), when
    ``fallback_last_number`` is true.
@@ -20,6 +21,7 @@ timeout (a rule that times out finds nothing), so a 1 MB completion is safe.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -284,18 +286,24 @@ _RULE_FUNCS = {
 }
 
 
-def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES) -> Extraction | None:
+def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES,
+          accept: Callable[[str], bool] | None = None) -> Extraction | None:
     for rule in rules:
         if rule == "last_number" and not fallback_last_number:
             continue
         answer = _RULE_FUNCS[rule](text)
-        if answer:
+        if answer and (rule != "phrase" or accept is None or accept(answer)):
             return Extraction(answer, rule)
     return None
 
 
-def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None) -> Extraction | None:
+def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
+                accept: Callable[[str], bool] | None = None) -> Extraction | None:
     r"""The final answer of a completion and the rule that found it, or ``None``.
+
+    ``accept``: when given, an answer found by the (fuzzy) ``phrase`` rule that it rejects is
+    passed over for the later rules: "the answer is obtained by adding 7 and 5, giving 12"
+    then yields ``12`` rather than prose. The rewards pass "the parser can read it".
 
     >>> find_answer(r"7 + 5 = 12, so the answer is \boxed{12}.")
     Extraction(answer='12', rule='boxed')
@@ -305,6 +313,8 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
     Extraction(answer='\\frac{3}{4}', rule='phrase')
     >>> find_answer("<think>2+2=4</think> 4", delimiter="</think>")
     Extraction(answer='4', rule='last_number')
+    >>> find_answer("The answer is found by adding 7 and 5, giving 12.", accept=str.isdigit)
+    Extraction(answer='12', rule='last_number')
     >>> find_answer("no digits here") is None
     True
     """
@@ -315,16 +325,17 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
         if at < 0:
             return None
         text = text[at + len(delimiter):]
-    return _find(text, fallback_last_number=fallback_last_number)
+    return _find(text, fallback_last_number=fallback_last_number, accept=accept)
 
 
-def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None) -> str | None:
+def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
+                   accept: Callable[[str], bool] | None = None) -> str | None:
     r"""The final answer of a completion (see the module docstring for the rules), or ``None``.
 
     >>> extract_answer(r"<answer>The answer is $x = 3$.</answer>")
     'x = 3'
     """
-    found = find_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter)
+    found = find_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=accept)
     return found.answer if found else None
 
 

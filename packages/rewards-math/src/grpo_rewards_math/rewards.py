@@ -72,11 +72,12 @@ class SymbolicCheck:
         return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol))
 
 
-def _gold_parsable(gold: str) -> bool:
+def _parsable(answer: str) -> bool:
+    """Whether the parser can read ``answer`` (bounded; parse errors and parser bugs both say no)."""
     from .parse import ParseError, parse_answer
 
     try:
-        parse_answer(gold)
+        parse_answer(answer)
     except ParseError:
         return False
     except Exception:  # a parser bug on a dataset answer: leave the sample out, never guess
@@ -154,7 +155,8 @@ class Accuracy:
         text = completion_text(completion)
         if text is None:
             return None
-        return extract_answer(text, fallback_last_number=self.fallback_last_number, delimiter=self.delimiter)
+        return extract_answer(text, fallback_last_number=self.fallback_last_number, delimiter=self.delimiter,
+                              accept=_parsable)
 
     def __call__(
         self,
@@ -198,7 +200,7 @@ class Accuracy:
         for i in range(n):
             gold = extract_gold(golds_raw[i])
             if gold is not None and gold not in gold_ok:
-                gold_ok[gold] = _gold_parsable(gold)
+                gold_ok[gold] = _parsable(gold)
             if gold is None or not gold_ok[gold]:
                 labels[i] = "gold_unparsable"
                 continue
