@@ -1,0 +1,252 @@
+"""Fuzz inputs for every registered reward: strategies, parameter and column tables, one checked call.
+
+Shared by the hardening tests (modest ``max_examples``) and ``bench/bench_fuzz.py`` (many more).
+Rewards are found through discovery (``grpo_rewards.load_registry()``), so a new reward is fuzzed
+as soon as its plugin is installed; a reward with a required parameter or a dataset column these
+tables do not know fails loudly (``fuzz_reward`` raises ``LookupError``) instead of being skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
+
+#: Values for required parameters (no default), keyed by reward name.
+REQUIRED_PARAMS: dict[str, dict[str, Any]] = {
+    "format.regex": {"pattern": r"\\boxed\{\s*-?\d+\s*\}"},
+}
+
+#: Watchdog per reward call: generous, a hang (not slowness) is what it catches.
+WATCHDOG_S = 30.0
+
+#: Real completions the mutations start from.
+SEEDS = [
+    "<think>\nStep 1: 2 + 2 = 4.\nStep 2: check: 4 - 2 = 2.\n</think>\n<answer>\n\\boxed{4}\n</answer>",
+    "<think>2 + 2 = 4</think> <answer>\\boxed{4}</answer>",
+    "Let x = 3. Then 2x + 1 = 7, so the answer is $\\frac{7}{2}$.",
+    "We compute \\(\\sqrt{16} = 4\\). Therefore the final answer is \\boxed{\\sqrt{16}}.",
+    "#### 72",
+    "The answer is 13.",
+    "I don't know.",
+    "\\boxed{\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}}",
+    "\\boxed{(-\\infty, 3] \\cup (5, \\infty)}",
+    "<answer>\\boxed{9**9**9**9}</answer>",
+    "\\boxed{2^{2^{2^{2^{2^{2}}}}}}",
+    "```python\nprint(2 + 2)\n```\nSo \\boxed{4}",
+    "<think><think>nested</think></think><answer>\\boxed{4}</answer>",
+    "Step 1: a\nStep 2: b\nStep 3: c\nFinally, \\boxed{x^2 + 2x + 1}",
+    "the the the the the the the the the the the the",
+    "\\boxed{\\frac{1}{2}",
+    "<th\u0456nk>lookalike</th\u0456nk>\uff1canswer\uff1e\\boxed{4}\uff1c/answer\uff1e",
+]
+
+#: Gold answers for the ``solution`` column (bare answers, a MATH solution, a GSM8K solution, junk).
+SOLUTIONS = [
+    "4", "13", "72", "\\frac{7}{2}", "x^2+2x+1", "(-\\infty, 3] \\cup (5, \\infty)", "0.5", "-3",
+    "The sum is $\\boxed{4}$.", "She pays 6 * 12 = 72.\n#### 72", "not a math answer ][", "", "\\sqrt{2}",
+    "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "9**9**9", "10^{10^{10}}",
+]
+
+#: Strategies for dataset columns rewards read, keyed by column name.
+COLUMN_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "solution": st.sampled_from(SOLUTIONS),
+    "correct": st.sampled_from([True, False, 1.0, 0.0, 0.5, None, float("nan")]),
+}
+
+_FRAGMENTS = ["\\boxed{", "}", "{", "<think>", "</think>", "<answer>", "</answer>", "$", "$$", "\\frac",
+              "\\left(", "\\right)", "\\\\", "^", "_", "\n", "#### ", "the answer is ", "\x00", "\ud7ff",
+              "\u202e", "9" * 50, "**", "\\text{", "\\begin{pmatrix}", "\\end{pmatrix}", "&", "∞", "√"]
+
+_ATOMS = st.one_of(
+    st.integers(-10**6, 10**6).map(str),
+    st.sampled_from(["x", "y", "\\pi", "e", "i", "\\infty", "0.5", "1e10", "3.14", "\\alpha", "n!", "\\%",
+                     "10^{10^{10}}", "9^{9^{9}}", "\\varnothing", "\\emptyset"]),
+)
+
+
+def _latex_node(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    binary = st.tuples(children, st.sampled_from(["+", "-", "\\cdot", "\\times", "/", "^", "=", ",", "\\cup",
+                                                  "\\le", "<", "\\pm", " "]), children)
+    return st.one_of(
+        binary.map(lambda t: f"{t[0]}{t[1]}{t[2]}"),
+        st.tuples(children, children).map(lambda t: f"\\frac{{{t[0]}}}{{{t[1]}}}"),
+        children.map(lambda c: f"\\sqrt{{{c}}}"),
+        st.tuples(children, children).map(lambda t: f"{t[0]}^{{{t[1]}}}"),
+        children.map(lambda c: f"\\left({c}\\right)"),
+        st.tuples(st.sampled_from("([{"), children, children, st.sampled_from(")]}")).map(
+            lambda t: f"{t[0]}{t[1]}, {t[2]}{t[3]}"),
+        children.map(lambda c: f"\\text{{{c}}}"),
+        st.tuples(st.sampled_from(["sin", "cos", "log", "ln", "exp", "det"]), children).map(
+            lambda t: f"\\{t[0]}({t[1]})"),
+        st.tuples(children, children, children, children).map(
+            lambda t: "\\begin{pmatrix} " + f"{t[0]} & {t[1]} \\\\ {t[2]} & {t[3]}" + " \\end{pmatrix}"),
+    )
+
+
+#: LaTeX expressions from a small grammar (numbers, symbols, fractions, roots, powers, intervals...).
+latex = st.recursive(_ATOMS, _latex_node, max_leaves=12)
+
+#: A LaTeX expression as a model would write its final answer.
+latex_answers = st.tuples(st.sampled_from(["\\boxed{{{}}}", "The answer is ${}$.", "{}", "$${}$$",
+                                           "<answer>{}</answer>", "#### {}", "\\boxed{{{}"]), latex).map(
+    lambda t: t[0].format(t[1]))
+
+
+@st.composite
+def mutations(draw: Callable[..., Any]) -> str:
+    """A real completion with a few random edits: inserts, deletions, duplications, swaps."""
+    text = draw(st.sampled_from(SEEDS))
+    for _ in range(draw(st.integers(1, 6))):
+        if not text:
+            text = draw(st.sampled_from(_FRAGMENTS))
+            continue
+        i = draw(st.integers(0, len(text)))
+        j = draw(st.integers(i, min(len(text), i + 20)))
+        op = draw(st.sampled_from(["insert", "delete", "duplicate", "swap", "unicode"]))
+        if op == "insert":
+            text = text[:i] + draw(st.sampled_from(_FRAGMENTS)) + text[i:]
+        elif op == "delete":
+            text = text[:i] + text[j:]
+        elif op == "duplicate":
+            text = text[:j] + text[i:j] * draw(st.integers(1, 50)) + text[j:]
+        elif op == "swap" and j - i >= 2:
+            text = text[:i] + text[j - 1] + text[i + 1:j - 1] + text[i] + text[j:]
+        else:
+            text = text[:i] + draw(st.text(min_size=1, max_size=5)) + text[i:]
+    return text
+
+
+_HUGE_UNITS = ["a", " ", "9", "\\boxed{", "}", "{", "<think>", "<answer>", "\\frac{1}{", "x^", "the ",
+               "I add two and two. ", "$", "\\sqrt{", "(", "\u00e9", "\U0001f600", "1,", "\n"]
+MB = 1_000_000
+
+
+def huge_text(unit: str, size: int = MB, tail: str = "") -> str:
+    """``unit`` repeated to about ``size`` characters, then ``tail``."""
+    return unit * max(1, size // len(unit)) + tail
+
+
+#: Around 1 MB (10 kB to 1 MB) from one repeated unit, with an optional real ending.
+huge = st.builds(huge_text, st.sampled_from(_HUGE_UNITS), st.sampled_from([10_000, 100_000, MB]),
+                 st.sampled_from(["", "\\boxed{4}", "</think><answer>4</answer>", "#### 4"]))
+
+#: Every kind of completion text.
+texts = st.one_of(
+    st.text(max_size=200),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
+    latex_answers,
+    mutations(),
+    st.sampled_from(["", " ", "\n", "\x00", "\ufeff", "}", "{", "\\", "$", "\\boxed{}", "<think></think>"]),
+)
+
+#: A completion as TRL passes it: a string, or a conversation ending with the assistant's message.
+ROLES_BEFORE = st.sampled_from([[], [{"role": "user", "content": "q"}],
+                                [{"role": "assistant", "content": "draft"}, {"role": "tool", "content": "4"}]])
+
+
+def as_completion(text: str, conversational: bool, before: list[dict[str, Any]]) -> Any:
+    return [*before, {"role": "assistant", "content": text}] if conversational else text
+
+
+def completions_of(text_strategy: st.SearchStrategy[str], max_size: int = 4) -> st.SearchStrategy[list[Any]]:
+    """Batches of 1..``max_size`` completions, each a string or a conversation."""
+    one = st.builds(as_completion, text_strategy, st.booleans(), ROLES_BEFORE)
+    return st.lists(one, min_size=1, max_size=max_size)
+
+
+# -- building rewards and calling them under a watchdog ---------------------------------------
+def build_reward(registry: Any, name: str) -> Any:
+    """``name`` with default parameters (plus the required ones from :data:`REQUIRED_PARAMS`)."""
+    from grpo_rewards import get_reward
+
+    info = registry.reward(name)
+    params = dict(REQUIRED_PARAMS.get(name, {}))
+    missing = [p.name for p in info.params.values() if p.required and p.name not in params]
+    if missing:
+        raise LookupError(f"{name} needs parameter(s) {missing}: add a value to REQUIRED_PARAMS in {__file__}")
+    reward = get_reward(name, registry=registry, **params)
+    unknown = [c for c in reward.columns if c not in COLUMN_VALUES]
+    if unknown:
+        raise LookupError(f"{name} reads column(s) {unknown}: add a strategy to COLUMN_VALUES in {__file__}")
+    return reward
+
+
+class Hang(AssertionError):
+    """A reward call did not return within the watchdog."""
+
+
+def watchdog(func: Callable[[], Any], seconds: float = WATCHDOG_S) -> Any:
+    """``func()`` in a thread; its result or exception, or :class:`Hang` after ``seconds``."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = func()
+        except BaseException as exc:  # re-raised in the caller
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise Hang(f"no result after {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+#: RewardError messages that are documented contract errors (the caller's input is incomplete).
+CONTRACT_ERRORS = re.compile(r"needs dataset column|needs completion_ids|measures tokens and needs completion_ids")
+
+
+def token_ids(completion: Any) -> list[int]:
+    from grpo_rewards import completion_text
+
+    text = completion_text(completion) or ""
+    return [ord(c) % 997 for c in text[: max(1, len(text) // 4)]]
+
+
+def call_reward(reward: Any, completions: list[Any], columns: dict[str, list[Any]], with_ids: bool) -> Any:
+    """One checked call: values, or ``"contract"`` when a documented contract error was raised.
+
+    Checks: no exception but a documented contract error, one float-or-None per completion, finite,
+    inside the declared output range, and the same values on a second call with fresh list copies.
+    """
+    from grpo_rewards import RewardError
+
+    ids = [token_ids(c) for c in completions] if with_ids else None
+
+    def once() -> Any:
+        fresh = [c if isinstance(c, str) else [dict(m) for m in c] for c in completions]
+        return reward(prompts=["q"] * len(fresh), completions=fresh, completion_ids=None if ids is None else
+                      [list(i) for i in ids], **{k: list(v) for k, v in columns.items()})
+
+    try:
+        first = watchdog(once)
+    except RewardError as exc:
+        if CONTRACT_ERRORS.search(str(exc)):
+            return "contract"
+        raise
+    second = watchdog(once)
+    assert isinstance(first, list) and len(first) == len(completions), first
+    for v in first:
+        assert v is None or (type(v) is float and math.isfinite(v)), (reward.__name__, v)
+    assert _same(first, second), (reward.__name__, first, second)
+    return first
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(x == y or (x is None and y is None) for x, y in zip(a, b))
+
+
+def in_range(values: list[Any], output_range: tuple[float, float] | None, extra: tuple[Any, ...]) -> bool:
+    """Every value inside ``output_range`` (or one of the reward's configured special values)."""
+    if output_range is None:
+        return True
+    lo, hi = output_range
+    return all(v is None or v in extra or lo - 1e-9 <= v <= hi + 1e-9 for v in values)
