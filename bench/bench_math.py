@@ -18,6 +18,7 @@ reach).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import sys
@@ -191,7 +192,8 @@ def run(quick: bool, kill_after: float) -> str:
     lines = [f"# math.accuracy vs math-verify\n\nReproduce: `python bench/bench_math.py` "
              f"(Python {platform.python_version()}, {platform.machine()}, "
              f"{len(table)} table cases + {len(COMPLETION_CASES)} full completions"
-             f"{', quick subset' if quick else ''}).\n"]
+             f"{', quick subset' if quick else ''}; load average at the start "
+             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs).\n"]
     ours_right = sum((r["value"] == 1.0) == r["expected"] for r in rows)
     mv_right = sum(r["mv"] == r["expected"] for r in rows)
     agree = sum((r["value"] == 1.0) == r["mv"] for r in rows)
