@@ -218,3 +218,22 @@ def test_prose_after_the_answer_is_phrase_falls_back_to_the_last_number():
     assert reward(completions=completions, solution=["12", "12"]) == [1.0, 0.0]
     assert reward.extract(completions[0]) == "12"
     assert reward.extract(completions[1]) == "twelve"
+
+
+def test_a_remembered_timeout_is_retried_only_under_a_longer_deadline(monkeypatch):
+    from math_slow_checkers import SleepyCheck
+
+    import grpo_rewards_math.equivalence as equivalence
+
+    clear_cache()
+    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
+    short = Accuracy(timeout=0.5)
+    short.checker = SleepyCheck()
+    batch = {"completions": [r"\boxed{(v+1)^2}"], "solution": ["v^2+2v+1"]}
+    assert short(**batch) == [0.0]
+    short.checker = Accuracy().checker  # the real check would succeed, but the timeout is remembered
+    assert short(**batch) == [0.0]
+    assert short.outcome_counts == {"timeout": 2}
+    longer = Accuracy(timeout=30)
+    assert longer(**batch) == [1.0]
+    assert longer.outcome_counts == {"correct": 1}

@@ -31,11 +31,12 @@ from .extract import extract_answer, extract_gold
 OUTCOMES = ("correct", "wrong", "no_answer", "gold_unparsable", "timeout", "error")
 
 _CACHE_SIZE = 50_000
-_symbolic_cache: OrderedDict[tuple[str, str, float], str] = OrderedDict()
+_symbolic_cache: OrderedDict[tuple[str, str, float], tuple[str, float]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _cache_get(key: tuple[str, str, float]) -> str | None:
+def _cache_get(key: tuple[str, str, float]) -> tuple[str, float] | None:
+    """The remembered (label, deadline) of a symbolic check of (gold, pred, rel_tol)."""
     with _cache_lock:
         label = _symbolic_cache.get(key)
         if label is not None:
@@ -43,7 +44,7 @@ def _cache_get(key: tuple[str, str, float]) -> str | None:
         return label
 
 
-def _cache_put(key: tuple[str, str, float], label: str) -> None:
+def _cache_put(key: tuple[str, str, float], label: tuple[str, float]) -> None:
     with _cache_lock:
         _symbolic_cache[key] = label
         while len(_symbolic_cache) > _CACHE_SIZE:
@@ -219,8 +220,8 @@ class Accuracy:
                 labels[i] = "correct" if decided else "wrong"
                 continue
             cached = _cache_get((gold, pred, self.rel_tol))
-            if cached is not None:
-                labels[i] = cached
+            if cached is not None and (cached[0] != "timeout" or cached[1] >= self.timeout):
+                labels[i] = cached[0]
             else:
                 pending.setdefault((gold, pred), []).append(i)
         if pending:
@@ -233,8 +234,8 @@ class Accuracy:
                     label = "timeout"
                 else:
                     label = "error"
-                if label != "error":
-                    _cache_put((key[0], key[1], self.rel_tol), label)
+                if label != "error":  # a timeout is remembered with its deadline: a longer one retries
+                    _cache_put((key[0], key[1], self.rel_tol), (label, self.timeout))
                 for i in pending[key]:
                     labels[i] = label
         return labels, answers
