@@ -19,6 +19,9 @@ class Parser(Grammar):
         k = tok.kind
         if k == "NUM":
             x = self.b.number(tok.value)
+            if self.at("_") and x.is_Integer:  # 1011_2: a numeral in another base, compared as written
+                self.next()
+                self.subscript()
             if not self.in_exponent and x.is_Integer and self.at("CMD", "frac"):
                 self.next()
                 num, den = self.read_arg(), self.read_arg()
@@ -105,6 +108,8 @@ class Parser(Grammar):
     def command(self, tok: Token) -> Any:
         name = tok.value
         sp = self.sp
+        if name == "langle":
+            return self.bracket("langle")
         if name == "frac":
             num, den = self.check_scalar(self.read_arg()), self.check_scalar(self.read_arg())
             return self.b.div(num, den)
@@ -212,9 +217,15 @@ class Parser(Grammar):
         while self.accept(","):
             elems.append(self.parse_expr())
         tok = self.next()
+        self.leave()
+        if opener == "langle" or (tok.kind == "CMD" and tok.value == "rangle"):
+            if opener != "langle" or tok.value != "rangle":
+                raise ParseError("mismatched angle brackets")
+            if len(elems) == 1:
+                return self.check_scalar(elems[0])
+            return Answer("tuple", tuple(self.check_scalar(e) for e in elems))
         if tok.kind not in (")", "]"):
             raise ParseError(f"expected a closing bracket, found {tok.value!r}")
-        self.leave()
         if len(elems) == 1:
             if tok.kind != _CLOSE[opener]:
                 raise ParseError("mismatched brackets")

@@ -96,6 +96,8 @@ class Comparer:
                 return self.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
         if gk in _UNORDERED and pk in _UNORDERED:
             return self.unordered(self.elements(g), self.elements(p))
+        if gk in _UNORDERED and pk == "tuple":  # a set of solutions written in parentheses
+            return self.unordered(self.elements(g), self.elements(p))
         if {gk, pk} <= {"tuple", "multi"}:
             return self.ordered(self.elements(g), self.elements(p))
         if gk == "interval" or pk == "interval":
@@ -262,7 +264,8 @@ class Comparer:
             return True
         if g.huge or p.huge:
             return False
-        if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols and pl not in pr.free_symbols:
+        if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols and pl not in pr.free_symbols and (
+                gl == pl or (gr.is_number and pr.is_number)):
             return self.exprs(gr, pr, g.approx or p.approx, False)
         return self.proportional(gl - gr, pl - pr, positive=False)
 

@@ -35,7 +35,7 @@ SEPARATOR_WORDS = frozenset({"or", "and"})
 FUNCTION_NAMES = frozenset("fghpqFGHPQ")
 MULT_CMDS = frozenset({"cdot", "times", "ast"})
 ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "lfloor", "lceil", "emptyset", "varnothing",
-                       "imath", "infin", "mathbb"}) | FUNCS | GREEK | WRAPPERS
+                       "imath", "infin", "mathbb", "langle"}) | FUNCS | GREEK | WRAPPERS
 
 
 class Grammar:
@@ -266,7 +266,7 @@ class Grammar:
             if tok.kind == "*" or (tok.kind == "CMD" and tok.value in MULT_CMDS):
                 self.next()
                 factors.append(self.parse_unary())
-            elif tok.kind == "/" or (tok.kind == "CMD" and tok.value == "div"):
+            elif tok.kind in ("/", ":") or (tok.kind == "CMD" and tok.value == "div"):
                 self.next()
                 den = self.check_scalar(self.parse_unary())
                 num = self.b.mul([self.check_scalar(f) for f in factors])

@@ -34,11 +34,25 @@ _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
 _DELIM_RE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])\s*")
 _SPACING_RE = re.compile(r"\\\\|\\(?:quad|qquad|enspace|thinspace|medspace|thickspace|displaystyle|textstyle|"
                          r"limits)(?![A-Za-z])|\\[,;: !]|~")
+_COMMA_THOUSANDS_RE = re.compile(r"(\d),\s*(?:\\!|\{\})\s*(?=\d{3}(?!\d))")
+_SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 _THIN_THOUSANDS_RE = re.compile(r"(\d)(?:\\,|\\!|\{,\}|\\ )(?=\d{3}(?!\d))")
 _WRAPPED_RE = [
     re.compile(r"^\$\$(.*)\$\$$", re.S), re.compile(r"^\$(.*)\$$", re.S),
     re.compile(r"^\\\((.*)\\\)$", re.S), re.compile(r"^\\\[(.*)\\\]$", re.S),
 ]
+
+_REPEATING_RE = re.compile(r"(\d*)\.(\d*)\\overline\s*\{(\d{1,30})\}")
+
+
+def _repeating_to_fraction(m: re.Match[str]) -> str:
+    """0.1\\overline{6} -> \\frac{1}{6}: a repeating decimal as the exact fraction it denotes."""
+    whole, fixed, rep = m.group(1) or "0", m.group(2), m.group(3)
+    whole, fixed = whole[:60], fixed[:60]
+    num = int(whole + fixed + rep) - int(whole + fixed)
+    den = (10 ** len(rep) - 1) * 10 ** len(fixed)
+    return f"\\frac{{{num}}}{{{den}}}"
+
 
 TEXT_CMDS = frozenset({"text", "textbf", "textit", "textrm", "textnormal", "texttt", "textsf", "mbox",
                        "mathrm", "textup", "emph", "hbox"})
@@ -55,7 +69,10 @@ def normalize(text: str) -> str:
             if m:
                 s, changed = m.group(1).strip(), True
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
+    s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
     s = _THIN_THOUSANDS_RE.sub(r"\1", s)
+    s = _SPACE_THOUSANDS_RE.sub(lambda m: m.group(0).replace(" ", ""), s)
+    s = _REPEATING_RE.sub(_repeating_to_fraction, s)
     s = re.sub(r"\\left\.|\\right\.", "", s)
     s = _DELIM_RE.sub("", s)
     s = _SPACING_RE.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else ("" if m.group(0) == r"\!" else " "), s)
@@ -67,6 +84,7 @@ def normalize(text: str) -> str:
 
 
 _NUM_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
+_PLAIN_NUM_RE = re.compile(r"\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
 _WORD_RE = re.compile(r"[A-Za-z]+")
 _CMD_RE = re.compile(r"\\([A-Za-z]+)\s*\*?")
 _TWO = {"**": "^", "<=": "LE", ">=": "GE", "!=": "NE", "=<": "LE", "=>": "GE"}
@@ -96,6 +114,7 @@ def tokenize(s: str) -> list[Token]:
     """Split normalised text into tokens; raises ParseError on characters we do not understand."""
     out: list[Token] = []
     i, n = 0, len(s)
+    depth = 0  # open brackets, for telling 1,000 from the pair (1,000)
     space = False
     while i < n:
         if len(out) % 32 == 31:
@@ -108,7 +127,12 @@ def tokenize(s: str) -> list[Token]:
         if c.isdigit() or (c == "." and i + 1 < n and s[i + 1].isdigit()):
             m = _NUM_RE.match(s, i)
             assert m is not None
-            out.append(Token("NUM", m.group(0).replace(",", ""), space))
+            text = m.group(0)
+            if depth > 0 and text.count(",") == 1:  # (12,102) is a pair, 12,102 alone is a number
+                m = _PLAIN_NUM_RE.match(s, i)
+                assert m is not None
+                text = m.group(0)
+            out.append(Token("NUM", text.replace(",", ""), space))
             i = m.end()
         elif c.isalpha() and c.isascii():
             m = _WORD_RE.match(s, i)
@@ -152,6 +176,7 @@ def tokenize(s: str) -> list[Token]:
                     out.append(Token("CMD", content.strip(), space))
                 else:
                     out.append(Token("CMD", name, space))
+                    depth += (name == "langle") - (name == "rangle")
             else:
                 nxt = s[i + 1] if i + 1 < n else ""
                 kind = {"{": "SETOPEN", "}": "SETCLOSE", "|": "|", "%": "%", "\\": "ROWSEP", "#": "#",
@@ -159,12 +184,14 @@ def tokenize(s: str) -> list[Token]:
                 if kind is None or kind == "#":
                     raise ParseError(f"unsupported escape {s[i:i + 2]!r}")
                 out.append(Token(kind, nxt, space))
+                depth += (kind == "SETOPEN") - (kind == "SETCLOSE")
                 i += 2
         elif s[i : i + 2] in _TWO:
             out.append(Token(_TWO[s[i : i + 2]], s[i : i + 2], space))
             i += 2
         elif c in _SINGLE or c == "%":
             out.append(Token(c, c, space))
+            depth += (c in "([{") - (c in ")]}")
             i += 1
         else:
             raise ParseError(f"unexpected character {c!r}")
