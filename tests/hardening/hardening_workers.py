@@ -1,0 +1,59 @@
+"""Module-level functions the fault tests run in worker processes (they must be importable there)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import grpo_rewards
+
+_HOARD: list[bytes] = []
+
+
+def slow_square(x: int, delay: float) -> int:
+    time.sleep(delay)
+    return x * x
+
+
+def whoami(x: int) -> tuple[int, int]:
+    return os.getpid(), x
+
+
+def leak(megabytes: int) -> tuple[int, int]:
+    """Keeps ``megabytes`` of touched memory for the life of the process; returns (pid, RSS in KiB)."""
+    _HOARD.append(b"\x01" * (megabytes * 1_000_000))
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return os.getpid(), int(line.split()[1])
+    return os.getpid(), 0
+
+
+def length_unless_boom(text: str, **row: Any) -> float:
+    """len(text), and a ValueError on a completion containing BOOM."""
+    if "BOOM" in text:
+        raise ValueError("BOOM in the completion")
+    return float(len(text))
+
+
+def slow_length(text: str, **row: Any) -> float:
+    time.sleep(0.05)
+    return float(len(text))
+
+
+def crash_on_crash(text: str, **row: Any) -> float:
+    """len(text); the worker process dies (SIGKILL to itself) on a completion containing CRASH."""
+    if "CRASH" in text:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+    return float(len(text))
+
+
+# -- an in-process plugin for reward-set and score_rows tests ---------------------------------
+@grpo_rewards.hookimpl
+def register_rewards(register: Any) -> None:
+    register("boom", length_unless_boom)
+    register("slow", slow_length)
+    register("crash", crash_on_crash)
