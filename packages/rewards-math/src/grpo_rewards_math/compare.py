@@ -273,19 +273,19 @@ class Comparer:
         """Whether a = c * b for a constant c != 0 (c > 0 when ``positive``): same equation / inequality."""
         if a == b:
             return True
-        if not self.symbolic:
-            return None
+        quick = not self.symbolic
         syms = sorted(a.free_symbols | b.free_symbols, key=str)
-        if not syms or not (small_enough(a) and small_enough(b)):
-            return False
+        if not syms or not (small_enough(a, quick) and small_enough(b, quick)):
+            return None if quick else False
         ratios = []
         for pt in random_points(syms, 5):
+            check_budget()
             va, vb = to_complex(a, pt), to_complex(b, pt)
             if va is None or vb is None or vb == 0:
                 continue
             ratios.append(va / vb)
         if len(ratios) < 3 or ratios[0] == 0:
-            return False
+            return None if quick else False
         if positive and not (abs(ratios[0].imag) < 1e-12 and ratios[0].real > 0):
             return False
         return all(close(r, ratios[0], 1e-9) for r in ratios[1:])
@@ -313,31 +313,36 @@ class Comparer:
         if not self.symbolic:
             if a.is_Symbol and b.is_Symbol:
                 return False
+            if small_enough(a, True) and small_enough(b, True):
+                return self.numeric_identity(a, b, tol)
             return None
         return self.symbolic_exprs(a, b, tol)
 
     def symbolic_exprs(self, a: Any, b: Any, tol: float) -> bool:
-        sp = self.sp
         if not (small_enough(a) and small_enough(b)):
             return False
-        d = a - b
-        if d == 0:
+        if a - b == 0:
             return True
-        syms = sorted(d.free_symbols | a.free_symbols | b.free_symbols, key=str)
+        r = self.numeric_identity(a, b, tol)
+        if r is not None:
+            return r
+        return self.simplify_equal(a, b)
+
+    def numeric_identity(self, a: Any, b: Any, tol: float) -> Tri:
+        """Evaluate both at random points: False on a clear difference, True when 3 points agree."""
+        syms = sorted(a.free_symbols | b.free_symbols, key=str)
         agreed = 0
         for pt in random_points(syms, 5):
+            check_budget()
             va, vb = to_complex(a, pt), to_complex(b, pt)
             if va is None or vb is None:
                 continue
             if not close(va, vb, tol):
                 return False
             agreed += 1
-        if agreed >= 3:
-            return True
-        try:
-            return bool(sp.simplify(d) == 0)
-        except (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError):
-            return False
+            if agreed == 3:
+                return True
+        return None
 
     def simplify_equal(self, a: Any, b: Any) -> bool:
         try:

@@ -45,12 +45,18 @@ QUICK_BUDGET_S = 0.005
 QUICK_MAX_PRED_CHARS = 400
 
 
+@lru_cache(maxsize=1)
+def _warm_up() -> None:
+    from .numeric import warm_up
+
+    warm_up()
+
+
 @lru_cache(maxsize=16384)
 def _quick(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool | None:
-    from .build import sympy
     from .compare import Comparer
 
-    sympy()  # import outside the budget
+    _warm_up()  # sympy's import and lazy paths: outside the budget
     with time_budget(QUICK_BUDGET_S):
         g = parse_answer(gold, limits)  # ParseError for an unparsable gold goes to the caller
         if len(pred) > limits.max_chars:

