@@ -1,0 +1,98 @@
+"""Behavioural sentinel: completions and gold answers that would run code if evaluated, through EVERY reward.
+
+Each payload would create a SENTINEL file if anything evaluated, executed or unpickled it. Every
+discovered reward scores them (in-process, and per-sample rewards also in worker processes, where
+no spy can look); afterwards the file must not exist, and no payload reached eval/exec/compile or
+sympy's string parsers in this process.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import pytest
+from fuzz_inputs import REQUIRED_PARAMS, build_reward, call_reward, token_ids, watchdog
+
+from grpo_rewards import load_registry, load_reward_set
+
+NAMES = sorted(load_registry().rewards)
+
+PAYLOADS = [
+    "__import__('os').system('touch {s}')",
+    "__import__(\"os\").system(\"touch {s}\")",
+    "(lambda f: f('touch {s}'))(__import__('os').system)",
+    "().__class__.__bases__[0].__subclasses__()[0].__init__.__globals__['os'].system('touch {s}')",
+    "S('__import__(\"os\").system(\"touch {s}\")')",
+    "sympify(\"__import__('os').system('touch {s}')\")",
+    "exec(\"import os; os.system('touch {s}')\")",
+    "eval(\"__import__('os').system('touch {s}')\")",
+    "open('{s}', 'w').write('pwned')",
+    "import os; os.system('touch {s}')",
+    "cos\nsystem\n(S'touch {s}'\ntR.",  # a protocol-0 pickle of os.system('touch ...')
+    "!!python/object/apply:os.system ['touch {s}']",
+]
+WRAPS = ["{}", "\\boxed{{{}}}", "The answer is ${}$.", "<think>{}</think><answer>{}</answer>", "#### {}"]
+
+
+def _texts(sentinel) -> list[str]:
+    payloads = [p.format(s=sentinel) for p in PAYLOADS]
+    return [w.format(p, p) for p in payloads for w in WRAPS]
+
+
+@pytest.fixture
+def spies(monkeypatch):
+    """Every source string carrying the payload marker handed to eval/exec/compile or sympy's parsers."""
+    import sympy
+    import sympy.parsing.sympy_parser as sympy_parser
+
+    seen: list[str] = []
+
+    def spy(real):
+        def call(source, *args, **kwargs):
+            if isinstance(source, (str, bytes)) and b"SENTINEL" in (source if isinstance(source, bytes)
+                                                                   else source.encode("utf-8", "replace")):
+                seen.append(str(source))
+            return real(source, *args, **kwargs)
+        return call
+
+    for owner, name in [(builtins, "eval"), (builtins, "exec"), (builtins, "compile"),
+                        (sympy_parser, "parse_expr"), (sympy, "sympify")]:
+        monkeypatch.setattr(owner, name, spy(getattr(owner, name)))
+    return seen
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_code_in_completions_and_gold_answers_never_runs(tmp_path, spies, hardening_registry, name):
+    sentinel = tmp_path / "SENTINEL"
+    texts = _texts(sentinel)
+    reward = build_reward(hardening_registry, name)
+    columns = {c: (texts if c == "solution" else [True] * len(texts)) for c in reward.columns}
+    completions = texts[: len(texts) // 2] + [[{"role": "assistant", "content": t}] for t in texts[len(texts) // 2:]]
+    values = call_reward(reward, completions, columns, with_ids=True)
+    assert values != "contract"
+    info = hardening_registry.reward(name)
+    if info.form == "sample":  # the same in worker processes
+        in_workers = load_reward_set([{"use": name, "with": REQUIRED_PARAMS.get(name, {}), "timeout": 30.0,
+                                       "workers": 2}], registry=hardening_registry).rewards[0]
+        ids = [token_ids(c) for c in completions]
+        assert watchdog(lambda: in_workers(completions=list(completions), completion_ids=ids,
+                                           **{c: list(v) for c, v in columns.items()})) == values
+    assert not sentinel.exists()
+    assert spies == []
+
+
+def test_the_sentinel_would_catch_evaluation(tmp_path):
+    sentinel = tmp_path / "SENTINEL"
+    exec(compile(PAYLOADS[0].format(s=sentinel), "<payload>", "exec"))  # what a reward must never do
+    assert sentinel.exists()
+
+
+def test_a_user_regex_that_backtracks_forever_is_stopped_by_its_timeout(hardening_registry):
+    from grpo_rewards import get_reward
+
+    reward = get_reward("format.regex", registry=hardening_registry, pattern=r"(a+)+$", regex_timeout=0.2,
+                        timeout_value=-1.0)
+    logged: dict[str, float] = {}
+    values = watchdog(lambda: reward(completions=["a" * 64 + "b", "aaa"], log_metric=logged.__setitem__))
+    assert values == [-1.0, 1.0]
+    assert logged["outcomes/format.regex/regex_timeout"] == 1.0

@@ -1,0 +1,108 @@
+"""Static checks over every module of the project (packages/*/src, examples/*/src).
+
+1. No call that runs or deserialises text (eval, exec, compile, sympify, parse_expr, S("..."),
+   pickle/marshal/yaml loads, torch.load) except the reviewed call sites below, none of which
+   sees text from a completion or a dataset. A new call site fails until it is reviewed.
+2. Every ``regex`` match passes ``timeout=``, and every stdlib ``re`` pattern is a literal (``re``
+   cannot time out), except the reviewed, provably linear call sites below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from code_scan import ROOT, dangerous_calls, project_modules, scan, untimed_regex_calls
+
+#: (module, enclosing function, resolved call) -> why it never sees completion or dataset text.
+ALLOWED_DANGEROUS = {
+    ("packages/core/src/grpo_rewards/execution.py", "_worker_main", "pickle.loads"):
+        "the worker unpickles the function its parent process sent over a private socket pair; never text",
+    ("packages/core/src/grpo_rewards/contract.py", "run_contract", "pickle.loads"):
+        "the contract check round-trips the reward object it just pickled itself (pickle.loads(pickle.dumps(r)))",
+}
+
+#: (module, enclosing function, resolved call) -> why the pattern is linear and needs no timeout.
+ALLOWED_UNTIMED_REGEX = {
+    ("packages/rewards-math/src/grpo_rewards_math/extract.py", "_last_number", "regex.sub"):
+        r"constant pattern \s+ (linear) on an answer already capped at MAX_ANSWER_CHARS",
+    ("packages/rewards-math/src/grpo_rewards_math/latex_lexer.py", "<module>", "re.compile"):
+        "an alternation of re.escape'd constant symbols from the module's own table: no user input, linear",
+    ("examples/third-party-plugin/src/grpo_rewards_keywords/__init__.py", "_patterns", "re.compile"):
+        r"re.escape(keyword) between fixed lookarounds (?<!\w)...(?!\w): a literal, matched in linear time",
+}
+
+
+def _key(site) -> tuple[str, str, str]:
+    return site.path, site.function, site.call
+
+
+def _all(find) -> dict[tuple[str, str, str], list[int]]:
+    found: dict[tuple[str, str, str], list[int]] = {}
+    for path in project_modules():
+        for site in find(scan(path)):
+            found.setdefault(_key(site), []).append(site.line)
+    return found
+
+
+def test_the_scan_covers_every_package_and_the_example_plugin():
+    dirs = {str(p.relative_to(ROOT)).split("/src/")[0] for p in project_modules()}
+    assert {"packages/core", "packages/rewards-math", "packages/rewards-format", "packages/rewards-length",
+            "examples/third-party-plugin"} <= dirs
+
+
+def test_no_unreviewed_call_evaluates_or_unpickles_text():
+    found = _all(dangerous_calls)
+    new = {f"{k[0]}:{lines} in {k[1]}: {k[2]}" for k, lines in found.items() if k not in ALLOWED_DANGEROUS}
+    assert not new, "unreviewed call sites (review them, then add them to ALLOWED_DANGEROUS with a reason):\n" + \
+        "\n".join(sorted(new))
+
+
+def test_every_reviewed_dangerous_call_site_still_exists():
+    assert set(ALLOWED_DANGEROUS) <= set(_all(dangerous_calls)), "drop stale entries from ALLOWED_DANGEROUS"
+
+
+def test_every_regex_match_has_a_timeout_or_a_reviewed_linear_pattern():
+    found = _all(untimed_regex_calls)
+    new = {f"{k[0]}:{lines} in {k[1]}: {k[2]}" for k, lines in found.items() if k not in ALLOWED_UNTIMED_REGEX}
+    assert not new, "regex calls without timeout= (add one, or prove the pattern linear in ALLOWED_UNTIMED_REGEX):\n" \
+        + "\n".join(sorted(new))
+
+
+def test_every_reviewed_regex_call_site_still_exists():
+    assert set(ALLOWED_UNTIMED_REGEX) <= set(_all(untimed_regex_calls)), "drop stale entries"
+
+
+# -- the scanner itself: it finds what it must, through aliases -------------------------------
+SAMPLE = '''
+import pickle as pk
+import regex
+import re
+from sympy import sympify as sp, S
+from sympy.parsing.sympy_parser import parse_expr
+
+def score(text, pattern):
+    a = eval(text)
+    b = sp(text) + S(text) + S(2) + parse_expr(text)
+    c = pk.loads(text.encode())
+    regex.search(pattern, text)
+    regex.compile(pattern).finditer(text)
+    regex.compile(pattern).finditer(text, timeout=0.1)
+    re.search(pattern, text)
+    re.search(r"\\d+", text)
+
+class R:
+    def __call__(self, text):
+        return self._compiled(text) or self.parse_expr() or text.split(",")
+'''
+
+
+def test_scanner_finds_calls_through_aliases(tmp_path: Path):
+    scanner = scan(tmp_path / "sample.py", SAMPLE, root=tmp_path)
+    assert [(s.function, s.call) for s in dangerous_calls(scanner)] == [
+        ("score", "builtins.eval"), ("score", "sympy.sympify"), ("score", "sympy.S"),
+        ("score", "sympy.parsing.sympy_parser.parse_expr"), ("score", "pickle.loads"),
+    ]
+    assert [(s.function, s.call) for s in untimed_regex_calls(scanner)] == [
+        ("score", "regex.search"), ("score", "regex.compile().finditer"), ("score", "re.search"),
+        ("R.__call__", "self._compiled"),
+    ]
