@@ -90,7 +90,7 @@ def test_the_sentinel_would_catch_evaluation(tmp_path):
 def test_a_user_regex_that_backtracks_forever_is_stopped_by_its_timeout(hardening_registry):
     from grpo_rewards import get_reward
 
-    reward = get_reward("format.regex", registry=hardening_registry, pattern=r"(a+)+$", regex_timeout=0.2,
+    reward = get_reward("format.regex", registry=hardening_registry, pattern=r"(a|aa)+$", regex_timeout=0.2,
                         timeout_value=-1.0)
     logged: dict[str, float] = {}
     values = watchdog(lambda: reward(completions=["a" * 64 + "b", "aaa"], log_metric=logged.__setitem__))
