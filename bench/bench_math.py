@@ -110,7 +110,10 @@ NOTES = """## Reading these figures
   timeouts use `signal.alarm`, which only works on the main thread and cannot stop a long C call,
   hence the worker process and the kill for the pathological inputs. (Run there, on its worker's main
   thread, its 5 s alarms do fire; off the main thread, as in TRL's async reward loop, they cannot.)
-- One machine, shared with other work while it ran: read ratios, not absolute times.
+- One machine, shared with other work while it ran: read ratios, not absolute times. The in-process
+  checks have a 5 ms wall-clock budget per pair (`equivalence.QUICK_BUDGET_S`); on a loaded machine
+  more simple pairs overrun it and make the round trip to a worker (still right, but slower), which is
+  why the task-mix batch varies most from run to run (0.06-0.3 s seen).
 """
 
 
@@ -163,6 +166,7 @@ def pct(values: list[float], q: float) -> float:
 def run(quick: bool, kill_after: float) -> str:
     from grpo_rewards import map_with_deadline
 
+    load = os.getloadavg()[0]
     table = table_cases()
     cases = [(f"${g}$", f"${p}$", e, "table") for g, p, e in table]
     cases += [(g, c, e, "completion") for g, c, e in COMPLETION_CASES]
@@ -193,7 +197,7 @@ def run(quick: bool, kill_after: float) -> str:
              f"(Python {platform.python_version()}, {platform.machine()}, "
              f"{len(table)} table cases + {len(COMPLETION_CASES)} full completions"
              f"{', quick subset' if quick else ''}; load average at the start "
-             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs).\n"]
+             f"{load:.1f} on {os.cpu_count()} CPUs).\n"]
     ours_right = sum((r["value"] == 1.0) == r["expected"] for r in rows)
     mv_right = sum(r["mv"] == r["expected"] for r in rows)
     agree = sum((r["value"] == 1.0) == r["mv"] for r in rows)
