@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -211,11 +212,13 @@ def token_ids(completion: Any) -> list[int]:
     return [ord(c) % 997 for c in text[: max(1, len(text) // 4)]]
 
 
-def call_reward(reward: Any, completions: list[Any], columns: dict[str, list[Any]], with_ids: bool) -> Any:
+def call_reward(reward: Any, completions: list[Any], columns: dict[str, list[Any]], with_ids: bool,
+                timings: list[float] | None = None) -> Any:
     """One checked call: values, or ``"contract"`` when a documented contract error was raised.
 
     Checks: no exception but a documented contract error, one float-or-None per completion, finite,
     inside the declared output range, and the same values on a second call with fresh list copies.
+    ``timings`` (when given) receives the seconds of the first call.
     """
     from grpo_rewards import RewardError
 
@@ -226,12 +229,16 @@ def call_reward(reward: Any, completions: list[Any], columns: dict[str, list[Any
         return reward(prompts=["q"] * len(fresh), completions=fresh, completion_ids=None if ids is None else
                       [list(i) for i in ids], **{k: list(v) for k, v in columns.items()})
 
+    started = time.perf_counter()
     try:
         first = watchdog(once)
     except RewardError as exc:
         if CONTRACT_ERRORS.search(str(exc)):
             return "contract"
         raise
+    finally:
+        if timings is not None:
+            timings.append(time.perf_counter() - started)
     second = watchdog(once)
     assert isinstance(first, list) and len(first) == len(completions), first
     for v in first:

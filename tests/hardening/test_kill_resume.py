@@ -1,0 +1,128 @@
+"""A training run SIGKILLed between two checkpoints resumes with ``--resume`` and damages nothing.
+
+``grpo-rewards train`` (the real command, first-party rewards, the math:arithmetic task, a tiny random
+model) runs in a subprocess with ``save_steps=1``; it is killed with SIGKILL once its first
+checkpoint is complete and before the run ends. ``grpo-rewards train --output-dir D --resume`` then
+continues from the last complete checkpoint: the global step continues (every step logged exactly
+once), the config file is byte-identical, the manifest keeps its content and only gains a resume
+record with no reward-set change, and every file of the earlier checkpoints is unchanged and loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+MAX_STEPS = 6
+KILL_WAIT_S = 240.0
+
+
+def _command() -> list[str]:
+    script = Path(sys.executable).parent / "grpo-rewards"
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from grpo_rewards.cli import main; sys.exit(main())"]
+
+
+def _complete_checkpoints(run_dir: Path) -> list[Path]:
+    found = [p for p in run_dir.glob("checkpoint-*") if (p / "trainer_state.json").is_file()]
+    return sorted(found, key=lambda p: int(p.name.split("-")[1]))
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _assert_loads(checkpoint: Path) -> None:
+    """Every safetensors file has a readable header and tensors; every JSON file parses."""
+    from safetensors import safe_open
+
+    tensors = list(checkpoint.glob("*.safetensors"))
+    assert tensors, f"{checkpoint} holds no weights"
+    for path in tensors:
+        raw = path.read_bytes()
+        (size,) = struct.unpack("<Q", raw[:8])
+        header = json.loads(raw[8:8 + size])
+        assert header and len(raw) >= 8 + size
+        with safe_open(str(path), framework="pt") as f:
+            for key in f.keys():
+                f.get_tensor(key)
+    for path in checkpoint.glob("*.json"):
+        json.loads(path.read_text(encoding="utf-8"))
+    state = json.loads((checkpoint / "trainer_state.json").read_text(encoding="utf-8"))
+    assert state["global_step"] == int(checkpoint.name.split("-")[1])
+
+
+@pytest.mark.slow
+def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage(tmp_path):
+    import yaml
+
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    model = make_tiny_model(tmp_path / "tiny")
+    run_dir = tmp_path / "run"
+    config = {
+        "model": str(model),
+        "output_dir": str(run_dir),
+        "dataset": {"task": "math:arithmetic", "n": 64, "seed": 0},
+        "rewards": [{"use": "math.accuracy", "weight": 1.0}, {"use": "format.boxed", "weight": 0.2}],
+        "grpo": {"max_steps": MAX_STEPS, "per_device_train_batch_size": 4, "num_generations": 4,
+                 "max_completion_length": 8, "logging_steps": 1, "save_steps": 1, "learning_rate": 1.0e-4,
+                 "seed": 0, "report_to": "none", "bf16": False, "activation_checkpointing": False,
+                 "disable_tqdm": True, "use_cpu": True},
+    }
+    config_file = tmp_path / "run.yaml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False))
+    env = {**os.environ, "GRPO_REWARDS_PLUGINS": "math,format,length", "OMP_NUM_THREADS": "1"}
+
+    first = subprocess.Popen([*_command(), "train", str(config_file)], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        started = time.monotonic()
+        while not _complete_checkpoints(run_dir) and first.poll() is None:
+            assert time.monotonic() - started < KILL_WAIT_S, "no checkpoint appeared"
+            time.sleep(0.02)
+        os.killpg(first.pid, signal.SIGKILL)  # the trainer and its reward workers, mid-run
+    finally:
+        out = first.communicate(timeout=60)[0].decode(errors="replace")
+    assert first.returncode == -signal.SIGKILL, f"the run ended before it was killed:\n{out[-3000:]}"
+    saved = _complete_checkpoints(run_dir)
+    last = saved[-1]
+    assert int(last.name.split("-")[1]) < MAX_STEPS
+    before = {p.name: _digest(p) for p in saved}
+    config_bytes = (run_dir / "config.yaml").read_bytes()
+    manifest_before = json.loads((run_dir / "manifest.json").read_text())
+
+    resumed = subprocess.run([*_command(), "train", "--output-dir", str(run_dir), "--resume"], env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    assert f"resuming from {last}" in resumed.stdout
+
+    final = json.loads((run_dir / f"checkpoint-{MAX_STEPS}" / "trainer_state.json").read_text())
+    assert final["global_step"] == MAX_STEPS
+    logged = [e["step"] for e in final["log_history"] if "loss" in e]
+    assert logged == list(range(1, MAX_STEPS + 1))  # continued from the checkpoint: no step twice, none missing
+
+    assert (run_dir / "config.yaml").read_bytes() == config_bytes
+    assert not list(run_dir.glob("config.resume-*.yaml"))
+    manifest_after = json.loads((run_dir / "manifest.json").read_text())
+    resumes = manifest_after.pop("resumes")
+    assert manifest_after == manifest_before
+    assert [(r["checkpoint"], r["changes"], r["rewards"]) for r in resumes] == [(last.name, [], None)]
+
+    for name, digest in before.items():  # the earlier checkpoints: untouched and loadable
+        assert _digest(run_dir / name) == digest, name
+        _assert_loads(run_dir / name)
+    _assert_loads(run_dir / f"checkpoint-{MAX_STEPS}")
