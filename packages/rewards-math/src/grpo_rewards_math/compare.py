@@ -51,7 +51,7 @@ class Comparer:
         if g.kind == "text" or p.kind == "text":
             if g.kind == p.kind and g.value == p.value:
                 return True
-            return normalize_text(g.text) == normalize_text(p.text) and bool(g.text)
+            return bool(g.text) and _text_key(g.text) == _text_key(p.text)
         return _any([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
 
     def variants(self, a: Answer) -> list[Answer]:
@@ -367,3 +367,8 @@ def _lower_end(piece: tuple[Any, ...]) -> float:
         return float(lo)
     except (OverflowError, TypeError):
         return float("-inf") if lo.is_negative else float("inf")
+
+
+def _text_key(s: str) -> str:
+    """Plain-text key: lower case, no surrounding parentheses (choice letters: (B) == b)."""
+    return normalize_text(s).strip("() ")

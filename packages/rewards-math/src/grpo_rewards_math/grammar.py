@@ -33,6 +33,7 @@ UNITS = frozenset("""cm m km mm kg g mg ft in mi yd hr hrs h min mins sec secs s
     units unit""".split())
 SEPARATOR_WORDS = frozenset({"or", "and"})
 FUNCTION_NAMES = frozenset("fghpqFGHPQ")
+PERCENT_WORDS = frozenset({"percent", "pct", "percentage", "per cent", "%"})
 MULT_CMDS = frozenset({"cdot", "times", "ast"})
 ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "lfloor", "lceil", "emptyset", "varnothing",
                        "imath", "infin", "mathbb", "langle"}) | FUNCS | GREEK | WRAPPERS
@@ -248,7 +249,9 @@ class Grammar:
         return True
 
     def skip_unit(self) -> None:
-        self.next()
+        tok = self.next()
+        if tok.value.strip().lower() in PERCENT_WORDS:
+            self.percent = True
         if self.at("^") and self.peek(1) is not None and self.peek(1).kind == "NUM":
             self.i += 2
 

@@ -28,7 +28,8 @@ class Token:
 _UNICODE = {
     "−": "-", "–": "-", "×": r"\times ", "·": r"\cdot ", "÷": r"\div ", "π": r"\pi ", "√": r"\sqrt ",
     "∞": r"\infty ", "≤": r"\le ", "≥": r"\ge ", "≠": r"\ne ", "°": r"^\circ ", "∪": r"\cup ",
-    "±": r"\pm ", "∓": r"\mp ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
+    "±": r"\pm ", "∓": r"\mp ", "²": "^2 ", "³": "^3 ", "½": r"\frac{1}{2}", "¼": r"\frac{1}{4}",
+    "¾": r"\frac{3}{4}", "⋅": r"\cdot ", "∗": "*", "≈": r"\approx ", "∈": r"\in ", "∅": r"\emptyset ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
 }
 _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
 _DELIM_RE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])\s*")
