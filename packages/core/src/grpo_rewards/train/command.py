@@ -54,7 +54,7 @@ def _split_overrides(args: argparse.Namespace) -> tuple[str | None, list[str]]:
 
 def train_command(argv: list[str], registry: Any = None) -> int:
     """``grpo-rewards train``; ``registry`` replaces plugin discovery (tests, notebooks)."""
-    args = train_parser().parse_args(argv)
+    args = train_parser().parse_intermixed_args(argv)
     config_path, overrides = _split_overrides(args)
     if args.print_config:
         import yaml

@@ -70,6 +70,14 @@ def _rewards_spec(config: dict[str, Any], registry: Any) -> Any:
     return {"rewards": spec} if isinstance(spec, list) else spec
 
 
+def quiet_warnings() -> None:
+    """Silence transformers' deprecation notices about the ``gradient_checkpointing`` alias TRL sets."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=".*gradient_checkpointing.*deprecated.*", category=FutureWarning)
+    warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+
+
 def check_grpo_values(grpo: dict[str, Any], run_dir: Path, reward_weights: list[float]) -> dict[str, Any]:
     """Construct ``GRPOConfig`` once to let TRL validate values; returns the kwargs for the real one."""
     from trl import GRPOConfig
@@ -77,8 +85,17 @@ def check_grpo_values(grpo: dict[str, Any], run_dir: Path, reward_weights: list[
     kwargs = {**grpo, "output_dir": str(run_dir), "reward_weights": reward_weights}
     kwargs.setdefault("report_to", "none")
     kwargs.setdefault("save_strategy", "steps")
+    quiet_warnings()
     try:
-        args = GRPOConfig(**kwargs)
+        try:
+            args = GRPOConfig(**kwargs)
+        except ValueError as exc:
+            # TRL defaults bf16 to True; where the hardware has no bf16 (a CPU-only machine) and the
+            # config does not ask for it, train in float32 instead of refusing.
+            if "bf16" in grpo or "bf16" not in str(exc):
+                raise
+            kwargs["bf16"] = False
+            args = GRPOConfig(**kwargs)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"GRPOConfig rejected the grpo: values: {exc}", "grpo") from exc
     if args.max_steps is None or args.max_steps <= 0:
@@ -137,11 +154,9 @@ def _barrier() -> None:
 
 def run(plan: Plan) -> Any:
     """Resolve the model, write the run files (main process), train; returns the trainer."""
-    import warnings
-
     from trl import GRPOConfig, GRPOTrainer
 
-    warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+    quiet_warnings()
 
     say(run_files.header_line(plan.registry))
     say(f"grpo-rewards: {plan.source} · rewards: "

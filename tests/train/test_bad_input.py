@@ -1,0 +1,128 @@
+"""Bad input stops with one clear message before anything expensive, and nothing saved is lost."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import tiny_config, toy_registry, write_config
+
+pytest.importorskip("trl")
+
+from grpo_rewards import GrpoRewardsError, RewardSetError
+from grpo_rewards.cli import main
+from grpo_rewards.train.command import train_command
+from grpo_rewards.train.manifest import RunDirError
+from grpo_rewards.train.model import ModelError
+
+
+def _config(tmp_path, tiny_model=None, **changes):
+    config = tiny_config(tiny_model or tmp_path, tmp_path / "out")
+    for key, value in changes.items():
+        config[key] = value
+    return write_config(tmp_path / "run.yaml", config)
+
+
+def test_a_misspelled_config_key_exits_2_with_the_key_and_a_suggestion(tmp_path, capsys):
+    path = tmp_path / "run.yaml"
+    path.write_text("rewrds: []\n")
+    assert main(["train", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"grpo-rewards: error: {path}: unknown key 'rewrds' (did you mean 'rewards'?); "
+        "the sections are model, output_dir, dataset, rewards, grpo\n")
+
+
+def test_a_missing_config_file_is_named(tmp_path, capsys):
+    assert main(["train", str(tmp_path / "nope.yaml")]) == 2
+    assert capsys.readouterr().err == f"grpo-rewards: error: {tmp_path / 'nope.yaml'}: file not found: " \
+                                      f"{tmp_path / 'nope.yaml'}\n"
+
+
+def test_a_model_path_that_does_not_exist_is_an_error_before_loading(tmp_path):
+    path = _config(tmp_path, model=str(tmp_path / "no-model"))
+    with pytest.raises(ModelError, match=r"model path '.*no-model' does not exist \(model: takes a Hugging Face id"):
+        train_command([str(path)], registry=toy_registry())
+
+
+def test_a_folder_that_is_not_a_model_is_an_error(tmp_path):
+    (tmp_path / "empty").mkdir()
+    path = _config(tmp_path, model=str(tmp_path / "empty"))
+    with pytest.raises(ModelError, match=r"is not a model folder: it has no config.json"):
+        train_command([str(path)], registry=toy_registry())
+
+
+def test_a_reward_column_the_dataset_lacks_is_named_with_the_columns_it_has(tmp_path, tiny_model):
+    path = _config(tmp_path, tiny_model, rewards=[{"use": "toy.echo_k"}])
+    (tmp_path / "d.jsonl").write_text(json.dumps({"prompt": "p"}) + "\n")
+    with pytest.raises(RewardSetError) as info:
+        train_command([str(path), f"dataset={{path: {tmp_path / 'd.jsonl'}}}"], registry=toy_registry())
+    assert info.value.problems == ["entry 1 (toy.echo_k): needs dataset column(s) 'k'; the dataset has: prompt"]
+
+
+def test_an_unknown_reward_and_a_bad_parameter_are_reported_together(tmp_path, tiny_model):
+    path = _config(tmp_path, tiny_model, rewards=[{"use": "toy.digit"}, {"use": "toy.short", "with": {"limit": "x"}}])
+    with pytest.raises(RewardSetError) as info:
+        train_command([str(path)], registry=toy_registry())
+    assert info.value.problems == [
+        "entry 1: unknown reward 'toy.digit'. Did you mean 'toy.digits'?",
+        "entry 2 (toy.short): parameter 'limit' must be int, got 'x'",
+    ]
+
+
+def test_a_grpo_value_trl_rejects_is_reported_as_a_config_error(tmp_path, tiny_model):
+    path = _config(tmp_path, tiny_model)
+    with pytest.raises(GrpoRewardsError, match=r"^grpo: GRPOConfig rejected the grpo: values: .*"):
+        train_command([str(path), "grpo.num_generations=3"], registry=toy_registry())
+
+
+def test_an_output_dir_holding_another_run_is_refused_and_left_untouched(tmp_path, tiny_model):
+    out = tmp_path / "out"
+    (out / "checkpoint-2").mkdir(parents=True)
+    (out / "checkpoint-2" / "trainer_state.json").write_text("{}")
+    (out / "manifest.json").write_text('{"keep": true}')
+    path = _config(tmp_path, tiny_model)
+    with pytest.raises(RunDirError) as info:
+        train_command([str(path)], registry=toy_registry())
+    assert str(info.value) == (
+        f"output dir {out} already holds another run (manifest.json, 1 checkpoint); nothing was changed. "
+        "Use --resume to continue that run, --overwrite to delete it and start over, or another --output-dir")
+    assert (out / "manifest.json").read_text() == '{"keep": true}'
+
+
+def test_an_output_dir_with_other_files_is_refused(tmp_path, tiny_model):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    path = _config(tmp_path, tiny_model)
+    with pytest.raises(RunDirError, match=r"already holds other files \(notes.txt\); nothing was changed"):
+        train_command([str(path)], registry=toy_registry())
+
+
+def test_resume_without_a_checkpoint_says_there_is_nothing_to_continue(tmp_path, tiny_model):
+    path = _config(tmp_path, tiny_model)
+    with pytest.raises(RunDirError) as info:
+        train_command([str(path), "--resume"], registry=toy_registry())
+    assert str(info.value) == (f"--resume: output dir {tmp_path / 'out'} does not exist, so there is nothing to "
+                               "continue; run without --resume to start a new run")
+
+
+def test_resume_and_overwrite_together_are_refused(tmp_path, tiny_model):
+    path = _config(tmp_path, tiny_model)
+    with pytest.raises(RunDirError, match=r"--resume and --overwrite contradict each other"):
+        train_command([str(path), "--resume", "--overwrite"], registry=toy_registry())
+
+
+def test_a_dry_run_checks_everything_and_writes_nothing(tmp_path, tiny_model, capsys):
+    path = _config(tmp_path, tiny_model)
+    assert train_command([str(path), "--dry-run"], registry=toy_registry()) == 0
+    assert capsys.readouterr().out == (
+        f"grpo-rewards: dry run OK: {path}, model {tiny_model}, 16 prompts with columns prompt, k, rewards "
+        f"toy.digits×1, short20×0.5, output {tmp_path / 'out'}\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_rewards_default_to_the_tasks_default_rewards_when_a_dataset_is_given(tmp_path, tiny_model, capsys):
+    path = tmp_path / "run.yaml"
+    path.write_text(f"model: {tiny_model}\noutput_dir: {tmp_path / 'out'}\ndataset: {{task: toy:count, n: 4}}\n"
+                    "grpo: {max_steps: 1}\n")
+    assert train_command([str(path), "--dry-run"], registry=toy_registry()) == 0
+    assert "rewards toy.digits×1," in capsys.readouterr().out

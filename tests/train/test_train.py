@@ -1,0 +1,180 @@
+"""End to end: GRPO steps on a tiny random model with discovered rewards, resume, failures, torchrun."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import tiny_config, toy_registry, write_config
+
+pytest.importorskip("trl")
+
+from grpo_rewards.train.command import plot_command, train_command
+from grpo_rewards.train.manifest import RunDirError
+from grpo_rewards.train.runner import TrainError
+
+HERE = Path(__file__).parent
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _history(run_dir: Path) -> list[dict]:
+    return json.loads((run_dir / "trainer_state.json").read_text())["log_history"]
+
+
+@pytest.fixture(scope="module")
+def finished_run(tiny_model, tmp_path_factory):
+    """One 3-step run (checkpoints at steps 2 and 3) shared by the tests that only read it."""
+    root = tmp_path_factory.mktemp("run")
+    config = write_config(root / "run.yaml", tiny_config(tiny_model, root / "out"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert train_command([str(config)], registry=toy_registry()) == 0
+    return root / "out", out.getvalue(), config
+
+
+def test_a_run_writes_config_manifest_checkpoints_state_and_png(finished_run):
+    run_dir, _, _ = finished_run
+    assert sorted(p.name for p in run_dir.iterdir() if p.name.startswith("checkpoint-")) == [
+        "checkpoint-2", "checkpoint-3"]
+    assert (run_dir / "checkpoint-3" / "model.safetensors").is_file()
+    assert (run_dir / "reward_curves.png").read_bytes()[:8] == PNG_MAGIC
+    assert (run_dir / "config.yaml").is_file()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert [(r["name"], r["use"], r["weight"], r["params"], r["plugin"]) for r in manifest["rewards"]] == [
+        ("toy.digits", "toy.digits", 1.0, {}, "toy"),
+        ("short20", "toy.short", 0.5, {"limit": 20}, "toy"),
+    ]
+    assert manifest["plugins"]["toy"]["module"] == "train_toy_plugin"
+    assert manifest["config"]["grpo"]["max_steps"] == 3
+    assert manifest["libraries"]["trl"]
+
+
+def test_logged_reward_metrics_are_named_after_the_reward_set_entries(finished_run):
+    run_dir, _, _ = finished_run
+    steps = [h for h in _history(run_dir) if "reward" in h]
+    assert [h["step"] for h in steps] == [1, 2, 3]
+    for entry in steps:
+        assert {"rewards/toy.digits/mean", "rewards/short20/mean", "timing/toy.digits"} <= set(entry)
+        total = entry["rewards/toy.digits/mean"] * 1.0 + entry["rewards/short20/mean"] * 0.5
+        assert entry["reward"] == pytest.approx(total, abs=1e-6)
+
+
+def test_the_run_starts_with_one_header_line_naming_plugins_and_versions(finished_run):
+    _, stdout, _ = finished_run
+    first = stdout.splitlines()[0]
+    assert first.startswith("grpo-rewards 0.1.0 · trl ")
+    assert first.endswith("· plugins: toy (train_toy_plugin)")
+
+
+def test_plot_redraws_the_png_from_the_run_directory(finished_run, tmp_path, capsys):
+    run_dir, _, _ = finished_run
+    out = tmp_path / "curves.png"
+    assert plot_command([str(run_dir), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    assert capsys.readouterr().out == f"grpo-rewards: wrote {out}\n"
+
+
+def test_resume_continues_the_step_count_from_the_last_checkpoint(finished_run, tmp_path):
+    run_dir, _, _ = finished_run
+    copy = tmp_path / "out"
+    shutil.copytree(run_dir, copy)
+    manifest_before = json.loads((copy / "manifest.json").read_text())
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert train_command(["--resume", "--output-dir", str(copy), "--max-steps", "5"], registry=toy_registry()) == 0
+    steps = [h["step"] for h in _history(copy) if "reward" in h]
+    assert steps == [1, 2, 3, 4, 5]
+    assert (copy / "checkpoint-5").is_dir()
+    manifest = json.loads((copy / "manifest.json").read_text())
+    assert manifest["created"] == manifest_before["created"]
+    assert [r["checkpoint"] for r in manifest["resumes"]] == ["checkpoint-3"]
+    assert manifest["resumes"][0]["changes"] == []
+    # the config it was resumed with differs (max_steps), so it is saved beside the original
+    assert "max_steps: 5" in (copy / "config.resume-3.yaml").read_text()
+    assert "max_steps: 3" in (copy / "config.yaml").read_text()
+
+
+def test_resume_with_a_changed_reward_set_is_an_error_unless_forced(finished_run, tmp_path):
+    run_dir, _, config = finished_run
+    copy = tmp_path / "out"
+    shutil.copytree(run_dir, copy)
+    before = {p: p.stat().st_mtime_ns for p in copy.rglob("*")}
+    args = [str(config), "--resume", "--output-dir", str(copy), "rewards.1.weight=0.9", "--dry-run"]
+    with pytest.raises(RunDirError) as info:
+        train_command(args, registry=toy_registry())
+    assert str(info.value) == (
+        "--resume: the reward set differs from the one this run was started with:\n"
+        "  - reward 'short20': weight was 0.5, now 0.9\n"
+        "Resume with the same rewards and plugin versions, or add --force to continue anyway")
+    assert {p: p.stat().st_mtime_ns for p in copy.rglob("*")} == before
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert train_command([*args, "--force"], registry=toy_registry()) == 0
+
+
+def test_a_reward_that_raises_mid_training_stops_with_its_name_and_keeps_the_checkpoint(tiny_model, tmp_path):
+    config = tiny_config(tiny_model, tmp_path / "out", save_steps=1, max_steps=4)
+    config["rewards"] = [{"use": "toy.digits"}, {"use": "toy.fail_from", "with": {"step": 1}}]
+    path = write_config(tmp_path / "run.yaml", config)
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(TrainError) as info:
+        train_command([str(path)], registry=toy_registry())
+    assert str(info.value) == (
+        "training stopped at step 1: reward 'toy.fail_from': raised RuntimeError: boom at step 1. "
+        "The run directory keeps checkpoint-1; fix the reward and continue with --resume.")
+    assert (tmp_path / "out" / "checkpoint-1" / "model.safetensors").is_file()
+    assert (tmp_path / "out" / "manifest.json").is_file()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_processes_under_torchrun_log_rewards_of_both_ranks(tiny_model, tmp_path):
+    config = tiny_config(tiny_model, tmp_path / "out", max_steps=2)
+    # toy.rank returns each process's RANK: a mean of 0.5 means both ranks' samples are in it
+    config["rewards"] = [{"use": "toy.rank"}, {"use": "toy.digits"}]
+    path = write_config(tmp_path / "run.yaml", config)
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT")}
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port()),
+         str(HERE / "train_launch.py"), str(path)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    steps = [h for h in _history(tmp_path / "out") if "reward" in h]
+    assert [h["rewards/toy.rank/mean"] for h in steps] == [0.5, 0.5]
+    assert result.stdout.count("grpo-rewards 0.1.0 · trl") == 1  # the header comes from rank 0 only
+    assert (tmp_path / "out" / "reward_curves.png").read_bytes()[:8] == PNG_MAGIC
+
+
+@pytest.mark.slow
+def test_the_embedded_default_converts_its_model_and_trains_two_steps(tmp_path, monkeypatch):
+    for module in ("grpo_rewards_math", "grpo_rewards_format", "grpo_rewards_length", "gguf"):
+        pytest.importorskip(module)
+    from grpo_rewards.train.model import embedded_gguf
+
+    try:
+        embedded_gguf()
+    except Exception as exc:
+        pytest.skip(str(exc))
+    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    tiny = ["--max-steps", "2", "grpo.num_generations=4", "grpo.per_device_train_batch_size=4",
+            "grpo.max_completion_length=8", "grpo.save_steps=2"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert train_command(tiny) == 0
+    assert "converting the embedded SmolLM2-135M-Instruct" in out.getvalue()
+    assert (tmp_path / "cache" / "SmolLM2-135M-Instruct" / "model.safetensors").is_file()
+    run_dir = tmp_path / "runs" / "arithmetic"
+    names = {k for h in _history(run_dir) for k in h if k.startswith("rewards/") and k.endswith("/mean")}
+    assert names == {"rewards/math.accuracy/mean", "rewards/format.boxed/mean", "rewards/length.soft_overlong/mean"}
+    assert (run_dir / "checkpoint-2").is_dir() and (run_dir / "reward_curves.png").is_file()
