@@ -137,3 +137,23 @@ def test_trl_uses_the_metric_name():
 def test_deadline_needs_a_per_sample_reward():
     with pytest.raises(ValueError, match="per-sample"):
         Reward(group_mean, name="g", form="batch", timeout=1.0)
+
+
+class CountsItself:
+    """A batch reward that logs its own outcome metrics under ``metric_name``."""
+
+    metric_name = "counts_itself"
+
+    def __call__(self, prompts, completions, completion_ids=None, log_metric=None, **kwargs):
+        if log_metric:
+            log_metric(f"outcomes/{self.metric_name}/timeout", 2.0)
+        return [1.0] * len(completions)
+
+
+def test_a_batch_reward_learns_its_metric_name_and_keeps_its_own_outcome_counts():
+    reward = Reward(CountsItself, name="as_alias", form="batch")
+    logged = {}
+    reward(prompts=["p", "p"], completions=["a", "b"], log_metric=logged.__setitem__)
+    assert reward.impl.metric_name == "as_alias"
+    assert logged["outcomes/as_alias/timeout"] == 2.0  # not overwritten by a core count of 0
+    assert sorted(logged) == ["outcomes/as_alias/timeout", "timing/as_alias"]

@@ -23,7 +23,7 @@ def _labels(reward: Accuracy, completions: list[str], golds: list[str]) -> tuple
     logged: dict[str, list[str]] = {}
     values = reward(completions=completions, solution=golds,
                     log_extra=lambda column, values: logged.__setitem__(column, values))
-    return values, logged[f"{reward.name}/outcome"]
+    return values, logged[f"{reward.metric_name}/outcome"]
 
 
 #: Answers over the size limits (nesting depth, digits) cannot be gold answers.

@@ -31,6 +31,8 @@ def register_rewards(register: Any) -> None:
       class whose ``__init__`` takes the parameters and whose instances are such scorers; for
       ``form="batch"``, TRL's call ``f(prompts, completions, completion_ids=None, **kwargs)``, or
       a class whose instances are.
+      A class instance with a ``metric_name`` attribute gets it set to the name TRL logs the reward
+      under (the reward-set entry's ``as:``), for metrics it logs itself through ``log_metric``.
     - ``columns``: dataset columns the reward reads (inferred for sample functions).
     - ``output_range``: ``(low, high)`` of the values it returns.
     - ``units``: what lengths are measured in: ``chars``, ``words``, ``tokens`` or ``none``.

@@ -131,6 +131,8 @@ class Reward:
         params = dict(params or {})
         if inspect.isclass(scorer):
             impl = scorer(**params)
+            if hasattr(impl, "metric_name"):  # lets the instance log its own metrics under our name
+                impl.metric_name = name
         elif params:
             impl = functools.partial(scorer, **params)
         else:
@@ -185,8 +187,10 @@ class Reward:
         if self.form == "batch":
             values = self._call_batch(prompts, completions, completion_ids, kwargs)
             counts = Counter("none" if v is None else "ok" for v in values)
+            labels: tuple[str, ...] = ("error",) if self.on_error == "none" else ()  # a batch counts its own
         else:
             values, counts = self._call_samples(prompts, completions, completion_ids, kwargs)
+            labels = ("timeout", "error", "too_large", "unreadable")
         seconds = time.perf_counter() - started
         self.seconds += seconds
         self.stats.update(counts)
@@ -194,7 +198,7 @@ class Reward:
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
-            for label in ("timeout", "error", "too_large", "unreadable"):
+            for label in labels:
                 log_metric(f"outcomes/{self.__name__}/{label}", float(counts.get(label, 0)))
         return list(values)
 

@@ -107,8 +107,9 @@ class Accuracy:
     [('correct', 1), ('gold_unparsable', 1), ('no_answer', 1), ('wrong', 1)]
     """
 
-    #: the metric prefix (``outcomes/<name>/<label>``); :func:`make_accuracy` sets it per reward.
-    name = "math.accuracy"
+    #: the metric prefix (``outcomes/<metric_name>/<label>``); the core's ``Reward`` sets it to the
+    #: metric name it is logged under (a reward-set entry's ``as:``, or ``make_accuracy(name=...)``).
+    metric_name = "math.accuracy"
 
     def __init__(
         self,
@@ -148,7 +149,7 @@ class Accuracy:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name} rel_tol={self.rel_tol} timeout={self.timeout}>"
+        return f"<{type(self).__name__} {self.metric_name} rel_tol={self.rel_tol} timeout={self.timeout}>"
 
     # -- one batch ---------------------------------------------------------------------------
     def extract(self, completion: Any) -> str | None:
@@ -174,11 +175,11 @@ class Accuracy:
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             for label in OUTCOMES:
-                log_metric(f"outcomes/{self.name}/{label}", float(counts.get(label, 0)))
+                log_metric(f"outcomes/{self.metric_name}/{label}", float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
         if callable(log_extra):
-            log_extra(f"{self.name}/answer", ["" if a is None else a[:200] for a in answers])
-            log_extra(f"{self.name}/outcome", labels)
+            log_extra(f"{self.metric_name}/answer", ["" if a is None else a[:200] for a in answers])
+            log_extra(f"{self.metric_name}/outcome", labels)
         return values
 
     def label(self, completions: Sequence[Any], columns: dict[str, Any]) -> tuple[list[str], list[str | None]]:
@@ -191,7 +192,7 @@ class Accuracy:
         if golds_raw is None or isinstance(golds_raw, (str, bytes)) or len(golds_raw) != n:
             have = sorted(k for k, v in columns.items() if isinstance(v, (list, tuple)) and len(v) == n)
             raise ValueError(
-                f"{self.name} needs the dataset column {self.solution_column!r} (one gold answer per completion); "
+                f"{self.metric_name} needs the dataset column {self.solution_column!r} (one gold answer per completion); "
                 f"the batch has: {', '.join(have) or 'none'}"
             )
         labels: list[str] = [""] * n
@@ -253,7 +254,7 @@ class ReasoningAccuracy(Accuracy):
     [1.0, 0.0]
     """
 
-    name = "math.reasoning_accuracy"
+    metric_name = "math.reasoning_accuracy"
 
     def __init__(
         self,
@@ -272,9 +273,7 @@ class ReasoningAccuracy(Accuracy):
 
 
 def _make(cls: type[Accuracy], name: str, params: dict[str, Any]) -> Reward:
-    reward = Reward(cls, name=name, form="batch", params=params, reward_name=cls.name)
-    reward.impl.name = name
-    return reward
+    return Reward(cls, name=name, form="batch", params=params, reward_name=cls.metric_name)
 
 
 def make_accuracy(name: str = "math.accuracy", **params: Any) -> Reward:
