@@ -65,3 +65,17 @@ def test_quick_equal_decides_numeric_answers_without_symbolic_work(monkeypatch: 
     numeric = {"integer", "thousands", "decimal", "scientific", "percent", "mixed", "units", "choice", "text"}
     undecided = [(g, p) for c, g, p, _ in CASES if c in numeric and quick_equal(g, p) is None]
     assert undecided == []
+
+
+def test_checks_give_the_table_answers_from_several_threads_at_once() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grpo_rewards_math.parse import parse_answer
+
+    parse_answer.cache_clear()
+    equivalence._quick.cache_clear()
+    equivalence._symbolic.cache_clear()
+    sample = CASES[::3]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda row: is_equal(row[1], row[2]), sample))
+    assert results == [expected for *_, expected in sample]
