@@ -1,4 +1,6 @@
-"""A per-thread time budget for the bounded in-process check (``quick_equal``).
+"""A per-thread CPU-time budget for the bounded in-process check (``quick_equal``).
+
+CPU time of the calling thread (``time.thread_time``) measures the work done, not the machine's load.
 
 Parsing and structural comparison poll :func:`check_budget`; when the budget is spent they raise
 :class:`BudgetExceeded` and ``quick_equal`` answers None ("undecided"), which sends the pair to the
@@ -26,7 +28,7 @@ class BudgetExceeded(Exception):
 @contextmanager
 def time_budget(seconds: float) -> Iterator[None]:
     previous = getattr(_local, "deadline", None)
-    _local.deadline = time.perf_counter() + seconds
+    _local.deadline = time.thread_time() + seconds
     try:
         yield
     finally:
@@ -35,5 +37,5 @@ def time_budget(seconds: float) -> Iterator[None]:
 
 def check_budget() -> None:
     deadline = getattr(_local, "deadline", None)
-    if deadline is not None and time.perf_counter() > deadline:
+    if deadline is not None and time.thread_time() > deadline:
         raise BudgetExceeded

@@ -6,7 +6,7 @@ process under a hard deadline; ``is_equal`` does both in-process (tests, benchma
 
 >>> quick_equal(r"\\frac{1}{2}", "0.5"), quick_equal("x = 3", "3"), quick_equal(r"\\{1,2\\}", "2, 1")
 (True, True, True)
->>> quick_equal("(x+1)^2", "x^2+2x+1") is None, symbolic_equal("(x+1)^2", "x^2+2x+1")
+>>> symbolic_equal("(x+1)^2", "x^2+2x+1"), symbolic_equal(r"\\sin^2 x + \\cos^2 x", "1")
 (True, True)
 >>> is_equal("50\\\\%", "0.5"), is_equal("3", "4")
 (True, False)
@@ -38,8 +38,8 @@ def _parse_pair(gold: str, pred: str, limits: Limits) -> tuple[Answer, Answer | 
     return g, p
 
 
-#: time budget (seconds) of one uncached ``quick_equal`` call, sympy's import excluded; when it is
-#: spent the answer is None (undecided) and is not cached.
+#: CPU-time budget (seconds, this thread) of one uncached ``quick_equal`` call, sympy's import
+#: excluded; when it is spent the answer is None (undecided) and is not cached.
 QUICK_BUDGET_S = 0.005
 #: predictions longer than this are not parsed in-process (after the text compare): None
 QUICK_MAX_PRED_CHARS = 400
