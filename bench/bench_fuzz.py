@@ -40,13 +40,38 @@ class Record:
         self.inputs = 0
         self.contract = 0
         self.times: list[float] = []
-        self.slowest = (0.0, "")
+        self.slowest = (0.0, "")  # (seconds of its batch, family)
+        self.slowest_batch: tuple[list[Any], dict[str, list[Any]], bool] | None = None
+        self.slowest_input = (0.0, "")  # (seconds alone, repr of the text)
         self.failures: list[str] = []
 
 
-def _short(completions: list[Any], limit: int = 70) -> str:
-    text = repr(completions)
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} chars)"
+def _short(text: str | None, limit: int = 60) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}… ({len(text or ''):,} chars)"
+
+
+def _clear_caches() -> None:
+    try:
+        from grpo_rewards_math.rewards import clear_cache
+    except ImportError:
+        return
+    clear_cache()
+
+
+def slowest_input(reward: Any, record: Record) -> None:
+    """Re-time each completion of the slowest batch alone (result caches cleared): the slowest input."""
+    from grpo_rewards import completion_text
+
+    if record.slowest_batch is None:
+        return
+    completions, columns, with_ids = record.slowest_batch
+    for i, completion in enumerate(completions):
+        _clear_caches()
+        timings: list[float] = []
+        fi.call_reward(reward, [completion], {k: [v[i]] for k, v in columns.items()}, with_ids, timings)
+        if timings[0] >= record.slowest_input[0]:
+            record.slowest_input = (timings[0], _short(completion_text(completion)))
 
 
 def _run_family(reward: Any, info: Any, extra: tuple[Any, ...], record: Record, family: str,
@@ -59,12 +84,14 @@ def _run_family(reward: Any, info: Any, extra: tuple[Any, ...], record: Record, 
         n = len(completions)
         columns = {c: data.draw(st.lists(fi.COLUMN_VALUES[c], min_size=n, max_size=n)) for c in reward.columns}
         timings: list[float] = []
-        values = fi.call_reward(reward, completions, columns, data.draw(st.booleans()), timings)
+        with_ids = data.draw(st.booleans())
+        values = fi.call_reward(reward, completions, columns, with_ids, timings)
         record.batches += 1
         record.inputs += n
         record.times.append(timings[0])
         if timings[0] > record.slowest[0]:
-            record.slowest = (timings[0], f"{family}: {_short(completions)}")
+            record.slowest = (timings[0], family)
+            record.slowest_batch = (completions, columns, with_ids)
         if values == "contract":
             record.contract += 1
         else:
@@ -85,6 +112,7 @@ def fuzz_one(registry: Any, name: str, examples: int, rng_seed: int) -> Record:
         except Exception as exc:  # hypothesis re-raises the shrunk failure
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             record.failures.append(f"{family}: {type(exc).__name__}: {first[:200]}")
+    slowest_input(reward, record)
     return record
 
 
@@ -133,14 +161,15 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}, {platform.machine()}, shared 2-core machine; total {total:.0f} s. "
         "Times are of one (first) call of the batch, end to end through the reward as TRL calls it.",
         "",
-        "| reward | batches | completions | contract errors | failures | median ms | slowest s | slowest batch |",
-        "|---|---|---|---|---|---|---|---|",
+        "| reward | batches | completions | contract errors | failures | median ms per batch | slowest batch s "
+        "(family) | slowest input of that batch, alone: s | its text |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, r in rows:
         median = statistics.median(r.times) * 1000 if r.times else 0.0
-        slow = r.slowest[1].replace("|", "\\|")
+        slow = r.slowest_input[1].replace("|", "\\|").replace("`", "'")
         lines.append(f"| {name} | {r.batches} | {r.inputs} | {r.contract} | {len(r.failures)} | {median:.2f} | "
-                     f"{r.slowest[0]:.3f} | `{slow}` |")
+                     f"{r.slowest[0]:.3f} ({r.slowest[1]}) | {r.slowest_input[0]:.3f} | `{slow}` |")
     failures = [(name, f) for name, r in rows for f in r.failures]
     lines += ["", "## Failures", ""]
     lines += [f"- {name}: {f}" for name, f in failures] or ["None."]
