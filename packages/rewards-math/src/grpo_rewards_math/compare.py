@@ -278,7 +278,7 @@ class Comparer:
         if not syms or not (small_enough(a, quick) and small_enough(b, quick)):
             return None if quick else False
         ratios = []
-        for pt in random_points(syms, 5):
+        for pt in random_points(syms, 4):
             check_budget()
             va, vb = to_complex(a, pt), to_complex(b, pt)
             if va is None or vb is None or vb == 0:
@@ -329,10 +329,10 @@ class Comparer:
         return self.simplify_equal(a, b)
 
     def numeric_identity(self, a: Any, b: Any, tol: float) -> Tri:
-        """Evaluate both at random points: False on a clear difference, True when 3 points agree."""
+        """Evaluate both at 4 points: False on a clear difference, True when all (at least 3) agree."""
         syms = sorted(a.free_symbols | b.free_symbols, key=str)
         agreed = 0
-        for pt in random_points(syms, 5):
+        for pt in random_points(syms, 4):
             check_budget()
             va, vb = to_complex(a, pt), to_complex(b, pt)
             if va is None or vb is None:
@@ -340,9 +340,7 @@ class Comparer:
             if not close(va, vb, tol):
                 return False
             agreed += 1
-            if agreed == 3:
-                return True
-        return None
+        return True if agreed >= 3 else None
 
     def simplify_equal(self, a: Any, b: Any) -> bool:
         try:

@@ -74,19 +74,24 @@ def random_points(symbols: list[Any], n: int, seed: int = 20240607) -> list[dict
     return [dict(zip(symbols, row)) for row in values]
 
 
+_SIGNS = ((1, -1, 1, -1), (1, 1, -1, -1), (1, -1, -1, 1))  # rows of a Hadamard matrix, all-plus row left out
+
+
 @lru_cache(maxsize=64)
 def _point_values(k: int, n: int, seed: int) -> tuple[tuple[Any, ...], ...]:
+    """Random magnitudes in [0.3, 2.7] away from 1; signs such that every variable, and every product of
+    two variables, is negative at some of the first four points (|x| and x, |xy| and -xy differ there)."""
     import sympy
 
     rng = random.Random(seed + k)
     rows = []
-    for _ in range(n):
+    for j in range(n):
         row = []
-        for _ in range(k):
+        for i in range(k):
             mag = rng.uniform(0.3, 2.7)
             while abs(mag - 1) < 0.05:
                 mag = rng.uniform(0.3, 2.7)
-            sign = -1 if rng.random() < 0.35 else 1
+            sign = _SIGNS[i % 3][j % 4]
             row.append(sympy.Rational(round(sign * mag * 10**6), 10**6))
         rows.append(tuple(row))
     return tuple(rows)
