@@ -86,16 +86,12 @@ class Comparer:
         gk, pk = g.kind, p.kind
         if gk == "expr" and pk == "expr":
             return self.exprs(g.value, p.value, g.approx or p.approx, g.huge or p.huge)
-        if gk == "set" and pk == "expr" and len(g.value) == 1:
-            return self.exprs(g.value[0], p.value, g.approx or p.approx, g.huge or p.huge)
-        if pk == "set" and gk == "expr" and len(p.value) == 1:
-            return self.exprs(g.value, p.value[0], g.approx or p.approx, g.huge or p.huge)
+        if {gk, pk} <= {"expr", "set", "multi"}:  # 3 vs {3} vs "3, 3": collections of one
+            return self.unordered(self.elements(g), self.elements(p))
         if "interval" in (gk, pk) and "multi" in (gk, pk):
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is not None and pi is not None:
                 return self.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
-        if gk in _UNORDERED and pk in _UNORDERED:
-            return self.unordered(self.elements(g), self.elements(p))
         if gk in _UNORDERED and pk == "tuple":  # a set of solutions written in parentheses
             return self.unordered(self.elements(g), self.elements(p))
         if {gk, pk} <= {"tuple", "multi"}:
@@ -107,13 +103,13 @@ class Comparer:
             return self.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
         if gk == "matrix" or pk == "matrix":
             return self.matrices(g, p)
-        if gk == "equation" or pk == "equation" or gk != pk:
-            return False
-        return False
+        return False  # different kinds: an equation against a tuple, a set against an interval, ...
 
     def elements(self, a: Answer) -> list[Answer]:
         if a.kind == "multi":
             return list(a.value)
+        if a.kind == "expr":
+            return [a]
         return [replace(a, kind="expr", value=e) for e in a.value]
 
     def unordered(self, gs: list[Answer], ps: list[Answer]) -> Tri:
