@@ -79,3 +79,12 @@ def test_checks_give_the_table_answers_from_several_threads_at_once() -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(lambda row: is_equal(row[1], row[2]), sample))
     assert results == [expected for *_, expected in sample]
+
+
+WRAPPERS = [r"\boxed{%s}", "$%s$", "%s.", "  %s  ", r"\[ %s \]", r"\( %s \)", r"\displaystyle %s", r"$\boxed{%s}$."]
+
+
+@pytest.mark.parametrize("wrapper", WRAPPERS)
+def test_every_gold_equals_itself_boxed_or_in_math_delimiters(wrapper: str) -> None:
+    golds = sorted({gold for _, gold, _, _ in CASES})
+    assert [g for g in golds if is_equal(g, wrapper % g) is not True] == []

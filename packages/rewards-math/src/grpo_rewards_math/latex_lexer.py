@@ -38,6 +38,7 @@ _SPACING_RE = re.compile(r"\\\\|\\(?:quad|qquad|enspace|thinspace|medspace|thick
 _COMMA_THOUSANDS_RE = re.compile(r"(\d),\s*(?:\\!|\{\})\s*(?=\d{3}(?!\d))")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 _THIN_THOUSANDS_RE = re.compile(r"(\d)(?:\\,|\\!|\{,\}|\\ )(?=\d{3}(?!\d))")
+_BOXED_RE = re.compile(r"\\(?:boxed|fbox|displaystyle\s*\\boxed)\s*\{")
 _WRAPPED_RE = [
     re.compile(r"^\$\$(.*)\$\$$", re.S), re.compile(r"^\$(.*)\$$", re.S),
     re.compile(r"^\\\((.*)\\\)$", re.S), re.compile(r"^\\\[(.*)\\\]$", re.S),
@@ -65,10 +66,19 @@ def normalize(text: str) -> str:
     changed = True
     while changed:
         changed = False
+        s = s.rstrip(". ")
         for rx in _WRAPPED_RE:
             m = rx.match(s)
             if m:
                 s, changed = m.group(1).strip(), True
+        m = _BOXED_RE.match(s)
+        if m:
+            try:
+                inner, end = _read_braced(s, m.end() - 1)
+            except ParseError:
+                break
+            if end == len(s):
+                s, changed = inner.strip(), True
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
     s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
     s = _THIN_THOUSANDS_RE.sub(r"\1", s)
