@@ -203,6 +203,9 @@ class Parser(Grammar):
     def brace_group(self) -> Any:
         self.enter()
         elems = [self.parse_expr()]
+        if self.accept("CMD", "over"):  # {1 \over 2}
+            den = self.check_scalar(self.parse_expr())
+            elems = [self.b.div(self.check_scalar(elems[0]), den)]
         while self.accept(","):
             elems.append(self.check_scalar(self.parse_expr()))
         self.expect("}")

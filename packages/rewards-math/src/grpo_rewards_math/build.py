@@ -162,7 +162,10 @@ class Builder:
         if n is None:
             return self.pow(x, sp.Rational(1, 2))
         if n.is_Integer and n != 0:
-            return self.pow(x, sp.Rational(1, int(n)))
+            k = int(n)
+            if k % 2 == 1 and not self.huge and x.is_number and x.is_negative:  # \sqrt[3]{-27} = -3
+                return self.neg(self.pow(self.neg(x), sp.Rational(1, k)))
+            return self.pow(x, sp.Rational(1, k))
         return self.pow(x, self.pow(n, sp.Integer(-1)))
 
     def factorial(self, x: Any) -> Any:

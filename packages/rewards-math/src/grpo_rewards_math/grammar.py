@@ -129,6 +129,8 @@ class Grammar:
         return None
 
     def parse_item(self) -> Answer:
+        while self.at("=") or self.at("CMD", "approx"):  # "= 5", "\approx 2.72": a value written after its '='
+            self.next()
         first = self.function_lhs()
         if first is None:
             first = self.parse_expr()

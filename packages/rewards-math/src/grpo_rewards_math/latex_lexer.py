@@ -38,6 +38,9 @@ _SPACING_RE = re.compile(r"\\\\|\\(?:quad|qquad|enspace|thinspace|medspace|thick
 _COMMA_THOUSANDS_RE = re.compile(r"(\d),\s*(?:\\!|\{\})\s*(?=\d{3}(?!\d))")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 _THIN_THOUSANDS_RE = re.compile(r"(\d)(?:\\,|\\!|\{,\}|\\ )(?=\d{3}(?!\d))")
+_ALIASES = {"lvert": "|", "rvert": "|", "vert": "|", "lVert": "|", "rVert": "|", "lbrace": r"\{", "rbrace": r"\}",
+            "lbrack": "[", "rbrack": "]"}
+_ALIAS_RE = re.compile(r"\\(" + "|".join(_ALIASES) + r")(?![A-Za-z])\s*")
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox|displaystyle\s*\\boxed)\s*\{")
 _WRAPPED_RE = [
     re.compile(r"^\$\$(.*)\$\$$", re.S), re.compile(r"^\$(.*)\$$", re.S),
@@ -80,6 +83,7 @@ def normalize(text: str) -> str:
             if end == len(s):
                 s, changed = inner.strip(), True
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
+    s = _ALIAS_RE.sub(lambda m: _ALIASES[m.group(1)], s)
     s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
     s = _THIN_THOUSANDS_RE.sub(r"\1", s)
     s = _SPACE_THOUSANDS_RE.sub(lambda m: m.group(0).replace(" ", ""), s)
