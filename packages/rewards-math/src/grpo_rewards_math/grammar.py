@@ -34,6 +34,7 @@ UNITS = frozenset("""cm m km mm kg g mg ft in mi yd hr hrs h min mins sec secs s
 SEPARATOR_WORDS = frozenset({"or", "and"})
 FUNCTION_NAMES = frozenset("fghpqFGHPQ")
 PERCENT_WORDS = frozenset({"percent", "pct", "percentage", "per cent", "%"})
+DEGREE_WORDS = frozenset({"degree", "degrees", "deg"})
 MULT_CMDS = frozenset({"cdot", "times", "ast"})
 ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "lfloor", "lceil", "emptyset", "varnothing",
                        "imath", "infin", "mathbb", "langle"}) | FUNCS | GREEK | WRAPPERS
@@ -252,8 +253,11 @@ class Grammar:
 
     def skip_unit(self) -> None:
         tok = self.next()
-        if tok.value.strip().lower() in PERCENT_WORDS:
+        word = tok.value.strip().lower()
+        if word in PERCENT_WORDS:
             self.percent = True
+        elif word in DEGREE_WORDS:
+            self.degree = True
         if self.at("^") and self.peek(1) is not None and self.peek(1).kind == "NUM":
             self.i += 2
 
