@@ -136,6 +136,11 @@ class Grammar:
         if first is None:
             first = self.parse_expr()
         if isinstance(first, Answer):
+            if first.kind == "tuple" and self.accept("="):  # (x, y) = (1, 2): the value is the right side
+                rhs = self.parse_expr()
+                if not isinstance(rhs, Answer):
+                    raise ParseError("a tuple equal to a scalar")
+                return self.parse_union(rhs)
             return self.parse_union(first)
         chain, ops = [first], []
         while True:
