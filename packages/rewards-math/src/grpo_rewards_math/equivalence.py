@@ -1,8 +1,18 @@
-"""Answer equivalence in increasing cost: normalised text, exact/numeric, structural, then symbolic.
+"""Answer equivalence in increasing cost.
 
-``quick_equal`` is bounded by construction (it may run in the trainer process); ``symbolic_equal``
-may be slow (it expands, evaluates at random points and simplifies) and is meant to run in a worker
-process under a hard deadline; ``is_equal`` does both in-process (tests, benchmarks).
+1. normalised text (delimiters, \\left/\\right, spacing, \\dfrac, \\boxed removed) is identical;
+2. both parsed (eval-free, size-guarded) and compared by structure: sets unordered, tuples ordered,
+   intervals with their ends and openness (unions merged), equations by their solution (``x = 3``
+   against ``3``; proportional equations), inequalities as intervals, matrices element-wise,
+   several answers as a set, ``50%`` also as 0.5, ``30^\\circ`` also as pi/6;
+3. numbers: exact rationals exactly, anything written with a decimal point within ``rel_tol``,
+   other constants numerically at 30 digits; expressions at four fixed points with both signs;
+4. (symbolic only) ``simplify(a - b) == 0`` when evaluation at points cannot decide.
+
+``quick_equal`` does 1-3 under size limits and a CPU-time budget, answering None when it cannot decide
+(it may run in the trainer process); ``symbolic_equal`` does all of it and is meant to run in a
+worker process under a hard deadline; ``is_equal`` does both in-process (tests, benchmarks).
+Unevaluated towers (``9^{9^{9^9}}``, ``100000!``) are only ever compared structurally.
 
 >>> quick_equal(r"\\frac{1}{2}", "0.5"), quick_equal("x = 3", "3"), quick_equal(r"\\{1,2\\}", "2, 1")
 (True, True, True)
