@@ -83,6 +83,12 @@ class Comparer:
         g, p = self.reduce(g), self.reduce(p)
         if g.kind == "relation" or p.kind == "relation":
             return self.relations(g, p)
+        if (g.kind == "equation") != (p.kind == "equation") and {g.kind, p.kind} <= {"equation", "expr", "set", "multi"}:
+            if p.kind == "equation":  # an unsolved equation never earns a value (no restating the problem)
+                return False
+            g = self.solved(g)  # gold x^2 = 4 against "2, -2": by its solutions
+            if g is None:
+                return None if not self.symbolic else False
         gk, pk = g.kind, p.kind
         if gk == "expr" and pk == "expr":
             return self.exprs(g.value, p.value, g.approx or p.approx, g.huge or p.huge)
@@ -104,6 +110,28 @@ class Comparer:
         if gk == "matrix" or pk == "matrix":
             return self.matrices(g, p)
         return False  # different kinds: an equation against a tuple, a set against an interval, ...
+
+    def solved(self, a: Answer) -> Answer | None:
+        """A one-variable polynomial equation (degree <= 4) as the set of its roots (symbolic mode only)."""
+        if a.kind != "equation":
+            return a
+        if not self.symbolic or a.huge:
+            return None
+        sp = self.sp
+        lhs, rhs = a.value
+        syms = (lhs - rhs).free_symbols
+        if len(syms) != 1 or not (small_enough(lhs) and small_enough(rhs)):
+            return None
+        try:
+            poly = sp.Poly(lhs - rhs, *syms)
+            if not 1 <= poly.degree() <= 4:
+                return None
+            roots = tuple(sp.roots(poly, multiple=True))
+        except (sp.PolynomialError, TypeError, ValueError, ArithmeticError):
+            return None
+        if len(roots) != poly.degree():
+            return None
+        return replace(a, kind="set", value=roots)
 
     def elements(self, a: Answer) -> list[Answer]:
         if a.kind == "multi":
@@ -263,6 +291,8 @@ class Comparer:
         if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols and pl not in pr.free_symbols and (
                 gl == pl or (gr.is_number and pr.is_number)):
             return self.exprs(gr, pr, g.approx or p.approx, False)
+        if _solved_value(g) and not _solved_value(p):  # gold x = -2: the prediction must give the value
+            return False
         return self.proportional(gl - gr, pl - pr, positive=False)
 
     def proportional(self, a: Any, b: Any, *, positive: bool) -> Tri:
@@ -366,3 +396,9 @@ def _lower_end(piece: tuple[Any, ...]) -> float:
 def _text_key(s: str) -> str:
     """Plain-text key: lower case, no surrounding parentheses (choice letters: (B) == b)."""
     return normalize_text(s).strip("() ")
+
+
+def _solved_value(a: Answer) -> bool:
+    """``x = 3`` or ``3 = x``: an equation that states a value."""
+    lhs, rhs = a.value
+    return (lhs.is_Symbol and rhs.is_number) or (rhs.is_Symbol and lhs.is_number)
