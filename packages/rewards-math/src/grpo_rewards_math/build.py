@@ -136,7 +136,7 @@ class Builder:
                     return sp.Pow(base, exp) if not (base == 0 and exp < 0) else sp.zoo
                 size = max(_digits(int(base.p)), _digits(int(base.q)))
                 if p > self.limits.max_exponent or not self._spend(p * size / int(exp.q)):
-                    return self._mark_huge(sp.Pow(base, exp, evaluate=False))
+                    return self._mark_huge(self._canonical_pow(base, exp))
                 return sp.Pow(base, exp)
             if p > self.limits.max_exponent:
                 return self._mark_huge(sp.Pow(base, exp, evaluate=False))
@@ -152,6 +152,19 @@ class Builder:
             if not math.isfinite(mag) or mag > self.limits.max_exponent:
                 return self._mark_huge(sp.Pow(base, exp, evaluate=False))
         return sp.Pow(base, exp)
+
+    def _canonical_pow(self, base: Any, exp: Any) -> Any:
+        """Unevaluated b^e with b written as its smallest root (100^{5*10^6} -> 10^{10^7}), so that equal
+        towers compare equal structurally; only for small integer bases (cheap to test)."""
+        sp = self.sp
+        if base.is_Integer and exp.is_Integer and 1 < base < 10**18:
+            from sympy.ntheory import perfect_power
+
+            pp = perfect_power(int(base))
+            if pp:
+                root, k = pp
+                return sp.Pow(sp.Integer(root), exp * k, evaluate=False)
+        return sp.Pow(base, exp, evaluate=False)
 
     def _mark_huge(self, obj: Any) -> Any:
         self.huge = True
