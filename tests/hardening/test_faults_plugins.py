@@ -81,8 +81,6 @@ def test_plugin_that_registers_nothing_loads_without_error_and_without_rewards(f
     assert not [r for r in registry.rewards.values() if r.plugin in ("hempty", "hnohook")]
 
 
-@pytest.mark.xfail(strict=True, reason="core gap: `grpo-rewards list` prints a plugin that registers nothing (or whose "
-                   "hook lacks @hookimpl) as a healthy plugin, with no word that it provides no rewards")
 def test_list_says_which_plugins_register_nothing(faulty_plugins, capsys):
     from grpo_rewards.cli import main
 
@@ -92,8 +90,6 @@ def test_list_says_which_plugins_register_nothing(faulty_plugins, capsys):
     assert "nothing" in lines["hnohook"] or "no rewards" in lines["hnohook"], lines["hnohook"]
 
 
-@pytest.mark.xfail(strict=True, reason="core gap: an unknown reward in an installed plugin that registered nothing "
-                   "gets 'unknown reward ... Known rewards: ...', not naming the plugin that registered nothing")
 def test_asking_for_a_reward_of_a_plugin_that_registered_nothing_names_the_plugin(faulty_plugins):
     with pytest.raises(RewardSetError) as caught:
         load_reward_set({"rewards": [{"use": "hempty.score"}]})

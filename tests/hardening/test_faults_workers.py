@@ -116,8 +116,6 @@ def test_sample_that_kills_its_worker_gets_error_value_and_the_pool_recovers():
     assert_healthy(get_pool(2))
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: Reward logs outcomes/<name>/{timeout,error,too_large,unreadable} "
-                   "but not 'crashed', so a sample whose worker died is invisible in TRL's metrics")
 def test_sample_that_kills_its_worker_is_counted_in_the_logged_outcomes():
     from grpo_rewards import Reward
 
@@ -158,11 +156,6 @@ print(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("sympy"
 """
 
 
-@pytest.mark.xfail(strict=True, reason="rewards-math bug: SymbolicCheck.warmup() imports only grpo_rewards_math."
-                   "equivalence, so a fresh worker's first symbolic check imports sympy and mpmath (~500 modules, "
-                   "~0.7 s on a quiet machine) inside its 1 s deadline; under load it times out, the worker is "
-                   "killed and its cold replacement times out again (19 timeouts, correct answers scored 0.0, in "
-                   "bench/load.md)")
 def test_math_worker_warmup_imports_everything_the_first_symbolic_check_needs():
     import subprocess
     import sys
@@ -225,9 +218,6 @@ def test_idle_workers_exit_when_their_process_is_killed():
     assert len(pids) == 2 and alive == []
 
 
-@pytest.mark.xfail(strict=True, reason="core gap: a worker busy with a sample when its parent (the trainer) is "
-                   "SIGKILLed keeps running until the sample ends (no parent-death signal, e.g. "
-                   "prctl(PR_SET_PDEATHSIG)); a hung sample (9**9**9) then burns a CPU as an orphan indefinitely")
 def test_busy_workers_exit_when_their_process_is_killed():
     pids, alive = _kill_parent_and_wait(busy=True)
     assert len(pids) == 2 and alive == []

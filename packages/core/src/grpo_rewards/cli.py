@@ -60,7 +60,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         if not record.ok:
             print(f"{name} ({origin}) — BROKEN: {record.error}")
             continue
-        print(f"{name} ({origin})")
+        empty = name in registry.empty_plugins()
+        print(f"{name} ({origin})" + (" — registers nothing (is @grpo_rewards.hookimpl missing?)" if empty else ""))
         for info in sorted(registry.rewards.values(), key=lambda i: i.name):
             if info.plugin == name:
                 print(f"  {info.name:<28} {info.summary}")

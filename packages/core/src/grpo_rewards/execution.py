@@ -125,8 +125,25 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
-def _worker_entry(fd: int) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this worker when its parent dies, even mid-sample (PR_SET_PDEATHSIG)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            pass
+    if os.getppid() != parent:  # the parent died before the request was in place
+        os._exit(0)
+
+
+def _worker_entry(fd: int, parent: int | None = None) -> None:
     """Entry point of a worker interpreter: serve requests on the inherited socket ``fd``."""
+    if parent is not None:
+        _die_with_parent(parent)
     _worker_main(Connection(fd))
 
 
@@ -139,7 +156,10 @@ class _Worker:
 
     def __init__(self) -> None:
         parent_sock, child_sock = socket.socketpair()
-        code = f"from grpo_rewards.execution import _worker_entry; _worker_entry({child_sock.fileno()})"
+        code = (
+            "from grpo_rewards.execution import _worker_entry; "
+            f"_worker_entry({child_sock.fileno()}, {os.getpid()})"
+        )
         self.process = subprocess.Popen(
             [sys.executable, "-c", code],
             pass_fds=(child_sock.fileno(),),

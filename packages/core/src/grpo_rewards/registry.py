@@ -248,10 +248,23 @@ class Registry:
     def broken(self) -> dict[str, PluginRecord]:
         return {name: r for name, r in self.records.items() if not r.ok}
 
+    def empty_plugins(self) -> list[str]:
+        """Plugins that loaded but registered no reward and no task (a missing ``@hookimpl``?)."""
+        used = {i.plugin for i in self.rewards.values()} | {t.plugin for t in self.tasks.values()}
+        return sorted(name for name, r in self.records.items() if r.ok and name not in used)
+
     def _namespace_problem(self, namespace: str) -> str | None:
         record = self.records.get(namespace)
         if record is not None and not record.ok:
             return f"plugin {namespace!r} ({record.distribution or record.module}) failed to load: {record.error}"
+        return None
+
+    def _namespace_note(self, namespace: str) -> str | None:
+        record = self.records.get(namespace)
+        if record is not None and record.ok and namespace in self.empty_plugins():
+            hooks = ", ".join(record.hooks) or "no hooks"
+            return (f"plugin {namespace!r} ({record.distribution or record.module}) is installed but registered "
+                    f"nothing (hooks found: {hooks}; is @grpo_rewards.hookimpl missing?)")
         return None
 
     def reward(self, name: str) -> RewardInfo:
@@ -277,6 +290,9 @@ class Registry:
         problem = self._namespace_problem(namespace)
         if problem:
             return f"{message} It would come from {problem}"
+        note = self._namespace_note(namespace)
+        if note:
+            return f"{message} The {note}"
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
         if close:
             message += " Did you mean " + ", ".join(repr(c) for c in close) + "?"

@@ -190,7 +190,7 @@ class Reward:
             labels: tuple[str, ...] = ("error",) if self.on_error == "none" else ()  # a batch counts its own
         else:
             values, counts = self._call_samples(prompts, completions, completion_ids, kwargs)
-            labels = ("timeout", "error", "too_large", "unreadable")
+            labels = ("timeout", "error", "crashed", "too_large", "unreadable")
         seconds = time.perf_counter() - started
         self.seconds += seconds
         self.stats.update(counts)

@@ -64,8 +64,10 @@ class SymbolicCheck:
         self.rel_tol = rel_tol
 
     def warmup(self) -> None:
-        """Import sympy and the parser before the first deadline starts."""
-        from . import equivalence  # noqa: F401
+        """Run one small symbolic check, so every import it needs happens before the first deadline."""
+        from .equivalence import symbolic_equal
+
+        symbolic_equal("x^2 - 1", "(x-1)(x+1)", rel_tol=self.rel_tol)
 
     def __call__(self, gold: str, pred: str) -> bool:
         from .equivalence import symbolic_equal
