@@ -41,7 +41,7 @@ def tiny_config(model: Path, out: Path, **grpo: object) -> dict:
     settings = {
         "max_steps": 3, "per_device_train_batch_size": 4, "num_generations": 4, "max_completion_length": 8,
         "logging_steps": 1, "save_steps": 2, "learning_rate": 1.0e-4, "seed": 0, "report_to": "none",
-        "bf16": False, "activation_checkpointing": False, "disable_tqdm": True, "use_cpu": True,
+        "activation_checkpointing": False, "disable_tqdm": True,
     }
     settings.update(grpo)
     return {

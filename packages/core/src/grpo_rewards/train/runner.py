@@ -70,6 +70,16 @@ def _rewards_spec(config: dict[str, Any], registry: Any) -> Any:
     return {"rewards": spec} if isinstance(spec, list) else spec
 
 
+def has_accelerator() -> bool:
+    """Whether torch sees a GPU or another accelerator (CUDA, ROCm, XPU, MPS, ...)."""
+    import torch
+
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is not None and hasattr(accelerator, "is_available"):
+        return bool(accelerator.is_available())
+    return bool(torch.cuda.is_available())
+
+
 def quiet_warnings() -> None:
     """Silence transformers' deprecation notices about the ``gradient_checkpointing`` alias TRL sets."""
     import warnings
@@ -85,17 +95,14 @@ def check_grpo_values(grpo: dict[str, Any], run_dir: Path, reward_weights: list[
     kwargs = {**grpo, "output_dir": str(run_dir), "reward_weights": reward_weights}
     kwargs.setdefault("report_to", "none")
     kwargs.setdefault("save_strategy", "steps")
+    if not has_accelerator():
+        # A CPU-only machine: TRL's bf16 default would be refused, and without use_cpu the processes of
+        # a torchrun launch would not form a (gloo) process group. Only keys the config leaves unset.
+        kwargs.setdefault("use_cpu", True)
+        kwargs.setdefault("bf16", False)
     quiet_warnings()
     try:
-        try:
-            args = GRPOConfig(**kwargs)
-        except ValueError as exc:
-            # TRL defaults bf16 to True; where the hardware has no bf16 (a CPU-only machine) and the
-            # config does not ask for it, train in float32 instead of refusing.
-            if "bf16" in grpo or "bf16" not in str(exc):
-                raise
-            kwargs["bf16"] = False
-            args = GRPOConfig(**kwargs)
+        args = GRPOConfig(**kwargs)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"GRPOConfig rejected the grpo: values: {exc}", "grpo") from exc
     if args.max_steps is None or args.max_steps <= 0:
@@ -152,8 +159,11 @@ def _barrier() -> None:
         state.wait_for_everyone()
 
 
-def run(plan: Plan) -> Any:
-    """Resolve the model, write the run files (main process), train; returns the trainer."""
+def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
+    """Resolve the model, write the run files (main process), train; returns the trainer.
+
+    ``callbacks``: extra ``transformers.TrainerCallback`` objects (the reward-curve one is always added).
+    """
     from trl import GRPOConfig, GRPOTrainer
 
     quiet_warnings()
@@ -183,7 +193,7 @@ def run(plan: Plan) -> Any:
         reward_funcs=plan.reward_set.reward_funcs,
         args=args,
         train_dataset=plan.dataset,
-        callbacks=[make_callback(plan.run_dir)],
+        callbacks=[make_callback(plan.run_dir), *(callbacks or [])],
     )
     if plan.resume_from is not None:
         say(f"grpo-rewards: resuming from {plan.resume_from}")
