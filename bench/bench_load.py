@@ -53,7 +53,10 @@ def make_row(rng: random.Random) -> dict[str, Any]:
     elif kind < 0.65:  # wrong
         text = f"<think>{a} + {b} = {w}</think> \\boxed{{{w}}}"
         solution = str(c)
-    elif kind < 0.70:  # needs the symbolic check (in worker processes)
+    elif kind < 0.68:  # a long answer (over 400 chars): only the symbolic check in a worker reads it
+        text = f"\\boxed{{{rng.choice([c, w])}" + " + 0" * rng.randint(100, 250) + "}"
+        solution = str(c)
+    elif kind < 0.70:  # needs the symbolic check (in worker processes when the quick checks cannot decide)
         r, s = rng.randint(1, 9), rng.randint(1, 9)
         gold, pred = rng.choice(SYMBOLIC)
         fill = {"a": r + s, "b": r * s, "r": r, "s": s, "sq": r * r * 2, "root": f"{r}\\sqrt{{2}}", "two": 2 * (r + s) ** 2}
@@ -218,8 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         "```",
         "",
         f"{args.rows:,} generated rows ({data['mb']:.0f} MB of JSONL, mean completion {data['mean_chars']:,.0f} chars): "
-        "40% right and 25% wrong a + b answers, 5% answers only a symbolic check decides (run in worker "
-        "processes), 10% format hacks, 5% no answer, 15% long reasoning (2–8 kB), 0.05% huge (200 kB – 1 MB); up to 512 token ids each; "
+        "40% right and 25% wrong a + b answers, 3% long answers (over 400 chars: the quick in-process checks "
+        "leave them to the symbolic check in worker processes), 2% symbolic identities, 10% format hacks, 5% no answer, 15% long reasoning (2–8 kB), 0.05% huge (200 kB – 1 MB); up to 512 token ids each; "
         "30% as conversations; `solution` and `completion_ids` columns. Reward set: the `rewards:` of "
         f"examples/default.yaml ({', '.join(names)}). Python {platform.python_version()}, {platform.machine()}, "
         f"{os.cpu_count()} CPUs shared with other jobs.",
