@@ -18,9 +18,9 @@ from typing import Any
 
 from ..protocol import GrpoRewardsError, RewardError
 from . import manifest as run_files
-from .config import ConfigError, build_config
+from .config import DEFAULT_CONFIG, ConfigError, build_config
 from .data import load_dataset_from_config
-from .model import check_model, resolve_model
+from .model import ModelError, check_model, resolve_model
 
 
 class TrainError(GrpoRewardsError):
@@ -124,8 +124,8 @@ def prepare(
     registry: Any = None,
 ) -> Plan:
     """Check everything that can be checked before the model loads; raise one clear error if not."""
-    if config_path is None and resume and output_dir:
-        saved = Path(output_dir) / run_files.CONFIG
+    if config_path is None and resume:
+        saved = Path(output_dir or DEFAULT_CONFIG["output_dir"]) / run_files.CONFIG
         if saved.is_file():  # resume a run with the config it was started with
             config_path = saved
     config, source = build_config(config_path, overrides, output_dir=output_dir, max_steps=max_steps, seed=seed)
@@ -188,13 +188,16 @@ def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
     _barrier()
     from .plot import make_callback
 
-    trainer = GRPOTrainer(
-        model=model_path,
-        reward_funcs=plan.reward_set.reward_funcs,
-        args=args,
-        train_dataset=plan.dataset,
-        callbacks=[make_callback(plan.run_dir), *(callbacks or [])],
-    )
+    try:
+        trainer = GRPOTrainer(
+            model=model_path,
+            reward_funcs=plan.reward_set.reward_funcs,
+            args=args,
+            train_dataset=plan.dataset,
+            callbacks=[make_callback(plan.run_dir), *(callbacks or [])],
+        )
+    except OSError as exc:  # an unknown Hub id, no network, a folder without weights
+        raise ModelError(f"cannot load model {plan.config['model']!r}: {exc}".strip()) from exc
     if plan.resume_from is not None:
         say(f"grpo-rewards: resuming from {plan.resume_from}")
     try:
