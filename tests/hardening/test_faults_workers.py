@@ -221,3 +221,23 @@ def test_idle_workers_exit_when_their_process_is_killed():
 def test_busy_workers_exit_when_their_process_is_killed():
     pids, alive = _kill_parent_and_wait(busy=True)
     assert len(pids) == 2 and alive == []
+
+
+@pytest.mark.xfail(strict=True, reason="core bug: PR_SET_PDEATHSIG fires when the parent THREAD that spawned the "
+                   "worker exits, not the process; a pool first used from a short-lived thread (a thread pool, "
+                   "a watchdog thread) loses its workers as soon as that thread ends, and every later batch "
+                   "respawns them (a math worker's warm-up with it)")
+def test_workers_started_from_a_thread_that_ended_stay_alive():
+    pool = WorkerPool(workers=1)
+    try:
+        box: list = []
+        spawner = threading.Thread(target=lambda: box.extend(pool.map(hw.whoami, [(0,)], timeout=60)))
+        spawner.start()
+        spawner.join()
+        pid = box[0].value[0]
+        time.sleep(0.5)
+        assert dict(children()).get(pid) not in (None, "Z"), "the worker died with the thread that started it"
+        assert pool.map(hw.whoami, [(1,)], timeout=60)[0].value == (pid, 1)
+        assert pool.stats["spawned"] == 1
+    finally:
+        pool.close()
