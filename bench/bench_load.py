@@ -125,6 +125,14 @@ def rss_mib(pid: int | str) -> float:
     return 0.0
 
 
+def is_worker(pid: int) -> bool:
+    """A worker interpreter after its exec (a child caught between fork and exec shows the parent's RSS)."""
+    try:
+        return b"_worker_entry" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 class Sampler(threading.Thread):
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
@@ -135,7 +143,7 @@ class Sampler(threading.Thread):
     def run(self) -> None:
         while not self.stop.is_set():
             self.main_peak = max(self.main_peak, rss_mib(self.pid))
-            kids = descendants(self.pid)
+            kids = [k for k in descendants(self.pid) if is_worker(k)]
             rss = [rss_mib(k) for k in kids]
             self.worker_pids.update(kids)
             self.max_workers = max(self.max_workers, len(kids))

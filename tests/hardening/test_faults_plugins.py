@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import zombies
+from hardening_proc import zombies
 
 from grpo_rewards import RewardSetError, load_registry, load_reward_set
 

@@ -15,7 +15,7 @@ from collections import Counter
 
 import hardening_workers as hw
 import pytest
-from conftest import children, zombies
+from hardening_proc import children, zombies
 
 from grpo_rewards import RewardError, WorkerPool
 from grpo_rewards.execution import get_pool

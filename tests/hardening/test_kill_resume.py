@@ -5,7 +5,9 @@ model) runs in a subprocess with ``save_steps=1``; it is killed with SIGKILL onc
 checkpoint is complete and before the run ends. ``grpo-rewards train --output-dir D --resume`` then
 continues from the last complete checkpoint: the global step continues (every step logged exactly
 once), the config file is byte-identical, the manifest keeps its content and only gains a resume
-record with no reward-set change, and every file of the earlier checkpoints is unchanged and loads.
+record with no reward-set change, every file of the earlier checkpoints is unchanged and loads, and
+a half-written next checkpoint (a truncated weights file, no trainer_state.json: what a kill during
+a save leaves) is ignored on resume and written again whole.
 """
 
 from __future__ import annotations
@@ -102,6 +104,12 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
     last = saved[-1]
     assert int(last.name.split("-")[1]) < MAX_STEPS
     before = {p.name: _digest(p) for p in saved}
+    step = int(last.name.split("-")[1])
+    partial = run_dir / f"checkpoint-{step + 1}"  # as if the kill had hit the next save half-way
+    if not partial.exists():
+        partial.mkdir()
+        weights = next(last.glob("*.safetensors"))
+        (partial / weights.name).write_bytes(weights.read_bytes()[:100])
     config_bytes = (run_dir / "config.yaml").read_bytes()
     manifest_before = json.loads((run_dir / "manifest.json").read_text())
 
@@ -125,4 +133,5 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
     for name, digest in before.items():  # the earlier checkpoints: untouched and loadable
         assert _digest(run_dir / name) == digest, name
         _assert_loads(run_dir / name)
-    _assert_loads(run_dir / f"checkpoint-{MAX_STEPS}")
+    for later in range(step + 1, MAX_STEPS + 1):  # the half-written one was written again, whole
+        _assert_loads(run_dir / f"checkpoint-{later}")
