@@ -2,7 +2,8 @@
 
 ``grpo-rewards train`` (the real command, first-party rewards, the math:arithmetic task, a tiny random
 model) runs in a subprocess with ``save_steps=1``; it is killed with SIGKILL once its first
-checkpoint is complete and before the run ends. ``grpo-rewards train --output-dir D --resume`` then
+checkpoint is complete and before the run ends (the trainer alone, as the OOM killer would: its
+reward worker processes must not outlive it). ``grpo-rewards train --output-dir D --resume`` then
 continues from the last complete checkpoint: the global step continues (every step logged exactly
 once), the config file is byte-identical, the manifest keeps its content and only gains a resume
 record with no reward-set change, every file of the earlier checkpoints is unchanged and loads, and
@@ -42,6 +43,26 @@ def _complete_checkpoints(run_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: int(p.name.split("-")[1]))
 
 
+def _workers_of(pid: int) -> list[int]:
+    """Reward worker processes (``grpo_rewards.execution._worker_entry``) whose parent is ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"_worker_entry" in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
 def _digest(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -79,7 +100,8 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
         "model": str(model),
         "output_dir": str(run_dir),
         "dataset": {"task": "math:arithmetic", "n": 64, "seed": 0},
-        "rewards": [{"use": "math.accuracy", "weight": 1.0}, {"use": "format.boxed", "weight": 0.2}],
+        "rewards": [{"use": "math.accuracy", "weight": 1.0}, {"use": "format.boxed", "weight": 0.2,
+                                                                    "timeout": 30.0, "workers": 2}],
         "grpo": {"max_steps": MAX_STEPS, "per_device_train_batch_size": 4, "num_generations": 4,
                  "max_completion_length": 8, "logging_steps": 1, "save_steps": 1, "learning_rate": 1.0e-4,
                  "seed": 0, "report_to": "none", "bf16": False, "activation_checkpointing": False,
@@ -89,17 +111,34 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
     config_file.write_text(yaml.safe_dump(config, sort_keys=False))
     env = {**os.environ, "GRPO_REWARDS_PLUGINS": "math,format,length", "OMP_NUM_THREADS": "1"}
 
-    first = subprocess.Popen([*_command(), "train", str(config_file)], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        started = time.monotonic()
-        while not _complete_checkpoints(run_dir) and first.poll() is None:
-            assert time.monotonic() - started < KILL_WAIT_S, "no checkpoint appeared"
-            time.sleep(0.02)
-        os.killpg(first.pid, signal.SIGKILL)  # the trainer and its reward workers, mid-run
-    finally:
-        out = first.communicate(timeout=60)[0].decode(errors="replace")
+    log = tmp_path / "first.log"
+    workers: list[int] = []
+    with log.open("wb") as sink:
+        first = subprocess.Popen([*_command(), "train", str(config_file)], env=env, stdout=sink,
+                                 stderr=subprocess.STDOUT)
+        try:
+            started = time.monotonic()
+            while not _complete_checkpoints(run_dir) and first.poll() is None:
+                assert time.monotonic() - started < KILL_WAIT_S, "no checkpoint appeared"
+                time.sleep(0.02)
+            workers = _workers_of(first.pid)
+            first.kill()  # SIGKILL to the trainer alone, as the OOM killer would: its workers must follow
+            first.wait(timeout=60)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and any(_alive(p) for p in workers):
+                time.sleep(0.1)
+            orphans = [p for p in workers if _alive(p)]
+        finally:
+            if first.poll() is None:
+                first.kill()
+                first.wait(timeout=60)
+            for pid in workers:  # reward workers this test started, if any outlived the trainer
+                if _alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+    out = log.read_text(errors="replace")
     assert first.returncode == -signal.SIGKILL, f"the run ended before it was killed:\n{out[-3000:]}"
+    assert workers, "the reward set runs format.boxed in worker processes: there should be some"
+    assert orphans == [], f"reward workers outlived the killed trainer: {orphans}"
     saved = _complete_checkpoints(run_dir)
     last = saved[-1]
     assert int(last.name.split("-")[1]) < MAX_STEPS
