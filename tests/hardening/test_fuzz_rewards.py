@@ -116,3 +116,31 @@ def test_missing_column_is_a_contract_error_naming_the_column(hardening_registry
     with pytest.raises(RewardError) as caught:
         reward(prompts=["q"], completions=["\\boxed{4}"], completion_ids=[[1, 2]])
     assert all(repr(c) in str(caught.value) for c in reward.columns), str(caught.value)
+
+
+SAMPLE_NAMES = [n for n in NAMES if REGISTRY.rewards[n].form == "sample"]
+
+
+@pytest.mark.parametrize("name", SAMPLE_NAMES)
+def test_per_sample_reward_gives_the_same_values_in_worker_processes(hardening_registry, name):
+    from grpo_rewards import load_reward_set
+    from grpo_rewards.execution import get_pool
+
+    # the shared pool's workers are started here, on the main thread: workers started by a watchdog
+    # thread die when it ends (PR_SET_PDEATHSIG is per thread; see test_faults_workers.py's xfail)
+    assert [o.status for o in get_pool(2).map(divmod, [(7, 2), (9, 3)], timeout=60)] == ["ok", "ok"]
+    in_process = build_reward(hardening_registry, name)
+    in_workers = load_reward_set([{"use": name, "with": REQUIRED_PARAMS.get(name, {}), "timeout": 30.0,
+                                   "workers": 2}], registry=hardening_registry).rewards[0]
+
+    @settings(max_examples=4, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def run(data):
+        completions = data.draw(completions_of(st.one_of(texts, mutations())), label="completions")
+        n = len(completions)
+        columns = {c: data.draw(st.lists(COLUMN_VALUES[c], min_size=n, max_size=n), label=c)
+                   for c in in_process.columns}
+        expected = call_reward(in_process, completions, columns, with_ids=True)
+        assert call_reward(in_workers, completions, columns, with_ids=True) == expected
+
+    run()

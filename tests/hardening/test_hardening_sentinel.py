@@ -71,7 +71,10 @@ def test_code_in_completions_and_gold_answers_never_runs(tmp_path, spies, harden
     values = call_reward(reward, completions, columns, with_ids=True)
     assert values != "contract"
     info = hardening_registry.reward(name)
-    if info.form == "sample":  # the same in worker processes
+    if info.form == "sample":  # the same in worker processes (started on the main thread: see test_fuzz_rewards)
+        from grpo_rewards.execution import get_pool
+
+        assert [o.status for o in get_pool(2).map(divmod, [(7, 2)], timeout=60)] == ["ok"]
         in_workers = load_reward_set([{"use": name, "with": REQUIRED_PARAMS.get(name, {}), "timeout": 30.0,
                                        "workers": 2}], registry=hardening_registry).rewards[0]
         ids = [token_ids(c) for c in completions]
