@@ -25,6 +25,8 @@ def test_values_on_the_command_line_are_read_as_yaml_with_exponent_numbers_as_fl
     assert parse_value("[1, 2]") == [1, 2]
     assert parse_value("math:arithmetic") == "math:arithmetic"
     assert parse_value("runs/x") == "runs/x"
+    assert parse_value("Reply like this: 2 + 3 = 5") == "Reply like this: 2 + 3 = 5"
+    assert parse_value("{a: 1}") == {"a": 1}
 
 
 def test_dotted_overrides_reach_nested_keys_and_list_entries():

@@ -48,6 +48,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "n": 512,
         "seed": 0,
         "params": {"ops": "+", "max_value": 20},
+        # a one-line example: SmolLM2-135M then answers in one short line instead of rambling
+        "system_prompt": "Reply in one line like this: 2 + 3 = \\boxed{5}",
     },
     "rewards": [
         {"use": "math.accuracy", "weight": 1.0},
@@ -66,7 +68,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "bf16": False,
         "activation_checkpointing": False,
         "logging_steps": 1,
-        "save_steps": 10,
+        "save_steps": 20,
         "save_total_limit": 2,
         "seed": 0,
         "report_to": "none",
@@ -100,6 +102,8 @@ def parse_value(text: str) -> Any:
         value = yaml.safe_load(text) if text.strip() else ""
     except yaml.YAMLError:
         return text
+    if isinstance(value, (dict, list)) and not text.lstrip().startswith(("{", "[")):
+        return text  # "Answer like this: 2 + 3 = 5" is a sentence, not a mapping
     if isinstance(value, str):
         for kind in (int, float):
             try:
