@@ -223,11 +223,6 @@ def test_busy_workers_exit_when_their_process_is_killed():
     assert len(pids) == 2 and alive == []
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: PR_SET_PDEATHSIG fires when the parent THREAD that spawned the "
-                   "worker exits, not the process; a pool first used from a short-lived thread (a thread pool, "
-                   "a watchdog thread) loses its workers as soon as that thread ends, and every later batch "
-                   "respawns them (a math worker's warm-up with it); a batch sent just as the thread ends is "
-                   "killed mid-sample: RewardError 'crashed: worker process died (exit code -9)' with on_error raise")
 def test_workers_started_from_a_thread_that_ended_stay_alive():
     pool = WorkerPool(workers=1)
     try:
