@@ -60,7 +60,7 @@ COLUMN_VALUES: dict[str, st.SearchStrategy[Any]] = {
 }
 
 _FRAGMENTS = ["\\boxed{", "}", "{", "<think>", "</think>", "<answer>", "</answer>", "$", "$$", "\\frac",
-              "\\left(", "\\right)", "\\\\", "^", "_", "\n", "#### ", "the answer is ", "\x00", "\ud7ff",
+              "\\left(", "\\right)", "\\\\", "^", "_", "\n", "#### ", "the answer is ", "\x00", "\ud7ff", "\ud800", "\udfff",
               "\u202e", "9" * 50, "**", "\\text{", "\\begin{pmatrix}", "\\end{pmatrix}", "&", "∞", "√"]
 
 _ATOMS = st.one_of(
@@ -140,6 +140,7 @@ huge = st.builds(huge_text, st.sampled_from(_HUGE_UNITS), st.sampled_from([10_00
 texts = st.one_of(
     st.text(max_size=200),
     st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
+    st.text(alphabet=st.characters(categories=["Cs", "Lu", "Nd", "Ps", "Pe", "Sm"]), max_size=40),  # lone surrogates
     latex_answers,
     mutations(),
     st.sampled_from(["", " ", "\n", "\x00", "\ufeff", "}", "{", "\\", "$", "\\boxed{}", "<think></think>"]),

@@ -103,3 +103,21 @@ def test_score_prints_its_table_to_the_current_stdout(tmp_path):
     with contextlib.redirect_stdout(buffer):
         assert main(["score", str(rows), "--rewards", str(rewards), "--no-progress"]) == 0
     assert buffer.getvalue().startswith("scored 1 rows from")
+
+
+@pytest.mark.xfail(strict=True, reason="core bug: a JSONL row holding a lone surrogate escape (valid JSON: \\ud800) is "
+                   "scored, then `score --out` dies writing it (json.dumps(ensure_ascii=False) to a UTF-8 file: "
+                   "UnicodeEncodeError traceback) and the output file stays empty")
+def test_score_out_writes_rows_with_lone_surrogates(tmp_path):
+    import io
+    import json
+
+    from grpo_rewards.scoring import score_file
+
+    rows, rewards, out = tmp_path / "rows.jsonl", tmp_path / "set.yaml", tmp_path / "scored.jsonl"
+    rows.write_text('{"completion": "\\ud800 \\\\boxed{4}"}\n{"completion": "\\\\boxed{4}"}\n')
+    rewards.write_text("rewards:\n  - use: format.boxed\n")
+    assert score_file(str(rows), str(rewards), out=str(out), progress=False, stream=io.StringIO()) == 0
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8", errors="surrogatepass").splitlines()]
+    assert [(r["completion"], r["rewards"]["format.boxed"]) for r in written] == [
+        ("\ud800 \\boxed{4}", 1.0), ("\\boxed{4}", 1.0)]
