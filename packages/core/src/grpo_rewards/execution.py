@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import importlib
 import os
 import pickle
 import socket
@@ -22,6 +23,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection, wait
 from typing import Any, NamedTuple
 
@@ -48,9 +50,13 @@ def _worker_main(conn: Connection) -> None:
             return
         if message[0] == "stop":
             return
-        _, key, payload, items, flush_after = message
+        _, key, payload, items, flush_after, paths = message
         if key not in funcs:
             try:
+                missing = [p for p in paths or () if p not in sys.path]
+                if missing:  # the parent's import path grew since this worker started
+                    sys.path[:0] = missing
+                    importlib.invalidate_caches()
                 func = pickle.loads(payload)
                 warmup = getattr(func, "warmup", None)
                 if callable(warmup):
@@ -206,6 +212,23 @@ class _Worker:
             self.conn.close()
 
 
+_spawner_executor: ThreadPoolExecutor | None = None
+_spawner_lock = threading.Lock()
+
+
+def _spawner() -> ThreadPoolExecutor:
+    """One long-lived thread that starts every worker.
+
+    Linux delivers a worker's parent-death signal when the *thread* that started it exits, so
+    workers are never started from the caller's thread (which may be a short-lived one).
+    """
+    global _spawner_executor
+    with _spawner_lock:
+        if _spawner_executor is None:
+            _spawner_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grpo-rewards-spawner")
+        return _spawner_executor
+
+
 class WorkerPool:
     """A reusable pool of worker processes that enforces a hard deadline per item.
 
@@ -225,7 +248,7 @@ class WorkerPool:
     # -- lifecycle ---------------------------------------------------------------------------
     def _spawn(self) -> _Worker:
         self.stats["spawned"] += 1
-        return _Worker()
+        return _spawner().submit(_Worker).result()
 
     def close(self) -> None:
         with self._lock:
@@ -309,8 +332,9 @@ class WorkerPool:
                     w.started = 0.0
                     w.assigned = time.monotonic()
                     try:
-                        w.conn.send(("run", key, None if key in w.loaded else payload, chunk,
-                                     0.0 if isolated else flush_after))
+                        fresh = key not in w.loaded
+                        w.conn.send(("run", key, payload if fresh else None, chunk,
+                                     0.0 if isolated else flush_after, list(sys.path) if fresh else None))
                     except (OSError, ValueError):
                         w.items.clear()
                         pending.appendleft((chunk, isolated))
