@@ -51,6 +51,14 @@ def crash_on_crash(text: str, **row: Any) -> float:
     return float(len(text))
 
 
+def length_unless_pow(text: str, **row: Any) -> float:
+    """len(text); on a completion containing POW, one C call that runs for hours (9 ** 9 ** 9)."""
+    if "POW" in text:
+        base = 9
+        return float(base ** base ** base % 7)
+    return float(len(text))
+
+
 # -- an in-process plugin for reward-set and score_rows tests ---------------------------------
 @grpo_rewards.hookimpl
 def register_rewards(register: Any) -> None:

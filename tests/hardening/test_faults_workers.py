@@ -77,6 +77,18 @@ def test_leaking_worker_is_recycled_after_max_tasks_and_its_memory_stays_bounded
         pool.close()
 
 
+def test_sample_stuck_in_one_long_c_call_gets_timeout_value_and_the_others_are_scored():
+    from grpo_rewards import Reward
+
+    logged: dict[str, float] = {}
+    reward = Reward(hw.length_unless_pow, name="hardening.pow", timeout=1.0, workers=2, timeout_value=-1.0)
+    values = reward(completions=["a", "bb", "POW", "cccc", "ddddd"], log_metric=logged.__setitem__)
+    assert values == [1.0, 2.0, -1.0, 4.0, 5.0]
+    assert reward.stats == Counter({"ok": 4, "timeout": 1})
+    assert logged["outcomes/hardening.pow/timeout"] == 1.0
+    assert_healthy(get_pool(2))
+
+
 @pytest.mark.parametrize("timeout", [None, 30.0], ids=["in-process", "workers"])
 def test_sample_that_raises_gets_error_value_with_on_error_none_and_others_are_scored(timeout):
     from grpo_rewards import Reward
