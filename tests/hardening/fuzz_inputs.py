@@ -8,6 +8,7 @@ tables do not know fails loudly (``fuzz_reward`` raises ``LookupError``) instead
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import threading
@@ -155,10 +156,19 @@ def as_completion(text: str, conversational: bool, before: list[dict[str, Any]])
     return [*before, {"role": "assistant", "content": text}] if conversational else text
 
 
+#: Completions with no readable text, or text in an unusual place: they must get a defined value too.
+ODD_COMPLETIONS = [None, 42, 3.5, b"bytes", [], ["a str in a list"], [{"role": "user", "content": "q"}],
+                   [{"role": "assistant"}], [{"role": "assistant", "content": None}],
+                   {"role": "assistant", "content": "\\boxed{4}"},
+                   [{"role": "assistant", "content": [{"type": "text", "text": "\\boxed{4}"}]}],
+                   [{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": {}}}]}]]
+
+
 def completions_of(text_strategy: st.SearchStrategy[str], max_size: int = 4) -> st.SearchStrategy[list[Any]]:
-    """Batches of 1..``max_size`` completions, each a string or a conversation."""
+    """Batches of 1..``max_size`` completions: strings, conversations, now and then an odd one."""
     one = st.builds(as_completion, text_strategy, st.booleans(), ROLES_BEFORE)
-    return st.lists(one, min_size=1, max_size=max_size)
+    odd = st.sampled_from(ODD_COMPLETIONS)
+    return st.lists(st.one_of(one, one, one, odd), min_size=1, max_size=max_size)
 
 
 # -- building rewards and calling them under a watchdog ---------------------------------------
@@ -226,7 +236,7 @@ def call_reward(reward: Any, completions: list[Any], columns: dict[str, list[Any
     ids = [token_ids(c) for c in completions] if with_ids else None
 
     def once() -> Any:
-        fresh = [c if isinstance(c, str) else [dict(m) for m in c] for c in completions]
+        fresh = copy.deepcopy(completions)
         return reward(prompts=["q"] * len(fresh), completions=fresh, completion_ids=None if ids is None else
                       [list(i) for i in ids], **{k: list(v) for k, v in columns.items()})
 
