@@ -121,3 +121,25 @@ def test_score_out_writes_rows_with_lone_surrogates(tmp_path):
     written = [json.loads(line) for line in out.read_text(encoding="utf-8", errors="surrogatepass").splitlines()]
     assert [(r["completion"], r["rewards"]["format.boxed"]) for r in written] == [
         ("\ud800 \\boxed{4}", 1.0), ("\\boxed{4}", 1.0)]
+
+
+@pytest.mark.xfail(strict=True, reason="core bug: the score table's timeout/errors columns come from Reward.stats, so "
+                   "a batch reward's own timeouts (math.accuracy's outcome 'timeout') show as 0 in the table while "
+                   "the 'outcomes of math.accuracy' line below it counts them")
+def test_score_table_counts_the_timeouts_of_a_batch_reward(tmp_path):
+    import io
+    import json
+
+    pytest.importorskip("grpo_rewards_math")
+    from grpo_rewards.scoring import score_file
+
+    rows, rewards = tmp_path / "rows.jsonl", tmp_path / "set.yaml"
+    long_answer = "\\boxed{4" + " + 0" * 400 + "}"  # over 400 chars: decided only by the symbolic check in a worker
+    rows.write_text("".join(json.dumps({"completion": c, "solution": "4"}) + "\n" for c in [long_answer, "\\boxed{4}"]))
+    rewards.write_text("rewards:\n  - use: math.accuracy\n    with: {timeout: 0.001}\n")
+    table = io.StringIO()
+    score_file(str(rows), str(rewards), progress=False, stream=table)
+    lines = table.getvalue().splitlines()
+    assert "outcomes of math.accuracy: correct 1, timeout 1" in lines
+    row = next(line.split() for line in lines if line.startswith("math.accuracy "))
+    assert row[7] == "1", lines  # reward weight mean std min max None timeout errors seconds
