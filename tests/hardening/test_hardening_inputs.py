@@ -42,8 +42,6 @@ def test_any_reward_set_spec_is_built_or_rejected_with_a_reward_set_error(spec):
         assert isinstance(built, RewardSet) and len(built) >= 1
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: a reward-set path that is a folder ('' is '.') or not UTF-8 text "
-                   "raises IsADirectoryError / UnicodeDecodeError from _read_spec, not RewardSetError")
 @pytest.mark.parametrize("kind", ["empty-string", "folder", "binary"])
 def test_a_reward_set_path_that_is_not_a_yaml_file_is_a_reward_set_error(tmp_path, kind):
     path = {"empty-string": "", "folder": str(tmp_path), "binary": str(tmp_path / "set.yaml")}[kind]
@@ -52,8 +50,6 @@ def test_a_reward_set_path_that_is_not_a_yaml_file_is_a_reward_set_error(tmp_pat
         load_reward_set(path, registry=REGISTRY)
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: `grpo-rewards score DIR ...` and `score FILE --rewards DIR|BINARY` "
-                   "end in an IsADirectoryError / UnicodeDecodeError traceback (exit code 1), not a one-line error")
 @pytest.mark.parametrize("which", ["rows-folder", "rewards-folder", "rewards-binary"])
 def test_score_with_a_folder_or_binary_file_is_a_one_line_error(tmp_path, capsys, which):
     from grpo_rewards.cli import main
@@ -87,9 +83,6 @@ def test_score_reports_undecodable_and_non_json_lines_and_scores_the_rest(tmp_pa
     assert [line.count('"format.boxed": 1.0') for line in out.read_text().splitlines()] == [1, 0]
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: score_file(stream=sys.stdout) binds the stdout of import time, so "
-                   "contextlib.redirect_stdout (notebooks, tests) does not capture the table, and once that stream "
-                   "is closed (pytest's capsys) `grpo-rewards score` fails with 'I/O operation on closed file'")
 def test_score_prints_its_table_to_the_current_stdout(tmp_path):
     import contextlib
     import io
@@ -105,9 +98,6 @@ def test_score_prints_its_table_to_the_current_stdout(tmp_path):
     assert buffer.getvalue().startswith("scored 1 rows from")
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: a JSONL row holding a lone surrogate escape (valid JSON: \\ud800) is "
-                   "scored, then `score --out` dies writing it (json.dumps(ensure_ascii=False) to a UTF-8 file: "
-                   "UnicodeEncodeError traceback) and the output file stays empty")
 def test_score_out_writes_rows_with_lone_surrogates(tmp_path):
     import io
     import json
@@ -123,9 +113,6 @@ def test_score_out_writes_rows_with_lone_surrogates(tmp_path):
         ("\ud800 \\boxed{4}", 1.0), ("\\boxed{4}", 1.0)]
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: the score table's timeout/errors columns come from Reward.stats, so "
-                   "a batch reward's own timeouts (math.accuracy's outcome 'timeout') show as 0 in the table while "
-                   "the 'outcomes of math.accuracy' line below it counts them")
 def test_score_table_counts_the_timeouts_of_a_batch_reward(tmp_path):
     import io
     import json

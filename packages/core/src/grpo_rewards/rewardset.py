@@ -142,16 +142,23 @@ class RewardSet:
 
 def _read_spec(spec: Any) -> tuple[list[Any], str]:
     source = "reward set"
-    if isinstance(spec, (str, Path)) and (isinstance(spec, Path) or "\n" not in spec) and Path(spec).exists():
+    if isinstance(spec, (str, Path)):
         import yaml
 
-        source = str(spec)
+        source = str(spec) or "''"
+        path = Path(spec)
+        if not str(spec) or not path.exists():
+            raise RewardSetError([f"file not found: {source}"], source)
+        if not path.is_file():
+            raise RewardSetError(["not a file (expected a YAML file with a 'rewards:' list)"], source)
         try:
-            spec = yaml.safe_load(Path(spec).read_text(encoding="utf-8"))
+            spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise RewardSetError([f"not UTF-8 text: {exc.reason} at byte {exc.start}"], source) from exc
+        except OSError as exc:
+            raise RewardSetError([f"cannot be read: {exc.strerror or exc}"], source) from exc
         except yaml.YAMLError as exc:
             raise RewardSetError([f"not valid YAML: {exc}"], source) from exc
-    elif isinstance(spec, (str, Path)):
-        raise RewardSetError([f"file not found: {spec}"], str(spec))
     if isinstance(spec, dict):
         if "rewards" not in spec:
             raise RewardSetError(["expected a 'rewards:' list"], source)

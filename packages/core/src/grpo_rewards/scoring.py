@@ -112,11 +112,14 @@ def _summary(values: list[float]) -> tuple[str, str, str, str]:
 
 
 def score_file(path: str, rewards: str, out: str | None = None, progress: bool = True,
-               batch_size: int = 256, stream: IO[str] = sys.stdout) -> int:
+               batch_size: int = 256, stream: IO[str] | None = None) -> int:
     """``grpo-rewards score FILE --rewards SET.yaml``: prints a table per reward; 1 if any row failed."""
+    stream = stream if stream is not None else sys.stdout  # the current one, not the one at import time
     file = Path(path)
     if not file.exists():
         raise GrpoRewardsError(f"file not found: {path}")
+    if not file.is_file():
+        raise GrpoRewardsError(f"not a file: {path} (expected JSONL, one completion per line)")
     errors: list[str] = []
     numbered = _read_rows(file, errors)
     columns = {k for _, row in numbered for k in row} | {"prompt"}
@@ -136,7 +139,7 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     for name, weight, reward in zip(reward_set.names, reward_set.reward_weights, reward_set.rewards):
         values = [s[name] for s in scores if s.get(name) is not None]
         nones = sum(1 for s in scores if s.get(name) is None)
-        c = counts[name]
+        c = counts[name] + counts.get(name + "*", Counter())  # a batch reward counts its own outcomes
         mean, std, lo, hi = _summary(values)  # type: ignore[arg-type]
         print(f"{name:<28} {weight:>6g} {mean:>8} {std:>8} {lo:>8} {hi:>8} {nones:>6} "
               f"{c.get('timeout', 0):>7} {c.get('error', 0) + c.get('crashed', 0):>6} {reward.seconds:>8.3f}",
@@ -152,7 +155,12 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     if out:
         with open(out, "w", encoding="utf-8") as fh:
             for row, s, total in zip(rows, scores, totals):
-                fh.write(json.dumps({**row, "rewards": s, "reward": total}, ensure_ascii=False) + "\n")
+                line = json.dumps({**row, "rewards": s, "reward": total}, ensure_ascii=False)
+                try:
+                    line.encode("utf-8")
+                except UnicodeEncodeError:  # a lone surrogate (valid JSON "\ud800"): keep it escaped
+                    line = json.dumps({**row, "rewards": s, "reward": total})
+                fh.write(line + "\n")
         print(f"wrote {out}", file=stream)
     for message in errors:
         print(f"bad row: {message}", file=sys.stderr)
