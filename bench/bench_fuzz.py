@@ -150,10 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Every reward discovered by `load_registry()` ({plugins}), with default parameters "
         "(`format.regex`: the pattern from `REQUIRED_PARAMS` in tests/hardening/fuzz_inputs.py), fed by hypothesis "
-        f"(seed {args.seed}): {args.examples} batches of 1–4 completions of random unicode / LaTeX from a grammar / "
+        f"(seed {args.seed}): {args.examples} batches of 1–4 completions of random unicode (lone surrogates too) / LaTeX from a grammar / "
         f"edge strings, {args.examples} of mutated real completions and LaTeX answers, {max(1, args.examples // 10)} "
-        "with huge inputs (10 kB – 1 MB from one repeated unit), each completion a string or a conversation, the "
-        "`solution`/`correct` columns filled, token ids given 3 times in 4 (rewards in tokens raise the documented "
+        "with huge inputs (10 kB – 1 MB from one repeated unit), each completion a string or a conversation (one in "
+        "four an unreadable or unusual one: None, a number, bytes, a dict, multimodal parts, tool calls), the "
+        "`solution`/`correct` columns filled, token ids given in half the batches (rewards in tokens raise the documented "
         "contract error without them). Checked on every batch: no exception except that contract error, one "
         "finite float or None per completion inside the declared range, the same values on a second call with "
         "fresh copies, and no call over the 30 s watchdog.",

@@ -1,4 +1,5 @@
-"""Worker faults: a worker SIGKILLed from outside, a leaking worker, a sample that raises or crashes.
+"""Worker faults: a worker SIGKILLed from outside, a leaking worker, a sample that raises, crashes its
+worker or sticks in one long C call, and the process holding the pool killed (its workers must follow).
 
 Each test shows the batch completes with defined values, the failure is reported by name, and the
 pool is healthy afterwards: the next batch works, the pool holds exactly ``size`` live workers, and
