@@ -126,8 +126,8 @@ def test_per_sample_reward_gives_the_same_values_in_worker_processes(hardening_r
     from grpo_rewards import load_reward_set
     from grpo_rewards.execution import get_pool
 
-    # the shared pool's workers are started here, on the main thread: workers started by a watchdog
-    # thread die when it ends (PR_SET_PDEATHSIG is per thread; see test_faults_workers.py's xfail)
+    # the shared pool is started here, on the main thread (before commit fff893d a worker started from a
+    # watchdog thread died with that thread: test_workers_started_from_a_thread_that_ended_stay_alive)
     assert [o.status for o in get_pool(2).map(divmod, [(7, 2), (9, 3)], timeout=60)] == ["ok", "ok"]
     in_process = build_reward(hardening_registry, name)
     in_workers = load_reward_set([{"use": name, "with": REQUIRED_PARAMS.get(name, {}), "timeout": 30.0,

@@ -71,7 +71,7 @@ def test_code_in_completions_and_gold_answers_never_runs(tmp_path, spies, harden
     values = call_reward(reward, completions, columns, with_ids=True)
     assert values != "contract"
     info = hardening_registry.reward(name)
-    if info.form == "sample":  # the same in worker processes (started on the main thread: see test_fuzz_rewards)
+    if info.form == "sample":  # the same in worker processes (pool started on the main thread, as in test_fuzz_rewards)
         from grpo_rewards.execution import get_pool
 
         assert [o.status for o in get_pool(2).map(divmod, [(7, 2)], timeout=60)] == ["ok"]
