@@ -174,3 +174,41 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
         _assert_loads(run_dir / name)
     for later in range(step + 1, MAX_STEPS + 1):  # the half-written one was written again, whole
         _assert_loads(run_dir / f"checkpoint-{later}")
+
+
+@pytest.mark.xfail(strict=True, reason="train gap: --resume picks the newest checkpoint-N that has a "
+                   "trainer_state.json without reading it; one left invalid by a kill during its write is chosen, "
+                   "and the run then dies inside TRL (JSONDecodeError) instead of using checkpoint-(N-1) or "
+                   "saying which file is damaged")
+def test_resume_does_not_choose_a_checkpoint_whose_trainer_state_is_damaged(tmp_path, capsys, monkeypatch):
+    import yaml
+
+    from grpo_rewards import GrpoRewardsError
+    from grpo_rewards.train.command import train_command
+    from grpo_rewards.train.manifest import build_manifest, write_start
+    from grpo_rewards.train.runner import prepare
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "math,format,length")
+    model = make_tiny_model(tmp_path / "tiny")
+    run_dir = tmp_path / "run"
+    config_file = tmp_path / "run.yaml"
+    config_file.write_text(yaml.safe_dump({
+        "model": str(model), "output_dir": str(run_dir), "dataset": {"task": "math:arithmetic", "n": 8},
+        "rewards": [{"use": "math.accuracy"}],
+        "grpo": {"max_steps": 4, "per_device_train_batch_size": 4, "num_generations": 4, "save_steps": 1,
+                 "report_to": "none", "use_cpu": True},
+    }))
+    plan = prepare(str(config_file))  # what the first run wrote before training
+    write_start(run_dir, build_manifest(plan.config, plan.reward_set, plan.registry, model_path=str(model)),
+                plan.config, resumed_from=None, changes=[])
+    for step, state in ((1, json.dumps({"global_step": 1, "log_history": []})), (2, '{"global_step": 2, "log_hi')):
+        (run_dir / f"checkpoint-{step}").mkdir()
+        (run_dir / f"checkpoint-{step}" / "trainer_state.json").write_text(state)
+    try:
+        code = train_command(["--output-dir", str(run_dir), "--resume", "--dry-run"])
+    except GrpoRewardsError as exc:  # acceptable: a clear error naming the damaged file
+        assert "checkpoint-2" in str(exc) and "trainer_state.json" in str(exc), str(exc)
+        return
+    out = capsys.readouterr().out
+    assert code == 0 and "resuming checkpoint-1" in out, out
