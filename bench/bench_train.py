@@ -6,7 +6,7 @@ reads the rewards' own time per step from the ``timing/<name>`` metrics that eac
 TRL's ``log_metric``. Writes bench/train.md and copies the run's reward curves to
 bench/reward_curve_default.png.
 
-    python bench/bench_train.py                     # the full default run (40 steps, ~8 min on 2 idle cores)
+    OMP_NUM_THREADS=1 python bench/bench_train.py   # the full default run (40 steps, ~8-12 min on 2 cores)
     python bench/bench_train.py --max-steps 3       # a quick look (does not overwrite the recorded figures)
 """
 
@@ -31,6 +31,9 @@ def main() -> int:
     parser.add_argument("--output-dir", default="/tmp/grpo-rewards-bench-train", help="run directory (overwritten)")
     parser.add_argument("--write", action="store_true",
                         help="write bench/train.md and the PNG even with --max-steps")
+    parser.add_argument("--report", default=str(HERE / "train.md"),
+                        help="markdown report to write (the PNG goes beside it as reward_curve_default.png)")
+    parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, as for grpo-rewards train")
     args = parser.parse_args()
 
     from transformers import TrainerCallback
@@ -50,7 +53,7 @@ def main() -> int:
             self.ends.append(time.perf_counter())
 
     started = time.perf_counter()
-    plan = prepare(None, [], output_dir=args.output_dir, max_steps=args.max_steps, overwrite=True)
+    plan = prepare(None, args.overrides, output_dir=args.output_dir, max_steps=args.max_steps, overwrite=True)
     prepared = time.perf_counter()
     clock = StepClock()
     trainer = run(plan, callbacks=[clock])
@@ -71,6 +74,7 @@ def main() -> int:
     first_k = {n: statistics.mean(h[f"rewards/{n}/mean"] for h in logs[:k]) for n in names}
     first_k["total"] = statistics.mean(h["reward"] for h in logs[:k])
 
+    env = "".join(f"{k}={os.environ[k]} " for k in ("OMP_NUM_THREADS",) if k in os.environ)
     cpu = os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     full = args.max_steps is None
@@ -89,9 +93,11 @@ def main() -> int:
     report = [
         "# Training benchmark: the embedded default run",
         "",
-        "Reproduce: `python bench/bench_train.py` (the default `grpo-rewards train`: "
+        f"Reproduce: `{env}python bench/bench_train.py{''.join(' ' + o for o in args.overrides)}` "
+        "(the default `grpo-rewards train`: "
         f"{DEFAULT_CONFIG['grpo']['max_steps']} steps, SmolLM2-135M-Instruct, "
-        f"{DEFAULT_CONFIG['grpo']['num_generations']} completions x "
+        f"{DEFAULT_CONFIG['grpo']['per_device_train_batch_size'] // DEFAULT_CONFIG['grpo']['num_generations']} "
+        f"prompts x {DEFAULT_CONFIG['grpo']['num_generations']} completions x at most "
         f"{DEFAULT_CONFIG['grpo']['max_completion_length']} tokens per step, math:arithmetic a + b).",
         "",
         f"Machine: {platform.processor() or platform.machine()}, {cpu} cores, torch threads "
@@ -124,9 +130,11 @@ def main() -> int:
     text = "\n".join(report) + "\n"
     print(text)
     if full or args.write:
-        (HERE / "train.md").write_text(text)
-        shutil.copyfile(plan.run_dir / "reward_curves.png", HERE / "reward_curve_default.png")
-        print(f"wrote {HERE / 'train.md'} and {HERE / 'reward_curve_default.png'}")
+        report = Path(args.report)
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(text)
+        shutil.copyfile(plan.run_dir / "reward_curves.png", report.parent / "reward_curve_default.png")
+        print(f"wrote {report} and {report.parent / 'reward_curve_default.png'}")
     return 0
 
 

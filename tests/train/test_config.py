@@ -49,14 +49,14 @@ def test_an_override_of_an_unknown_section_suggests_the_close_one():
 
 
 def test_no_config_file_gives_the_embedded_default_with_command_line_options_applied():
-    config, source = build_config(None, ["grpo.learning_rate=1e-5"], output_dir="runs/x", max_steps=7, seed=3)
+    config, source = build_config(None, ["grpo.learning_rate=2e-5"], output_dir="runs/x", max_steps=7, seed=3)
     assert source == "default config"
     assert config["model"] == "embedded"
     assert config["output_dir"] == "runs/x"
     assert config["grpo"]["max_steps"] == 7 and config["grpo"]["seed"] == 3
-    assert config["grpo"]["learning_rate"] == 1e-5
+    assert config["grpo"]["learning_rate"] == 2e-5
     assert config["dataset"] == DEFAULT_CONFIG["dataset"]
-    assert DEFAULT_CONFIG["grpo"]["learning_rate"] == 3e-5  # the default itself is untouched
+    assert DEFAULT_CONFIG["grpo"]["learning_rate"] == 1e-5  # the default itself is untouched
 
 
 def test_a_config_file_replaces_whole_sections_and_keeps_the_others(tmp_path):
