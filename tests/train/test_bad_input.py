@@ -126,3 +126,18 @@ def test_rewards_default_to_the_tasks_default_rewards_when_a_dataset_is_given(tm
                     "grpo: {max_steps: 1}\n")
     assert train_command([str(path), "--dry-run"], registry=toy_registry()) == 0
     assert "rewards toy.digits×1," in capsys.readouterr().out
+
+
+def test_resume_skips_a_newer_checkpoint_whose_trainer_state_was_cut_short(tmp_path, tiny_model, capsys):
+    from grpo_rewards.train.manifest import checkpoints
+
+    out = tmp_path / "out"
+    for step, state in ((1, '{"global_step": 1, "log_history": []}'), (2, '{"global_step": 2, "log_hi')):
+        (out / f"checkpoint-{step}").mkdir(parents=True)
+        (out / f"checkpoint-{step}" / "trainer_state.json").write_text(state)
+    assert [p.name for p in checkpoints(out)] == ["checkpoint-1"]
+    assert [p.name for p in checkpoints(out, damaged=True)] == ["checkpoint-2"]
+    path = _config(tmp_path, tiny_model)
+    with pytest.raises(RunDirError, match=r"has no manifest.json, so the reward set cannot be checked"):
+        train_command([str(path), "--resume"], registry=toy_registry())
+    assert "skipping checkpoint-2: its trainer_state.json does not read" in capsys.readouterr().out

@@ -30,14 +30,25 @@ class RunDirError(GrpoRewardsError):
     """The output dir cannot be used as asked; the message says what to do instead."""
 
 
-def checkpoints(run_dir: Path) -> list[Path]:
-    """Complete ``checkpoint-N`` folders (with a ``trainer_state.json``), oldest first."""
+def _state_ok(path: Path) -> bool:
+    """Whether ``path`` is a readable trainer state (a kill during its write leaves it cut short)."""
+    try:
+        return isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+    except (OSError, ValueError):
+        return False
+
+
+def checkpoints(run_dir: Path, *, damaged: bool = False) -> list[Path]:
+    """Complete ``checkpoint-N`` folders (a ``trainer_state.json`` that reads), oldest first.
+
+    With ``damaged=True``: the folders whose ``trainer_state.json`` exists but does not read.
+    """
     if not run_dir.is_dir():
         return []
     found = []
     for child in run_dir.iterdir():
         match = _CHECKPOINT.match(child.name)
-        if match and child.is_dir() and (child / STATE).is_file():
+        if match and child.is_dir() and (child / STATE).is_file() and _state_ok(child / STATE) != damaged:
             found.append((int(match.group(1)), child))
     return [path for _, path in sorted(found)]
 

@@ -131,6 +131,9 @@ def prepare(
     config, source = build_config(config_path, overrides, output_dir=output_dir, max_steps=max_steps, seed=seed)
     run_dir = Path(config["output_dir"]).expanduser()
     resume_from = run_files.check_run_dir(run_dir, resume=resume, overwrite=overwrite)
+    if resume_from is not None:
+        for damaged in run_files.checkpoints(run_dir, damaged=True):
+            say(f"grpo-rewards: skipping {damaged.name}: its {run_files.STATE} does not read (cut short by a kill?)")
     config["model"] = check_model(config.get("model"))
     if registry is None:
         from ..registry import load_registry
