@@ -19,9 +19,15 @@ from grpo_rewards.train.model import ensure_embedded
 
 # 1. A prompts dataset: a "prompt" column plus the columns the rewards read ("solution").
 #    Here from the math plugin's task; any list of dicts (or load_dataset(...)) works the same.
+#    A conversational prompt (system + user) so the instruct model's chat template is used.
+SYSTEM = "Reply in one line like this: 2 + 3 = \\boxed{5}"
 rows = load_registry().task("math:arithmetic").factory(256, seed=0, ops="+")
-dataset = Dataset.from_list(rows)
-print(dataset[0])  # {'prompt': 'What is 18 + 1? Put the final answer in \\boxed{}.', 'solution': '19'}
+dataset = Dataset.from_list([
+    {"prompt": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": row["prompt"]}],
+     "solution": row["solution"]}
+    for row in rows
+])
+print(dataset[0])  # {'prompt': [{'role': 'system', ...}, {'role': 'user', 'content': 'What is 18 + 1? ...'}], ...}
 
 # 2. Reward functions: TRL callables found by name in the installed plugins.
 #    (The same objects are importable: from grpo_rewards_math import accuracy.)
@@ -35,10 +41,10 @@ max_steps = int(sys.argv[1]) if len(sys.argv) > 1 else 8
 training_args = GRPOConfig(
     output_dir="runs/plain-trl",
     max_steps=max_steps,
-    num_generations=8,
+    num_generations=4,             # 4 completions per prompt, 2 prompts per step
     per_device_train_batch_size=8,
     max_completion_length=48,
-    learning_rate=3e-5,
+    learning_rate=1e-5,
     reward_weights=[1.0, 0.2, 0.2],
     logging_steps=1,
     save_strategy="no",
