@@ -176,10 +176,6 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
         _assert_loads(run_dir / f"checkpoint-{later}")
 
 
-@pytest.mark.xfail(strict=True, reason="train gap: --resume picks the newest checkpoint-N that has a "
-                   "trainer_state.json without reading it; one left invalid by a kill during its write is chosen, "
-                   "and the run then dies inside TRL (JSONDecodeError) instead of using checkpoint-(N-1) or "
-                   "saying which file is damaged")
 def test_resume_does_not_choose_a_checkpoint_whose_trainer_state_is_damaged(tmp_path, capsys, monkeypatch):
     import yaml
 
