@@ -123,5 +123,13 @@ def load_dataset_from_config(dataset_cfg: dict[str, Any], registry: Any) -> Any:
         raise DatasetError(f"{where}: 'prompt' must be text or a list of chat messages, got {type(first).__name__}")
     system_prompt = dataset_cfg.get("system_prompt")
     if system_prompt:
-        dataset = dataset.map(lambda row: {"prompt": with_system_prompt(row["prompt"], system_prompt)})
+        from datasets.utils import logging as ds_logging
+
+        shown = ds_logging.is_progress_bar_enabled()
+        ds_logging.disable_progress_bar()  # keep the run's header the first thing on screen
+        try:
+            dataset = dataset.map(lambda row: {"prompt": with_system_prompt(row["prompt"], system_prompt)})
+        finally:
+            if shown:
+                ds_logging.enable_progress_bar()
     return dataset
