@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import numbers
 import threading
 import time
 from collections import Counter
@@ -69,17 +70,8 @@ class _SampleCall:
 def _check_value(name: str, value: Any, index: int) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            import numbers
-
-            if isinstance(value, numbers.Real) and not isinstance(value, bool):
-                value = float(value)
-            else:
-                raise TypeError
-        except TypeError:
-            message = f"returned {type(value).__name__} {value!r:.60}, expected a float or None"
-            raise RewardError(name, message, index) from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
+        raise RewardError(name, f"returned {type(value).__name__} {value!r:.60}, expected a float or None", index)
     value = float(value)
     if math.isnan(value) or math.isinf(value):
         raise RewardError(name, f"returned {value}, expected a finite float or None", index)

@@ -95,12 +95,15 @@ def score_rows(reward_set: RewardSet, rows: list[dict[str, Any]], batch_size: in
             for offset, value in enumerate(values):
                 scores[start + offset][name] = value
             counts[name].update(reward.stats - before)
-            extra = getattr(reward.impl, "outcome_counts", None)
-            if isinstance(extra, Counter):
-                counts[name + "*"] = extra
         if progress:
             progress.update(len(batch))
     return scores, counts, failures
+
+
+def _own_outcomes(reward: Any) -> Counter[str]:
+    """Outcome labels a batch reward counts itself (``outcome_counts``, e.g. math.accuracy's)."""
+    own = getattr(reward.impl, "outcome_counts", None)
+    return own if isinstance(own, Counter) else Counter()
 
 
 def _summary(values: list[float]) -> tuple[str, str, str, str]:
@@ -139,7 +142,7 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     for name, weight, reward in zip(reward_set.names, reward_set.reward_weights, reward_set.rewards):
         values = [s[name] for s in scores if s.get(name) is not None]
         nones = sum(1 for s in scores if s.get(name) is None)
-        c = counts[name] + counts.get(name + "*", Counter())  # a batch reward counts its own outcomes
+        c = counts[name] + _own_outcomes(reward)
         mean, std, lo, hi = _summary(values)  # type: ignore[arg-type]
         print(f"{name:<28} {weight:>6g} {mean:>8} {std:>8} {lo:>8} {hi:>8} {nones:>6} "
               f"{c.get('timeout', 0):>7} {c.get('error', 0) + c.get('crashed', 0):>6} {reward.seconds:>8.3f}",
@@ -147,8 +150,8 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     totals = [reward_set.total([s.get(n) for n in reward_set.names]) for s in scores]
     mean, std, lo, hi = _summary(totals)
     print(f"{'total (weighted)':<28} {'':>6} {mean:>8} {std:>8} {lo:>8} {hi:>8}", file=stream)
-    for name in reward_set.names:
-        extra = counts.get(name + "*")
+    for name, reward in zip(reward_set.names, reward_set.rewards):
+        extra = _own_outcomes(reward)
         if extra:
             labels = ", ".join(f"{k} {v}" for k, v in sorted(extra.items()))
             print(f"outcomes of {name}: {labels}", file=stream)
