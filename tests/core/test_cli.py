@@ -109,5 +109,8 @@ def test_list_does_not_import_heavy_libraries(plugins):
 
 
 def test_the_console_script_is_installed():
-    out = subprocess.run(["grpo-rewards", "--version"], capture_output=True, text=True, check=True)
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "grpo-rewards"  # the venv's, whether or not it is on PATH
+    out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True)
     assert out.stdout == "grpo-rewards 0.1.0\n"
