@@ -27,6 +27,8 @@ from typing import Any
 
 import regex
 
+from .latex_lexer import braced_group
+
 #: The longest answer the extractor returns; a longer candidate is not an answer.
 MAX_ANSWER_CHARS = 10_000
 #: Seconds each regular-expression rule may run before it gives up.
@@ -79,22 +81,7 @@ def _clean(answer: str) -> str:
 
 def _braced(text: str, start: int) -> tuple[str, int] | None:
     """The content of the brace group opening at ``text[start] == "{"`` and the index after it."""
-    depth = 0
-    i = start
-    end = min(len(text), start + MAX_ANSWER_CHARS + 2)
-    while i < end:
-        c = text[i]
-        if c == "\\":
-            i += 2  # an escaped character, e.g. \{ or \}
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i], i + 1
-        i += 1
-    return None
+    return braced_group(text, start, limit=MAX_ANSWER_CHARS + 2)
 
 
 def _box_content(text: str, at: int, command: str) -> tuple[str, int] | None:

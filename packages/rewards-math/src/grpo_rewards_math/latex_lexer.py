@@ -106,11 +106,18 @@ _TWO = {"**": "^", "<=": "LE", ">=": "GE", "!=": "NE", "=<": "LE", "=>": "GE"}
 _SINGLE = set("+-*/^_()[]{}|,;=<>!'&:")
 
 
-def _read_braced(s: str, i: int) -> tuple[str, int]:
-    """s[i] == '{': return the balanced content and the index after the closing brace."""
+def braced_group(s: str, i: int, limit: int | None = None) -> tuple[str, int] | None:
+    r"""``s[i] == "{"``: the balanced content and the index after the closing brace, or ``None``.
+
+    Backslash escapes (``\{``, ``\}``) do not count; the scan stops after ``limit`` characters.
+
+    >>> braced_group(r"{a{b}\}c}d", 0)
+    ('a{b}\\}c', 9)
+    """
     depth = 0
     j = i
-    while j < len(s):
+    end = len(s) if limit is None else min(len(s), i + limit)
+    while j < end:
         c = s[j]
         if c == "\\":
             j += 2
@@ -122,7 +129,14 @@ def _read_braced(s: str, i: int) -> tuple[str, int]:
             if depth == 0:
                 return s[i + 1 : j], j + 1
         j += 1
-    raise ParseError("unbalanced braces")
+    return None
+
+
+def _read_braced(s: str, i: int) -> tuple[str, int]:
+    group = braced_group(s, i)
+    if group is None:
+        raise ParseError("unbalanced braces")
+    return group
 
 
 def tokenize(s: str) -> list[Token]:
