@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .protocol import TRL_CONTROL_KWARGS
+from .protocol import UNITS as UNITS_ALLOWED
 
 NAME = "name"
 COUNT = "one value per completion"
@@ -43,7 +44,6 @@ PATHOLOGICAL = "pathological inputs"
 POINTS = (NAME, COUNT, TYPES, STANDARD, CONVERSATIONAL, EMPTY_BATCH, EMPTY, HUGE, MUTATION, PICKLE,
           DETERMINISM, COLUMNS, UNITS, RANGE, PATHOLOGICAL)
 
-UNITS_ALLOWED = ("chars", "words", "tokens", "none")
 GENERIC_NAMES = frozenset({"reward", "reward_func", "reward_fn", "__call__", "score", "func", "f", "fn"})
 #: Values given to the columns a reward reads when the caller gives none (other columns get "4").
 DEFAULT_COLUMN_VALUE = "4"

@@ -8,20 +8,21 @@ and leaves it out of the mean). Completions are ``str`` or a list of chat messag
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 Message = dict[str, Any]
 Completion = str | list[Message]
 RewardValue = float | None
-Units = Literal["chars", "words", "tokens", "none"]
-Form = Literal["sample", "batch"]
+
+#: What a reward's lengths are measured in (``units=`` at registration).
+UNITS = ("chars", "words", "tokens", "none")
 
 #: Keyword arguments TRL passes to every reward that are not dataset columns.
 TRL_CONTROL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "environments"})
 
-#: Outcome labels counted per reward (``outcomes/<name>/<label>``).
-OUTCOMES = ("ok", "none", "error", "timeout", "crashed", "too_large", "unreadable")
+#: Outcome labels the core counts for a per-sample reward and logs as ``outcomes/<name>/<label>``.
+LOGGED_OUTCOMES = ("timeout", "error", "crashed", "too_large", "unreadable")
 
 
 class RewardFunc(Protocol):
@@ -37,8 +38,6 @@ class RewardFunc(Protocol):
         **kwargs: Any,
     ) -> list[RewardValue]: ...
 
-
-SampleScorer = Callable[..., RewardValue]
 
 
 class GrpoRewardsError(Exception):

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .protocol import TRL_CONTROL_KWARGS, RewardError, completion_text
+from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardError, completion_text
 
 ON_ERROR = ("raise", "none")
 
@@ -182,7 +182,7 @@ class Reward:
             labels: tuple[str, ...] = ("error",) if self.on_error == "none" else ()  # a batch counts its own
         else:
             values, counts = self._call_samples(prompts, completions, completion_ids, kwargs)
-            labels = ("timeout", "error", "crashed", "too_large", "unreadable")
+            labels = LOGGED_OUTCOMES
         seconds = time.perf_counter() - started
         self.seconds += seconds
         self.stats.update(counts)
