@@ -77,7 +77,6 @@ def make_regex(pattern: str, *, name: str | None = None, **params: Any) -> Rewar
     [1.0]
     """
     name = name or "format.regex"
-    params.setdefault("metric_name", name)
     return Reward(RegexReward, name=name, form="batch", params={"pattern": pattern, **params})
 
 
