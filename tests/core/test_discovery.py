@@ -98,14 +98,58 @@ def test_tasks_are_registered_under_a_colon_namespace(registry):
 
 
 def test_misspelled_hook_makes_the_plugin_broken_not_the_process():
-    from grpo_rewards import get_plugin_manager, hookimpl
-    from grpo_rewards.plugins import register_plugin
+    from grpo_rewards import get_plugins, hookimpl
 
     class Typo:
         @hookimpl
         def register_reward(self, register):  # missing "s"
             pass
 
-    pm = get_plugin_manager(load_entry_points=False)
+    plugins = get_plugins(load_entry_points=False)
     with pytest.raises(Exception, match="unknown hook 'register_reward'"):
-        register_plugin(pm, Typo(), "typo")
+        plugins.add(Typo(), "typo")
+    assert plugins.records == {} and plugins.manager.get_plugins() == set()
+
+
+def test_plugins_module_examples_run():
+    import doctest
+
+    from grpo_rewards import plugins
+
+    result = doctest.testmod(plugins)
+    assert (result.failed, result.attempted) == (0, 4)
+
+
+def test_a_plugin_added_in_process_keeps_nothing_when_a_later_hook_raises():
+    from grpo_rewards import get_plugins, hookimpl
+
+    class Half:
+        @hookimpl
+        def register_rewards(self, register):
+            register("fine", lambda text, **row: 1.0)
+
+        @hookimpl
+        def register_tasks(self, register):
+            raise SystemExit("tasks are gone")
+
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(Half(), "half")
+    registry = load_registry(plugins)
+    assert registry.records["half"].error == "SystemExit in register_tasks: tasks are gone"
+    assert registry.rewards == {} and registry.tasks == {}
+    with pytest.raises(RewardNotFoundError, match=r"plugin 'half' .*failed to load: SystemExit in register_tasks"):
+        registry.reward("half.fine")
+
+
+def test_a_real_keyboard_interrupt_in_a_hook_is_not_swallowed():
+    from grpo_rewards import get_plugins, hookimpl
+
+    class Interrupted:
+        @hookimpl
+        def register_rewards(self, register):
+            raise KeyboardInterrupt
+
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(Interrupted(), "ctrl_c")
+    with pytest.raises(KeyboardInterrupt):
+        load_registry(plugins)

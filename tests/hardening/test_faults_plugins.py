@@ -107,3 +107,83 @@ def test_the_worker_pool_works_after_plugin_failures(faulty_plugins):
     assert reward(completions=["a", "bb", "ccc"]) == [1.0, 2.0, 3.0]
     assert len(get_pool(2).pids) == 2 and zombies() == []
 
+
+
+ABRUPT = {
+    "hexit": "import grpo_rewards\n\n@grpo_rewards.hookimpl\ndef register_rewards(register):\n"
+             "    register('score', lambda text, **row: 1.0)\n    raise SystemExit(3)\n",
+    "hexitimport": "import sys\nsys.exit('no GPU here')\n",
+    "hbase": "import grpo_rewards\n\nclass Abort(BaseException):\n    pass\n\n"
+             "@grpo_rewards.hookimpl\ndef register_tasks(register):\n    raise Abort('stop everything')\n",
+    "hhalf": "import grpo_rewards\n\ndef rows(n, seed):\n    return [{'prompt': 'p'}] * n\n\n"
+             "@grpo_rewards.hookimpl\ndef register_rewards(register):\n    raise RuntimeError('no rewards today')\n\n"
+             "@grpo_rewards.hookimpl\ndef register_tasks(register):\n    register('rows', rows)\n",
+    "hloud": "import grpo_rewards\nprint('hello from hloud at import')\n\ndef loud(text, **row):\n"
+             "    return 1.0\n\n@grpo_rewards.hookimpl\ndef register_rewards(register):\n"
+             "    print('hello from the hook')\n    register('loud', loud)\n",
+}
+
+
+@pytest.fixture
+def abrupt_plugins(tmp_path, monkeypatch):
+    for name, source in ABRUPT.items():
+        _install(tmp_path, name, source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "length," + ",".join(ABRUPT))
+    return tmp_path
+
+
+def test_a_hook_raising_system_exit_is_a_broken_plugin_and_list_still_lists(abrupt_plugins, capsys):
+    from grpo_rewards.cli import main
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "hexit (hexit 0.1) — BROKEN: SystemExit in register_rewards: 3" in out
+    assert "hexitimport (hexitimport 0.1) — BROKEN: SystemExit: no GPU here" in out
+    assert "length.target" in out
+    assert "hexit.score" not in out
+
+
+def test_a_hook_raising_another_base_exception_is_a_broken_plugin(abrupt_plugins):
+    registry = load_registry()
+    assert registry.records["hbase"].error == "Abort in register_tasks: stop everything"
+    assert "length.target" in registry.rewards
+
+
+def test_a_plugin_whose_reward_hook_raises_keeps_none_of_its_tasks(abrupt_plugins):
+    from grpo_rewards.protocol import GrpoRewardsError
+
+    registry = load_registry()
+    assert registry.records["hhalf"].error == "RuntimeError in register_rewards: no rewards today"
+    assert "hhalf:rows" not in registry.tasks
+    with pytest.raises(GrpoRewardsError, match=r"plugin 'hhalf' .* failed to load: RuntimeError in register_rewards"):
+        registry.task("hhalf:rows")
+
+
+def test_a_plugin_that_prints_does_not_corrupt_list_json(abrupt_plugins, capsys):
+    import json
+
+    from grpo_rewards.cli import main
+
+    assert main(["list", "--json"]) == 0
+    captured = capsys.readouterr()
+    listing = json.loads(captured.out)
+    loud = next(p for p in listing["plugins"] if p["name"] == "hloud")
+    assert [r["name"] for r in loud["rewards"]] == ["hloud.loud"]
+    assert "hello from the hook\n" in captured.err  # the import's print: see the real-process test
+    assert sorted(b["name"] for b in listing["broken"]) == ["hbase", "hexit", "hexitimport", "hhalf"]
+
+
+def test_list_json_in_a_real_process_with_a_printing_plugin_and_an_exiting_hook(abrupt_plugins):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(abrupt_plugins)}
+    run = subprocess.run([sys.executable, "-m", "grpo_rewards.cli", "list", "--json"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    listing = json.loads(run.stdout)
+    assert "hloud" in [p["name"] for p in listing["plugins"]]
+    assert "hello from hloud at import\nhello from the hook\n" in run.stderr

@@ -140,14 +140,14 @@ def test_sample_that_kills_its_worker_is_counted_in_the_logged_outcomes():
 
 def test_score_rows_reports_the_failing_row_by_reward_name_and_scores_the_others():
     from grpo_rewards import load_reward_set
-    from grpo_rewards.plugins import get_plugin_manager, register_plugin
+    from grpo_rewards.plugins import get_plugins
     from grpo_rewards.registry import load_registry
     from grpo_rewards.scoring import score_rows
 
-    pm = get_plugin_manager(load_entry_points=False)
-    register_plugin(pm, hw, "hardening")
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(hw, "hardening")
     reward_set = load_reward_set({"rewards": [{"use": "hardening.boom", "timeout": 30.0, "workers": 2},
-                                              {"use": "hardening.slow"}]}, registry=load_registry(pm))
+                                              {"use": "hardening.slow"}]}, registry=load_registry(plugins))
     rows = [{"completion": c} for c in ["a", "bb", "BOOM!", "cccc"]]
     scores, counts, failures = score_rows(reward_set, rows, batch_size=4)
     assert [s["hardening.boom"] for s in scores] == [1.0, 2.0, None, 4.0]

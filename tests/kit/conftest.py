@@ -4,7 +4,7 @@ from grpo_rewards.testing import (  # noqa: F401
     completion_format,
     make_completions,
     pathological_completions,
-    plugin_manager,
+    plugins,
     registered_plugin,
     reward_contract,
 )

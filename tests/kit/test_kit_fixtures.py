@@ -36,9 +36,9 @@ def test_registered_plugin_shows_up_in_grpo_rewards_list(capsys):
         "kit.char_length", "kit.solution_match", "kit.scaled", "kit.first_char"]
 
 
-def test_plugin_manager_fixture_has_the_hooks_and_no_plugins(plugin_manager):
-    assert plugin_manager.get_plugins() == set()
-    assert hasattr(plugin_manager.hook, "register_rewards")
+def test_plugins_fixture_has_the_hooks_and_no_plugins(plugins):
+    assert plugins.records == {} and plugins.manager.get_plugins() == set()
+    assert hasattr(plugins.manager.hook, "register_rewards")
 
 
 def test_completion_builders_make_both_formats():
@@ -88,3 +88,26 @@ def test_check_command_reports_an_unknown_reward_as_an_error(capsys):
     with plugin_registered(kit_rewards.KitPlugin(), "kit"):
         assert main(["check", "kit.char_lenght"]) == 2
     assert "Did you mean 'kit.char_length'?" in capsys.readouterr().err
+
+
+def test_registered_plugin_is_not_seen_from_another_thread():
+    import threading
+
+    from grpo_rewards import load_registry
+
+    seen: dict[str, set[str]] = {}
+    with plugin_registered(kit_rewards.KitPlugin(), "kit"):
+        thread = threading.Thread(target=lambda: seen.update(names=set(load_registry().rewards)))
+        thread.start()
+        thread.join()
+        assert "kit.scaled" in load_registry().rewards
+    assert "kit.scaled" not in seen["names"]
+
+
+def test_registered_plugin_blocks_nest_and_restore_the_outer_registry():
+    from grpo_rewards import load_registry
+
+    with plugin_registered(kit_rewards.KitPlugin(), "kit") as outer:
+        with plugin_registered(kit_rewards.KitPlugin(), "other") as inner:
+            assert load_registry() is inner and sorted(inner.records) == ["other"]
+        assert load_registry() is outer and sorted(outer.records) == ["kit"]

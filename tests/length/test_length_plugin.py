@@ -8,7 +8,6 @@ import pytest
 import grpo_rewards
 import grpo_rewards_length.plugin
 from grpo_rewards import RewardSetError, load_registry, load_reward_set
-from grpo_rewards.plugins import register_plugin
 
 NAMES = ["length.cosine", "length.group_relative", "length.soft_overlong", "length.target", "length.truncated"]
 
@@ -31,11 +30,11 @@ class FakeMathPlugin:
 
 @pytest.fixture
 def registry():
-    pm = grpo_rewards.get_plugin_manager(load_entry_points=False)
-    register_plugin(pm, FakeMathPlugin(), "fake")
-    register_plugin(pm, grpo_rewards_length.plugin, "length")
+    plugins = grpo_rewards.get_plugins(load_entry_points=False)
+    plugins.add(FakeMathPlugin(), "fake")
+    plugins.add(grpo_rewards_length.plugin, "length")
     FakeAccuracy.calls = []
-    return load_registry(pm)
+    return load_registry(plugins)
 
 
 def test_the_plugin_registers_five_rewards_with_units(registry):

@@ -15,12 +15,12 @@ if str(HERE) not in sys.path:
 def toy_registry():
     import train_toy_plugin
 
-    from grpo_rewards.plugins import get_plugin_manager, register_plugin
+    from grpo_rewards.plugins import get_plugins
     from grpo_rewards.registry import load_registry
 
-    pm = get_plugin_manager(load_entry_points=False)
-    register_plugin(pm, train_toy_plugin, "toy")
-    return load_registry(pm)
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(train_toy_plugin, "toy")
+    return load_registry(plugins)
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """A plugin for the training tests: rewards and a task with exactly known outputs.
 
-Registered in-process with ``register_plugin(pm, module, "toy")``; the torchrun test imports it
+Registered in-process with ``plugins.add(module, "toy")``; the torchrun test imports it
 in each rank the same way.
 """
 

@@ -25,14 +25,20 @@ _EXPORTS = {
     "map_with_deadline": "execution",
     "PROJECT_NAME": "hookspecs",
     "hookimpl": "hookspecs",
-    "get_plugin_manager": "plugins",
+    "Plugins": "plugins",
+    "get_plugins": "plugins",
+    "ConfigError": "errors",
+    "GrpoRewardsError": "errors",
+    "PluginError": "errors",
+    "ProblemsError": "errors",
+    "RewardError": "errors",
+    "RewardNotFoundError": "errors",
+    "RewardSetError": "errors",
+    "TaskNotFoundError": "errors",
+    "RewardOptions": "options",
     "Completion": "protocol",
-    "GrpoRewardsError": "protocol",
-    "PluginError": "protocol",
-    "RewardError": "protocol",
     "RewardFunc": "protocol",
-    "RewardNotFoundError": "protocol",
-    "RewardSetError": "protocol",
+    "RewardResult": "protocol",
     "completion_text": "protocol",
     "Registry": "registry",
     "RewardInfo": "registry",
@@ -45,24 +51,33 @@ _EXPORTS = {
     "load_rewards": "rewardset",
 }
 
+#: public submodules, imported on first use like the names above
+_MODULES = ("errors", "params")
+
 __all__ = [
     "PROJECT_NAME",
     "Completion",
+    "ConfigError",
     "GrpoRewardsError",
     "Outcome",
     "PluginError",
+    "Plugins",
+    "ProblemsError",
     "Registry",
     "Reward",
     "RewardError",
     "RewardFunc",
     "RewardInfo",
     "RewardNotFoundError",
+    "RewardOptions",
+    "RewardResult",
     "RewardSet",
     "RewardSetError",
     "TaskInfo",
+    "TaskNotFoundError",
     "WorkerPool",
     "completion_text",
-    "get_plugin_manager",
+    "get_plugins",
     "get_reward",
     "hookimpl",
     "load_registry",
@@ -73,6 +88,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+        globals()[name] = value
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'grpo_rewards' has no attribute {name!r}")
@@ -82,25 +101,29 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted([*globals(), *_EXPORTS, *_MODULES])
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from typing import Any
 
-    from .execution import Outcome, WorkerPool, map_with_deadline
-    from .hookspecs import PROJECT_NAME, hookimpl
-    from .plugins import get_plugin_manager
-    from .protocol import (
-        Completion,
+    from . import errors as errors
+    from . import params as params
+    from .errors import (
+        ConfigError,
         GrpoRewardsError,
         PluginError,
+        ProblemsError,
         RewardError,
-        RewardFunc,
         RewardNotFoundError,
         RewardSetError,
-        completion_text,
+        TaskNotFoundError,
     )
+    from .execution import Outcome, WorkerPool, map_with_deadline
+    from .hookspecs import PROJECT_NAME, hookimpl
+    from .options import RewardOptions
+    from .plugins import Plugins, get_plugins
+    from .protocol import Completion, RewardFunc, RewardResult, completion_text
     from .registry import Registry, RewardInfo, TaskInfo, load_registry
     from .reward import Reward
     from .rewardset import RewardSet, get_reward, load_reward_set, load_rewards

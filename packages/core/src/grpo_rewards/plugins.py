@@ -1,19 +1,42 @@
-"""Plugin discovery: the plugin manager, entry points, the allow-list, and failure records."""
+"""Plugin discovery: a ``Plugins`` object holding pluggy's manager and one record per plugin.
+
+Built by :func:`get_plugins` (never at import time). A plugin that fails to import, whose hook
+is misspelled, or whose hook raises (``SystemExit`` and other ``BaseException``\\ s included) is
+recorded as broken with its error while every other plugin keeps working; only a real Ctrl-C
+(``KeyboardInterrupt``) goes through. Whatever plugins print while they load goes to stderr, so
+``grpo-rewards list --json`` stays valid JSON.
+
+>>> plugins = get_plugins(load_entry_points=False)
+>>> plugins.records
+{}
+>>> class Shout:
+...     @hookimpl
+...     def register_rewards(self, register):
+...         register("shout", lambda text, **row: float(text.isupper()))
+>>> plugins.add(Shout(), "shout").hooks
+['register_rewards']
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import traceback
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Any
 
 import pluggy
 
 from . import hookspecs
-from .hookspecs import PROJECT_NAME
+from .hookspecs import PROJECT_NAME, hookimpl  # noqa: F401  (hookimpl: for the example above)
 
 #: Comma-separated plugin names to load; set but empty means none.
 ALLOW_ENV = "GRPO_REWARDS_PLUGINS"
+#: The hooks a plugin may implement, in the order they are called.
+HOOKS = ("register_rewards", "register_tasks")
 
 
 @dataclass
@@ -33,6 +56,11 @@ class PluginRecord:
     def ok(self) -> bool:
         return self.error is None
 
+    def fail(self, error: str) -> None:
+        """Mark the plugin broken with a one-line ``error`` and the traceback being handled."""
+        self.error = error
+        self.traceback = traceback.format_exc()
+
 
 def allowed_plugins() -> set[str] | None:
     """The allow-list from ``GRPO_REWARDS_PLUGINS``: ``None`` when unset (everything allowed)."""
@@ -49,20 +77,34 @@ def _entry_points() -> list[metadata.EntryPoint]:
     return sorted(seen.values(), key=lambda ep: ep.name)
 
 
-def _error_line(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+def _error_line(exc: BaseException, where: str = "") -> str:
+    """``"ImportError: no module x"`` or ``"SystemExit in register_rewards: 3"``: one line."""
+    head = type(exc).__name__ + (f" in {where}" if where else "")
+    text = str(exc).strip()
+    return f"{head}: {text.splitlines()[0]}" if text else head
 
 
-def get_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
-    """Build a fresh plugin manager with the hookspecs and (by default) the installed plugins.
+@contextlib.contextmanager
+def _plugin_code() -> Iterator[None]:
+    """Around plugin code: its prints go to stderr (stdout may be JSON)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
-    Plugins that fail to import are recorded in ``pm.grpo_records`` with their error instead of
-    raising, so one broken plugin never hides the others.
+
+class Plugins:
+    """The plugins the core knows: pluggy's ``manager`` (with the hookspecs) and their ``records``.
+
+    ``records`` maps each namespace to its :class:`PluginRecord`, loaded or broken; a name claimed
+    by two distributions is recorded under both (the second as ``"name (distribution)"``).
     """
-    pm = pluggy.PluginManager(PROJECT_NAME)
-    pm.add_hookspecs(hookspecs)
-    pm.grpo_records = {}  # type: ignore[attr-defined]
-    if load_entry_points:
+
+    def __init__(self) -> None:
+        self.manager = pluggy.PluginManager(PROJECT_NAME)
+        self.manager.add_hookspecs(hookspecs)
+        self.records: dict[str, PluginRecord] = {}
+
+    def load_installed(self) -> None:
+        """Import and register every installed plugin the allow-list admits (entry points)."""
         allow = allowed_plugins()
         for ep in _entry_points():
             if allow is not None and ep.name not in allow:
@@ -74,7 +116,7 @@ def get_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
                 version=dist.version if dist is not None else None,
                 module=ep.value,
             )
-            first = pm.grpo_records.get(ep.name)  # type: ignore[attr-defined]
+            first = self.records.get(ep.name)
             if first is not None:
                 message = (
                     f"plugin name {ep.name!r} is claimed by both {first.distribution} "
@@ -82,48 +124,68 @@ def get_plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
                 )
                 record.error = f"PluginError: {message}"
                 record.conflict = first.conflict = message
-                pm.grpo_records[f"{ep.name} ({record.distribution})"] = record  # type: ignore[attr-defined]
+                self.records[f"{ep.name} ({record.distribution})"] = record
                 continue
-            pm.grpo_records[ep.name] = record  # type: ignore[attr-defined]
+            self.records[ep.name] = record
             try:
-                plugin = ep.load()
-            except BaseException as exc:
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                record.error = _error_line(exc)
-                record.traceback = traceback.format_exc()
+                with _plugin_code():
+                    plugin = ep.load()
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # SystemExit at import is a broken plugin, not an exit
+                record.fail(_error_line(exc))
                 continue
             try:
-                pm.register(plugin, name=ep.name)
-                pm.check_pending()
+                self._register(plugin, record)
             except Exception as exc:  # a misspelled hook, a plugin registered twice
-                if pm.is_registered(plugin):
-                    pm.unregister(plugin)
-                record.error = _error_line(exc)
-                record.traceback = traceback.format_exc()
-                continue
-            record.hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
-    return pm
+                record.fail(_error_line(exc))
+
+    def add(self, plugin: object, name: str) -> PluginRecord:
+        """Register a plugin object directly (tests, notebooks); ``name`` is its namespace.
+
+        Raises pluggy's error for a misspelled hook, and records nothing then.
+        """
+        module = getattr(plugin, "__name__", None) or type(plugin).__module__
+        record = PluginRecord(name=name, module=module)
+        self._register(plugin, record)
+        self.records[name] = record
+        return record
+
+    def _register(self, plugin: object, record: PluginRecord) -> None:
+        try:
+            self.manager.register(plugin, name=record.name)
+            self.manager.check_pending()
+        except Exception:
+            if self.manager.is_registered(plugin):
+                self.manager.unregister(plugin)
+            raise
+        record.hooks = sorted(h.name for h in self.manager.get_hookcallers(plugin) or [])
+
+    def run_hooks(self, name: str, registers: Mapping[str, Callable[..., Any]]) -> bool:
+        """Call plugin ``name``'s hooks, each with its ``register`` from ``registers``, in :data:`HOOKS` order.
+
+        Returns whether all of them returned. The first that raises (any exception but a real
+        Ctrl-C) marks the plugin broken, and its later hooks are not called.
+        """
+        record = self.records[name]
+        for hook_name in HOOKS:
+            for impl in getattr(self.manager.hook, hook_name).get_hookimpls():
+                if impl.plugin_name != name:
+                    continue
+                try:
+                    with _plugin_code():
+                        impl.function(register=registers[hook_name])
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # one plugin's broken hook must not hide the others
+                    record.fail(_error_line(exc, hook_name))
+                    return False
+        return True
 
 
-def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> PluginRecord:
-    """Register a plugin object directly (tests, notebooks); the name is its namespace."""
-    pm.register(plugin, name=name)
-    pm.check_pending()
-    module = getattr(plugin, "__name__", None) or type(plugin).__module__
-    record = PluginRecord(name=name, module=module)
-    record.hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
-    records = getattr(pm, "grpo_records", None)
-    if records is None:
-        records = pm.grpo_records = {}  # type: ignore[attr-defined]
-    records[name] = record
-    return record
-
-
-def plugin_records(pm: pluggy.PluginManager) -> dict[str, PluginRecord]:
-    """Records of every plugin the manager knows, loaded or broken, by namespace."""
-    records = dict(getattr(pm, "grpo_records", {}))
-    for name, plugin in pm.list_name_plugin():
-        if name not in records and plugin is not None:
-            records[name] = PluginRecord(name=name, module=getattr(plugin, "__name__", None))
-    return records
+def get_plugins(load_entry_points: bool = True) -> Plugins:
+    """A fresh :class:`Plugins` with the hookspecs and (by default) the installed plugins."""
+    plugins = Plugins()
+    if load_entry_points:
+        plugins.load_installed()
+    return plugins

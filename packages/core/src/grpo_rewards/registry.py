@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-import pluggy
-
-from .plugins import PluginRecord, get_plugin_manager, plugin_records
+from .plugins import PluginRecord, Plugins, get_plugins
 from .protocol import PluginError, RewardNotFoundError
 
 #: First-party namespaces and the distribution that provides them (data, not imports).
@@ -123,34 +122,30 @@ def _first_doc_paragraph(obj: Any) -> str:
 
 
 class Registry:
-    """Rewards and tasks from a plugin manager; built with :func:`load_registry`."""
+    """Rewards and tasks from :class:`~grpo_rewards.plugins.Plugins`; built with :func:`load_registry`."""
 
-    def __init__(self, pm: pluggy.PluginManager) -> None:
-        self.pm = pm
+    def __init__(self, plugins: Plugins) -> None:
+        self.plugins = plugins
         self.rewards: dict[str, RewardInfo] = {}
         self.tasks: dict[str, TaskInfo] = {}
-        self.records: dict[str, PluginRecord] = plugin_records(pm)
+        self.records: dict[str, PluginRecord] = plugins.records
         #: namespace -> message, where two distributions claim the same plugin name
         self.conflicts: dict[str, str] = {r.name: r.conflict for r in self.records.values() if r.conflict}
         self._collect()
 
     # -- collection -------------------------------------------------------------------------
     def _collect(self) -> None:
-        for hook_name in ("register_rewards", "register_tasks"):
-            hook = getattr(self.pm.hook, hook_name)
-            for impl in hook.get_hookimpls():
-                plugin = impl.plugin_name
-                record = self.records.setdefault(plugin, PluginRecord(name=plugin))
-                register = self._reward_register(plugin) if hook_name == "register_rewards" else (
-                    self._task_register(plugin))
-                try:
-                    impl.function(register=register)
-                except Exception as exc:  # one plugin's broken hook must not hide the others
-                    record.error = f"{type(exc).__name__} in {hook_name}: {exc}"
-                    record.traceback = traceback.format_exc()
-                    for table in (self.rewards, self.tasks):
-                        for key in [k for k, v in table.items() if v.plugin == plugin]:
-                            del table[key]
+        """Each plugin's rewards and tasks are staged and kept only when all its hooks return."""
+        for plugin, record in list(self.records.items()):
+            if not record.ok:
+                continue
+            rewards: dict[str, RewardInfo] = {}
+            tasks: dict[str, TaskInfo] = {}
+            registers = {"register_rewards": self._reward_register(plugin, rewards),
+                         "register_tasks": self._task_register(plugin, tasks)}
+            if self.plugins.run_hooks(plugin, registers):
+                self.rewards.update(rewards)
+                self.tasks.update(tasks)
 
     def _full_name(self, plugin: str, name: str, sep: str) -> str:
         if not isinstance(name, str) or not name or any(c.isspace() for c in name):
@@ -158,7 +153,7 @@ class Registry:
         prefix = f"{plugin}{sep}"
         return name if name.startswith(prefix) else prefix + name
 
-    def _reward_register(self, plugin: str) -> Callable[..., RewardInfo]:
+    def _reward_register(self, plugin: str, staged: dict[str, RewardInfo]) -> Callable[..., RewardInfo]:
         record = self.records[plugin]
 
         def register(
@@ -200,14 +195,14 @@ class Registry:
                 distribution=record.distribution,
                 version=record.version,
             )
-            if full in self.rewards:
+            if full in staged:
                 raise PluginError(f"plugin {plugin!r} registered {full!r} twice")
-            self.rewards[full] = info
+            staged[full] = info
             return info
 
         return register
 
-    def _task_register(self, plugin: str) -> Callable[..., TaskInfo]:
+    def _task_register(self, plugin: str, staged: dict[str, TaskInfo]) -> Callable[..., TaskInfo]:
         record = self.records[plugin]
 
         def register(
@@ -237,9 +232,9 @@ class Registry:
                 distribution=record.distribution,
                 version=record.version,
             )
-            if full in self.tasks:
-                raise PluginError(f"task {full!r} is registered by both {self.tasks[full].plugin!r} and {plugin!r}")
-            self.tasks[full] = info
+            if full in staged:
+                raise PluginError(f"plugin {plugin!r} registered task {full!r} twice")
+            staged[full] = info
             return info
 
         return register
@@ -309,6 +304,28 @@ class Registry:
         return message
 
 
-def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
-    """Discover the installed plugins (or use ``pm``) and collect what they register."""
-    return Registry(pm if pm is not None else get_plugin_manager())
+#: The registry :func:`use_registry` put in place for the current context, if any.
+_IN_USE: ContextVar[Registry | None] = ContextVar("grpo_rewards_registry", default=None)
+
+
+def load_registry(plugins: Plugins | None = None) -> Registry:
+    """Collect what ``plugins`` register; without ``plugins``, the registry in use (see
+    :func:`use_registry`) or else a fresh discovery of the installed plugins."""
+    if plugins is None:
+        in_use = _IN_USE.get()
+        if in_use is not None:
+            return in_use
+        plugins = get_plugins()
+    return Registry(plugins)
+
+
+@contextlib.contextmanager
+def use_registry(registry: Registry) -> Iterator[Registry]:
+    """Inside the block, ``load_registry()`` (so ``get_reward``, ``load_reward_set`` and the
+    ``grpo-rewards`` commands) returns ``registry``. A context variable, not a module global: the
+    previous registry (or discovery) is back after the block, and blocks nest."""
+    token = _IN_USE.set(registry)
+    try:
+        yield registry
+    finally:
+        _IN_USE.reset(token)

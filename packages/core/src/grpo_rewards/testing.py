@@ -15,7 +15,7 @@ Then, in a test::
         with registered_plugin(grpo_rewards_shout.plugin, "shout") as registry:
             assert "shout.shout" in registry.rewards
 
-Fixtures: ``plugin_manager`` (an isolated plugin manager with no installed plugins),
+Fixtures: ``plugins`` (an isolated :class:`~grpo_rewards.plugins.Plugins` with no installed plugins),
 ``registered_plugin`` (a context manager that registers a plugin object for one test),
 ``make_completions`` (builds completions in both formats: tests that use it run twice), and
 ``pathological_completions`` (the inputs every reward must survive).
@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 
 from .contract import PATHOLOGICAL_INPUTS, run_contract
-from .plugins import get_plugin_manager, register_plugin
-from .registry import Registry
+from .plugins import Plugins, get_plugins
+from .registry import Registry, use_registry
 
 FORMATS = ("standard", "conversational")
 
@@ -81,29 +81,22 @@ def assert_reward_contract(reward: Any, **options: Any) -> None:
 def plugin_registered(plugin: object, name: str, *, installed: bool = False) -> Iterator[Registry]:
     """Register ``plugin`` under namespace ``name`` for the duration of the ``with`` block.
 
-    Yields the registry holding it; inside the block ``load_registry()``, ``get_reward()``,
-    ``load_reward_set()`` and ``grpo_rewards.cli.main([...])`` see it too. With ``installed=False``
-    (the default) the installed plugins are left out, so the test sees only ``plugin``.
+    Yields the registry holding it, put in use (:func:`grpo_rewards.registry.use_registry`) so that
+    inside the block ``load_registry()``, ``get_reward()``, ``load_reward_set()`` and
+    ``grpo_rewards.cli.main([...])`` see it too; functions that take ``registry=`` can be given it
+    directly. With ``installed=False`` (the default) the installed plugins are left out, so the test
+    sees only ``plugin``.
     """
-    from . import registry as registry_module
-
-    def manager() -> Any:
-        pm = get_plugin_manager(load_entry_points=installed)
-        register_plugin(pm, plugin, name)
-        return pm
-
-    original = registry_module.get_plugin_manager
-    registry_module.get_plugin_manager = manager
-    try:
-        yield registry_module.Registry(manager())
-    finally:
-        registry_module.get_plugin_manager = original
+    plugins = get_plugins(load_entry_points=installed)
+    plugins.add(plugin, name)
+    with use_registry(Registry(plugins)) as registry:
+        yield registry
 
 
 @pytest.fixture
-def plugin_manager() -> Any:
-    """A fresh plugin manager with the hookspecs and no installed plugins."""
-    return get_plugin_manager(load_entry_points=False)
+def plugins() -> Plugins:
+    """A fresh :class:`~grpo_rewards.plugins.Plugins` with the hookspecs and no installed plugins."""
+    return get_plugins(load_entry_points=False)
 
 
 @pytest.fixture
