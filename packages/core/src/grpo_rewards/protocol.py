@@ -1,4 +1,4 @@
-"""The reward contract: TRL's call, completion formats, and the errors the core raises.
+"""The reward contract: TRL's call and completion formats (the errors live in :mod:`grpo_rewards.errors`).
 
 A reward is ``f(prompts, completions, completion_ids=None, **columns) -> list[float | None]``,
 one value per completion; ``None`` means "not applicable to this sample" (TRL turns it into NaN
@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from .errors import (  # noqa: F401 - re-exported: the errors used to live here
+    GrpoRewardsError,
+    PluginError,
+    RewardError,
+    RewardNotFoundError,
+    RewardSetError,
+)
 
 Message = dict[str, Any]
 Completion = str | list[Message]
@@ -40,38 +49,20 @@ class RewardFunc(Protocol):
 
 
 
-class GrpoRewardsError(Exception):
-    """Base class of every error the core raises on purpose."""
+@dataclass(frozen=True)
+class RewardResult:
+    """What a batch-form reward may return instead of a plain list: a value and a label per sample.
 
+    The core's :class:`~grpo_rewards.Reward` counts the labels and logs them once per call as
+    ``outcomes/<metric>/<label>``; TRL still gets only the values. A per-sample scorer reports a
+    label by returning ``(value, "label")`` instead.
 
-class RewardNotFoundError(GrpoRewardsError, KeyError):
-    """An unknown reward name (the message lists the closest names and an install hint)."""
+    >>> RewardResult(values=[1.0, 0.0], labels=["correct", "wrong"]).values
+    [1.0, 0.0]
+    """
 
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
-
-
-class PluginError(GrpoRewardsError):
-    """A plugin failed to load, or two plugins claim the same name."""
-
-
-class RewardSetError(GrpoRewardsError):
-    """A reward set failed validation; ``problems`` lists every problem found."""
-
-    def __init__(self, problems: list[str], source: str = "reward set") -> None:
-        self.problems = list(problems)
-        lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"{source} has {len(self.problems)} problem(s):\n{lines}")
-
-
-class RewardError(GrpoRewardsError):
-    """A reward raised or returned something outside the contract, with the reward and sample."""
-
-    def __init__(self, reward: str, message: str, index: int | None = None) -> None:
-        self.reward = reward
-        self.index = index
-        where = f" on sample {index}" if index is not None else ""
-        super().__init__(f"reward {reward!r}{where}: {message}")
+    values: list[RewardValue]
+    labels: list[str] = field(default_factory=list)
 
 
 def _content_text(content: Any) -> str | None:

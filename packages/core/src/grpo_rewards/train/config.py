@@ -26,7 +26,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from ..protocol import GrpoRewardsError
+from ..errors import ConfigError
 
 TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo")
 SOURCE_KEYS = ("task", "path", "hub")
@@ -75,18 +75,6 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "disable_tqdm": True,
     },
 }
-
-
-class ConfigError(GrpoRewardsError):
-    """The training config has problems; the message lists every one with what to change."""
-
-    def __init__(self, problems: list[str] | str, source: str = "config") -> None:
-        self.problems = [problems] if isinstance(problems, str) else list(problems)
-        if len(self.problems) == 1:
-            super().__init__(f"{source}: {self.problems[0]}")
-        else:
-            lines = "\n".join(f"  - {p}" for p in self.problems)
-            super().__init__(f"{source} has {len(self.problems)} problems:\n{lines}")
 
 
 def _suggest(key: str, known: Any) -> str:

@@ -10,13 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..protocol import GrpoRewardsError
+from ..errors import DatasetError
 
 FILE_FORMATS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
-
-
-class DatasetError(GrpoRewardsError):
-    """The dataset cannot be loaded or lacks a column; the message says which and what exists."""
 
 
 def describe(dataset_cfg: dict[str, Any]) -> str:

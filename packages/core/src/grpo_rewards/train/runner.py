@@ -16,15 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol import GrpoRewardsError, RewardError
+from ..errors import RewardError, TrainError
 from . import manifest as run_files
 from .config import DEFAULT_CONFIG, ConfigError, build_config
 from .data import load_dataset_from_config
 from .model import ModelError, check_model, resolve_model
-
-
-class TrainError(GrpoRewardsError):
-    """Training stopped; the message says why and how to continue from what was saved."""
 
 
 def process_rank() -> int:

@@ -1,0 +1,181 @@
+"""Every error grpo-rewards raises on purpose, in one place, and the one YAML file reader.
+
+The tree::
+
+    GrpoRewardsError                 base of every error below; catch it to catch them all
+    ├── PluginError                  a plugin failed to load, or two plugins claim one name
+    ├── RewardNotFoundError          an unknown reward name (also a KeyError)
+    ├── TaskNotFoundError            an unknown task name (also a KeyError)
+    ├── RewardError                  a reward raised or broke the contract on a batch
+    ├── ProblemsError                a list of problems found in one pass (``.problems``)
+    │   ├── RewardSetError           a reward set failed validation
+    │   └── ConfigError              a training config failed validation
+    ├── DatasetError                 a training dataset cannot be loaded or lacks a column
+    ├── ModelError                   a model cannot be found or prepared
+    ├── RunDirError                  an output dir cannot be used as asked
+    ├── TrainError                   training stopped; says how to continue
+    └── PlotError                    nothing to plot, or no run to read
+
+Messages quote user values through :func:`quote`, which caps their size without building the
+whole text first (a YAML "billion laughs" stays a few hundred characters).
+
+>>> err = RewardSetError(["entry 1: unknown reward 'x'"], "set.yaml")
+>>> str(err)
+"set.yaml: entry 1: unknown reward 'x'"
+>>> isinstance(err, ProblemsError), err.problems
+(True, ["entry 1: unknown reward 'x'"])
+>>> quote("x" * 500)[:12], len(quote("x" * 500)) < 100
+("'xxxxxxxxxxx", True)
+"""
+
+from __future__ import annotations
+
+import reprlib
+from pathlib import Path
+from typing import Any
+
+#: How many characters of a quoted value a message shows at most.
+QUOTE_LIMIT = 80
+
+_repr = reprlib.Repr()
+_repr.maxlevel = 3
+_repr.maxstring = QUOTE_LIMIT
+_repr.maxother = QUOTE_LIMIT
+_repr.maxlong = 40
+for _attr in ("maxlist", "maxtuple", "maxdict", "maxset", "maxfrozenset", "maxdeque", "maxarray"):
+    setattr(_repr, _attr, 6)
+
+
+def quote(value: Any) -> str:
+    """``repr(value)`` capped at about :data:`QUOTE_LIMIT` characters, never built in full.
+
+    >>> quote([[1, 2, 3]] * 100)
+    '[[1, 2, 3], [1, 2, 3], [1, 2, 3], [1, 2, 3], [1, 2, 3], [1, 2, 3], ...]'
+    """
+    text = _repr.repr(value)
+    return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 3] + "..."
+
+
+class GrpoRewardsError(Exception):
+    """Base class of every error the core raises on purpose."""
+
+
+class PluginError(GrpoRewardsError):
+    """A plugin failed to load, or two plugins claim the same name."""
+
+
+class RewardNotFoundError(GrpoRewardsError, KeyError):
+    """An unknown reward name (the message lists the closest names and an install hint)."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class TaskNotFoundError(GrpoRewardsError, KeyError):
+    """An unknown task name (the message lists the closest names and an install hint)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class RewardError(GrpoRewardsError):
+    """A reward raised or returned something outside the contract, with the reward and sample."""
+
+    def __init__(self, reward: str, message: str, index: int | None = None) -> None:
+        self.reward = reward
+        self.index = index
+        where = f" on sample {index}" if index is not None else ""
+        super().__init__(f"reward {reward!r}{where}: {message}")
+
+
+class ProblemsError(GrpoRewardsError):
+    """Every problem found in one pass over a file or mapping; ``problems`` lists them.
+
+    One problem reads ``source: problem``; several read ``source has N problems:`` and one line
+    each.
+    """
+
+    default_source = "input"
+
+    def __init__(self, problems: list[str] | str, source: str | None = None) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        self.source = source or self.default_source
+        if len(self.problems) == 1:
+            super().__init__(f"{self.source}: {self.problems[0]}")
+        else:
+            lines = "\n".join(f"  - {p}" for p in self.problems)
+            super().__init__(f"{self.source} has {len(self.problems)} problems:\n{lines}")
+
+
+class RewardSetError(ProblemsError):
+    """A reward set failed validation; ``problems`` lists every problem found."""
+
+    default_source = "reward set"
+
+
+class ConfigError(ProblemsError):
+    """The training config has problems; the message lists every one with what to change."""
+
+    default_source = "config"
+
+
+class DatasetError(GrpoRewardsError):
+    """The dataset cannot be loaded or lacks a column; the message says which and what exists."""
+
+
+class ModelError(GrpoRewardsError):
+    """The model cannot be found or prepared; the message says what to change."""
+
+
+class RunDirError(GrpoRewardsError):
+    """The output dir cannot be used as asked; the message says what to do instead."""
+
+
+class TrainError(GrpoRewardsError):
+    """Training stopped; the message says why and how to continue from what was saved."""
+
+
+class PlotError(GrpoRewardsError):
+    """Nothing to plot, or no run to read; the message says where it looked."""
+
+
+def read_text(path: str | Path, *, what: str = "a file", error: type[ProblemsError] = ProblemsError) -> str:
+    """The UTF-8 text of ``path``, or ``error`` with one line saying why it cannot be read.
+
+    ``what`` says what was expected there (for the message when ``path`` is a folder).
+    """
+    source = str(path) or "''"
+    p = Path(path)
+    if not str(path) or not p.exists():
+        raise error("file not found", source)
+    if not p.is_file():
+        raise error(f"not a file (expected {what})", source)
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"not UTF-8 text: {exc.reason} at byte {exc.start}", source) from None
+    except OSError as exc:
+        raise error(f"cannot be read: {exc.strerror or exc}", source) from None
+
+
+def read_yaml(path: str | Path, *, what: str = "a YAML file", error: type[ProblemsError] = ProblemsError) -> Any:
+    """The data in the YAML file ``path`` (``None`` when it is empty), or ``error`` in one line.
+
+    Missing file, folder, bad encoding and bad YAML each give a one-line message naming the file
+    (``set.yaml: not valid YAML: ... line 3, column 5``).
+
+    >>> read_yaml("no-such-file.yaml", what="a reward set")
+    Traceback (most recent call last):
+    ...
+    grpo_rewards.errors.ProblemsError: no-such-file.yaml: file not found
+    """
+    text = read_text(path, what=what, error=error)
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise error(f"not valid YAML: {problem}{where}", str(path)) from None
