@@ -78,7 +78,7 @@ def test_score_reports_undecodable_and_non_json_lines_and_scores_the_rest(tmp_pa
     out, table = tmp_path / "scored.jsonl", io.StringIO()
     assert score_file(str(rows), str(rewards), out=str(out), progress=False, stream=table) == 1
     err = capsys.readouterr().err
-    assert "bad row: line 2: not JSON" in err and "bad row: line 4: expected an object" in err
+    assert "bad row: line 2: not UTF-8 text" in err and "bad row: line 4: expected an object" in err
     assert table.getvalue().startswith(f"scored 2 rows from {rows}")
     assert [line.count('"format.boxed": 1.0') for line in out.read_text().splitlines()] == [1, 0]
 

@@ -1,35 +1,38 @@
-"""Offline scoring: a JSONL file of completions through a reward set, with a summary table."""
+"""Offline scoring: a JSONL file of completions through a reward set, as training would score it.
+
+Rows are batched by prompt, as GRPO batches a prompt's group of completions: all rows of one
+prompt go to a reward in the same call, even when they outnumber ``batch_size``, so group rewards
+(``length.group_relative``) see the same groups they see in training. Rows without a ``prompt``
+are batched in file order. Three kinds of trouble are kept apart in the report:
+
+- *bad rows*: input that cannot be scored (not UTF-8, not JSON, no usable ``completion``); each is
+  left out and the other rows of its prompt are still scored together as one group;
+- *missing columns*: rows without a column a reward reads; that reward scores them ``None``;
+- *reward errors*: a reward raised on rows that are fine as input; a failing call is retried one
+  prompt group at a time (one row at a time for a per-sample reward), so only the rows it fails
+  on get ``None``.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import IO, Any
 
-from .protocol import GrpoRewardsError, RewardError
-from .rewardset import RewardSet, load_reward_set
+from .protocol import GrpoRewardsError
+from .scoring_input import RESERVED_COLUMNS, TokenIds, atomic_writer, check_out, dump_row, read_rows
 
+#: Row keys that are not dataset columns (TRL passes every other key of a row to the rewards).
+NOT_COLUMNS = frozenset({"prompt", "completion", "completion_ids"})
 
-def _read_rows(path: Path, errors: list[str]) -> list[tuple[int, dict[str, Any]]]:
-    rows = []
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                errors.append(f"line {lineno}: not JSON ({exc.msg})")
-                continue
-            if not isinstance(row, dict) or "completion" not in row:
-                errors.append(f"line {lineno}: expected an object with a 'completion' field")
-                continue
-            rows.append((lineno, row))
-    return rows
+_PREFIX = re.compile(r"^reward '[^']*'(?: on sample \d+)?: ")
+
+#: Outcome labels that are not worth a line of their own in the report.
+PLAIN_LABELS = frozenset({"ok", "none"})
 
 
 class _Progress:
@@ -52,58 +55,147 @@ class _Progress:
             self.stream.write("\n")
 
 
-def score_rows(reward_set: RewardSet, rows: list[dict[str, Any]], batch_size: int = 256,
+def _group_key(row: dict[str, Any], index: int) -> tuple[Any, ...]:
+    if "prompt" not in row:
+        return ("row", index)
+    prompt = row["prompt"]
+    if isinstance(prompt, str):
+        return ("prompt", prompt)
+    return ("prompt", json.dumps(prompt, sort_keys=True, default=str))
+
+
+def prompt_batches(rows: list[dict[str, Any]], batch_size: int) -> list[list[list[int]]]:
+    """Row indices in batches of whole prompt groups: ``[[group, group, ...], ...]``.
+
+    Groups are filled into a batch in order of first appearance until the next group would take
+    it past ``batch_size``; a group larger than ``batch_size`` is a batch of its own.
+
+    >>> rows = [{"prompt": "a"}, {"prompt": "b"}, {"prompt": "a"}, {"prompt": "c"}, {"prompt": "c"}]
+    >>> prompt_batches(rows, 2)
+    [[[0, 2]], [[1]], [[3, 4]]]
+    >>> prompt_batches(rows, 1)
+    [[[0, 2]], [[1]], [[3, 4]]]
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault(_group_key(row, i), []).append(i)
+    batches: list[list[list[int]]] = []
+    current: list[list[int]] = []
+    size = 0
+    for members in groups.values():
+        if current and size + len(members) > batch_size:
+            batches.append(current)
+            current, size = [], 0
+        current.append(members)
+        size += len(members)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _needed_columns(reward: Any) -> set[str]:
+    """Columns a reward reads, its ``inputs:`` dependencies' included."""
+    needed = set(getattr(reward, "columns", ()))
+    for dependency in getattr(reward, "inputs", {}).values():
+        needed |= _needed_columns(dependency)
+    return needed - set(getattr(reward, "inputs", {}))
+
+
+def _labels(reward: Any) -> Counter[str]:
+    """Every outcome label counted for a reward so far: the core's, plus a batch reward's own."""
+    counts = Counter(reward.stats)
+    own = getattr(reward.impl, "outcome_counts", None)
+    if isinstance(own, Counter):
+        counts.update(own)
+    return counts
+
+
+def _arguments(batch: list[dict[str, Any]], wanted: set[str]) -> dict[str, Any]:
+    """TRL's keyword arguments for one batch: prompts, completions, completion_ids and the columns.
+
+    Only the columns these rows have (and those a reward needs) are built, so rows with many
+    distinct keys cost what they hold, not rows x every key in the file.
+    """
+    columns = set(wanted)
+    for row in batch:
+        columns.update(row)
+    kwargs: dict[str, Any] = {
+        c: [row.get(c) for row in batch] for c in sorted(columns - NOT_COLUMNS - RESERVED_COLUMNS)
+    }
+    kwargs["prompts"] = [row.get("prompt", "") for row in batch]
+    kwargs["completions"] = [row["completion"] for row in batch]
+    ids = [row.get("completion_ids") for row in batch]
+    kwargs["completion_ids"] = ids if any(i is not None for i in ids) else None
+    return kwargs
+
+
+def _reason(exc: BaseException) -> str:
+    """An error's message without the ``reward 'x' on sample N: `` prefix (the report names both)."""
+    if isinstance(exc, GrpoRewardsError):
+        return _PREFIX.sub("", str(exc), count=1)
+    return f"raised {type(exc).__name__}: {exc}" if str(exc) else f"raised {type(exc).__name__}"
+
+
+def _score_parts(reward: Any, name: str, rows: list[dict[str, Any]], parts: list[list[int]], wanted: set[str],
+                 values: dict[int, float | None], failures: list[tuple[int, str]]) -> None:
+    """Score ``parts`` (lists of row indices) one call each; a failing part with more than one row
+    of a per-sample reward is split into single rows (a batch reward keeps its group whole)."""
+    for part in parts:
+        try:
+            got = reward(**_arguments([rows[i] for i in part], wanted))
+        except Exception as exc:
+            if len(part) > 1 and reward.form != "batch":
+                _score_parts(reward, name, rows, [[i] for i in part], wanted, values, failures)
+                continue
+            failures.extend((i, f"{name}: {_reason(exc)}") for i in part)
+            values.update({i: None for i in part})
+            continue
+        values.update(zip(part, got))
+
+
+def score_rows(reward_set: Any, rows: list[dict[str, Any]], batch_size: int = 256,
                progress: _Progress | None = None) -> tuple[list[dict[str, float | None]], dict[str, Counter[str]],
                                                           list[tuple[int, str]]]:
-    """Score dict rows (``completion``, optional ``prompt``, columns); returns scores, outcome counts, failures.
+    """Score dict rows (``completion``, optional ``prompt``, columns) batched by prompt.
 
-    A batch in which a reward raises is retried row by row so that one bad row is reported by its
-    index and every other row is still scored.
+    Returns the values per row, each reward's outcome counts, and ``(row index, "name: reason")``
+    for each row a reward failed on.
     """
     names = reward_set.names
+    rewards = reward_set.rewards
     scores: list[dict[str, float | None]] = [{} for _ in rows]
     counts: dict[str, Counter[str]] = {n: Counter() for n in names}
     failures: list[tuple[int, str]] = []
-    columns = sorted({k for row in rows for k in row if k not in ("prompt", "completion")})
-
-    def arguments(batch: list[dict[str, Any]]) -> dict[str, Any]:
-        # built once per batch and shared by every reward, so results one reward reuses from
-        # another (reward-set ``inputs``) are recognised as the same batch
-        kwargs: dict[str, Any] = {c: [row.get(c) for row in batch] for c in columns if c != "completion_ids"}
-        kwargs["prompts"] = [row.get("prompt", "") for row in batch]
-        kwargs["completions"] = [row["completion"] for row in batch]
-        has_ids = all(isinstance(row.get("completion_ids"), list) for row in batch)
-        kwargs["completion_ids"] = [row["completion_ids"] for row in batch] if has_ids else None
-        return kwargs
-
-    for start in range(0, len(rows), batch_size):
-        batch = rows[start:start + batch_size]
-        shared = arguments(batch)
-        for name, reward in zip(names, reward_set.rewards):
-            before = Counter(reward.stats)
+    wanted = set().union(*(_needed_columns(r) for r in rewards)) if rewards else set()
+    for groups in prompt_batches(rows, batch_size):
+        batch = [i for group in groups for i in group]
+        before = [_labels(r) for r in rewards]
+        shared = _arguments([rows[i] for i in batch], wanted)
+        failed: list[int] = []
+        for k, (name, reward) in enumerate(zip(names, rewards)):
             try:
                 values = reward(**shared)
-            except RewardError:
-                values = []
-                for offset, row in enumerate(batch):
-                    try:
-                        values.extend(reward(**arguments([row])))
-                    except RewardError as exc:
-                        failures.append((start + offset, f"{name}: {exc}"))
-                        counts[name]["error"] += 1
-                        values.append(None)
-            for offset, value in enumerate(values):
-                scores[start + offset][name] = value
-            counts[name].update(reward.stats - before)
+            except Exception:
+                failed.append(k)
+                continue
+            for i, value in zip(batch, values):
+                scores[i][name] = value
+        for k, reward in enumerate(rewards):  # one full pass: dependencies computed once count once
+            counts[names[k]].update(_labels(reward) - before[k])
+        for k in failed:  # retried part by part; only the failing reward's own counts are kept
+            name, reward = names[k], rewards[k]
+            mark = _labels(reward)
+            found: dict[int, float | None] = {}
+            _score_parts(reward, name, rows, groups, wanted, found, failures)
+            for i, value in found.items():
+                scores[i][name] = value
+            counts[name].update(_labels(reward) - mark)
         if progress:
             progress.update(len(batch))
+    failures.sort(key=lambda f: f[0])
     return scores, counts, failures
-
-
-def _own_outcomes(reward: Any) -> Counter[str]:
-    """Outcome labels a batch reward counts itself (``outcome_counts``, e.g. math.accuracy's)."""
-    own = getattr(reward.impl, "outcome_counts", None)
-    return own if isinstance(own, Counter) else Counter()
 
 
 def _summary(values: list[float]) -> tuple[str, str, str, str]:
@@ -114,57 +206,102 @@ def _summary(values: list[float]) -> tuple[str, str, str, str]:
     return f"{mean:.4f}", f"{std:.4f}", f"{min(values):.4f}", f"{max(values):.4f}"
 
 
+def line_ranges(lines: list[int], limit: int = 12) -> str:
+    """``[1, 2, 3, 7]`` as ``"1-3, 7"`` (at most ``limit`` pieces, then how many more).
+
+    >>> line_ranges([1, 2, 3, 7, 9, 10])
+    '1-3, 7, 9-10'
+    """
+    pieces: list[str] = []
+    for n in sorted(set(lines)):
+        if pieces and pieces[-1].split("-")[-1] == str(n - 1):
+            pieces[-1] = f"{pieces[-1].split('-')[0]}-{n}"
+        else:
+            pieces.append(str(n))
+    if len(pieces) > limit:
+        return ", ".join(pieces[:limit]) + f" and {len(pieces) - limit} more"
+    return ", ".join(pieces)
+
+
+def _missing_columns(reward_set: Any, rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[int]]:
+    """``(metric name, column) -> row indices`` of rows without a column the reward reads."""
+    missing: dict[tuple[str, str], list[int]] = {}
+    for name, reward in zip(reward_set.names, reward_set.rewards):
+        for column in sorted(_needed_columns(reward)):
+            lacking = [i for i, row in enumerate(rows) if column not in row]
+            if lacking:
+                missing[(name, column)] = lacking
+    return missing
+
+
 def score_file(path: str, rewards: str, out: str | None = None, progress: bool = True,
-               batch_size: int = 256, stream: IO[str] | None = None) -> int:
-    """``grpo-rewards score FILE --rewards SET.yaml``: prints a table per reward; 1 if any row failed."""
+               batch_size: int = 256, stream: IO[str] | None = None, tokenizer: str | None = None) -> int:
+    """``grpo-rewards score FILE --rewards SET.yaml``: prints a table per reward.
+
+    Returns 1 when a row was bad, lacked a column or made a reward fail; 0 otherwise.
+    """
+    from .rewardset import load_reward_set
+
     stream = stream if stream is not None else sys.stdout  # the current one, not the one at import time
-    file = Path(path)
-    if not file.exists():
-        raise GrpoRewardsError(f"file not found: {path}")
-    if not file.is_file():
-        raise GrpoRewardsError(f"not a file: {path} (expected JSONL, one completion per line)")
-    errors: list[str] = []
-    numbered = _read_rows(file, errors)
-    columns = {k for _, row in numbered for k in row} | {"prompt"}
+    err = sys.stderr
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    numbered, bad = read_rows(path)
+    out_path = check_out(out, inputs={"input file": path, "reward-set file": rewards}) if out else None
+    columns = {k for row in numbered for k in row.data} | {"prompt"}
+    if tokenizer:
+        columns.add("completion_ids")
     reward_set = load_reward_set(rewards, columns=columns)
-    rows = [row for _, row in numbered]
-    bar = _Progress(len(rows), progress, sys.stderr)
+    if tokenizer:
+        TokenIds(tokenizer).fill(numbered)
+    rows = [row.data for row in numbered]
+    reserved = sorted({k for row in rows for k in row} & RESERVED_COLUMNS)
+    bar = _Progress(len(rows), progress, err)
     started = time.perf_counter()
     scores, counts, failures = score_rows(reward_set, rows, batch_size=batch_size, progress=bar)
     bar.close()
     elapsed = time.perf_counter() - started
-    for index, message in failures:
-        errors.append(f"line {numbered[index][0]}: {message}")
-    header = f"{'reward':<28} {'weight':>6} {'mean':>8} {'std':>8} {'min':>8} {'max':>8} {'None':>6} " \
-             f"{'timeout':>7} {'errors':>6} {'seconds':>8}"
+    missing = _missing_columns(reward_set, rows)
+    for (name, _column), indices in missing.items():
+        for i in indices:
+            scores[i][name] = None
+
     print(f"scored {len(rows)} rows from {path} in {elapsed:.2f} s", file=stream)
-    print(header, file=stream)
+    print(f"{'reward':<28} {'weight':>6} {'mean':>8} {'std':>8} {'min':>8} {'max':>8} {'None':>6} "
+          f"{'timeout':>7} {'errors':>6} {'seconds':>8}", file=stream)
     for name, weight, reward in zip(reward_set.names, reward_set.reward_weights, reward_set.rewards):
         values = [s[name] for s in scores if s.get(name) is not None]
         nones = sum(1 for s in scores if s.get(name) is None)
-        c = counts[name] + _own_outcomes(reward)
+        c = counts[name]
+        errors = c.get("error", 0) + c.get("crashed", 0) + sum(1 for _, m in failures if m.startswith(f"{name}: "))
         mean, std, lo, hi = _summary(values)  # type: ignore[arg-type]
         print(f"{name:<28} {weight:>6g} {mean:>8} {std:>8} {lo:>8} {hi:>8} {nones:>6} "
-              f"{c.get('timeout', 0):>7} {c.get('error', 0) + c.get('crashed', 0):>6} {reward.seconds:>8.3f}",
-              file=stream)
+              f"{c.get('timeout', 0):>7} {errors:>6} {reward.seconds:>8.3f}", file=stream)
     totals = [reward_set.total([s.get(n) for n in reward_set.names]) for s in scores]
     mean, std, lo, hi = _summary(totals)
     print(f"{'total (weighted)':<28} {'':>6} {mean:>8} {std:>8} {lo:>8} {hi:>8}", file=stream)
-    for name, reward in zip(reward_set.names, reward_set.rewards):
-        extra = _own_outcomes(reward)
-        if extra:
-            labels = ", ".join(f"{k} {v}" for k, v in sorted(extra.items()))
-            print(f"outcomes of {name}: {labels}", file=stream)
-    if out:
-        with open(out, "w", encoding="utf-8") as fh:
+    for name in reward_set.names:
+        labels = {k: v for k, v in counts[name].items() if k not in PLAIN_LABELS and v}
+        if labels:
+            print(f"outcomes of {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(labels.items())), file=stream)
+    if out_path is not None:
+        with atomic_writer(out_path) as fh:
             for row, s, total in zip(rows, scores, totals):
-                line = json.dumps({**row, "rewards": s, "reward": total}, ensure_ascii=False)
-                try:
-                    line.encode("utf-8")
-                except UnicodeEncodeError:  # a lone surrogate (valid JSON "\ud800"): keep it escaped
-                    line = json.dumps({**row, "rewards": s, "reward": total})
-                fh.write(line + "\n")
+                fh.write(dump_row({**row, "rewards": s, "reward": total}) + "\n")
         print(f"wrote {out}", file=stream)
-    for message in errors:
-        print(f"bad row: {message}", file=sys.stderr)
-    return 1 if errors else 0
+
+    for line, message in bad:
+        print(f"bad row: line {line}: {message}", file=err)
+    for (name, column), indices in missing.items():
+        print(f"missing column: {name} reads {column!r}, which {len(indices)} row(s) lack "
+              f"(scored None): lines {line_ranges([numbered[i].line for i in indices])}", file=err)
+    by_reason: dict[str, list[int]] = {}
+    for index, message in failures:
+        by_reason.setdefault(message, []).append(numbered[index].line)
+    for message, lines in by_reason.items():
+        name, reason = message.split(": ", 1)
+        print(f"reward error: {name} failed on {len(lines)} row(s) (lines {line_ranges(lines)}): {reason}", file=err)
+    if reserved:
+        print(f"note: column(s) {', '.join(map(repr, reserved))} not passed to the rewards "
+              "(the names of the reward call's own arguments)", file=err)
+    return 1 if bad or missing or failures else 0

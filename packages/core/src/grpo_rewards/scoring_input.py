@@ -1,0 +1,198 @@
+"""What ``grpo-rewards score`` reads and writes: JSONL rows, token ids, and the ``--out`` file.
+
+Every line is read on its own, so one bad line never stops the others: a line that is not UTF-8,
+not JSON, nested too deeply, not an object, or without a usable ``completion`` is a *bad row*,
+reported with its line number and left out. A UTF-8 byte-order mark at the start of the file is
+skipped.
+
+>>> rows, bad = parse_lines([b'\\xef\\xbb\\xbf{"completion": "4"}\\n', b'[1]\\n', b'{"completion": "5", "prompt": "p"}\\n'])
+>>> [(row.line, row.data["completion"]) for row in rows]
+[(1, '4'), (3, '5')]
+>>> bad
+[(2, "expected an object with a 'completion' field")]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .protocol import GrpoRewardsError
+
+BOM = b"\xef\xbb\xbf"
+
+#: Row keys that cannot reach a reward as keyword arguments: the reward call's own argument names.
+RESERVED_COLUMNS = frozenset({"self", "text", "prompts", "completions"})
+
+
+@dataclass
+class Row:
+    """One JSONL line: its 1-based line number and the object read from it."""
+
+    line: int
+    data: dict[str, Any]
+
+
+def _completion_problem(completion: Any) -> str | None:
+    if isinstance(completion, str):
+        return None
+    if isinstance(completion, list) and all(isinstance(m, dict) for m in completion):
+        return None
+    return (f"'completion' must be a string or a list of messages, not {type(completion).__name__}")
+
+
+def _ids_problem(ids: Any) -> str | None:
+    if ids is None:
+        return None
+    if isinstance(ids, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        return None
+    return "'completion_ids' must be a list of integer token ids"
+
+
+def parse_line(raw: bytes) -> dict[str, Any] | str:
+    """The object on one line, or why it is a bad row."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not JSON ({exc.msg})"
+    except RecursionError:
+        return "not read: JSON nested too deeply"
+    if not isinstance(value, dict) or "completion" not in value:
+        return "expected an object with a 'completion' field"
+    problem = _completion_problem(value["completion"]) or _ids_problem(value.get("completion_ids"))
+    return problem if problem else value
+
+
+def parse_lines(lines: Iterable[bytes]) -> tuple[list[Row], list[tuple[int, str]]]:
+    """Rows and ``(line, problem)`` pairs from raw JSONL lines (blank lines are skipped)."""
+    rows: list[Row] = []
+    bad: list[tuple[int, str]] = []
+    for number, raw in enumerate(lines, 1):
+        if number == 1 and raw.startswith(BOM):
+            raw = raw[len(BOM):]
+        if not raw.strip():
+            continue
+        parsed = parse_line(raw)
+        if isinstance(parsed, str):
+            bad.append((number, parsed))
+        else:
+            rows.append(Row(number, parsed))
+    return rows, bad
+
+
+def read_rows(path: str | Path) -> tuple[list[Row], list[tuple[int, str]]]:
+    """Read a JSONL file of completions: ``(rows, bad rows)``; a missing file or a folder is an error."""
+    file = Path(path)
+    if not file.exists():
+        raise GrpoRewardsError(f"file not found: {path}")
+    if not file.is_file():
+        raise GrpoRewardsError(f"not a file: {path} (expected JSONL, one completion per line)")
+    try:
+        with file.open("rb") as fh:
+            return parse_lines(fh)
+    except OSError as exc:
+        raise GrpoRewardsError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+# -- token ids ------------------------------------------------------------------------------------
+class TokenIds:
+    """``completion_ids`` for rows that have none, as TRL's GRPOTrainer passes them to rewards.
+
+    The trainer passes the generated ids up to and including the first end-of-sequence token,
+    and the completion is those ids decoded without special tokens. Offline, the completion's text
+    (for a conversational completion, its final assistant message) is tokenised without special
+    tokens and the EOS id is appended, unless the row says ``"truncated": true`` (a completion cut
+    off at ``max_completion_length`` ends without EOS).
+    """
+
+    def __init__(self, name_or_path: str) -> None:
+        try:
+            from transformers import AutoTokenizer
+        except ImportError as exc:
+            raise GrpoRewardsError("--tokenizer needs transformers: pip install 'grpo-rewards[train]'") from exc
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+        except Exception as exc:  # OSError for a missing folder or an unreachable Hub name, ValueError, ...
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise GrpoRewardsError(f"cannot load tokenizer {name_or_path!r}: {first}") from exc
+        eos = self.tokenizer.eos_token_id
+        self.eos: int | None = eos if isinstance(eos, int) else None
+
+    def ids(self, completion: Any, truncated: bool = False) -> list[int]:
+        from .protocol import completion_text
+
+        text = completion_text(completion) or ""
+        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        if self.eos is not None and not truncated:
+            ids.append(self.eos)
+        return ids
+
+    def fill(self, rows: list[Row]) -> int:
+        """Give every row without ``completion_ids`` its ids; returns how many rows were filled."""
+        filled = 0
+        for row in rows:
+            if row.data.get("completion_ids") is None:
+                row.data["completion_ids"] = self.ids(row.data["completion"], row.data.get("truncated") is True)
+                filled += 1
+        return filled
+
+
+# -- the --out file -------------------------------------------------------------------------------
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_out(out: str, *, inputs: dict[str, str]) -> Path:
+    """The ``--out`` path, checked before anything is scored: never one of ``inputs``, a folder
+    that exists and can be written, not a folder itself."""
+    path = Path(out)
+    for what, other in inputs.items():
+        if _same_file(path, Path(other)) or path.resolve() == Path(other).resolve():
+            raise GrpoRewardsError(f"--out {out} is the {what}; choose another file (it would be overwritten)")
+    if path.is_dir():
+        raise GrpoRewardsError(f"--out {out} is a folder; give a file name such as {path / 'scored.jsonl'}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise GrpoRewardsError(f"--out {out}: the folder {parent} does not exist")
+    if not parent.is_dir():
+        raise GrpoRewardsError(f"--out {out}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise GrpoRewardsError(f"--out {out} cannot be written (permission denied)")
+    return path
+
+
+@contextmanager
+def atomic_writer(path: Path) -> Iterator[IO[str]]:
+    """Write to a temporary file next to ``path`` and rename it over ``path`` once complete."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def dump_row(row: dict[str, Any]) -> str:
+    """One output line; a lone surrogate (valid JSON ``"\\ud800"``) stays escaped."""
+    line = json.dumps(row, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(row)
+    return line

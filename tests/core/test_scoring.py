@@ -1,0 +1,216 @@
+"""`grpo-rewards score` scores as training would: groups, bad rows, reward errors, columns, --out."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+from grpo_rewards.cli import main
+
+
+def _write_rows(path, rows):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _set(tmp_path, text):
+    path = tmp_path / "set.yaml"
+    path.write_text(text)
+    return path
+
+
+def _score(tmp_path, rows, rewards, *extra):
+    data = rows if not isinstance(rows, list) else _write_rows(tmp_path / "rows.jsonl", rows)
+    out = tmp_path / "scored.jsonl"
+    code = main(["score", str(data), "--rewards", str(rewards), "--out", str(out), "--no-progress", *extra])
+    scored = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return code, scored
+
+
+GROUP = "rewards:\n  - use: fixture.group_size\n"
+
+
+def test_a_prompts_rows_share_one_call_even_past_the_batch_size(plugins, tmp_path):
+    rows = [{"prompt": p, "completion": c} for p, c in [("a", "x"), ("b", "y"), ("a", "z"), ("a", "w"), ("b", "v")]]
+    code, scored = _score(tmp_path, rows, _set(tmp_path, GROUP), "--batch-size", "2")
+    assert code == 0
+    assert [s["rewards"]["fixture.group_size"] for s in scored] == [3.0, 2.0, 3.0, 3.0, 2.0]
+
+
+def test_a_malformed_row_is_left_out_and_its_prompts_other_rows_stay_one_group(plugins, tmp_path, capsys):
+    rows = [{"prompt": "a", "completion": "x"}, {"prompt": "a", "completion": 5},
+            {"prompt": "a", "completion": "z"}, {"prompt": "a", "completion": "w"}]
+    code, scored = _score(tmp_path, rows, _set(tmp_path, GROUP))
+    assert code == 1
+    assert [(s["completion"], s["rewards"]["fixture.group_size"]) for s in scored] == [("x", 3.0), ("z", 3.0),
+                                                                                        ("w", 3.0)]
+    assert capsys.readouterr().err.splitlines() == [
+        "bad row: line 2: 'completion' must be a string or a list of messages, not int"]
+
+
+def test_reward_errors_are_reported_apart_from_bad_rows(plugins, tmp_path, capsys):
+    rows = ["not json", {"completion": "abc"}, {"completion": "raise"}, {"completion": "de"}]
+    code, scored = _score(tmp_path, rows, _set(tmp_path, "rewards:\n  - use: fixture.sleepy\n    timeout: 20\n"))
+    assert code == 1
+    assert [s["rewards"]["fixture.sleepy"] for s in scored] == [3.0, None, 2.0]
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        "bad row: line 1: not JSON (Expecting value)",
+        "reward error: fixture.sleepy failed on 1 row(s) (lines 3): error: ValueError: bad sample",
+    ]
+    row = next(line.split() for line in captured.out.splitlines() if line.startswith("fixture.sleepy "))
+    assert row[6:9] == ["1", "0", "1"]  # None, timeouts, errors
+
+
+def test_rows_without_a_column_a_reward_reads_are_reported_by_line(plugins, tmp_path, capsys):
+    rows = [{"completion": "4", "solution": "4"}, {"completion": "4"}, {"completion": "5", "solution": "4"},
+            {"completion": "4"}]
+    code, scored = _score(tmp_path, rows, _set(tmp_path, "rewards:\n  - use: fixture.matches\n"))
+    assert code == 1
+    assert [s["rewards"]["fixture.matches"] for s in scored] == [1.0, None, 0.0, None]
+    assert capsys.readouterr().err.splitlines() == [
+        "missing column: fixture.matches reads 'solution', which 2 row(s) lack (scored None): lines 2, 4"]
+
+
+def test_a_byte_order_mark_is_skipped(plugins, tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_bytes(b'\xef\xbb\xbf{"completion": "HI"}\n{"completion": "hi"}\n')
+    code, scored = _score(tmp_path, data, _set(tmp_path, "rewards:\n  - use: fixture.shout\n"))
+    assert code == 0
+    assert [s["rewards"]["fixture.shout"] for s in scored] == [1.0, 0.0]
+
+
+def test_invalid_utf8_is_a_reported_bad_row_not_replaced_text(plugins, tmp_path, capsys):
+    data = tmp_path / "rows.jsonl"
+    data.write_bytes(b'{"completion": "HI"}\n{"completion": "caf\xe9"}\n')
+    code, scored = _score(tmp_path, data, _set(tmp_path, "rewards:\n  - use: fixture.shout\n"))
+    assert code == 1
+    assert [s["completion"] for s in scored] == ["HI"]
+    assert capsys.readouterr().err == "bad row: line 2: not UTF-8 text (byte 0xe9 at column 20)\n"
+
+
+def test_a_row_key_named_self_is_not_passed_to_rewards(plugins, tmp_path, capsys):
+    rows = [{"completion": "HI", "self": 1, "text": "x"}, {"completion": "hi"}]
+    rewards = _set(tmp_path, "rewards:\n  - use: fixture.shout\n  - use: fixture.group_size\n  - use: fixture.offset\n")
+    code, scored = _score(tmp_path, rows, rewards)
+    assert code == 0
+    assert [s["rewards"] for s in scored] == [
+        {"fixture.shout": 1.0, "fixture.group_size": 2.0, "fixture.offset": 2.0},
+        {"fixture.shout": 0.0, "fixture.group_size": 2.0, "fixture.offset": 2.0},
+    ]
+    assert "note: column(s) 'self', 'text' not passed to the rewards" in capsys.readouterr().err
+
+
+def test_a_deeply_nested_line_is_one_bad_row(plugins, tmp_path, capsys):
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"completion": "HI"}\n' + "[" * 100_000 + "]" * 100_000 + '\n{"completion": "A"}\n')
+    code, scored = _score(tmp_path, data, _set(tmp_path, "rewards:\n  - use: fixture.shout\n"))
+    assert code == 1
+    assert [s["completion"] for s in scored] == ["HI", "A"]
+    assert capsys.readouterr().err == "bad row: line 2: not read: JSON nested too deeply\n"
+
+
+@pytest.mark.parametrize("size", ["0", "-1", "two"])
+def test_a_batch_size_below_one_is_a_usage_error(plugins, tmp_path, capsys, size):
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}])
+    with pytest.raises(SystemExit) as exc:
+        main(["score", str(rows), "--rewards", str(_set(tmp_path, GROUP)), "--batch-size", size])
+    assert exc.value.code == 2
+    assert "argument --batch-size:" in capsys.readouterr().err
+
+
+def test_each_call_gets_only_the_columns_its_rows_hold(plugins, tmp_path):
+    from grpo_rewards.scoring import _arguments
+
+    rows = [{"completion": "x", f"key{i}": i} for i in range(500)]
+    kwargs = _arguments(rows[:2], {"solution"})
+    assert sorted(kwargs) == ["completion_ids", "completions", "key0", "key1", "prompts", "solution"]
+    assert kwargs["solution"] == [None, None]
+
+
+def test_out_may_not_be_the_input_file(plugins, tmp_path, capsys):
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}, "bad"])
+    before = rows.read_text()
+    assert main(["score", str(rows), "--rewards", str(_set(tmp_path, GROUP)), "--out", str(rows)]) == 2
+    assert rows.read_text() == before
+    err = capsys.readouterr().err
+    assert err == f"grpo-rewards: error: --out {rows} is the input file; choose another file (it would be overwritten)\n"
+
+
+def test_out_may_not_be_the_reward_set_file(plugins, tmp_path, capsys):
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}])
+    rewards = _set(tmp_path, GROUP)
+    assert main(["score", str(rows), "--rewards", str(rewards), "--out", str(rewards)]) == 2
+    assert rewards.read_text() == GROUP
+    assert "is the reward-set file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["folder", "missing-folder", "unwritable"])
+def test_an_unusable_out_path_is_refused_before_scoring(plugins, tmp_path, capsys, where):
+    if where == "unwritable" and (sys.platform == "win32" or os.geteuid() == 0):
+        pytest.skip("permissions are not enforced for this user")
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}])
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    out = {"folder": tmp_path, "missing-folder": tmp_path / "nope" / "o.jsonl", "unwritable": locked / "o.jsonl"}[where]
+    locked.chmod(0o500)
+    try:
+        assert main(["score", str(rows), "--rewards", str(_set(tmp_path, GROUP)), "--out", str(out)]) == 2
+    finally:
+        locked.chmod(0o700)
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing was scored
+    assert captured.err.startswith(f"grpo-rewards: error: --out {out}") and "Traceback" not in captured.err
+
+
+def test_out_is_written_through_a_temporary_file(plugins, tmp_path, monkeypatch):
+    from grpo_rewards import scoring
+
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}, {"completion": "hi"}])
+    out = tmp_path / "scored.jsonl"
+    out.write_text("the previous results\n")
+    calls = []
+
+    def failing_dump(row):
+        calls.append(row)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        return json.dumps(row)
+
+    monkeypatch.setattr(scoring, "dump_row", failing_dump)
+    with pytest.raises(OSError):
+        scoring.score_file(str(rows), str(_set(tmp_path, GROUP)), out=str(out), progress=False)
+    assert out.read_text() == "the previous results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl", "scored.jsonl", "set.yaml"]
+
+
+def test_tokenizer_makes_completion_ids_ending_in_eos(plugins, tmp_path):
+    pytest.importorskip("transformers")
+    from transformers import AutoTokenizer
+
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    model = make_tiny_model(tmp_path / "tiny")
+    tok = AutoTokenizer.from_pretrained(model)
+    rows = [{"completion": "The answer is 7."}, {"completion": [{"role": "assistant", "content": "Hello"}]},
+            {"completion": "cut off", "truncated": True}, {"completion": "kept", "completion_ids": [5, 6]}]
+    code, scored = _score(tmp_path, rows, _set(tmp_path, GROUP), "--tokenizer", str(model))
+    assert code == 0
+    assert [s["completion_ids"] for s in scored] == [
+        tok("The answer is 7.", add_special_tokens=False)["input_ids"] + [tok.eos_token_id],
+        tok("Hello", add_special_tokens=False)["input_ids"] + [tok.eos_token_id],
+        tok("cut off", add_special_tokens=False)["input_ids"],
+        [5, 6],
+    ]
+
+
+def test_an_unknown_tokenizer_is_one_line(plugins, tmp_path, capsys):
+    pytest.importorskip("transformers")
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}])
+    code = main(["score", str(rows), "--rewards", str(_set(tmp_path, GROUP)), "--tokenizer", str(tmp_path / "nope")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"grpo-rewards: error: cannot load tokenizer '{tmp_path / 'nope'}'") and err.count("\n") == 1
