@@ -113,7 +113,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     from .scoring import score_file
 
     return score_file(args.file, args.rewards, out=args.out, progress=not args.no_progress,
-                      batch_size=args.batch_size)
+                      batch_size=args.batch_size, tokenizer=args.tokenizer)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,7 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="JSONL: one object per line with 'completion' (and 'prompt', dataset columns)")
     p.add_argument("--rewards", required=True, help="reward set YAML (a file with a 'rewards:' list)")
     p.add_argument("--out", help="write each row with its scores to this JSONL file")
-    p.add_argument("--batch-size", type=int, default=256, help="rows scored per call (default 256)")
+    p.add_argument("--batch-size", type=_positive_int, default=256,
+                   help="rows per reward call (default 256); a prompt's rows always share one call")
+    p.add_argument("--tokenizer", metavar="NAME_OR_PATH",
+                   help="make completion_ids for rows without them, as GRPOTrainer passes them (needs [train])")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_score)
     for name, help_text in (
