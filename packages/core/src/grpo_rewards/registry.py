@@ -60,6 +60,8 @@ class RewardInfo:
     timeout: float | None = None
     max_chars: int | None = None
     example: str | None = None
+    #: the reward's hack corpus as registered (entries, or a function returning them); see grpo_rewards.hacks
+    hacks: Any = None
     plugin: str | None = None
     distribution: str | None = None
     version: str | None = None
@@ -170,6 +172,7 @@ class Registry:
             timeout: float | None = None,
             max_chars: int | None = None,
             example: str | None = None,
+            hacks: Any = None,
         ) -> RewardInfo:
             full = self._full_name(plugin, name, ".")
             if form not in ("sample", "batch"):
@@ -191,6 +194,7 @@ class Registry:
                 timeout=timeout,
                 max_chars=max_chars,
                 example=example,
+                hacks=hacks,
                 plugin=plugin,
                 distribution=record.distribution,
                 version=record.version,
