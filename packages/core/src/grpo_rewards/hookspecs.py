@@ -41,6 +41,9 @@ def register_rewards(register: Any) -> None:
     - ``timeout``: default hard deadline in seconds per sample; set, samples run in worker processes.
     - ``max_chars``: completions longer than this get the too-large value (``None``) unparsed.
     - ``example``: a one-line example shown by ``grpo-rewards show``.
+    - ``hacks``: the reward's hack corpus: degenerate completions and the most it may pay each
+      (see :mod:`grpo_rewards.hacks`; ``()`` when no exploit is known), run by
+      ``grpo-rewards check NAME --hacks``.
 
     Example::
 
