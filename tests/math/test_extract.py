@@ -40,8 +40,8 @@ COMPLETIONS = [
     ("It costs \\$5, and $$\\frac{7}{2}$$ is it", r"\frac{7}{2}", "math"),
     ("7 + 5 = 12", "12", "last_number"),
     ("The result: 1,234,567 apples", "1,234,567", "last_number"),
-    ("x = -3", "-3", "last_number"),
-    ("5-3 gives 2 and 10-7", "7", "last_number"),
+    ("x = -3", "x = -3", "last_number"),
+    ("5-3 gives 2 and 10-7", "10-7", "last_number"),
     ("about 50% of them", "50%", "last_number"),
     ("that is 3 / 4 of it", "3/4", "last_number"),
     ("it is 0.25.", "0.25", "last_number"),
@@ -141,5 +141,75 @@ def test_one_megabyte_of_answer_phrases_is_extracted():
 def test_accept_passes_over_a_rejected_phrase_answer_only():
     text = r"The answer is obtained below. \boxed{x}"
     assert find_answer(text, accept=lambda a: False) == Extraction("x", "boxed")
-    assert find_answer("The answer is about 7 and 5, so 12", accept=str.isdigit) == Extraction("12", "last_number")
+    assert find_answer("The answer is about 7 and 5, so 12", accept=str.isdigit) == Extraction("12", "phrase")
+    assert find_answer("The answer is about 7 and 5, so 12", accept=lambda a: False) == Extraction("12", "last_number")
     assert find_answer("The answer is about 7 and 5, so 12", accept=lambda a: True).rule == "phrase"
+
+
+# -- issue 12: answers as the world writes them ------------------------------------------------
+PROSE = [
+    # undelimited LaTeX in prose: the whole expression, never a number cut out of it
+    (r"So the result is \frac{7}{4}", r"\frac{7}{4}"),
+    (r"We get \frac{7}{4}.", r"\frac{7}{4}"),
+    (r"so x = \sqrt{11}", r"x = \sqrt{11}"),
+    ("The value is sqrt(2)/2", "sqrt(2)/2"),
+    ("7 + 5 = 12", "12"),
+    ("x = 2 + 3 = 5", "5"),
+    (r"the total is 12\text{ m}^2 here", r"12\text{ m}^2"),
+    ("so the total is 42.", "42"),
+    ("It takes 7 weeks", "7"),
+    ("There are 2 500 people", "2 500"),
+    ("Total: 3,40 $", "3,40"),
+    ("We meet at 14:05:00.", "14:05:00"),
+    ("It ends at 2:05 p.m.", "2:05 p.m."),
+    ("that is .75 of it", ".75"),
+]
+
+
+@pytest.mark.parametrize(("completion", "answer"), PROSE)
+def test_last_stated_result_is_the_whole_expression_around_the_last_number(completion, answer):
+    assert find_answer(completion) == Extraction(answer, "last_number")
+
+
+def test_phrase_reads_the_value_after_is_when_the_sentence_names_a_variable_first():
+    text = "Final answer: the smallest $k$ is 17."
+    assert find_answer(text, accept=lambda a: "$" not in a) == Extraction("17", "phrase")
+
+
+BOXES = [
+    (r"\boxed{2}, \boxed{5}", "2, 5"),
+    (r"$\boxed{(1, 3)}$ and $\boxed{(4, 0)}$", "(1, 3), (4, 0)"),
+    (r"$x = \boxed{2}$, $y = \boxed{5}$", "2, 5"),
+    (r"\boxed{1} \quad \boxed{2} \text{ or } \boxed{3}", "1, 2, 3"),
+    (r"First \boxed{3}, but on reflection \boxed{4}.", "4"),
+    (r"\boxed{3} and then \boxed{4", "3"),
+]
+
+
+@pytest.mark.parametrize(("completion", "answer"), BOXES)
+def test_boxes_divided_only_by_separators_are_one_answer(completion, answer):
+    assert find_answer(completion) == Extraction(answer, "boxed")
+
+
+def test_several_delimited_pieces_divided_only_by_separators_are_one_answer():
+    assert find_answer("$a = 3$, $b = 1$") == Extraction("a = 3, b = 1", "math")
+    assert find_answer("We get $x = 2$ and finally $y = 5$.") == Extraction("y = 5", "math")
+
+
+def test_gold_boxes_are_joined_like_a_completion_s():
+    assert extract_gold(r"So $\boxed{2}, \boxed{5}$.") == "2, 5"
+
+
+@pytest.mark.parametrize("solution", [float("nan"), float("inf"), "NaN", "nan"])
+def test_a_nan_gold_gives_none(solution):
+    assert extract_gold(solution) is None
+
+
+def test_float_gold_is_written_as_its_value():
+    assert (extract_gold(2.0), extract_gold(0.1), extract_gold(1e20)) == ("2.0", "0.1", "1e+20")
+
+
+def test_a_whole_reference_solution_as_gold_gives_its_answer():
+    solution = "Adding the two parts gives 40 + 2, so the answer is 42. We check: 42 - 2 = 40."
+    assert extract_gold(solution, accept=lambda a: a.isdigit()) == "42"
+    assert extract_gold("42", accept=lambda a: a.isdigit()) == "42"

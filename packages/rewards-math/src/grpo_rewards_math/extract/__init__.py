@@ -1,0 +1,173 @@
+"""Answer extraction: the final answer of a completion, and the gold answer of a dataset row.
+
+Rules for a completion, tried in this priority order (the first that finds something wins):
+
+1. ``boxed``: the last ``\\boxed{…}`` / ``\\fbox{…}`` with balanced braces (also ``\\boxed 5``),
+   joined with the boxes right before it when only separators stand between them
+   (``\\boxed{2}, \\boxed{5}`` is ``2, 5``);
+2. ``answer_tag``: the last ``<answer>…</answer>`` (its content is read again by rules 4-6);
+3. ``gsm8k``: the last GSM8K marker ``#### 42``;
+4. ``phrase``: the last "final answer: …", "the answer is …" or "Answer: …" (to the end of its
+   sentence; see :mod:`.phrases`); with ``accept``, a reading it rejects (prose the parser cannot
+   read) gives way to the next reading of the phrase ("the smallest $k$ is 17" -> ``17``), then
+   to the later rules;
+5. ``math``: the last ``$…$``, ``$$…$$``, ``\\(…\\)`` or ``\\[…\\]`` expression (joined with the
+   pieces before it that only separators divide from it);
+6. ``last_number``: the last stated result: the whole expression around the last number (within
+   the last 64 KiB; "so x = \\sqrt{11}" gives ``x = \\sqrt{11}``, never ``11``), when
+   ``fallback_last_number`` is true.
+
+With ``delimiter`` (e.g. ``"</think>"``) only the text after its last occurrence is read, and a
+text without it has no answer. Every rule is linear in the text length: braces are scanned by
+hand (at most :data:`MAX_ANSWER_CHARS` per candidate) and the regular expressions run with a
+timeout (a rule that times out finds nothing), so a 1 MB completion is safe.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .boxes import MAX_BOX_CANDIDATES, boxed_answer, last_boxed
+from .phrases import REGEX_TIMEOUT, answer_tag, gsm8k, phrase_candidates
+from .prose import NUMBER_TAIL_CHARS, last_result
+from .spans import MAX_ANSWER_CHARS, clean, last_math
+
+__all__ = ["MAX_ANSWER_CHARS", "MAX_BOX_CANDIDATES", "NUMBER_TAIL_CHARS", "REGEX_TIMEOUT", "RULES", "Extraction",
+           "extract_answer", "extract_gold", "find_answer", "last_boxed"]
+
+RULES = ("boxed", "answer_tag", "gsm8k", "phrase", "math", "last_number")
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """An extracted answer and the rule (one of :data:`RULES`) that found it."""
+
+    answer: str
+    rule: str
+
+
+def _answer_tag(text: str) -> str | None:
+    content = answer_tag(text)
+    if content is None:
+        return None
+    inner = _find(content, fallback_last_number=False, rules=("phrase", "math"))
+    answer = inner.answer if inner else clean(content)
+    return answer or None
+
+
+_RULE_FUNCS: dict[str, Callable[[str], str | None]] = {
+    "boxed": boxed_answer,
+    "answer_tag": _answer_tag,
+    "gsm8k": gsm8k,
+    "math": last_math,
+    "last_number": last_result,
+}
+
+
+def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES,
+          accept: Callable[[str], bool] | None = None) -> Extraction | None:
+    for rule in rules:
+        if rule == "last_number" and not fallback_last_number:
+            continue
+        if rule == "phrase":
+            for candidate in phrase_candidates(text):
+                if accept is None or accept(candidate):
+                    return Extraction(candidate, rule)
+            continue
+        answer = _RULE_FUNCS[rule](text)
+        if answer:
+            return Extraction(answer, rule)
+    return None
+
+
+def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
+                accept: Callable[[str], bool] | None = None) -> Extraction | None:
+    r"""The final answer of a completion and the rule that found it, or ``None``.
+
+    ``accept``: when given, a reading of the (fuzzy) ``phrase`` rule that it rejects is passed over
+    for the next reading, then for the later rules: "the answer is obtained by adding 7 and 5,
+    giving 12" then yields ``12`` rather than prose. The rewards pass "the parser can read it".
+
+    >>> find_answer(r"7 + 5 = 12, so the answer is \boxed{12}.")
+    Extraction(answer='12', rule='boxed')
+    >>> find_answer("Natalia sold 48/2 = 24 clips in May.\n#### 72")
+    Extraction(answer='72', rule='gsm8k')
+    >>> find_answer("Final Answer: The final answer is $\\frac{3}{4}$. I hope it is correct.")
+    Extraction(answer='\\frac{3}{4}', rule='phrase')
+    >>> find_answer("<think>2+2=4</think> 4", delimiter="</think>")
+    Extraction(answer='4', rule='last_number')
+    >>> find_answer("The answer is found by adding 7 and 5, giving 12.", accept=str.isdigit)
+    Extraction(answer='12', rule='phrase')
+    >>> find_answer("no digits here") is None
+    True
+    """
+    if not isinstance(text, str):
+        return None
+    if delimiter:
+        at = text.rfind(delimiter)
+        if at < 0:
+            return None
+        text = text[at + len(delimiter):]
+    return _find(text, fallback_last_number=fallback_last_number, accept=accept)
+
+
+def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
+                   accept: Callable[[str], bool] | None = None) -> str | None:
+    r"""The final answer of a completion (see the module docstring for the rules), or ``None``.
+
+    >>> extract_answer(r"<answer>The answer is $x = 3$.</answer>")
+    'x = 3'
+    """
+    found = find_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=accept)
+    return found.answer if found else None
+
+
+def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) -> str | None:
+    r"""The gold answer in a dataset column: a bare answer, a MATH solution or a GSM8K solution.
+
+    A GSM8K solution gives the text after its last ``####``; a MATH-style solution its boxes
+    (as for a completion: ``\boxed{2}, \boxed{5}`` is ``2, 5``); an ``<answer>`` tag its content;
+    anything else is the bare answer itself (numbers are turned into text). With ``accept``, a bare
+    text it rejects is read as a whole reference solution: its announced answer ("the answer is …"),
+    last math or last stated result. ``None``, NaN or an empty answer gives ``None``.
+
+    >>> extract_gold("She has 3 + 4 = <<3+4=7>>7 apples.\n#### 7")
+    '7'
+    >>> extract_gold(r"The sum is $1+2=\boxed{3}$.")
+    '3'
+    >>> extract_gold(r"$\frac{1}{2}$")
+    '\\frac{1}{2}'
+    >>> extract_gold(42), extract_gold(float("nan"))
+    ('42', None)
+    >>> extract_gold("Adding both gives 40 + 2, so the answer is 42.", accept=lambda a: "," not in a)
+    '42'
+    """
+    if solution is None or isinstance(solution, bool):
+        return None
+    if isinstance(solution, numbers.Real):  # int, float, numpy scalars from a dataframe
+        if isinstance(solution, numbers.Integral):
+            return str(int(solution))
+        value = float(solution)
+        if not math.isfinite(value):
+            return None
+        return repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(value)
+    if not isinstance(solution, str):
+        return None
+    for rule in ("gsm8k", "boxed", "answer_tag"):
+        if rule == "gsm8k" and "####" not in solution:
+            continue
+        answer = _RULE_FUNCS[rule](solution)
+        if answer:
+            return answer
+    answer = clean(solution)
+    if not answer or answer.lower() in ("nan", "none", "null"):
+        return None
+    if accept is not None and not accept(answer):
+        found = _find(solution, fallback_last_number=True, rules=("phrase", "math", "last_number"), accept=accept)
+        if found is not None and accept(found.answer):
+            return found.answer
+    return answer

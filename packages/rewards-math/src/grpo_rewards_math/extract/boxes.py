@@ -1,0 +1,80 @@
+r"""``\boxed{…}`` / ``\fbox{…}`` answers: the last box, joined with the boxes right before it when
+only separators stand between them (``\boxed{2}, \boxed{5}`` is the one answer ``2, 5``).
+
+>>> boxed_answer(r"so \boxed{1} or rather \boxed{\frac{1}{2}}.")
+'\\frac{1}{2}'
+>>> boxed_answer(r"$\boxed{(1, 3)}$ and $\boxed{(4, 0)}$")
+'(1, 3), (4, 0)'
+"""
+
+from __future__ import annotations
+
+from ..latex_lexer import braced_group
+from .spans import MAX_ANSWER_CHARS, MAX_JOINED, join_run
+
+#: Candidate ``\boxed`` commands tried (from the last) before giving up.
+MAX_BOX_CANDIDATES = 16
+
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+
+
+def _box_content(text: str, at: int, command: str) -> tuple[str, int] | None:
+    """The content of the box command at ``text[at]`` and the index after it."""
+    i = at + len(command)
+    if i < len(text) and text[i].isalpha():
+        return None  # another command, e.g. \boxedtext
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i < len(text) and text[i] == "{":
+        return braced_group(text, i, limit=MAX_ANSWER_CHARS + 2)
+    j = i  # \boxed 5: one token
+    while j < len(text) and j - i <= MAX_ANSWER_CHARS and not text[j].isspace() and text[j] != "$":
+        j += 1
+    return (text[i:j], j) if j > i else None
+
+
+def _unwrap(inner: str) -> str:
+    r"""``\boxed{\boxed{5}}`` -> ``5``."""
+    while True:
+        nested = next((c for c in _BOX_COMMANDS if inner.startswith(c)), None)
+        again = _box_content(inner, 0, nested) if nested else None
+        if again is None or again[1] != len(inner) or not again[0].strip():
+            return inner
+        inner = again[0].strip()
+
+
+def boxes(text: str, limit: int = MAX_BOX_CANDIDATES) -> list[tuple[int, int, str]]:
+    """The last ``limit`` complete, non-empty boxes as ``(start, end, content)``, left to right."""
+    found: list[tuple[int, int, str]] = []
+    end = len(text)
+    for _ in range(limit):
+        at, command = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
+        if at < 0:
+            break
+        got = _box_content(text, at, command)
+        if got is not None and got[0].strip() and (not found or got[1] <= found[-1][0]):
+            found.append((at, got[1], _unwrap(got[0].strip())))
+        end = at
+    return found[::-1]
+
+
+def last_boxed(text: str) -> str | None:
+    r"""The content of the last complete ``\boxed{…}`` or ``\fbox{…}`` (nested boxes unwrapped).
+
+    An empty or cut-off last box is skipped for the one before it.
+
+    >>> last_boxed(r"\boxed{3} and then \boxed{4")
+    '3'
+    >>> last_boxed(r"\boxed{\boxed{5}}")
+    '5'
+    """
+    found = boxes(text)
+    return found[-1][2] if found else None
+
+
+def boxed_answer(text: str) -> str | None:
+    """The last box joined with the boxes before it that only separators divide from it."""
+    found = boxes(text, MAX_BOX_CANDIDATES)[-MAX_JOINED:]
+    if not found:
+        return None
+    return join_run(text, [(s, e) for s, e, _ in found], [c for _, _, c in found])

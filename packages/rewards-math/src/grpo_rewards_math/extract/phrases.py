@@ -1,0 +1,131 @@
+r"""Answers announced in words: "the answer is …", "Final answer: …", ``<answer>…</answer>``, ``#### 42``.
+
+A phrase is read to the end of its sentence (a full stop outside ``$…$``, "because", …) and gives
+candidates, best first: its math when nothing numeric follows the math; the whole sentence; what
+follows its last "is" / "=" ("the smallest $k$ is 17" -> ``17``); its last stated result.
+
+>>> phrase_candidates("Final Answer: The final answer is $\\frac{3}{4}$. I hope it is correct.")[0]
+'\\frac{3}{4}'
+>>> phrase_candidates("Final answer: the smallest $k$ is 17.")
+['the smallest $k$ is 17', '17']
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .prose import last_result
+from .spans import MAX_ANSWER_CHARS, clean, last_math, math_spans
+
+#: Seconds each regular-expression rule may run before it gives up.
+REGEX_TIMEOUT = 0.25
+#: Phrase heads tried (from the last) for one followed by an answer on its line.
+MAX_PHRASES = 16
+
+_PHRASE = regex.compile(
+    r"(?:\bfinal\s+answer\s*(?:is\b)?\s*[:：]?|\bthe\s+(?:final\s+|correct\s+)?answer\s+is\b\s*[:：]?|\banswer\s*[:：])"
+    r"[ \t]*",
+    regex.IGNORECASE,
+)
+_SENTENCE_END = regex.compile(r"\.(?=\s|$)|\s+(?:because|since|as|which|where)\b", regex.IGNORECASE)
+_IS = regex.compile(r"\b(?:is|are|equals|be|of)\b|=|:", regex.IGNORECASE)
+
+
+def _outside_math(text: str) -> list[tuple[int, int]]:
+    """The gaps between the math pieces of ``text`` (delimiters count as math)."""
+    gaps, at = [], 0
+    for s, e in math_spans(text):
+        gaps.append((at, max(at, s - 2)))
+        at = e + 1
+    gaps.append((at, len(text)))
+    return gaps
+
+
+def _sentence(rest: str) -> str:
+    """``rest`` up to the end of its first sentence (a full stop inside ``$…$`` does not count)."""
+    try:
+        for gap_start, gap_end in _outside_math(rest):
+            cut = _SENTENCE_END.search(rest, gap_start, gap_end, timeout=REGEX_TIMEOUT)
+            if cut:
+                return rest[:cut.start()]
+    except TimeoutError:
+        pass
+    return rest
+
+
+def _phrase_rest(text: str) -> str | None:
+    heads: list[int] = []
+    try:
+        for match in _PHRASE.finditer(text, timeout=REGEX_TIMEOUT):
+            heads.append(match.end())
+    except TimeoutError:
+        return None
+    for end in heads[-MAX_PHRASES:][::-1]:  # the last phrase followed by something
+        stop = text.find("\n", end)
+        rest = text[end:stop if stop >= 0 else len(text)]
+        if rest.strip():
+            return rest[:MAX_ANSWER_CHARS + 1].strip()
+    return None
+
+
+def phrase_candidates(text: str) -> list[str]:
+    """Readings of the last announced answer, best first (empty when there is no phrase)."""
+    rest = _phrase_rest(text)
+    if rest is None:
+        return []
+    rest = _sentence(rest)
+    out: list[str] = []
+    spans = math_spans(rest)
+    if spans:
+        after = rest[spans[-1][1]:]
+        if not any(c.isdigit() for c in after):
+            out.append(last_math(rest) or "")
+    out.append(clean(rest))
+    m = None
+    try:
+        for found in _IS.finditer(rest, timeout=REGEX_TIMEOUT):
+            m = found
+    except TimeoutError:
+        m = None
+    if m and m.end() < len(rest):
+        out.append(clean(rest[m.end():]))
+    result = last_result(rest)
+    if result:
+        out.append(result)
+    seen: list[str] = []
+    for c in out:
+        if c and len(c) <= MAX_ANSWER_CHARS and c not in seen:
+            seen.append(c)
+    return seen
+
+
+def phrase(text: str) -> str | None:
+    candidates = phrase_candidates(text)
+    return candidates[0] if candidates else None
+
+
+def gsm8k(text: str) -> str | None:
+    at = text.rfind("####")
+    if at < 0:
+        return None
+    line = text[at + 4:].lstrip("# \t").split("\n", 1)[0]
+    answer = clean(line)
+    return answer if answer and len(answer) <= MAX_ANSWER_CHARS else None
+
+
+def answer_tag(text: str) -> str | None:
+    """The content of the last ``<answer>…</answer>`` (or of a cut-off last ``<answer>``)."""
+    close = text.rfind("</answer>")
+    if close >= 0:
+        open_ = text.rfind("<answer>", 0, close)
+        if open_ < 0:
+            return None
+        content = text[open_ + len("<answer>"):close]
+    else:
+        open_ = text.rfind("<answer>")
+        if open_ < 0:
+            return None
+        content = text[open_ + len("<answer>"):]  # truncated generation
+    if len(content) > MAX_ANSWER_CHARS:
+        return None
+    return content

@@ -1,0 +1,241 @@
+r"""The last stated result in prose: the whole expression around the text's last number.
+
+A number is never cut out of a larger expression: "So the result is \frac{7}{4}" gives
+``\frac{7}{4}``, not ``4``; "so x = \sqrt{11}" gives ``x = \sqrt{11}``; "7 + 5 = 12" gives ``12``
+(a computation's left side, one that holds a number, is dropped at its last ``=``).
+
+The expression is grown from the last digit over what can belong to a formula: digits, operators,
+brackets, LaTeX commands with their braced arguments, single letters, function names; a space is
+crossed only next to an operator (``x = 5``, never ``a 5``). Linear in the text read.
+
+>>> last_result("We get \\frac{7}{4}.")
+'\\frac{7}{4}'
+>>> last_result("The value is sqrt(2)/2")
+'sqrt(2)/2'
+>>> last_result("7 + 5 = 12 apples")
+'12'
+>>> last_result("It ends at 2:05 p.m. sharp")
+'2:05 p.m.'
+"""
+
+from __future__ import annotations
+
+import re
+
+from .spans import MAX_ANSWER_CHARS
+
+#: The fallback reads only this many characters at the end of the text.
+NUMBER_TAIL_CHARS = 65_536
+
+_MATH_WORDS = frozenset({"sqrt", "pi", "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "arcsin",
+                         "arccos", "arctan", "frac", "infty"})
+_OPERATORS = set("+-*/^_=<>")
+_OP_COMMANDS = frozenset({"cdot", "times", "div", "le", "leq", "ge", "geq", "ne", "neq", "pm", "mp", "approx",
+                          "lt", "gt", "cup", "cap"})
+_MATH_CHARS = set("0123456789.+-*/^_=<>()[]{}|!%:'")
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+_PM_RE = re.compile(r"\s*(?:[ap]\.\s?m\.|[AP]\.\s?M\.|[ap]m\b|[AP]M\b)")
+_TIME_RE = re.compile(r"\d{1,2}:\d\d(?::\d\d)?$")
+_SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
+
+
+def _command_start(text: str, j: int) -> int:
+    """``text[j]`` is a letter: the index of the backslash of the command it ends, or -1."""
+    k = j
+    while k > 0 and text[k - 1].isalpha():
+        k -= 1
+    return k - 1 if k > 0 and text[k - 1] == "\\" else -1
+
+
+def _word_start(text: str, j: int) -> int:
+    k = j
+    while k > 0 and text[k - 1].isalpha():
+        k -= 1
+    return k
+
+
+def _opening(text: str, i: int, floor: int) -> int:
+    """``text[i]`` closes a group: the index of the bracket that opens it, or -1."""
+    depth = 0
+    k = i
+    while k >= max(floor, i - MAX_ANSWER_CHARS):
+        c = text[k]
+        if c in _CLOSERS and text[k - 1:k] != "\\":
+            depth += 1
+        elif c in "([{" and text[k - 1:k] != "\\":
+            depth -= 1
+            if depth == 0:
+                return k
+        k -= 1
+    return -1
+
+
+def _grow_left(text: str, j: int, floor: int) -> int:
+    """Start index of the expression that ends at ``text[j]``."""
+    start = j + 1
+    i = j
+    while i >= floor:
+        c = text[i]
+        if c in _CLOSERS:  # a whole group: jump to its opening bracket
+            k = _opening(text, i, floor)
+            if k < 0:
+                break
+            start = i = k
+            i -= 1
+            continue
+        if c.isdigit() or c in _MATH_CHARS or c == "\\":
+            if c == "." and not (i + 1 < len(text) and text[i + 1].isdigit()):
+                break
+            if c == ":" and not (i > 0 and text[i - 1].isdigit()):
+                break
+            start = i
+            i -= 1
+            continue
+        if c == "," and i > 0 and text[i - 1].isdigit() and i + 1 < len(text) and text[i + 1].isdigit():
+            start = i  # 1,234 or a decimal comma 3,40
+            i -= 1
+            continue
+        if c.isalpha() and c.isascii():
+            cmd = _command_start(text, i)
+            if cmd >= floor:
+                start = i = cmd
+                i -= 1
+                continue
+            w = _word_start(text, i)
+            word = text[w:i + 1]
+            if len(word) == 1 or word.lower() in _MATH_WORDS:
+                start = w
+                i = w - 1
+                continue
+            break
+        if c in " \t":
+            k = i
+            while k >= floor and text[k] in " \t":
+                k -= 1
+            if k < floor:
+                break
+            before, after = text[k], text[start] if start < len(text) else ""
+            if _joins(text, k, before, after, start):
+                start = i = k
+                i -= 1
+                continue
+            break
+        break
+    return start
+
+
+def _is_operator_end(text: str, k: int) -> bool:
+    """``text[k]`` ends an operator (``=``, ``+``, ``\\le``, ...)."""
+    c = text[k]
+    if c in _OPERATORS:
+        return True
+    if c.isalpha():
+        cmd = _command_start(text, k)
+        return cmd >= 0 and text[cmd + 1:k + 1] in _OP_COMMANDS
+    return False
+
+
+def _joins(text: str, k: int, before: str, after: str, start: int) -> bool:
+    """May a space between ``text[k]`` and ``text[start]`` be crossed?"""
+    if _is_operator_end(text, k):
+        return True
+    if after in _OPERATORS:
+        return True
+    if after == "\\":
+        m = re.match(r"\\([A-Za-z]+)", text[start:start + 12])
+        if m and m.group(1) in _OP_COMMANDS:
+            return True
+    if before.isalpha() and _command_start(text, k) >= 0 and after and not after.isalpha():
+        return True  # \sqrt 2, \pi r
+    return False
+
+
+def _balanced_span(s: str) -> str:
+    """Trim unmatched brackets off both ends (a span grown out of "(so x = 3)")."""
+    for _ in range(8):
+        before = s
+        depth: dict[str, int] = {"(": 0, "[": 0, "{": 0}
+        for c in s:
+            if c in depth:
+                depth[c] += 1
+            elif c in _CLOSERS:
+                depth[_CLOSERS[c]] -= 1
+        if depth["("] > 0 and s.startswith("("):
+            s = s[1:]
+        elif depth["("] < 0 and s.endswith(")"):
+            s = s[:-1]
+        elif depth["["] > 0 and s.startswith("["):
+            s = s[1:]
+        elif depth["["] < 0 and s.endswith("]"):
+            s = s[:-1]
+        s = s.strip()
+        if s == before:
+            break
+    return s
+
+
+def _trim(s: str) -> str:
+    s = s.strip()
+    while s and (s[-1] in "=+*/^_<>:,(" or (s[-1] == "." and not s[-2:-1].isdigit())):
+        s = s[:-1].rstrip()
+    while s and s[0] in "=*/^_<>:,)":
+        s = s[1:].lstrip()
+    return _balanced_span(s)
+
+
+def _after_last_equals(s: str) -> str:
+    """``7 + 5 = 12`` -> ``12``; ``x = \\sqrt{11}`` stays (its left side is a label, not a computation)."""
+    depth = 0
+    cut = -1
+    for i, c in enumerate(s):
+        depth += (c in "([{") - (c in ")]}")
+        if c == "=" and depth == 0 and s[i - 1:i] not in ("<", ">", "!"):
+            cut = i
+    if cut < 0:
+        return s
+    left = s[:cut]
+    if any(c.isdigit() for c in left) and s[cut + 1:].strip():
+        return s[cut + 1:].strip()
+    return s
+
+
+def last_result(text: str) -> str | None:
+    """The expression around the last number in the last :data:`NUMBER_TAIL_CHARS` of ``text``."""
+    floor = max(0, len(text) - NUMBER_TAIL_CHARS)
+    j = len(text) - 1
+    while j >= floor and not text[j].isdigit():
+        j -= 1
+    if j < floor:
+        return None
+    start = _grow_left(text, j, floor)
+    depth = 0
+    for c in text[start:j + 1]:
+        depth += (c in "({[") - (c in ")}]")
+    end, n = j + 1, len(text)
+    while end < n and end - start <= MAX_ANSWER_CHARS:  # grow right: close what is open, then suffixes
+        c = text[end]
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            if depth <= 0:
+                break
+            depth -= 1
+        elif depth <= 0 and not (c.isdigit() or c in "!%'" or (c in ".:" and text[end + 1:end + 2].isdigit())):
+            break
+        end += 1
+    if end - start > MAX_ANSWER_CHARS:
+        return None
+    span = text[start:end]
+    pm = _PM_RE.match(text, end)
+    if pm and _TIME_RE.search(span):
+        span += pm.group(0)
+        return span.strip()
+    thousands = _SPACE_THOUSANDS_RE.search(text, max(floor, start - 12), end)
+    if thousands and thousands.start() < start and thousands.end() == end:
+        span = text[thousands.start():end]
+    span = _after_last_equals(_trim(span))
+    if not any(c.isdigit() for c in span):
+        return None
+    if all(c.isdigit() or c in " ,./%-" for c in span):
+        span = span.replace(" ", "") if "/" in span or "%" in span else span
+    return span or None
