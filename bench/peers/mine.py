@@ -59,6 +59,7 @@ SOURCES = [
            calls={"compare_strings": ["gold", "pred"], "verify": ["gold", "pred"]}),
     Source("huggingface/lighteval", ["tests/unit/metrics/test_extractive_match.py"],
            calls={"compare_strings": ["gold", "pred", "language", "match_types", "precision"]}),
+    Source("hendrycks/math", ["modeling/math_equivalence_test.py"], calls={"is_equiv": ["pred", "gold"]}),
     Source("NVIDIA/NeMo-Skills", ["tests/test_math_equal.py"], calls={"math_equal": ["gold", "pred"]}),
     Source("huggingface/trl", ["tests/test_rewards.py"], calls={"accuracy_reward": ["pred", "gold"]}, batch=True),
     Source("huggingface/open-r1", ["tests/test_rewards.py"], calls={"accuracy_reward": ["pred", "gold"]}, batch=True),

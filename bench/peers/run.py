@@ -157,9 +157,11 @@ def category(row: dict[str, Any], value: float | None, label: str) -> str:
         return "relation / interval / set"
     if re.search(r"(^|[\s$(])[A-Za-z]{1,3}(_\{?\w+\}?)?\s*(=|:)", pred + "\n" + gold) or re.search(r"\\frac\{[A-Z]{2}", both):
         return "labelled answer (x = …, AB = …)"
+    if re.search(r"=", pred) and not re.search(r"=", gold):
+        return "equality chain (the answer after the last =)"
     if re.search(r"\d[ ,]\d{3}\b|\d,\d{1,2}\b|(^|\s)\.\d|\d:\d\d", both):
         return "number format (separators, decimal comma, time)"
-    if re.search(r"\\%|%|\\circ|degree|\\text\{\s*[a-z]|\$\s*\d|€|m²", both):
+    if re.search(r"\\%|%|\\circ|degree|\\text\{\s*[a-z]|\\\$|€|m²", both):
         return "units, percent, degrees"
     if len(pred) > 150 and not re.search(r"\\boxed|\$", pred):
         return "long unboxed response (plain text)"
