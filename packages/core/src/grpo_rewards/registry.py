@@ -295,6 +295,12 @@ class Registry:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
         if close:
             message += " Did you mean " + ", ".join(repr(c) for c in close) + "?"
+        if namespace not in self.records:
+            from .allowlist import read_allow_list
+
+            filtered = read_allow_list().filtered_out(namespace)
+            if filtered:
+                return f"{message} The {filtered} (add {namespace!r} to it, or unset it to load every plugin)"
         if namespace in FIRST_PARTY and namespace not in self.records:
             return message + f" It is provided by {FIRST_PARTY[namespace]}: pip install {FIRST_PARTY[namespace]}"
         elif namespace not in self.records:
