@@ -44,8 +44,10 @@ class Source:
     calls: dict[str, list[str]]
     #: keyword argument name -> role (``gold`` / ``pred`` / ``_``); any other keyword goes to config
     keywords: dict[str, str] = field(default_factory=dict)
-    #: calls that grade a batch (lists of completions / solutions) and return a list
-    batch: bool = False
+    #: the grader calls that grade a batch (lists of completions / solutions) and return a list
+    batch: frozenset[str] = frozenset()
+    #: the project's own values for equal / not equal besides 1/0/True/False (DAPO scores -1)
+    values: dict[Any, bool] = field(default_factory=dict)
     #: only mine the tests whose (``Class.``)name starts with one of these (None: all tests)
     tests: tuple[str, ...] | None = None
     #: a config added to every row of a call (e.g. a project-specific extraction)
@@ -61,8 +63,10 @@ SOURCES = [
            calls={"compare_strings": ["gold", "pred", "language", "match_types", "precision"]}),
     Source("hendrycks/math", ["modeling/math_equivalence_test.py"], calls={"is_equiv": ["pred", "gold"]}),
     Source("NVIDIA/NeMo-Skills", ["tests/test_math_equal.py"], calls={"math_equal": ["gold", "pred"]}),
-    Source("huggingface/trl", ["tests/test_rewards.py"], calls={"accuracy_reward": ["pred", "gold"]}, batch=True),
-    Source("huggingface/open-r1", ["tests/test_rewards.py"], calls={"accuracy_reward": ["pred", "gold"]}, batch=True),
+    Source("huggingface/trl", ["tests/test_rewards.py"], calls={"accuracy_reward": ["pred", "gold"]},
+           batch=frozenset({"accuracy_reward"})),
+    Source("huggingface/open-r1", ["tests/test_rewards.py"], calls={"accuracy_reward": ["pred", "gold"]},
+           batch=frozenset({"accuracy_reward"})),
     Source("inclusionAI/AReaL", ["tests/test_math_verify_reward.py"],
            calls={"gsm8k_reward_fn": [], "geometry3k_reward_fn": []},
            keywords={"completions": "pred", "answer": "gold", "prompt": "_", "prompt_ids": "_", "completion_ids": "_"},
@@ -74,6 +78,16 @@ SOURCES = [
             "tests/test_products.py", "tests/test_power_function.py"],
            calls={"dataset.score_answer": ["pred", "entry"], "score_answer": ["pred", "entry"]},
            keywords={"answer": "pred", "entry": "entry"}),
+    Source("Ascend/MindSpeed-RL", ["tests/ut/utils/test_grader.py", "tests/ut/models/test_math_dapo.py",
+                                   "tests/ut/models/test_verifier.py"],
+           calls={"math_equal": ["pred", "gold"], "is_correct_minerva": ["pred", "gold"], "verify": ["pred", "gold"],
+                  "is_correct_strict_box": ["pred", "gold", "pause_tokens"], "compute_score": ["pred", "gold"],
+                  "accuracy_reward": ["pred", "gold"], "base_model_accuracy_reward": ["pred", "gold"]},
+           keywords={"timeout": "_", "pause_tokens_index": "pause_tokens"},
+           batch=frozenset({"accuracy_reward", "base_model_accuracy_reward"}), values={-1: False},
+           call_config={"is_correct_strict_box": {"strict_box_verify": True},
+                        "is_correct_minerva": {"strict_box_verify": False},
+                        "base_model_accuracy_reward": {"format": "base model"}}),
 ]
 
 
@@ -208,7 +222,7 @@ class Miner:
             roles["gold"] = entry["answer"]
         if "gold" not in roles or "pred" not in roles:
             raise Unresolved("roles")
-        if self.src.batch:
+        if name in self.src.batch:
             preds = [p[0]["content"] if isinstance(p, list) else p for p in roles["pred"]]
             return [(p, g, config, node.lineno) for p, g in zip(preds, roles["gold"])]
         return [(roles["pred"], roles["gold"], config, node.lineno)]
@@ -235,7 +249,7 @@ class Miner:
             self.skipped += len(pairs)
             return
         for (pred, gold, config, line), exp in zip(pairs, expects):
-            lab = label(exp)
+            lab = self.src.values[exp] if isinstance(exp, (int, float)) and exp in self.src.values else label(exp)
             if lab == "skip" or not isinstance(pred, str) or not (gold is None or isinstance(gold, (str, int, float))):
                 self.skipped += 1
                 continue
@@ -270,7 +284,15 @@ class Miner:
             self.check(test, True)
 
     def statement(self, stmt: ast.stmt) -> None:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+                and stmt.targets[0].elts and isinstance(stmt.targets[0].elts[0], ast.Name)):
+            try:  # score, extracted = grader(...): the first element is the score
+                pairs = self.grade_call(stmt.value)
+            except (Unresolved, KeyError, IndexError, TypeError):
+                pairs = None
+            if pairs is not None:
+                self.pending[stmt.targets[0].elts[0].id] = pairs
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
             try:
                 pairs = self.grade_call(stmt.value)

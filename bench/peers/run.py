@@ -67,6 +67,8 @@ def our_params(config: dict[str, Any], accepted: set[str]) -> tuple[dict[str, An
                     params["strict"] = False
                 else:
                     apart.append("strict=False")
+        elif key == "strict_box_verify":  # DAPO: only the last box, or only a Minerva "Answer:" line
+            apart.append("DAPO strict box" if value else "DAPO Minerva 'Answer:' line")
         elif key == "allow_set_relation_comp":
             if value:
                 apart.append("allow_set_relation_comp")
