@@ -175,3 +175,33 @@ class KitPlugin:
         register("solution_match", score_solution, output_range=(0.0, 1.0))
         register("scaled", Scaled, units="chars")
         register("first_char", first_char, form="batch")
+
+
+# -- for the contract's reading of a built reward ---------------------------------------------------
+class Measured:
+    """Length of the completion in its unit: characters, or tokens (the length of completion_ids).
+
+    The instance says its units, which its ``unit`` parameter chooses.
+    """
+
+    def __init__(self, unit: str = "chars") -> None:
+        self.units = unit
+
+    def __call__(self, text: str, **row: Any) -> float:
+        if self.units == "tokens":
+            return float(len(row["completion_ids"]))
+        return float(len(text))
+
+
+def never_scores(text: str, **row: Any) -> float | None:
+    """None for every completion (as a reward whose column is missing or wrong would give)."""
+    return None
+
+
+class UnitsPlugin:
+    """Registers ``measured`` (units chars unless built with unit=tokens) and ``never_scores``."""
+
+    @hookimpl
+    def register_rewards(self, register):
+        register("measured", Measured, units="chars")
+        register("never_scores", never_scores)

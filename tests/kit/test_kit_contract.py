@@ -81,3 +81,46 @@ def test_run_contract_reports_which_points_failed():
     result = run_contract(kit_rewards.one_at_least, pathological=False)
     assert result.name == "one_at_least"
     assert [p for p in result.points if result.failed(p)] == ["empty batch"]
+
+
+def test_problems_are_typed_with_their_point():
+    from grpo_rewards.contract import Problem
+
+    result = run_contract(kit_rewards.one_at_least, pathological=False)
+    assert result.problems == [Problem("empty batch", "returned [0.0] for no completions, expected []")]
+    assert str(result.problems[0]) == "empty batch: returned [0.0] for no completions, expected []"
+
+
+def test_a_run_reports_only_the_points_it_checked():
+    without = run_contract(kit_rewards.char_length, pathological=False)
+    assert "pathological inputs" not in without.points and "output range" not in without.points
+    assert len(without.points) == 13
+    full = run_contract(kit_rewards.char_length, output_range=(0.0, 1e9))
+    assert full.points == list(POINTS)
+
+
+def test_units_are_read_from_the_built_reward_not_the_registration():
+    from grpo_rewards.testing import plugin_registered
+
+    with plugin_registered(kit_rewards.UnitsPlugin(), "units") as registry:
+        tokens = run_contract("units.measured", params={"unit": "tokens"}, registry=registry, pathological=False)
+        chars = run_contract("units.measured", registry=registry, pathological=False)
+    assert tokens.problems == [] and chars.problems == []
+    assert "units" in tokens.points
+
+
+def test_a_reward_that_returns_none_for_every_case_gets_a_warning_not_a_failure():
+    with pytest.warns(UserWarning, match="returned None for every completion of every call"):
+        assert_reward_contract(kit_rewards.Reward(kit_rewards.never_scores, name="kit.never_scores"),
+                               pathological=False)
+    assert run_contract(kit_rewards.char_length, pathological=False).warnings == []
+
+
+@pytest.mark.parametrize("module", ["grpo_rewards.contract", "grpo_rewards.contract.cases",
+                                    "grpo_rewards.contract.verdicts"])
+def test_contract_module_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

@@ -111,3 +111,26 @@ def test_registered_plugin_blocks_nest_and_restore_the_outer_registry():
         with plugin_registered(kit_rewards.KitPlugin(), "other") as inner:
             assert load_registry() is inner and sorted(inner.records) == ["other"]
         assert load_registry() is outer and sorted(outer.records) == ["kit"]
+
+
+def test_check_command_reads_units_from_the_built_reward(capsys):
+    with plugin_registered(kit_rewards.UnitsPlugin(), "units"):
+        assert main(["check", "units.measured", "--with", "unit=tokens", "--deadline", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "  ok    units\n" in out and out.splitlines()[-1] == "all contract points pass"
+
+
+def test_check_command_lists_only_the_points_it_ran(capsys):
+    with plugin_registered(kit_rewards.KitPlugin(), "kit"):
+        assert main(["check", "kit.scaled", "--deadline", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "kit.scaled: 14 contract points"  # no declared output range
+    assert "output range" not in out
+
+
+def test_check_command_warns_when_a_reward_returned_none_for_every_case(capsys):
+    with plugin_registered(kit_rewards.UnitsPlugin(), "units"):
+        assert main(["check", "units.never_scores", "--deadline", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "\nwarning: returned None for every completion of every call (" in out
+    assert out.splitlines()[-1] == "all contract points pass"

@@ -24,6 +24,7 @@ Fixtures: ``plugins`` (an isolated :class:`~grpo_rewards.plugins.Plugins` with n
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -75,6 +76,8 @@ def assert_reward_contract(reward: Any, **options: Any) -> None:
     if result.problems:
         lines = "\n".join(f"  - {p}" for p in result.problems)
         raise AssertionError(f"reward {result.name!r} breaks the reward contract:\n{lines}")
+    for warning in result.warnings:
+        warnings.warn(f"reward {result.name!r}: {warning}", UserWarning, stacklevel=2)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,196 @@
+"""Runs the contract: calls the reward on every case in worker processes under a hard deadline.
+
+A reward that cannot be pickled runs in threads instead (it fails the pickle point anyway), so
+a reward that hangs is reported as hanging instead of hanging the check.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .cases import (
+    COLUMN_VALUES,
+    COUNT,
+    DEFAULT_COLUMN_VALUE,
+    NAME,
+    PICKLE,
+    TYPES,
+    Arguments,
+    build_cases,
+    points_run,
+)
+from .verdicts import (
+    Call,
+    ContractResult,
+    Problem,
+    all_none_warning,
+    compare_original,
+    judge,
+    name_problems,
+    units_problems,
+)
+
+
+def error_line(exc: BaseException) -> str:
+    """``"IndexError: string index out of range"``: the scorer's own error when the core wrapped it."""
+    from ..errors import RewardError
+
+    while isinstance(exc, RewardError) and exc.__cause__ is not None:
+        exc = exc.__cause__
+    text = str(exc).strip().split("\n")[0]
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
+
+
+def _core_point(exc: BaseException) -> str | None:
+    """COUNT or TYPES when ``exc`` is the core's ``Reward`` refusing what its scorer returned."""
+    from ..errors import RewardError
+
+    if not isinstance(exc, RewardError) or exc.__cause__ is not None:
+        return None
+    text = str(exc)
+    return TYPES if "expected a" in text else COUNT if " values for " in text else None
+
+
+class Runner:
+    """Picklable: calls the reward on one case (twice for determinism), in a worker process."""
+
+    def __init__(self, reward: Any) -> None:
+        self.reward = reward
+
+    def _values(self, args: tuple[Any, ...]) -> Any:
+        prompts, completions, ids, kwargs = args
+        values = self.reward(prompts=prompts, completions=completions, completion_ids=ids, **kwargs)
+        return list(values) if isinstance(values, (list, tuple)) else values
+
+    def __call__(self, prompts: Any, completions: Any, ids: Any, kwargs: dict[str, Any], repeat: bool) -> Call:
+        snapshot = copy.deepcopy((prompts, completions, ids, kwargs))
+        try:
+            values = self._values((prompts, completions, ids, kwargs))
+        except Exception as exc:
+            return Call(error=error_line(exc), core_point=_core_point(exc))
+        changed = [name for name, before, after in zip(
+            ("prompts", "completions", "completion_ids", "columns"), snapshot, (prompts, completions, ids, kwargs))
+            if before != after]
+        call = Call(values=values, mutated=changed, repeated=repeat)
+        if repeat:
+            try:
+                call.again = self._values(copy.deepcopy(snapshot))
+            except Exception as exc:
+                call.again_error = error_line(exc)
+        try:
+            pickle.dumps(call)
+        except Exception:
+            call = Call(values=repr(values)[:200], unpicklable=True, mutated=changed)
+        return call
+
+
+def run_threads(runner: Runner, items: list[Arguments], deadline: float) -> list[Any]:
+    """Like ``execution.map_with_deadline``, in daemon threads: for a reward that cannot be pickled."""
+    from ..execution import Outcome
+
+    outcomes = []
+    for args in items:
+        box: dict[str, Any] = {}
+
+        def target(args: Arguments = args, box: dict[str, Any] = box) -> None:
+            try:
+                box["value"] = runner(*args)
+            except Exception as exc:
+                box["error"] = error_line(exc)
+
+        thread = threading.Thread(target=target, daemon=True)
+        thread.start()
+        thread.join(deadline)
+        if thread.is_alive():
+            outcomes.append(Outcome("timeout", None, f"exceeded its {deadline:g} s deadline"))
+        elif "error" in box:
+            outcomes.append(Outcome("error", None, box["error"]))
+        else:
+            outcomes.append(Outcome("ok", box["value"]))
+    return outcomes
+
+
+def built_units(reward: Any, registered: str | None) -> str:
+    """What the reward measures lengths in: the built instance's ``units`` when it says (its
+    parameters may change them), else the registered units, else ``"none"``."""
+    instance = getattr(getattr(reward, "impl", None), "units", None)  # a Reward's built scorer
+    if isinstance(instance, str):
+        return instance
+    if registered:
+        return registered
+    own = getattr(reward, "units", None)
+    return own if isinstance(own, str) else "none"
+
+
+def run_contract(
+    reward: Any,
+    *,
+    columns: Mapping[str, Any] | Sequence[str] | None = None,
+    units: str | None = None,
+    output_range: tuple[float, float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    other_names: Iterable[str] = (),
+    deadline: float = 10.0,
+    pathological: bool = True,
+    registry: Any = None,
+) -> ContractResult:
+    """Check ``reward`` (a TRL reward callable, a ``Reward``, or a registered name) against the contract.
+
+    ``columns`` gives sample values of dataset columns (``{"solution": "4"}``); columns the reward
+    declares and the caller does not give get a value from ``COLUMN_VALUES`` (``"4"`` otherwise).
+    ``units`` defaults to what the built reward says (see :func:`built_units`), ``output_range``
+    to what the registry declares. ``deadline`` is the hard limit per call in seconds. The result
+    lists only the points this run checked.
+    """
+    info = None
+    if isinstance(reward, str):
+        from ..registry import load_registry
+        from ..rewardset import load_reward_set
+
+        registry = registry or load_registry()
+        built = load_reward_set([{"use": reward, "with": dict(params or {})}], registry=registry)
+        reward, info = built.rewards[0], built.infos[0]
+        other_names = set(other_names) | (set(registry.rewards) - {info.name})
+    values = dict(columns) if isinstance(columns, Mapping) else {c: DEFAULT_COLUMN_VALUE for c in columns or ()}
+    for column in getattr(reward, "columns", None) or (info.columns if info else ()):
+        values.setdefault(column, COLUMN_VALUES.get(column, DEFAULT_COLUMN_VALUE))
+    units = units or built_units(reward, info.units if info else None)
+    if output_range is None and info is not None:
+        output_range = info.output_range
+    problems = name_problems(reward, other_names) + units_problems(units)
+    runner = Runner(reward)
+    try:
+        twin = pickle.loads(pickle.dumps(reward))
+    except Exception as exc:
+        problems.append(Problem(PICKLE, f"cannot be pickled ({error_line(exc)}); TRL and worker processes need it"))
+        twin = None
+    if twin is not None and getattr(twin, "__name__", None) != getattr(reward, "__name__", None):
+        problems.append(Problem(NAME, f"__name__ is not stable: {getattr(reward, '__name__', None)!r} becomes "
+                                      f"{getattr(twin, '__name__', None)!r} after a pickle round trip"))
+    cases = build_cases(units, pathological)
+    items = [case.arguments(values) for case in cases]
+    if twin is not None:
+        from ..execution import map_with_deadline
+
+        outcomes = map_with_deadline(runner, items, timeout=deadline)
+        here = run_threads(runner, [items[0]], deadline)[0]  # the original, against the workers' copy
+        problems += compare_original(here.value if here.status == "ok" else None,
+                                     outcomes[0].value if outcomes[0].status == "ok" else None)
+    else:
+        outcomes = run_threads(runner, items, deadline)
+    problems += judge(cases, outcomes, list(values), deadline, output_range)
+    warning = all_none_warning(cases, outcomes)
+    name = getattr(reward, "__name__", repr(reward))
+    return ContractResult(str(name), points_run(cases, output_range), problems, [warning] if warning else [])
+
+
+def contract_problems(reward: Any, **options: Any) -> list[str]:
+    """The contract problems of ``reward``: one line each (``"point: what"``), ``[]`` when it keeps it.
+
+    Takes the options of :func:`run_contract`.
+    """
+    return [str(problem) for problem in run_contract(reward, **options).problems]
