@@ -14,7 +14,7 @@ from .protocol import GrpoRewardsError
 DELEGATED = {
     "train": ("grpo_rewards.train.command", "train_command"),
     "plot": ("grpo_rewards.train.command", "plot_command"),
-    "check": ("grpo_rewards.contract", "check_command"),
+    "check": ("grpo_rewards.contract.command", "check_command"),
     "new-plugin": ("grpo_rewards.scaffold", "new_plugin_command"),
 }
 
