@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from grpo_rewards.cli import main
 
 
@@ -33,7 +35,8 @@ def test_list_json_is_machine_readable(plugins, capsys):
     assert [p["name"] for p in data["plugins"]] == ["fixture"]
     assert [b["name"] for b in data["broken"]] == ["broken", "hookfail"]
     rewards = {r["name"]: r for r in data["plugins"][0]["rewards"]}
-    assert rewards["fixture.shout"]["params"] == {"bonus": "0.0"}
+    assert rewards["fixture.shout"]["params"] == {"bonus": {"type": "float", "required": False, "default": 0.0}}
+    assert rewards["fixture.matches"]["params"] == {}
     assert rewards["fixture.matches"]["columns"] == ["solution"]
 
 
@@ -91,8 +94,8 @@ def test_score_with_an_invalid_set_fails_before_scoring(plugins, tmp_path, capsy
     rs.write_text("rewards:\n  - use: fixture.matches\n")
     assert main(["score", str(data), "--rewards", str(rs)]) == 2
     assert capsys.readouterr().err == (
-        f"grpo-rewards: error: {rs} has 1 problem(s):\n"
-        "  - entry 1 (fixture.matches): needs dataset column(s) 'solution'; the dataset has: completion, prompt\n"
+        f"grpo-rewards: error: {rs}: entry 1 (fixture.matches): needs dataset column(s) 'solution'; "
+        "the dataset has: completion, prompt\n"
     )
 
 
@@ -114,3 +117,103 @@ def test_the_console_script_is_installed():
     script = Path(sys.executable).parent / "grpo-rewards"  # the venv's, whether or not it is on PATH
     out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True)
     assert out.stdout == "grpo-rewards 0.1.0\n"
+
+
+# -- list and show tell the truth (issue 14) ---------------------------------------------------------
+def _first_party(monkeypatch, allow="format,length,math"):
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", allow)
+
+
+def test_list_json_gives_types_json_defaults_and_literal_choices(monkeypatch, capsys):
+    _first_party(monkeypatch, "format")
+    assert main(["list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rewards = {r["name"]: r for p in data["plugins"] for r in p["rewards"]}
+    params = rewards["format.regex"]["params"]
+    assert params["pattern"] == {"type": "str", "required": True, "default": None}
+    assert params["mode"] == {"type": "one of 'search', 'match', 'fullmatch'", "required": False,
+                              "default": "search", "choices": ["search", "match", "fullmatch"]}
+    assert params["regex_timeout"] == {"type": "float", "required": False, "default": 0.1}
+    assert rewards["format.boxed"]["params"]["last_chars"] == {"type": "int | None", "required": False,
+                                                               "default": None}
+
+
+def test_show_and_list_name_the_columns_a_reward_reads_through_its_column_parameters(monkeypatch, capsys):
+    _first_party(monkeypatch, "length")
+    assert main(["show", "length.cosine"]) == 0
+    assert "columns:   correct\n" in capsys.readouterr().out
+    assert main(["list", "--json"]) == 0
+    rewards = {r["name"]: r for p in json.loads(capsys.readouterr().out)["plugins"] for r in p["rewards"]}
+    assert rewards["length.cosine"]["columns"] == ["correct"]
+    assert rewards["length.target"]["columns"] == []
+
+
+def test_show_lists_a_literal_parameters_allowed_values(monkeypatch, capsys):
+    _first_party(monkeypatch, "format")
+    assert main(["show", "format.regex"]) == 0
+    out = capsys.readouterr().out
+    assert "  mode: one of 'search', 'match', 'fullmatch' (default \"search\")" in out
+    assert "  pattern: str (required)" in out
+
+
+def test_a_reward_filtered_out_by_the_allow_list_says_so_not_pip_install(monkeypatch, capsys):
+    _first_party(monkeypatch, "format")
+    assert main(["show", "length.cosine"]) == 2
+    assert capsys.readouterr().err == (
+        "grpo-rewards: error: unknown reward 'length.cosine'. The plugin 'length' is installed but filtered out "
+        "by GRPO_REWARDS_PLUGINS='format' (add 'length' to it, or unset it to load every plugin)\n")
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "")
+    assert main(["show", "length.cosine"]) == 2
+    assert "filtered out by GRPO_REWARDS_PLUGINS=''" in capsys.readouterr().err
+
+
+def test_list_names_the_plugins_the_allow_list_filters_out(monkeypatch, capsys):
+    _first_party(monkeypatch, "format")
+    assert main(["list"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': length, math"
+    assert captured.err == ""
+
+
+def test_an_allow_list_naming_no_installed_plugin_is_not_no_plugins_installed(monkeypatch, capsys):
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "nosuch")
+    assert main(["list"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("No plugin loaded: GRPO_REWARDS_PLUGINS='nosuch' filters out every installed "
+                                   "plugin (")
+    assert captured.err.startswith("warning: GRPO_REWARDS_PLUGINS='nosuch': 'nosuch' names no installed plugin "
+                                   "(installed: ")
+    assert captured.err.endswith("; understood as: load no plugin\n")
+
+
+@pytest.mark.parametrize(("value", "problem", "understood"), [
+    ("MATH,format", "'MATH' names no installed plugin (names are case-sensitive: 'math'?)", "load only format"),
+    ("math;format", "'math;format' is not a plugin name (separate names with commas)", "load no plugin"),
+    ("*", "'*' is not a wildcard (unset GRPO_REWARDS_PLUGINS to load every plugin)", "load no plugin"),
+    (" format , nosuch ", "'nosuch' names no installed plugin (installed: ", "load only format"),
+])
+def test_a_malformed_allow_list_gets_a_warning_saying_what_was_understood(monkeypatch, capsys, value, problem,
+                                                                            understood):
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", value)
+    assert main(["list"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"warning: GRPO_REWARDS_PLUGINS={value!r}: {problem}")
+    assert err.endswith(f"; understood as: {understood}\n")
+
+
+def test_list_shows_both_distributions_that_claim_one_namespace(plugins, dupe_site, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(dupe_site))
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("fixture — CONFLICT: claimed by 2 distributions; none of its rewards can be used until one "
+                   "is uninstalled")
+    assert sorted(out[at + 1:at + 3]) == [
+        "  grpo-rewards-fixture-dupe 1.2.0 (grpo_rewards_fixture_dupe)",
+        "  grpo-rewards-fixture-good 1.2.3 (grpo_rewards_fixture_good)",
+    ]
+    assert not any(line.startswith("fixture (") for line in out)
+    assert main(["list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [c["name"] for c in data["conflicts"]] == ["fixture"]
+    assert sorted(c["distribution"] for c in data["conflicts"][0]["claimants"]) == [
+        "grpo-rewards-fixture-dupe", "grpo-rewards-fixture-good"]

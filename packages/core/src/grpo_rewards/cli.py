@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from .protocol import GrpoRewardsError
 
@@ -19,94 +17,16 @@ DELEGATED = {
 }
 
 
-def _registry() -> Any:
-    from .registry import load_registry
-
-    return load_registry()
-
-
 def cmd_list(args: argparse.Namespace) -> int:
-    registry = _registry()
-    records = registry.records
-    if args.json:
-        out = {"plugins": [], "broken": []}
-        for name, record in sorted(records.items()):
-            entry = {
-                "name": name,
-                "distribution": record.distribution,
-                "version": record.version,
-                "module": record.module,
-                "hooks": record.hooks,
-            }
-            if not record.ok:
-                out["broken"].append({**entry, "error": record.error})
-                continue
-            entry["rewards"] = [
-                {"name": i.name, "description": i.summary, "form": i.form, "units": i.units,
-                 "columns": list(i.columns), "params": {p.name: repr(p.default) for p in i.params.values()}}
-                for i in registry.rewards.values() if i.plugin == name
-            ]
-            entry["tasks"] = [{"name": t.name, "description": t.description}
-                              for t in registry.tasks.values() if t.plugin == name]
-            out["plugins"].append(entry)
-        out["conflicts"] = registry.conflicts
-        print(json.dumps(out, indent=2))
-        return 0
-    if not records:
-        print("No grpo-rewards plugins installed. Try: pip install grpo-rewards-math")
-        return 0
-    for name, record in sorted(records.items()):
-        origin = f"{record.distribution} {record.version}" if record.distribution else (record.module or "")
-        if not record.ok:
-            print(f"{name} ({origin}) — BROKEN: {record.error}")
-            continue
-        empty = name in registry.empty_plugins()
-        print(f"{name} ({origin})" + (" — registers nothing (is @grpo_rewards.hookimpl missing?)" if empty else ""))
-        for info in sorted(registry.rewards.values(), key=lambda i: i.name):
-            if info.plugin == name:
-                print(f"  {info.name:<28} {info.summary}")
-        for task in sorted(registry.tasks.values(), key=lambda t: t.name):
-            if task.plugin == name:
-                print(f"  {task.name:<28} (task) {task.description.splitlines()[0] if task.description else ''}")
-    for message in registry.conflicts.values():
-        print(f"CONFLICT: {message}")
-    return 0
+    from .listing import cmd_list as run
+
+    return run(args)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    registry = _registry()
-    if ":" in args.name and args.name not in registry.rewards:
-        task = registry.task(args.name)
-        print(f"{task.name}  (task, from {task.plugin} {task.distribution or ''} {task.version or ''})".rstrip())
-        print(f"\n{task.description}\n\ncolumns: {', '.join(task.columns) or '-'}")
-        if task.default_rewards:
-            print("default rewards: " + ", ".join(r.get("use", "?") for r in task.default_rewards))
-        return 0
-    info = registry.reward(args.name)
-    import inspect
+    from .listing import cmd_show as run
 
-    print(f"{info.name}  (from plugin {info.plugin}"
-          + (f", {info.distribution} {info.version}" if info.distribution else "") + ")")
-    doc = inspect.getdoc(info.obj) or info.description
-    print()
-    print(doc)
-    print()
-    print(f"form:      {info.form} ({'per-sample scorer' if info.form == 'sample' else 'batch function'})")
-    print(f"units:     {info.units}")
-    rng = f"[{info.output_range[0]}, {info.output_range[1]}]" if info.output_range else "unspecified"
-    print(f"range:     {rng}")
-    print(f"columns:   {', '.join(info.columns) or '-'}")
-    print(f"workers:   {'yes' if info.worker_safe else 'no'}"
-          + (f" (deadline {info.timeout:g} s per sample)" if info.timeout else ""))
-    print("parameters:")
-    if not info.params:
-        print("  (none)")
-    for p in info.params.values():
-        default = "required" if p.required else f"default {p.default!r}"
-        print(f"  {p.name}: {p.type_name} ({default})")
-    if info.example:
-        print(f"example:   {info.example}")
-    return 0
+    return run(args)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -135,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser("list", help="installed plugins, their rewards and tasks, and broken plugins")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--rewards", metavar="SET.yaml",
+                   help="also list the rewards this set names by file or module path (use: path.py:fn)")
     p.set_defaults(func=cmd_list)
     p = sub.add_parser("show", help="one reward (or task): description, parameters, columns, range, units")
     p.add_argument("name")
