@@ -110,3 +110,11 @@ def test_hook_is_explained_in_the_plugin_guide(hook):
 
 def test_the_hooks_are_found():
     assert "register_rewards" in HOOKS
+
+
+def test_check_reads_units_from_length_target_built_with_tokens(capsys):
+    from grpo_rewards.cli import main
+
+    assert main(["check", "length.target", "--with", "unit=tokens", "--deadline", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "  ok    units\n" in out and out.splitlines()[-1] == "all contract points pass"

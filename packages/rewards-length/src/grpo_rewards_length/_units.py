@@ -76,3 +76,14 @@ def read_correct(value: Any, threshold: float, column: str) -> bool | None:
         f"column {column!r} must hold a bool, a number or None per sample (correctness), "
         f"not {type(value).__name__} {value!r:.40}"
     )
+
+
+class MeasuredIn:
+    """Gives a length reward the ``units`` attribute the core reads from a built reward: the
+    ``unit`` it was built with (``length.target`` with ``unit="tokens"`` measures tokens)."""
+
+    unit: str
+
+    @property
+    def units(self) -> str:
+        return self.unit

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._units import Unit, check_fallback, check_length, check_unit, measure, read_correct
+from ._units import MeasuredIn, Unit, check_fallback, check_length, check_unit, measure, read_correct
 from .overlong import DEFAULT_MAX_LENGTH
 
 
-class CosineLength:
+class CosineLength(MeasuredIn):
     """Cosine length scaling conditioned on correctness (Appendix C.1 of arXiv:2502.03373):
     short correct answers score best, short wrong answers worst.
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from grpo_rewards import completion_text
 
-from ._units import Unit, check_fallback, check_unit, measure, read_correct
+from ._units import MeasuredIn, Unit, check_fallback, check_unit, measure, read_correct
 
 
 def group_key(prompt: Any) -> str:
@@ -18,7 +18,7 @@ def group_key(prompt: Any) -> str:
     return "j:" + json.dumps(prompt, sort_keys=True, default=str)
 
 
-class GroupRelativeLength:
+class GroupRelativeLength(MeasuredIn):
     """Kimi k1.5's length reward (arXiv:2501.12599, section 2.3.3): within each group of
     completions for the same prompt, shorter than the group's midpoint is rewarded, longer is
     penalised, and a wrong answer is never rewarded for being short.

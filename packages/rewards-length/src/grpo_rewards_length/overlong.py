@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._units import Unit, check_fallback, check_length, check_unit, measure
+from ._units import MeasuredIn, Unit, check_fallback, check_length, check_unit, measure
 
 #: TRL's default ``GRPOConfig.max_completion_length``.
 DEFAULT_MAX_LENGTH = 512
 
 
-class SoftOverlong:
+class SoftOverlong(MeasuredIn):
     """DAPO's soft overlong punishment (Eq. 13 of arXiv:2503.14476): no reward for being short,
     a linear penalty in the last ``buffer`` units before ``max_length``, -1 past it.
 

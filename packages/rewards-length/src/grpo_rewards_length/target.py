@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._units import Unit, check_fallback, check_length, check_unit, measure
+from ._units import MeasuredIn, Unit, check_fallback, check_length, check_unit, measure
 
 
-class TargetLength:
+class TargetLength(MeasuredIn):
     """Closeness to a target length: 0 at the target, more negative the further away.
 
     Unit: ``unit`` — ``"chars"`` (default, as in TRL's quick-start reward), ``"words"``
