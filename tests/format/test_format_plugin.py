@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from format_hacks import REGEX_PATTERN
 
 import grpo_rewards
 import grpo_rewards_format as fmt
+from grpo_rewards_format.hacks import REGEX_PATTERN
 
 NAMES = ["format.boxed", "format.reasoning_steps", "format.regex", "format.repetition", "format.tag_count",
          "format.think", "format.think_answer", "format.xml_fields"]

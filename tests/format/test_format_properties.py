@@ -48,5 +48,5 @@ def test_strict_think_answer_implies_soft_think_answer_and_full_tag_count(text):
 @settings(max_examples=100, deadline=None)
 @given(texts)
 def test_regex_reward_gives_one_of_its_configured_values(text):
-    assert RegexReward(r"<answer>.*</answer>", flags=["s"], matched_value=2.0, unmatched_value=-1.0).score(text) in (
+    assert RegexReward(r"<answer>.*</answer>", flags=["s"], matched_value=2.0, unmatched_value=-1.0)(text)[0] in (
         2.0, -1.0)

@@ -15,6 +15,8 @@ DELEGATED = {
     "check": ("grpo_rewards.contract.command", "check_command"),
     "new-plugin": ("grpo_rewards.scaffold", "new_plugin_command"),
 }
+#: ``check NAME --hacks`` runs the reward's hack corpus instead of the contract.
+HACKS = ("grpo_rewards.hacks", "hacks_command")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -72,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_score)
     for name, help_text in (
-        ("check", "run the reward contract checks against one reward"),
+        ("check", "run the reward contract checks (with --hacks: its hack corpus) against one reward"),
         ("train", "train with GRPOTrainer and the installed rewards (see: grpo-rewards train --help)"),
         ("plot", "redraw the reward curves of a run directory"),
         ("new-plugin", "write a complete reward plugin package"),
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and argv[0] in DELEGATED:
             import importlib
 
-            module_name, func_name = DELEGATED[argv[0]]
+            module_name, func_name = HACKS if argv[0] == "check" and "--hacks" in argv else DELEGATED[argv[0]]
             return int(getattr(importlib.import_module(module_name), func_name)(argv[1:]) or 0)
         parser = build_parser()
         args = parser.parse_args(argv)

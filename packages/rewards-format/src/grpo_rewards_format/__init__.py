@@ -14,6 +14,7 @@ scorers are registered under the ``format`` namespace (``format.think_answer``, 
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import Any
 
 from grpo_rewards import Reward
@@ -25,7 +26,7 @@ from .repeats import Repetition
 from .steps import ReasoningSteps
 from .structure import TagCount, Think, ThinkAnswer
 
-__version__ = "0.1.0"
+__version__ = metadata.version("grpo-rewards-format")  # the one literal is in pyproject.toml
 
 #: Value for a completion with no readable text (``None``, a number, no assistant message).
 INVALID_VALUE = 0.0
@@ -76,8 +77,7 @@ def make_regex(pattern: str, *, name: str | None = None, **params: Any) -> Rewar
     >>> make_regex(r"\\\\boxed\\{\\d+\\}")(prompts=[None], completions=[r"so \\boxed{4}"])
     [1.0]
     """
-    name = name or "format.regex"
-    return Reward(RegexReward, name=name, form="batch", params={"pattern": pattern, **params})
+    return _reward(RegexReward, "regex", name, {"pattern": pattern, **params})
 
 
 think_answer = make_think_answer()

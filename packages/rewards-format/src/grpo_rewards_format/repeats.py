@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from .text_utils import check_int, check_number
+from .text_utils import check_int, check_number, visible_words
 
 
 def repeated_share(items: Sequence[Any], ngram_size: int) -> float:
@@ -24,7 +24,10 @@ def repeated_share(items: Sequence[Any], ngram_size: int) -> float:
 class Repetition:
     """A penalty for repeated n-grams: 0.0 for none, down to ``max_penalty`` when all repeat.
 
-    Unit: words (case-folded, split on whitespace) or tokens (``completion_ids``). Formula (as
+    Unit: words as a reader sees them (NFKC-normalised, case-folded, zero-width and other invisible
+    characters removed, split on whitespace and blank characters: see :func:`visible_words`, so
+    repeats that differ only in invisible characters are repeats) or tokens (``completion_ids``,
+    compared as they are). Formula (as
     Open-R1's repetition penalty): ``max_penalty * (1 - distinct n-grams / n-grams)``, and
     ``0.0`` when the completion has fewer than ``ngram_size`` units. With ``unit="tokens"`` a
     sample without ``completion_ids`` gets ``None`` (not applicable).
@@ -33,6 +36,8 @@ class Repetition:
     >>> score("the cat sat on the mat")
     0.0
     >>> score("I think I think I think I think")
+    -0.6666666666666667
+    >>> score("I think\u200b I think\u200b\u200b I think I\u3000think")
     -0.6666666666666667
     >>> Repetition(unit="tokens", ngram_size=2)("", completion_ids=[1, 2, 1, 2, 1])
     -0.5
@@ -53,6 +58,6 @@ class Repetition:
                 return None
             items: Sequence[Any] = list(completion_ids)
         else:
-            items = text.casefold().split()
+            items = visible_words(text)
         share = repeated_share(items, self.ngram_size)
         return self.max_penalty * share if share else 0.0

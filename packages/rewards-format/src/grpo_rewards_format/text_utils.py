@@ -6,8 +6,10 @@ one pass), so a 1 MB completion is scored in milliseconds, never parsed by a bac
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
 FENCE = "```"
 
@@ -44,13 +46,48 @@ def mask_code(text: str) -> str:
     return "".join(parts)
 
 
-def is_blank(text: str) -> bool:
-    """Whether ``text`` is only whitespace and invisible format characters (zero-width space, BOM, …).
+#: One character that renders as visible text: anything except whitespace, controls (Cc), format
+#: characters (Cf), surrogates (Cs), combining marks (M: alone they sit on nothing), Unicode's
+#: Default_Ignorable_Code_Point set (zero-width characters, variation selectors, tag characters,
+#: the Hangul fillers) and the braille pattern with no raised dots (U+2800 + dot bits 0).
+VISIBLE = r"[^\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{M}\p{Default_Ignorable_Code_Point}\u2800]"
+#: Characters that take no room in rendered text (removed before comparing words).
+ZERO_WIDTH = r"[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}--\p{White_Space}]"
+#: Characters that render as blank room (read as a word separator).
+SEPARATOR = r"[\p{White_Space}\u2800]+"
 
-    >>> is_blank(" \\u200b\\ufeff\\n"), is_blank(" 4 ")
-    (True, False)
+
+@functools.cache
+def compiled(pattern: str) -> Any:
+    """``pattern`` compiled once per process by the ``regex`` module (Unicode properties, timeouts)."""
+    import regex
+
+    return regex.compile(pattern, regex.V1)
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has no character that renders as visible text (see :data:`VISIBLE`).
+
+    Whitespace, zero-width and format characters, controls such as NUL, combining marks on
+    nothing, default-ignorable fillers (U+3164 HANGUL FILLER) and the blank braille pattern are
+    all blank; a rule over Unicode properties, linear in the length of the text.
+
+    >>> is_blank(" \\u200b\\ufeff\\n"), is_blank("\\u3164\\u2800\\u034f\\x00"), is_blank(" 4 ")
+    (True, True, False)
     """
-    return all(unicodedata.category(c) == "Cf" for c in text.strip())
+    return compiled(VISIBLE).search(text) is None
+
+
+def visible_words(text: str) -> list[str]:
+    """The words of ``text`` as a reader sees them: NFKC-normalised, case-folded, zero-width
+    characters removed, split on whitespace and blank characters.
+
+    >>> visible_words("\\uff34he\\u200b cat\\u2800sat\\u200b\\u200b")
+    ['the', 'cat', 'sat']
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = compiled(ZERO_WIDTH).sub("", compiled(SEPARATOR).sub(" ", text))
+    return text.casefold().split()
 
 
 def check_tag_name(name: object, what: str = "tag") -> str:
