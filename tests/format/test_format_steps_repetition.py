@@ -63,3 +63,35 @@ def test_repetition_over_tokens_without_ids_is_not_applicable():
 def test_bad_repetition_parameters_are_rejected(params):
     with pytest.raises(ValueError):
         Repetition(**params)
+
+
+def test_step_lines_whose_text_is_blank_do_not_count():
+    assert ReasoningSteps()("Step 1: \u3164\nStep 2: \u2800\nStep 3: \u200b\n4. \x00") == 0.0
+
+
+def test_step_lines_that_differ_only_in_invisible_characters_count_once():
+    assert ReasoningSteps()("- add\u200b\n- add\u200b\u200b\n- ADD\u2060") == 1 / 3
+
+
+def test_the_scan_bound_is_a_parameter_and_running_past_it_is_a_labelled_outcome():
+    logged: dict[str, float] = {}
+    reward = fmt.make_reasoning_steps(scan_timeout=0.01)
+    values = reward(prompts=[None, None], completions=["1. add\n" * 400_000, "1. a\n2. b\n3. c"],
+                    log_metric=logged.__setitem__)
+    assert values == [0.0, 1.0]
+    assert logged["outcomes/format.reasoning_steps/scan_timeout"] == 1.0
+
+
+def test_the_scan_bound_defaults_to_one_second_and_is_validated():
+    assert ReasoningSteps().scan_timeout == 1.0
+    with pytest.raises(ValueError):
+        ReasoningSteps(scan_timeout=0)
+
+
+def test_repetition_counts_repeats_that_differ_only_in_invisible_characters():
+    text = " ".join("the answer is four" + "\u200b" * i for i in range(50))
+    assert Repetition()(text) == -(1 - 4 / 198)
+
+
+def test_repetition_reads_blank_characters_as_spaces_and_fullwidth_letters_as_letters():
+    assert Repetition(ngram_size=2)("ａ\u2800b a b") == Repetition(ngram_size=2)("a b a b")
