@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .local import find_reward, metric_name
 from .protocol import RewardSetError
 from .registry import Registry, RewardInfo, load_registry
 from .reward import ON_ERROR, ResultCache, Reward, make_reward
@@ -203,7 +204,7 @@ def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
                 problems.append(f"{where}: on_error must be one of {', '.join(ON_ERROR)}, got {value!r}")
         elif not _matches(value, OPTION_TYPES[key]):
             problems.append(f"{where}: {key} must be {OPTION_TYPES[key][0].__name__} or null, got {value!r}")
-    name = raw.get("as", use)
+    name = raw.get("as", metric_name(use))
     if not isinstance(name, str) or not name:
         problems.append(f"{where}: 'as' must be a non-empty metric name")
         name = use
@@ -244,8 +245,8 @@ def load_reward_set(
         info = None
         if entry is not None:
             try:
-                info = registry.reward(entry.use)
-            except Exception as exc:  # RewardNotFoundError, PluginError
+                info = find_reward(registry, entry.use, Path(spec).parent if isinstance(spec, (str, Path)) else None)
+            except Exception as exc:  # RewardNotFoundError, PluginError, a file or module reward that cannot load
                 problems.append(f"entry {i + 1}: {exc}")
             else:
                 before = len(problems)
