@@ -116,7 +116,9 @@ def test_the_console_script_is_installed():
 
     script = Path(sys.executable).parent / "grpo-rewards"  # the venv's, whether or not it is on PATH
     out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True)
-    assert out.stdout == "grpo-rewards 0.1.0\n"
+    from importlib import metadata
+
+    assert out.stdout == f"grpo-rewards {metadata.version('grpo-rewards')}\n"  # read from pyproject.toml's one literal
 
 
 # -- list and show tell the truth (issue 14) ---------------------------------------------------------

@@ -68,11 +68,12 @@ def test_unknown_name_suggests_the_closest_names(registry):
     assert str(err.value) == "unknown reward 'fixture.shuot'. Did you mean 'fixture.shout'?"
 
 
-def test_unknown_first_party_name_says_what_to_install(registry):
+def test_unknown_first_party_name_that_the_allow_list_filters_out_says_so(registry):
     with pytest.raises(RewardNotFoundError) as err:
-        registry.reward("math.accuracy")
+        registry.reward("math.accuracy")  # grpo-rewards-math is installed; the fixture's allow-list leaves it out
     assert str(err.value) == (
-        "unknown reward 'math.accuracy'. It is provided by grpo-rewards-math: pip install grpo-rewards-math"
+        "unknown reward 'math.accuracy'. The plugin 'math' is installed but filtered out by "
+        "GRPO_REWARDS_PLUGINS='fixture,broken,hookfail' (add 'math' to it, or unset it to load every plugin)"
     )
 
 
@@ -153,3 +154,26 @@ def test_a_real_keyboard_interrupt_in_a_hook_is_not_swallowed():
     plugins.add(Interrupted(), "ctrl_c")
     with pytest.raises(KeyboardInterrupt):
         load_registry(plugins)
+
+
+def test_versions_come_from_the_installed_metadata_only():
+    import re
+    from importlib import metadata
+    from pathlib import Path
+
+    import grpo_rewards
+    import grpo_rewards_format
+    import grpo_rewards_length
+    import grpo_rewards_math
+
+    for module, dist in ((grpo_rewards, "grpo-rewards"), (grpo_rewards_length, "grpo-rewards-length"),
+                         (grpo_rewards_format, "grpo-rewards-format"), (grpo_rewards_math, "grpo-rewards-math")):
+        assert module.__version__ == metadata.version(dist)
+    packages = Path(__file__).resolve().parents[2] / "packages"
+    literal = re.compile(r"""^\s*(__version__|version)\s*=\s*["']\d""", re.M)
+    holders = sorted(str(p.relative_to(packages)) for p in packages.rglob("*")
+                     if p.suffix in (".py", ".toml") and "egg-info" not in str(p) and "/build/" not in str(p)
+                     and "templates" not in p.parts  # the pyproject.toml new-plugin writes has its own
+                     and literal.search(p.read_text(encoding="utf-8")))
+    assert holders == ["core/pyproject.toml", "rewards-format/pyproject.toml", "rewards-length/pyproject.toml",
+                       "rewards-math/pyproject.toml"]

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from importlib import metadata
 from typing import Any
 
 from grpo_rewards import Reward
 
-__version__ = "0.1.0"
+__version__ = metadata.version("grpo-rewards-keywords")  # the one literal is in pyproject.toml
 
 
 def _patterns(keywords: Sequence[str], case_sensitive: bool, whole_words: bool) -> list[re.Pattern[str]]:

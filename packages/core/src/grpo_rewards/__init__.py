@@ -16,8 +16,6 @@ import importlib
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing alone costs ~15 ms
 
-__version__ = "0.1.0"
-
 #: public name -> module that defines it
 _EXPORTS = {
     "Outcome": "execution",
@@ -87,7 +85,20 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    """The installed version: the one literal is in packages/core/pyproject.toml."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("grpo-rewards")
+    except metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+        return "0.0.0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = version = _version()
+        return version
     if name in _MODULES:
         value = importlib.import_module(f".{name}", __name__)
         globals()[name] = value
@@ -105,6 +116,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from typing import Any
 
     from . import errors as errors

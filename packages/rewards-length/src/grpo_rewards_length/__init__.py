@@ -13,6 +13,7 @@ Each reward is a ready-made callable with default parameters, usable as it is in
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import Any
 
 from grpo_rewards import Reward
@@ -23,7 +24,7 @@ from .overlong import DEFAULT_MAX_LENGTH, SoftOverlong
 from .target import TargetLength
 from .truncated import Truncated
 
-__version__ = "0.1.0"
+__version__ = metadata.version("grpo-rewards-length")  # the one literal is in pyproject.toml
 
 
 def make_target(*, name: str = "length.target", **params: Any) -> Reward:

@@ -6,6 +6,8 @@
 ``math:linear``. Importing this package is light: sympy is imported only when answers are compared.
 """
 
+from importlib import metadata
+
 from .extract import Extraction, extract_answer, extract_gold, find_answer
 from .rewards import (
     OUTCOMES,
@@ -17,7 +19,7 @@ from .rewards import (
     reasoning_accuracy,
 )
 
-__version__ = "0.1.0"
+__version__ = metadata.version("grpo-rewards-math")  # the one literal is in pyproject.toml
 
 __all__ = [
     "OUTCOMES",

@@ -86,11 +86,12 @@ ready-made TRL reward function (``mentions``) with a factory for other parameter
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import Any
 
 from grpo_rewards import Reward
 
-__version__ = "0.1.0"
+__version__ = metadata.version("$distribution")  # the one literal is in pyproject.toml
 
 
 class Mentions:
