@@ -74,7 +74,8 @@ for wheel in wheels:
             problems.append(f"{where}: no grpo-rewards console script")
         if any("torch" in r and "extra ==" not in r for r in requires):
             problems.append(f"{where}: torch is a base requirement: {requires}")
-        for module in ("grpo_rewards/testing.py", "grpo_rewards/contract.py", "grpo_rewards/templates/__init__.py"):
+        for module in ("grpo_rewards/testing.py", "grpo_rewards/contract/__init__.py", "grpo_rewards/templates/__init__.py",
+                       "grpo_rewards/py.typed"):
             if module not in names:
                 problems.append(f"{where}: {module} is missing")
     else:
@@ -83,6 +84,9 @@ for wheel in wheels:
             problems.append(f"{where}: needs a compatible-range dependency on grpo-rewards, has {requires}")
         if "[grpo_rewards]" not in eps:
             problems.append(f"{where}: no entry point in group grpo_rewards")
+        typed = name.replace("-", "_") + "/py.typed"
+        if name in ("grpo-rewards-length", "grpo-rewards-format", "grpo-rewards-math") and typed not in names:
+            problems.append(f"{where}: {typed} is missing (type checkers would ignore its annotations)")
     print(f"  {where}: {name} {meta['Version']}, licence {meta['License-Expression'] or meta['License']}, "
           f"requires {requires}")
 for sdist in sdists:
