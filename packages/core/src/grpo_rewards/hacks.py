@@ -117,6 +117,8 @@ class HackResult:
     paid: float | None
     bound: float | None
     error: str | None = None
+    #: the bound is what the reward paid the entry's reference (a real answer of the same length)
+    from_reference: bool = False
 
     @property
     def overpaid(self) -> bool:
@@ -130,7 +132,7 @@ class HackResult:
         if self.error is not None:
             return f"ERROR {self.hack.name}: {self.error}"
         paid = "None" if self.paid is None else f"{self.paid:g}"
-        bound = "-" if self.bound is None else f"{self.bound:g}"
+        bound = "-" if self.bound is None else f"{self.bound:g}" + (" (a real answer's pay)" if self.from_reference else "")
         label = "OVER " if self.overpaid else "ok   "
         note = f"  ({self.hack.note})" if self.hack.note and self.overpaid else ""
         return f"{label} {self.hack.name:<36} paid {paid:<8} max {bound}{note}"
@@ -190,10 +192,11 @@ def run_hacks(name: str, *, params: Mapping[str, Any] | None = None, registry: A
         except Exception as exc:  # a reward that raises on junk is reported, and the run goes on
             results.append(HackResult(hack, None, None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"))
             continue
+        from_reference = bound_spec == REFERENCE
         if bound is None:  # the reference is not applicable either: the hack may not be paid at all
-            results.append(HackResult(hack, paid, None if paid is None else -math.inf))
+            results.append(HackResult(hack, paid, None if paid is None else -math.inf, None, from_reference))
         else:
-            results.append(HackResult(hack, paid, bound))
+            results.append(HackResult(hack, paid, bound, None, from_reference))
     return HackReport(name, corpus, results)
 
 
