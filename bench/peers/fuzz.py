@@ -250,7 +250,7 @@ def texts(rng: random.Random) -> Gold:
     return Gold("text", f"\\text{{{w}}}", [("same", f"\\text{{{w}}}", "latex"), ("plain word", w, "plain"),
                                            ("capitalised", w.capitalize() if w.islower() else w.lower(), "plain"),
                                            ("textbf", f"\\textbf{{{w}}}", "latex")],
-                [("other word", f"\\text{{{other}}}", "latex")])
+                [("other word", f"\\text{{{other}}}", "latex")], scalar=False)
 
 
 SHAPES = [integers, large_integers, negatives, fractions_, radicals, pis, intervals, sets, tuples, matrices,

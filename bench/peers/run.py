@@ -176,11 +176,15 @@ def category(row: dict[str, Any], value: float | None, label: str) -> str:
 
 # -- run -----------------------------------------------------------------------------------------
 def commit_of_repo() -> str:
+    """The commit measured, and whether the math package has uncommitted edits on top of it."""
     try:
-        return subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"], capture_output=True,
+        head = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"], capture_output=True,
                               text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "packages/rewards-math"],
+                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "?"
+    return head[:90] + (" + uncommitted edits in packages/rewards-math" if dirty else "")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -260,6 +264,9 @@ def table(results: list[dict[str, Any]], apart: bool) -> str:
         rs = groups[name]
         everything += rs
         lines.append(_line(name, rs[0]["commit"][:10], rs))
+    outside = [r for r in everything if not r["project"].endswith("/Math-Verify")]
+    if len(outside) not in (0, len(everything)):
+        lines.append(_line("**outside sources** (all but math-verify's own suite)", "", outside))
     if len(groups) > 1:
         lines.append(_line("**overall**", "", everything))
         unique = {json.dumps([r["pred"], r["gold"], r["expected"], r["params"]], sort_keys=True): r for r in everything}
