@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from grpo_rewards import Reward, RewardError
+from grpo_rewards import Reward, RewardError, RewardResult
 
 
 def shout(text, *, bonus: float = 0.0, **row):
@@ -134,26 +134,95 @@ def test_trl_uses_the_metric_name():
     assert get_callable_name(Reward(shout, name="format_when_loud")) == "format_when_loud"
 
 
-def test_deadline_needs_a_per_sample_reward():
-    with pytest.raises(ValueError, match="per-sample"):
-        Reward(group_mean, name="g", form="batch", timeout=1.0)
+def test_a_batch_rewards_timeout_bounds_the_whole_call_in_a_worker(plugins):
+    from grpo_rewards_fixture_good import slow_batch
 
-
-class CountsItself:
-    """A batch reward that logs its own outcome metrics under ``metric_name``."""
-
-    metric_name = "counts_itself"
-
-    def __call__(self, prompts, completions, completion_ids=None, log_metric=None, **kwargs):
-        if log_metric:
-            log_metric(f"outcomes/{self.metric_name}/timeout", 2.0)
-        return [1.0] * len(completions)
-
-
-def test_a_batch_reward_learns_its_metric_name_and_keeps_its_own_outcome_counts():
-    reward = Reward(CountsItself, name="as_alias", form="batch")
+    reward = Reward(slow_batch, name="slow", form="batch", timeout=1.0, timeout_value=-1.0)
     logged = {}
-    reward(prompts=["p", "p"], completions=["a", "b"], log_metric=logged.__setitem__)
-    assert reward.impl.metric_name == "as_alias"
-    assert logged["outcomes/as_alias/timeout"] == 2.0  # not overwritten by a core count of 0
-    assert sorted(logged) == ["outcomes/as_alias/timeout", "timing/as_alias"]
+    assert reward(prompts=["p"] * 2, completions=["ab", "abc"]) == [2.0, 3.0]
+    assert reward(prompts=["p"] * 2, completions=["ab", "sleep"], log_metric=logged.__setitem__) == [-1.0, -1.0]
+    assert logged["outcomes/slow/timeout"] == 2.0
+    assert logged["timing/slow"] < 10
+
+
+def test_a_batch_reward_that_fails_in_its_worker_follows_the_error_policy(plugins):
+    from grpo_rewards_fixture_good import slow_batch
+
+    with pytest.raises(RewardError, match="error: ValueError: bad batch"):
+        Reward(slow_batch, name="slow", form="batch", timeout=5.0)(prompts=["p"], completions=["raise"])
+    lenient = Reward(slow_batch, name="slow", form="batch", timeout=5.0, on_error="none", error_value=0.0)
+    assert lenient(prompts=["p"], completions=["raise"]) == [0.0]
+    assert lenient.stats == {"error": 1}
+
+
+def test_a_failing_batch_reward_under_on_error_none_counts_each_sample_once():
+    def fails(prompts, completions, **kwargs):
+        raise ValueError("no")
+
+    logged = {}
+    reward = Reward(fails, name="f", form="batch", on_error="none")
+    assert reward(prompts=["p"] * 2, completions=["a", "b"], log_metric=logged.__setitem__) == [None, None]
+    assert reward.stats == {"error": 2}
+    assert logged == {"timing/f": logged["timing/f"], "outcomes/f/timeout": 0.0, "outcomes/f/error": 2.0,
+                      "outcomes/f/crashed": 0.0}
+
+
+def labelled(text, **row):
+    return (1.0, "loud") if text.isupper() else (0.0, "quiet")
+
+
+def test_a_per_sample_label_is_counted_and_logged_by_the_core_with_zeros_after_first_seen():
+    logged = []
+    reward = Reward(labelled, name="lab")
+    assert reward(prompts=["p"] * 3, completions=["A", "b", "C"], log_metric=lambda k, v: logged.append((k, v))) == [
+        1.0, 0.0, 1.0]
+    assert dict(logged)["outcomes/lab/loud"] == 2.0 and dict(logged)["outcomes/lab/quiet"] == 1.0
+    logged.clear()
+    reward(prompts=["p"], completions=["x"], log_metric=lambda k, v: logged.append((k, v)))
+    assert dict(logged)["outcomes/lab/loud"] == 0.0
+    assert len(logged) == len(dict(logged))  # every metric once per call
+    assert reward.stats == {"loud": 2, "quiet": 2}
+
+
+def test_a_batch_reward_reports_labels_with_a_reward_result():
+    def graded(prompts, completions, **kwargs):
+        return RewardResult(values=[1.0, None], labels=["pass", "skipped"])
+
+    logged = {}
+    reward = Reward(graded, name="g", form="batch")
+    assert reward(prompts=["p"] * 2, completions=["a", "b"], log_metric=logged.__setitem__) == [1.0, None]
+    assert (logged["outcomes/g/pass"], logged["outcomes/g/skipped"]) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("bad", [(1.0, ""), (1.0, "has space"), (1.0, "a/b"), (1.0, 2), (1.0, "x", "y")])
+def test_a_malformed_label_is_a_contract_error(bad):
+    with pytest.raises(RewardError, match="on sample 0"):
+        Reward(lambda text, **row: bad, name="bad")(prompts=["p"], completions=["a"])
+
+
+def test_an_inputs_dependency_is_timed_by_itself_not_again_by_its_user():
+    import time
+
+    def slow(text, **row):
+        time.sleep(0.2)
+        return 1.0
+
+    def uses(text, *, dep, **row):
+        return dep
+
+    logged = {}
+    dependency = Reward(slow, name="dep")
+    reward = Reward(uses, name="uses", columns=("dep",), inputs={"dep": dependency})
+    assert reward(prompts=["p"], completions=["a"], log_metric=logged.__setitem__) == [1.0]
+    assert logged["timing/dep"] >= 0.2
+    assert logged["timing/uses"] < 0.1
+
+
+def ratio(text, *, min_ratio: float = 0.5, **row):
+    return 1.0 if sum(c.isupper() for c in text) / len(text) >= min_ratio else 0.0
+
+
+def test_a_dataset_column_never_overrides_a_parameter():
+    reward = Reward(ratio, name="r", params={"min_ratio": 0.9})
+    assert reward(prompts=["p"], completions=["ABc"], min_ratio=[0.1]) == [0.0]
+    assert Reward(ratio, name="r")(prompts=["p"], completions=["Abc"], min_ratio=[0.1]) == [0.0]

@@ -45,7 +45,8 @@ def test_every_problem_is_reported_at_once(registry):
         "max_chars, on_error, timeout, timeout_value, too_large_value, use, weight, with, workers)",
         "entry 4 (fixture.matches): weight must be a number, got 'heavy'",
         "entry 5 (fixture.shout): on_error must be one of raise, none, got 'ignore'",
-        "metric name 'fixture.shout' is used by more than one entry; give each an 'as:' name",
+        "metric name 'fixture.shout' is used by entry 2 (fixture.shout) and entry 5 (fixture.shout); "
+        "give each an 'as:' name",
         "entry 4 (fixture.matches): needs dataset column(s) 'solution'; the dataset has: prompt",
     ]
 
@@ -117,3 +118,92 @@ def test_manifest_records_resolved_parameters_and_plugin_versions(registry):
 def test_execution_options_reach_the_reward(registry):
     rs = load_reward_set([{"use": "fixture.sleepy", "timeout": 0.3, "timeout_value": -1.0}], registry=registry)
     assert rs.rewards[0](prompts=["p", "p"], completions=["spin", "ab"]) == [-1.0, 2.0]
+
+
+def test_option_errors_are_found_in_the_same_pass_and_labelled_like_the_rest(registry):
+    spec = [
+        {"use": "fixture.shout", "max_chars": -1, "with": {"volume": 1}},
+        {"use": "fixture.offset", "workers": -3, "as": "o"},
+        {"use": "fixture.sleepy", "timeout": 0},
+    ]
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set(spec, registry=registry)
+    assert err.value.problems == [
+        "entry 1 (fixture.shout): unknown parameter 'volume' (parameters: bonus)",
+        "entry 1 (fixture.shout): max_chars must be an integer >= 1 or None, got -1",
+        "entry 2 (fixture.offset): workers must be an integer >= 1 or None, got -3",
+        "entry 3 (fixture.sleepy): timeout must be a positive number or None, got 0",
+    ]
+
+
+def test_a_timeout_on_a_reward_registered_worker_unsafe_is_refused_at_validation():
+    from grpo_rewards import hookimpl
+    from grpo_rewards.testing import plugin_registered
+
+    class Plugin:
+        @hookimpl
+        def register_rewards(self, register):
+            register("local", _length, worker_safe=False)
+
+    with plugin_registered(Plugin(), "demo"), pytest.raises(RewardSetError) as err:
+        load_reward_set([{"use": "demo.local", "timeout": 2}])
+    assert err.value.problems == [
+        "entry 1 (demo.local): timeout needs worker processes, and this reward is registered worker_safe=False "
+        "(its code cannot run in one); remove the timeout"]
+
+
+def _length(text, **row):
+    return float(len(text))
+
+
+def test_a_dataset_column_named_like_a_parameter_is_reported_and_the_parameter_wins(registry):
+    spec = [{"use": "fixture.shout", "with": {"bonus": 0.5}}]
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set(spec, registry=registry, columns=["prompt", "bonus"])
+    assert err.value.problems == [
+        "entry 1 (fixture.shout): dataset column(s) 'bonus' have the name of a parameter; the parameter's value "
+        "is used, not the column (rename the column to use it)"]
+    reward = load_reward_set(spec, registry=registry).rewards[0]
+    assert reward(prompts=["p"], completions=["HI"], bonus=[100.0]) == [1.5]
+
+
+def test_a_failing_entry_used_by_anothers_inputs_is_reported_once(registry):
+    spec = [
+        {"use": "fixture.offset", "with": {"offset": -1}, "as": "base"},
+        {"use": "fixture.matches", "inputs": {"solution": "base"}},
+    ]
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set(spec, registry=registry, columns=["prompt"])
+    assert err.value.problems == ["entry 1 (fixture.offset): ValueError: offset must be >= 0, got -1"]
+
+
+def test_a_billion_laughs_file_gives_a_short_error_quickly(registry, tmp_path):
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join(lines) + "\nrewards:\n  - *a9\n  - use: fixture.shout\n    weight: *a9\n")
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set(path, registry=registry)
+    assert len(str(err.value)) < 600
+    assert err.value.problems[0].startswith("entry 1: expected a mapping with 'use:', got [[[")
+
+
+def test_file_errors_are_one_line_naming_the_file(registry, tmp_path):
+    folder = tmp_path / "sets"
+    folder.mkdir()
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"rewards: [caf\xe9]")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rewards: [a\n  - b: c")
+    messages = {}
+    for path in (tmp_path / "none.yaml", folder, latin, bad):
+        with pytest.raises(RewardSetError) as err:
+            load_reward_set(path, registry=registry)
+        messages[path.name] = str(err.value)
+    assert messages == {
+        "none.yaml": f"{tmp_path / 'none.yaml'}: file not found",
+        "sets": f"{folder}: not a file (expected a YAML file with a 'rewards:' list)",
+        "latin.yaml": f"{latin}: not UTF-8 text: invalid continuation byte at byte 13",
+        "bad.yaml": messages["bad.yaml"],
+    }
+    assert messages["bad.yaml"].startswith(f"{bad}: not valid YAML: ") and "\n" not in messages["bad.yaml"]

@@ -17,10 +17,10 @@ def registry():
 
 def test_rewards_are_registered_with_their_parameters(registry):
     info = registry.reward("math.accuracy")
-    assert info.form == "batch"
+    assert info.form == "sample"
     assert info.output_range == (0.0, 1.0)
-    assert set(info.params) == {"solution_column", "rel_tol", "timeout", "fallback_last_number", "workers"}
-    assert info.params["timeout"].default == 1.0
+    assert set(info.params) == {"solution_column", "rel_tol", "fallback_last_number"}
+    assert (info.options.timeout, info.options.timeout_value) == (1.0, 0.0)  # the core's deadline, in its workers
     assert set(registry.reward("math.reasoning_accuracy").params) >= {"delimiter", "solution_column"}
 
 
@@ -40,8 +40,15 @@ def test_reward_set_checks_the_gold_column_exists(registry):
 
 
 def test_reward_set_rejects_bad_parameter_values(registry):
-    with pytest.raises(RewardSetError, match="timeout must be a positive number"):
-        load_reward_set({"rewards": [{"use": "math.accuracy", "with": {"timeout": -1.0}}]}, registry=registry)
+    with pytest.raises(RewardSetError, match="rel_tol must be a number in"):
+        load_reward_set({"rewards": [{"use": "math.accuracy", "with": {"rel_tol": -1.0}}]}, registry=registry)
+    with pytest.raises(RewardSetError, match=r"entry 1 \(math.accuracy\): timeout must be a positive number"):
+        load_reward_set({"rewards": [{"use": "math.accuracy", "timeout": -1.0}]}, registry=registry)
+
+
+def test_an_entrys_timeout_reaches_the_symbolic_check(registry):
+    rs = load_reward_set({"rewards": [{"use": "math.accuracy", "timeout": 5.0, "workers": 1}]}, registry=registry)
+    assert (rs.rewards[0].timeout, rs.rewards[0].workers) == (5.0, 1)
 
 
 def test_discovered_reward_scores_like_the_importable_one(registry):

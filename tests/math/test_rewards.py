@@ -7,10 +7,10 @@ import pickle
 import pytest
 
 import grpo_rewards_math
-from grpo_rewards import RewardError
+from grpo_rewards import Reward, RewardError
 from grpo_rewards.testing import assert_reward_contract, completions
 from grpo_rewards_math import Accuracy, ReasoningAccuracy, make_accuracy, make_reasoning_accuracy
-from grpo_rewards_math.rewards import OUTCOMES, clear_cache
+from grpo_rewards_math.rewards import OPTIONS, OUTCOMES, clear_cache
 
 GSM8K_GOLD = (
     "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n"
@@ -35,40 +35,51 @@ def test_accuracy_scores_gsm8k_and_math_completions_in_both_formats(fmt):
 
 
 def test_accuracy_is_none_when_the_gold_answer_cannot_be_parsed():
-    reward = Accuracy()
+    reward = make_accuracy()
     values = reward(completions=[r"\boxed{4}", r"\boxed{4}", "4", "4"],
                     solution=[None, "", r"\frac{", "1 + = ]["])
     assert values == [None, None, None, None]
-    assert reward.outcome_counts == {"gold_unparsable": 4}
+    assert reward.stats == {"gold_unparsable": 4}
 
 
 def test_accuracy_is_zero_without_an_answer_or_for_unreadable_completions():
-    reward = Accuracy(fallback_last_number=False)
+    reward = make_accuracy(fallback_last_number=False)
     values = reward(completions=["I am not sure.", None, [{"role": "user", "content": "4"}], "it is 4"],
                     solution=["4"] * 4)
     assert values == [0.0, 0.0, 0.0, 0.0]
-    assert reward.outcome_counts == {"no_answer": 4}
+    assert reward.stats == {"no_answer": 2, "unreadable": 2}
 
 
-def test_outcome_counts_are_logged_per_batch_and_kept_cumulatively(metric_log):
-    reward = Accuracy()
+def test_a_sample_is_scored_with_its_label():
+    assert Accuracy()(r"\boxed{12}", solution="12") == (1.0, "correct")
+    assert Accuracy()(r"\boxed{13}", solution="12") == (0.0, "wrong")
+
+
+def test_outcome_counts_are_logged_once_per_batch_by_the_core_and_kept_cumulatively(metric_log):
+    reward = make_accuracy()
     batch = [r"\boxed{12}", r"\boxed{13}", "no idea", r"\boxed{12}"]
     golds = ["12", "12", "12", "]["]
     assert reward(completions=batch, solution=golds, log_metric=metric_log.log_metric) == [1.0, 0.0, 0.0, None]
+    outcomes = [name for name, _ in metric_log.metrics if name.startswith("outcomes/")]
+    assert len(outcomes) == len(set(outcomes))  # each label once per step (TRL would average duplicates)
     assert metric_log.values("outcomes/math.accuracy/") == {
         "correct": 1.0, "wrong": 1.0, "no_answer": 1.0, "gold_unparsable": 1.0, "timeout": 0.0, "error": 0.0,
+        "crashed": 0.0, "too_large": 0.0, "unreadable": 0.0,
     }
     reward(completions=[r"\boxed{12}"], solution=["12"])
-    assert reward.outcome_counts == {"correct": 2, "wrong": 1, "no_answer": 1, "gold_unparsable": 1}
+    assert reward.stats == {"correct": 2, "wrong": 1, "no_answer": 1, "gold_unparsable": 1}
 
 
-def test_extracted_answers_and_labels_go_to_the_completions_table(metric_log):
+def test_the_math_reward_never_logs_outcomes_itself(metric_log):
     reward = Accuracy()
+    reward(r"\boxed{12}", solution="12", log_metric=metric_log.log_metric)
+    assert metric_log.metrics == []
+
+
+def test_each_samples_label_goes_to_the_completions_table(metric_log):
+    reward = make_accuracy()
     reward(completions=[r"\boxed{12}", "nothing"], solution=["12", "12"], log_extra=metric_log.log_extra)
-    assert metric_log.extra == {
-        "math.accuracy/answer": ["12", ""],
-        "math.accuracy/outcome": ["correct", "no_answer"],
-    }
+    assert metric_log.extra == {"math.accuracy/outcome": ["correct", "no_answer"]}
 
 
 def test_factory_reward_logs_under_its_own_name(metric_log):
@@ -83,13 +94,14 @@ def test_solution_column_names_the_gold_column():
 
 
 def test_missing_gold_column_is_a_clear_error():
-    with pytest.raises(RewardError, match=r"needs the dataset column 'solution'.*the batch has: answer"):
+    with pytest.raises(RewardError, match=r"needs dataset column\(s\) 'solution'; the batch has: answer"):
         grpo_rewards_math.accuracy(prompts=["q"], completions=["7"], answer=["7"])
 
 
 @pytest.mark.parametrize(("params", "message"), [
-    ({"timeout": 0}, "timeout"), ({"rel_tol": -1e-3}, "rel_tol"), ({"solution_column": ""}, "solution_column"),
-    ({"workers": 0}, "workers"),
+    ({"rel_tol": -1e-3}, "rel_tol must be a number in"), ({"rel_tol": 1}, "rel_tol must be below 1"),
+    ({"solution_column": ""}, "solution_column must name a column"),
+    ({"fallback_last_number": "yes"}, "fallback_last_number must be true or false"),
 ])
 def test_bad_parameters_are_rejected(params, message):
     with pytest.raises(ValueError, match=message):
@@ -120,42 +132,43 @@ def test_reasoning_accuracy_delimiter_is_a_parameter():
         ReasoningAccuracy(delimiter="")
 
 
+def _symbolic_only(timeout: float, checker=None):
+    from math_slow_checkers import SymbolicOnly
+
+    reward = Reward(SymbolicOnly, name="math.accuracy", columns=("solution",), options=OPTIONS.merged({"timeout": timeout}))
+    if checker is not None:
+        reward.impl.checker = checker
+    return reward
+
+
 def test_symbolic_answers_are_decided_in_workers():
     clear_cache()
-    reward = Accuracy(timeout=30)
+    reward = _symbolic_only(30)
     values = reward(completions=[r"\boxed{(x+1)^2}", r"\boxed{x^2 + 2x + 1}", r"\boxed{x^2+1}"],
                     solution=[r"x^2+2x+1", r"(1+x)^{2}", r"(x+1)^2"])
     assert values == [1.0, 1.0, 0.0]
-    assert reward.outcome_counts == {"correct": 2, "wrong": 1}
+    assert reward.stats == {"correct": 2, "wrong": 1}
 
 
-def test_symbolic_check_over_its_deadline_scores_zero_and_is_labelled_timeout(monkeypatch, metric_log):
+def test_symbolic_check_over_the_cores_deadline_scores_zero_and_is_labelled_timeout(metric_log):
     from math_slow_checkers import SleepyCheck
 
-    import grpo_rewards_math.equivalence as equivalence
-
     clear_cache()
-    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
-    reward = Accuracy(timeout=0.5)
-    reward.checker = SleepyCheck()
+    reward = _symbolic_only(0.5, SleepyCheck())
     values = reward(completions=[r"\boxed{sleepy}", "nothing here"], solution=["z + 3", "1"],
                     log_metric=metric_log.log_metric)
     assert values == [0.0, 0.0]
-    assert reward.outcome_counts == {"timeout": 1, "no_answer": 1}
+    assert reward.stats == {"timeout": 1, "no_answer": 1}
     assert metric_log.values("outcomes/math.accuracy/")["timeout"] == 1.0
 
 
-def test_symbolic_check_that_fails_in_its_worker_scores_zero_and_is_labelled_error(monkeypatch):
+def test_symbolic_check_that_fails_in_its_worker_scores_zero_and_is_labelled_error():
     from math_slow_checkers import RaisingCheck
 
-    import grpo_rewards_math.equivalence as equivalence
-
     clear_cache()
-    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
-    reward = Accuracy(timeout=30)
-    reward.checker = RaisingCheck()
+    reward = _symbolic_only(30, RaisingCheck())
     assert reward(completions=[r"\boxed{y}"], solution=["y + 2"]) == [0.0]
-    assert reward.outcome_counts == {"error": 1}
+    assert reward.stats == {"error": 1}
 
 
 def test_module_level_rewards_have_stable_names_and_pickle_round_trip():
@@ -166,12 +179,12 @@ def test_module_level_rewards_have_stable_names_and_pickle_round_trip():
         assert clone(completions=[r"</think>\boxed{1/2}"], solution=["0.5"]) == [1.0]
 
 
-def test_pickled_instance_keeps_its_parameters_and_starts_with_fresh_counts():
-    reward = Accuracy(rel_tol=1e-3, timeout=2.5, fallback_last_number=False)
+def test_pickled_reward_keeps_its_parameters_and_options_and_starts_with_fresh_counts():
+    reward = make_accuracy(rel_tol=1e-3, fallback_last_number=False, options={"timeout": 2.5})
     reward(completions=["x"], solution=["1"])
     clone = pickle.loads(pickle.dumps(reward))
-    assert (clone.rel_tol, clone.timeout, clone.fallback_last_number) == (1e-3, 2.5, False)
-    assert clone.outcome_counts == {}
+    assert (clone.impl.rel_tol, clone.timeout, clone.impl.fallback_last_number) == (1e-3, 2.5, False)
+    assert clone.stats == {}
     assert clone(completions=[r"\boxed{1}"], solution=["1"]) == [1.0]
 
 
@@ -184,19 +197,14 @@ def test_rewards_keep_the_reward_contract(reward):
     assert_reward_contract(reward, columns={"solution": "4"})
 
 
-def test_symbolic_results_are_cached_by_gold_and_prediction(monkeypatch):
-    from math_slow_checkers import SleepyCheck
-
-    import grpo_rewards_math.equivalence as equivalence
+def test_symbolic_results_are_remembered_and_decided_in_process_next_time():
+    from math_slow_checkers import SymbolicOnly
 
     clear_cache()
-    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
-    reward = Accuracy(timeout=30)
-    assert reward(completions=[r"\boxed{(w+1)^2}"], solution=["w^2+2w+1"]) == [1.0]
-    reward.checker = SleepyCheck()  # would time out if the worker were asked again
-    reward.timeout = 0.5
-    assert reward(completions=[r"\boxed{(w+1)^2}"], solution=["w^2+2w+1"]) == [1.0]
-    assert reward.outcome_counts == {"correct": 2}
+    score = SymbolicOnly()
+    assert score.quick(r"\boxed{(w+1)^2}", solution="w^2+2w+1") is None  # the bounded checks do not decide
+    assert score(r"\boxed{(w+1)^2}", solution="w^2+2w+1") == (1.0, "correct")
+    assert score.quick(r"\boxed{(w+1)^2}", solution="w^2+2w+1") == (1.0, "correct")
 
 
 def test_a_failing_quick_check_leaves_the_sample_to_the_symbolic_check(monkeypatch):
@@ -207,33 +215,14 @@ def test_a_failing_quick_check_leaves_the_sample_to_the_symbolic_check(monkeypat
 
     clear_cache()
     monkeypatch.setattr(equivalence, "quick_equal", broken)
-    reward = Accuracy(timeout=30)
-    assert reward(completions=[r"\boxed{2/4}", r"\boxed{3/4}"], solution=["1/2", "1/2"]) == [1.0, 0.0]
-    assert reward.outcome_counts == {"correct": 1, "wrong": 1}
+    score = Accuracy()
+    assert score(r"\boxed{2/4}", solution="1/2") == (1.0, "correct")
+    assert score(r"\boxed{3/4}", solution="1/2") == (0.0, "wrong")
 
 
 def test_prose_after_the_answer_is_phrase_falls_back_to_the_last_number():
     reward = Accuracy()
     completions = ["The answer is found by adding 7 and 5, which gives 12.", "The answer is twelve."]
-    assert reward(completions=completions, solution=["12", "12"]) == [1.0, 0.0]
+    assert make_accuracy()(completions=completions, solution=["12", "12"]) == [1.0, 0.0]
     assert reward.extract(completions[0]) == "12"
     assert reward.extract(completions[1]) == "twelve"
-
-
-def test_a_remembered_timeout_is_retried_only_under_a_longer_deadline(monkeypatch):
-    from math_slow_checkers import SleepyCheck
-
-    import grpo_rewards_math.equivalence as equivalence
-
-    clear_cache()
-    monkeypatch.setattr(equivalence, "quick_equal", lambda gold, pred, **kw: None)
-    short = Accuracy(timeout=0.5)
-    short.checker = SleepyCheck()
-    batch = {"completions": [r"\boxed{(v+1)^2}"], "solution": ["v^2+2v+1"]}
-    assert short(**batch) == [0.0]
-    short.checker = Accuracy().checker  # the real check would succeed, but the timeout is remembered
-    assert short(**batch) == [0.0]
-    assert short.outcome_counts == {"timeout": 2}
-    longer = Accuracy(timeout=30)
-    assert longer(**batch) == [1.0]
-    assert longer.outcome_counts == {"correct": 1}

@@ -10,8 +10,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import PluginError, RewardNotFoundError, TaskNotFoundError
+from .options import OPTION_NAMES, RewardOptions, check_options
 from .plugins import PluginRecord, Plugins, get_plugins
-from .protocol import PluginError, RewardNotFoundError
+from .protocol import UNITS
 
 #: First-party namespaces and the distribution that provides them (data, not imports).
 FIRST_PARTY = {
@@ -55,10 +57,8 @@ class RewardInfo:
     columns: tuple[str, ...] = ()
     output_range: tuple[float, float] | None = None
     units: str = "none"
-    worker_safe: bool = True
-    invalid_value: float | None = None
-    timeout: float | None = None
-    max_chars: int | None = None
+    #: how the core runs it unless a reward-set entry says otherwise
+    options: RewardOptions = field(default_factory=RewardOptions)
     example: str | None = None
     #: the reward's hack corpus as registered (entries, or a function returning them); see grpo_rewards.hacks
     hacks: Any = None
@@ -69,6 +69,12 @@ class RewardInfo:
     @property
     def is_factory(self) -> bool:
         return inspect.isclass(self.obj)
+
+    # the registered options, read where they used to be fields
+    worker_safe = property(lambda self: self.options.worker_safe)
+    timeout = property(lambda self: self.options.timeout)
+    invalid_value = property(lambda self: self.options.invalid_value)
+    max_chars = property(lambda self: self.options.max_chars)
 
     @property
     def summary(self) -> str:
@@ -116,6 +122,35 @@ def _signature_params(obj: Any) -> tuple[dict[str, Param], list[str]]:
             else:
                 params[p.name] = Param(p.name, None if p.annotation is _EMPTY else p.annotation, p.default)
     return params, columns
+
+
+def _registration_problems(plugin: str, name: str, obj: Any, form: str, params: dict[str, Param],
+                           output_range: Any, units: Any, options: dict[str, Any]) -> list[str]:
+    """What is wrong with one ``register(...)`` call (empty when nothing is)."""
+    problems = []
+    if "." in name.removeprefix(f"{plugin}."):
+        problems.append(f"the name {name!r} has a dot; give the short name (the core adds {plugin + '.'!r})")
+    if form not in ("sample", "batch"):
+        problems.append(f"form must be 'sample' or 'batch', not {form!r}")
+    if not callable(obj):
+        problems.append(f"{obj!r} is not callable")
+    clash = sorted(set(params) & set(OPTION_NAMES))
+    if clash:
+        problems.append(f"parameter(s) {', '.join(clash)} have the name of an execution option, which the core "
+                        "owns (RewardOptions); rename them")
+    if output_range is not None:
+        ok = (isinstance(output_range, (list, tuple)) and len(output_range) == 2
+              and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in output_range))
+        if not ok or not output_range[0] <= output_range[1]:
+            problems.append(f"output_range must be (low, high) with low <= high, not {output_range!r}")
+    if units not in UNITS:
+        problems.append(f"units must be one of {', '.join(UNITS)}, not {units!r}")
+    problems += check_options(options)
+    qualname = getattr(obj, "__qualname__", "")
+    if options.get("timeout") is not None and ("<lambda>" in qualname or "<locals>" in qualname):
+        problems.append(f"{qualname} cannot run in a worker process under the timeout (a lambda or a function "
+                        "defined inside another cannot be pickled); define it at module level")
+    return problems
 
 
 def _first_doc_paragraph(obj: Any) -> str:
@@ -167,19 +202,18 @@ class Registry:
             columns: list[str] | tuple[str, ...] | None = None,
             output_range: tuple[float, float] | None = None,
             units: str = "none",
-            worker_safe: bool = True,
-            invalid_value: float | None = None,
-            timeout: float | None = None,
-            max_chars: int | None = None,
             example: str | None = None,
             hacks: Any = None,
+            options: RewardOptions | None = None,
+            **option_values: Any,
         ) -> RewardInfo:
             full = self._full_name(plugin, name, ".")
-            if form not in ("sample", "batch"):
-                raise PluginError(f"{full}: form must be 'sample' or 'batch', not {form!r}")
-            if not callable(obj):
-                raise PluginError(f"{full}: {obj!r} is not callable")
-            params, inferred_columns = _signature_params(obj) if form == "sample" or inspect.isclass(obj) else ({}, [])
+            params, inferred_columns = (_signature_params(obj) if callable(obj) and (
+                form == "sample" or inspect.isclass(obj)) else ({}, []))
+            given = {**(options or RewardOptions()).changed(), **option_values}
+            problems = _registration_problems(plugin, full, obj, form, params, output_range, units, given)
+            if problems:
+                raise PluginError(f"{full}: " + "; ".join(problems))
             info = RewardInfo(
                 name=full,
                 obj=obj,
@@ -189,10 +223,7 @@ class Registry:
                 columns=tuple(columns if columns is not None else inferred_columns),
                 output_range=tuple(output_range) if output_range is not None else None,
                 units=units,
-                worker_safe=worker_safe,
-                invalid_value=invalid_value,
-                timeout=timeout,
-                max_chars=max_chars,
+                options=RewardOptions(**given),
                 example=example,
                 hacks=hacks,
                 plugin=plugin,
@@ -281,7 +312,7 @@ class Registry:
             raise PluginError(f"cannot use {name!r}: {self.conflicts[namespace]}")
         if name in self.tasks:
             return self.tasks[name]
-        raise RewardNotFoundError(self._not_found(name, list(self.tasks), "task", ":"))
+        raise TaskNotFoundError(self._not_found(name, list(self.tasks), "task", ":"))
 
     def _not_found(self, name: str, known: list[str], kind: str, sep: str) -> str:
         namespace = name.split(sep, 1)[0] if sep in name else name

@@ -2,8 +2,8 @@
 
 It turns each completion into text, passes each row's columns, guards input size, runs samples
 in-process or in worker processes under a hard deadline, validates what comes back, applies the
-error policy, reuses results of rewards it depends on, and reports timing and outcomes through
-TRL's ``log_metric``.
+error policy, reuses results of rewards it depends on, and is the one place that counts outcome
+labels and logs ``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TRL's ``log_metric``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardError, completion_text
+from .errors import RewardError, quote
+from .options import ON_ERROR, RewardOptions
+from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 
-ON_ERROR = ("raise", "none")
+__all__ = ["ON_ERROR", "ResultCache", "Reward", "make_reward"]
+
+#: The core's labels a batch-form reward can get (it has no per-sample text to guard).
+BATCH_OUTCOMES = ("timeout", "error", "crashed")
 
 
 class ResultCache:
@@ -49,7 +54,7 @@ class ResultCache:
         return {}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()
+        self.__init__()  # type: ignore[misc]
 
 
 class _SampleCall:
@@ -67,30 +72,71 @@ class _SampleCall:
             warm()
 
 
+class _BatchCall(_SampleCall):
+    """Picklable ``(prompts, completions, completion_ids, columns) -> result`` sent to a worker."""
+
+    def __call__(self, prompts: Any, completions: Any, completion_ids: Any = None,  # type: ignore[override]
+                 columns: dict[str, Any] | None = None) -> Any:
+        result = self.scorer(prompts=prompts, completions=completions, completion_ids=completion_ids,
+                             **(columns or {}))
+        return result if isinstance(result, RewardResult) else list(result)
+
+
 def _check_value(name: str, value: Any, index: int) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
-        raise RewardError(name, f"returned {type(value).__name__} {value!r:.60}, expected a float or None", index)
+        raise RewardError(name, f"returned {type(value).__name__} {quote(value)}, expected a float or None", index)
     value = float(value)
     if math.isnan(value) or math.isinf(value):
         raise RewardError(name, f"returned {value}, expected a finite float or None", index)
     return value
 
 
+def _split_label(name: str, value: Any, index: int) -> tuple[Any, str | None]:
+    """``(value, label)`` from what a scorer returned: a value, or a ``(value, "label")`` pair."""
+    if isinstance(value, tuple):
+        if len(value) != 2 or not isinstance(value[1], str):
+            raise RewardError(name, f"returned {quote(value)}, expected a float, None or (value, 'label')", index)
+        value, label = value
+        _check_label(name, label, index)
+        return value, label
+    return value, None
+
+
+def _check_label(name: str, label: Any, index: int | None) -> None:
+    if not isinstance(label, str) or not label or len(label) > 40 or "/" in label or any(c.isspace() for c in label):
+        raise RewardError(name, f"returned the outcome label {quote(label)}; a label is a short word "
+                                "without spaces or '/' (like 'correct')", index)
+
+
+def _keyword_params(scorer: Any) -> frozenset[str]:
+    """The keyword parameters with defaults of a function scorer: a dataset column never sets them."""
+    if inspect.isclass(scorer) or not callable(scorer):
+        return frozenset()
+    try:
+        sig = inspect.signature(scorer)
+    except (TypeError, ValueError):
+        return frozenset()
+    return frozenset(p.name for p in sig.parameters.values()
+                     if p.kind is p.KEYWORD_ONLY and p.default is not inspect.Parameter.empty)
+
+
 class Reward:
     """A reward as TRL calls it: ``reward(prompts, completions, completion_ids=None, **columns)``.
 
-    Build one from a per-sample scorer (``form="sample"``: ``score(text, **row) -> float | None``)
-    or wrap a batch function (``form="batch"``). Picklable when the scorer is.
+    Build one from a per-sample scorer (``form="sample"``: ``score(text, **row) -> float | None``,
+    or ``(value, "label")``) or wrap a batch function (``form="batch"``, returning a list or a
+    :class:`~grpo_rewards.RewardResult`). ``options`` (a :class:`~grpo_rewards.RewardOptions`, or
+    its fields as keywords) says how it runs. Picklable when the scorer is.
 
     >>> def shout(text, **row):
-    ...     return 1.0 if text.isupper() else 0.0
+    ...     return (1.0, "upper") if text.isupper() else (0.0, "lower")
     >>> reward = Reward(shout, name="shout")
     >>> reward(prompts=["Say hi", "Say hi"], completions=["HI", [{"role": "assistant", "content": "hi"}]])
     [1.0, 0.0]
-    >>> reward.__name__
-    'shout'
+    >>> reward.__name__, sorted(reward.stats.items())
+    ('shout', [('lower', 1), ('upper', 1)])
     """
 
     def __init__(
@@ -101,30 +147,19 @@ class Reward:
         form: str = "sample",
         params: dict[str, Any] | None = None,
         columns: Sequence[str] = (),
-        invalid_value: float | None = None,
-        on_error: str = "raise",
-        error_value: float | None = None,
-        timeout: float | None = None,
-        timeout_value: float | None = None,
-        workers: int | None = None,
-        max_chars: int | None = None,
-        too_large_value: float | None = None,
+        options: RewardOptions | None = None,
         inputs: dict[str, Reward] | None = None,
         cache: ResultCache | None = None,
         reward_name: str | None = None,
         units: str = "none",
+        **option_values: Any,
     ) -> None:
         if form not in ("sample", "batch"):
             raise ValueError(f"form must be 'sample' or 'batch', not {form!r}")
-        if on_error not in ON_ERROR:
-            raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
-        if timeout is not None and (timeout <= 0 or form == "batch"):
-            raise ValueError("timeout needs a positive number of seconds and a per-sample reward")
+        self.options = (options or RewardOptions()).merged(option_values)
         params = dict(params or {})
         if inspect.isclass(scorer):
             impl = scorer(**params)
-            if hasattr(impl, "metric_name"):  # lets the instance log its own metrics under our name
-                impl.metric_name = name
         elif params:
             impl = functools.partial(scorer, **params)
         else:
@@ -135,19 +170,27 @@ class Reward:
         self.params = params
         self.columns = tuple(columns)
         self.units = units
-        self.invalid_value = invalid_value
-        self.on_error = on_error
-        self.error_value = error_value
-        self.timeout = timeout
-        self.timeout_value = timeout_value
-        self.workers = workers
-        self.max_chars = max_chars
-        self.too_large_value = too_large_value
         self.inputs = dict(inputs or {})
         self.cache = cache if cache is not None else ResultCache()
         self.impl = impl
+        #: parameter names a dataset column of the same name must not override
+        self.param_names = _keyword_params(scorer) | frozenset(params)
+        #: every outcome label counted so far (``ok``/``none`` for unlabelled values)
         self.stats: Counter[str] = Counter()
+        #: the labels this reward has reported; logged (zeros included) on every later call
+        self.labels_seen: set[str] = set()
         self.seconds = 0.0
+
+    # the options, read where they used to be attributes
+    timeout = property(lambda self: self.options.timeout)
+    timeout_value = property(lambda self: self.options.timeout_value)
+    on_error = property(lambda self: self.options.on_error)
+    error_value = property(lambda self: self.options.error_value)
+    workers = property(lambda self: self.options.workers)
+    max_chars = property(lambda self: self.options.max_chars)
+    too_large_value = property(lambda self: self.options.too_large_value)
+    invalid_value = property(lambda self: self.options.invalid_value)
+    worker_safe = property(lambda self: self.options.worker_safe)
 
     def __repr__(self) -> str:
         return f"<Reward {self.__name__} ({self.reward_name}) params={self.params}>"
@@ -155,6 +198,7 @@ class Reward:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["stats"] = Counter()
+        state["labels_seen"] = set()
         return state
 
     # -- the call ----------------------------------------------------------------------------
@@ -173,51 +217,85 @@ class Reward:
         cached = self.cache.get(self.__name__, completions)
         if cached is not None:
             return list(cached)
-        started = time.perf_counter()
-        for column, dependency in self.inputs.items():
+        for column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
             kwargs[column] = dependency(prompts, completions, completion_ids, **kwargs)
+        started = time.perf_counter()
         if self.form == "batch":
-            values = self._call_batch(prompts, completions, completion_ids, kwargs)
-            counts = Counter("none" if v is None else "ok" for v in values)
-            labels: tuple[str, ...] = ("error",) if self.on_error == "none" else ()  # a batch counts its own
+            values, labels = self._call_batch(prompts, completions, completion_ids, kwargs)
+            logged: Sequence[str] = BATCH_OUTCOMES
         else:
-            values, counts = self._call_samples(prompts, completions, completion_ids, kwargs)
-            labels = LOGGED_OUTCOMES
+            values, labels = self._call_samples(prompts, completions, completion_ids, kwargs)
+            logged = LOGGED_OUTCOMES
         seconds = time.perf_counter() - started
+        counts = Counter(labels)
         self.seconds += seconds
         self.stats.update(counts)
+        self.labels_seen.update(label for label in counts if label not in ("ok", "none"))
         self.cache.put(self.__name__, completions, values)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
-            for label in labels:
+            for label in (*logged, *sorted(self.labels_seen - set(logged))):
                 log_metric(f"outcomes/{self.__name__}/{label}", float(counts.get(label, 0)))
+        log_extra = kwargs.get("log_extra")
+        if callable(log_extra) and self.labels_seen:  # the label of each sample in TRL's completions table
+            log_extra(f"{self.__name__}/outcome", list(labels))
         return list(values)
 
+    def _failed(self, n: int, status: str, error: str, index: int | None = None,
+                cause: BaseException | None = None) -> tuple[list[Any], list[str]]:
+        """The values and labels of ``n`` samples whose scoring failed (or the error, under ``raise``)."""
+        if status == "timeout":
+            return [self.timeout_value] * n, ["timeout"] * n
+        if self.on_error == "raise":
+            raise RewardError(self.__name__, error, index) from cause
+        return [self.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
+
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-                    kwargs: dict[str, Any]) -> list[float | None]:
-        try:
-            raw = self.impl(prompts=prompts, completions=completions, completion_ids=completion_ids, **kwargs)
-        except RewardError:
-            raise
-        except Exception as exc:
-            if self.on_error == "raise":
-                raise RewardError(self.__name__, f"raised {type(exc).__name__}: {exc}") from exc
-            self.stats["error"] += len(completions)
-            return [self.error_value] * len(completions)
+                    kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
+        n = len(completions)
+        if self.timeout is not None:
+            from .execution import map_with_deadline
+
+            columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
+            item = (list(prompts), list(completions), completion_ids, columns)
+            outcome = map_with_deadline(_BatchCall(self.impl), [item], timeout=self.timeout, workers=self.workers)[0]
+            if outcome.status != "ok":
+                message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
+                           else f"the whole call exceeded its {self.timeout:g} s deadline")
+                return self._failed(n, outcome.status, message)
+            raw = outcome.value
+        else:
+            try:
+                raw = self.impl(prompts=prompts, completions=completions, completion_ids=completion_ids, **kwargs)
+            except RewardError:
+                raise
+            except Exception as exc:
+                return self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc)
+        labels: list[str] | None = None
+        if isinstance(raw, RewardResult):
+            raw, labels = raw.values, list(raw.labels)
         if raw is None or isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
             raise RewardError(self.__name__, f"returned {type(raw).__name__}, expected a list of floats")
         raw = list(raw)
-        if len(raw) != len(completions):
-            raise RewardError(self.__name__, f"returned {len(raw)} values for {len(completions)} completions")
-        return [_check_value(self.__name__, v, i) for i, v in enumerate(raw)]
+        if len(raw) != n:
+            raise RewardError(self.__name__, f"returned {len(raw)} values for {n} completions")
+        values = [_check_value(self.__name__, v, i) for i, v in enumerate(raw)]
+        if labels:
+            if len(labels) != n:
+                raise RewardError(self.__name__, f"returned {len(labels)} labels for {n} completions")
+            for i, label in enumerate(labels):
+                _check_label(self.__name__, label, i)
+        else:
+            labels = ["none" if v is None else "ok" for v in values]
+        return values, labels
 
     def _rows(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
               kwargs: dict[str, Any]) -> list[dict[str, Any]]:
         n = len(completions)
         per_sample = {
             k: v for k, v in kwargs.items()
-            if k not in TRL_CONTROL_KWARGS and isinstance(v, (list, tuple)) and len(v) == n
+            if k not in TRL_CONTROL_KWARGS and k not in self.param_names and isinstance(v, (list, tuple)) and len(v) == n
         }
         missing = [c for c in self.columns if c not in per_sample]
         if missing:
@@ -236,22 +314,20 @@ class Reward:
         return rows
 
     def _call_samples(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-                      kwargs: dict[str, Any]) -> tuple[list[float | None], Counter[str]]:
+                      kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
         n = len(completions)
         rows = self._rows(prompts, completions, completion_ids, kwargs)
         values: list[float | None] = [None] * n
-        counts: Counter[str] = Counter()
+        labels: list[str] = ["none"] * n
         todo: list[int] = []
         texts: list[str | None] = []
         for i, completion in enumerate(completions):
             text = completion_text(completion)
             texts.append(text)
             if text is None:
-                values[i] = self.invalid_value
-                counts["unreadable"] += 1
+                values[i], labels[i] = self.invalid_value, "unreadable"
             elif self.max_chars is not None and len(text) > self.max_chars:
-                values[i] = self.too_large_value
-                counts["too_large"] += 1
+                values[i], labels[i] = self.too_large_value, "too_large"
             else:
                 todo.append(i)
         if self.timeout is None:
@@ -259,50 +335,50 @@ class Reward:
                 try:
                     value = self.impl(texts[i], **rows[i])
                 except Exception as exc:
-                    if self.on_error == "raise":
-                        raise RewardError(self.__name__, f"raised {type(exc).__name__}: {exc}", i) from exc
-                    values[i] = self.error_value
-                    counts["error"] += 1
+                    (values[i],), (labels[i],) = self._failed(1, "error", f"raised {type(exc).__name__}: {exc}", i, exc)
                     continue
-                values[i] = self._accept(value, i, counts)
-        else:
-            from .execution import map_with_deadline
-
-            outcomes = map_with_deadline(
-                _SampleCall(self.impl), [(texts[i], rows[i]) for i in todo], timeout=self.timeout,
-                workers=self.workers,
-            )
-            for i, outcome in zip(todo, outcomes):
-                if outcome.status == "ok":
-                    values[i] = self._accept(outcome.value, i, counts)
-                elif outcome.status == "timeout":
-                    values[i] = self.timeout_value
-                    counts["timeout"] += 1
-                elif self.on_error == "raise":
-                    raise RewardError(self.__name__, f"{outcome.status}: {outcome.error}", i)
+                values[i], labels[i] = self._accept(value, i)
+            return values, labels
+        quick = getattr(self.impl, "quick", None)
+        if callable(quick):  # decided in-process when it can be, without a worker round trip
+            undecided = []
+            for i in todo:
+                try:
+                    decided = quick(texts[i], **rows[i])
+                except Exception:  # the worker will meet the same problem and report it
+                    decided = None
+                if decided is None:
+                    undecided.append(i)
                 else:
-                    values[i] = self.error_value
-                    counts["error" if outcome.status == "error" else "crashed"] += 1
-        return values, counts
+                    values[i], labels[i] = self._accept(decided, i)
+            todo = undecided
+        from .execution import map_with_deadline
 
-    def _accept(self, value: Any, index: int, counts: Counter[str]) -> float | None:
+        outcomes = map_with_deadline(
+            _SampleCall(self.impl), [(texts[i], rows[i]) for i in todo], timeout=self.timeout, workers=self.workers,
+        )
+        for i, outcome in zip(todo, outcomes):
+            if outcome.status == "ok":
+                values[i], labels[i] = self._accept(outcome.value, i)
+            else:
+                (values[i],), (labels[i],) = self._failed(1, outcome.status, f"{outcome.status}: {outcome.error}", i)
+        return values, labels
+
+    def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
         try:
-            checked = _check_value(self.__name__, value, index)
+            raw, label = _split_label(self.__name__, value, index)
+            checked = _check_value(self.__name__, raw, index)
         except RewardError:
             if self.on_error == "raise":
                 raise
-            counts["error"] += 1
-            return self.error_value
-        counts["none" if checked is None else "ok"] += 1
-        return checked
+            return self.error_value, "error"
+        return checked, label or ("none" if checked is None else "ok")
 
 
 def make_reward(info: Any, params: dict[str, Any] | None = None, *, name: str | None = None,
-                **options: Any) -> Reward:
-    """Build a :class:`Reward` from a registry entry with its parameters and execution options."""
-    defaults = {"invalid_value": info.invalid_value, "timeout": info.timeout if info.worker_safe else None,
-                "max_chars": info.max_chars}
-    defaults.update(options)
+                options: RewardOptions | dict[str, Any] | None = None, inputs: dict[str, Reward] | None = None,
+                cache: ResultCache | None = None) -> Reward:
+    """Build a :class:`Reward` from a registry entry: its registered options with ``options`` over them."""
     return Reward(
         info.obj,
         name=name or info.name,
@@ -311,5 +387,7 @@ def make_reward(info: Any, params: dict[str, Any] | None = None, *, name: str | 
         params=params,
         columns=info.columns,
         units=info.units,
-        **defaults,
+        options=info.options.merged(options),
+        inputs=inputs,
+        cache=cache,
     )

@@ -9,23 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import RewardSetError, quote, read_yaml
 from .local import find_reward, metric_name
-from .protocol import RewardSetError
+from .options import ENTRY_OPTIONS, RewardOptions, check_options
 from .registry import Registry, RewardInfo, load_registry
-from .reward import ON_ERROR, ResultCache, Reward, make_reward
+from .reward import ResultCache, Reward, make_reward
 
-#: Execution options an entry may set besides ``use``/``weight``/``with``/``as``/``inputs``.
-OPTION_TYPES: dict[str, Any] = {
-    "on_error": str,
-    "error_value": (float, type(None)),
-    "timeout": (float, type(None)),
-    "timeout_value": (float, type(None)),
-    "workers": (int, type(None)),
-    "max_chars": (int, type(None)),
-    "too_large_value": (float, type(None)),
-    "invalid_value": (float, type(None)),
-}
-ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *OPTION_TYPES}
+#: The keys of a reward-set entry: these five, and the execution options (:class:`RewardOptions`).
+ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *ENTRY_OPTIONS}
 
 
 def _matches(value: Any, annotation: Any) -> bool:
@@ -144,22 +135,8 @@ class RewardSet:
 def _read_spec(spec: Any) -> tuple[list[Any], str]:
     source = "reward set"
     if isinstance(spec, (str, Path)):
-        import yaml
-
         source = str(spec) or "''"
-        path = Path(spec)
-        if not str(spec) or not path.exists():
-            raise RewardSetError([f"file not found: {source}"], source)
-        if not path.is_file():
-            raise RewardSetError(["not a file (expected a YAML file with a 'rewards:' list)"], source)
-        try:
-            spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError as exc:
-            raise RewardSetError([f"not UTF-8 text: {exc.reason} at byte {exc.start}"], source) from exc
-        except OSError as exc:
-            raise RewardSetError([f"cannot be read: {exc.strerror or exc}"], source) from exc
-        except yaml.YAMLError as exc:
-            raise RewardSetError([f"not valid YAML: {exc}"], source) from exc
+        spec = read_yaml(spec, what="a YAML file with a 'rewards:' list", error=RewardSetError)
     if isinstance(spec, dict):
         if "rewards" not in spec:
             raise RewardSetError(["expected a 'rewards:' list"], source)
@@ -174,7 +151,7 @@ def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
     if isinstance(raw, str):
         raw = {"use": raw}
     if not isinstance(raw, dict):
-        problems.append(f"{where}: expected a mapping with 'use:', got {raw!r}")
+        problems.append(f"{where}: expected a mapping with 'use:', got {quote(raw)}")
         return None
     use = raw.get("use")
     if isinstance(use, str) and use:
@@ -187,23 +164,17 @@ def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
         return None
     weight = raw.get("weight", 1.0)
     if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-        problems.append(f"{where}: weight must be a number, got {weight!r}")
+        problems.append(f"{where}: weight must be a number, got {quote(weight)}")
         weight = 1.0
     params = raw.get("with") or {}
     if not isinstance(params, dict):
-        problems.append(f"{where}: 'with' must be a mapping of parameters, got {params!r}")
+        problems.append(f"{where}: 'with' must be a mapping of parameters, got {quote(params)}")
         params = {}
     inputs = raw.get("inputs") or {}
     if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
         problems.append(f"{where}: 'inputs' maps a column name to another entry's name")
         inputs = {}
-    options = {k: raw[k] for k in OPTION_TYPES if k in raw}
-    for key, value in options.items():
-        if key == "on_error":
-            if value not in ON_ERROR:
-                problems.append(f"{where}: on_error must be one of {', '.join(ON_ERROR)}, got {value!r}")
-        elif not _matches(value, OPTION_TYPES[key]):
-            problems.append(f"{where}: {key} must be {OPTION_TYPES[key][0].__name__} or null, got {value!r}")
+    options = {k: raw[k] for k in ENTRY_OPTIONS if k in raw}
     name = raw.get("as", metric_name(use))
     if not isinstance(name, str) or not name:
         problems.append(f"{where}: 'as' must be a non-empty metric name")
@@ -218,11 +189,38 @@ def _check_params(where: str, info: RewardInfo, params: dict[str, Any], problems
             problems.append(f"{where}: unknown parameter {key!r} (parameters: {known})")
         elif not _matches(value, info.params[key].annotation):
             problems.append(
-                f"{where}: parameter {key!r} must be {_type_name(info.params[key].annotation)}, got {value!r}"
+                f"{where}: parameter {key!r} must be {_type_name(info.params[key].annotation)}, got {quote(value)}"
             )
     for p in info.params.values():
         if p.required and p.name not in params:
             problems.append(f"{where}: missing required parameter {p.name!r}")
+
+
+def _entry_problems(where: str, entry: Entry, info: RewardInfo, problems: list[str]) -> None:
+    """Parameter and option problems of one entry whose reward is known, in one pass."""
+    before = len(problems)
+    _check_params(where, info, entry.params, problems)
+    params_ok = len(problems) == before
+    problems += [f"{where}: {p}" for p in check_options({**info.options.changed(), **entry.options})]
+    if params_ok and info.is_factory:
+        try:  # the factory validates its own parameter values
+            info.obj(**entry.params)
+        except Exception as exc:
+            problems.append(f"{where}: {type(exc).__name__}: {exc}")
+
+
+def _column_problems(where: str, entry: Entry, info: RewardInfo, have: set[str]) -> list[str]:
+    problems = []
+    missing = [c for c in required_columns(info, entry.params) if c not in have and c not in entry.inputs]
+    if missing:
+        problems.append(f"{where}: needs dataset column(s) {', '.join(map(repr, missing))}; "
+                        f"the dataset has: {', '.join(sorted(have)) or 'none'}")
+    if info.form == "sample" and not info.is_factory:
+        clash = sorted(have & set(info.params))
+        if clash:
+            problems.append(f"{where}: dataset column(s) {', '.join(map(repr, clash))} have the name of a parameter; "
+                            "the parameter's value is used, not the column (rename the column to use it)")
+    return problems
 
 
 def load_reward_set(
@@ -232,35 +230,33 @@ def load_reward_set(
 
     Every problem is collected and raised together as one :class:`RewardSetError` before any
     reward runs: unknown reward, unknown or ill-typed parameter, a parameter value the reward
-    rejects, duplicate metric name, unknown or circular ``inputs``, and (when ``columns`` lists
-    the dataset's columns) a column a reward needs that the dataset lacks.
+    rejects, an option out of range, duplicate metric name, unknown or circular ``inputs``, and
+    (when ``columns`` lists the dataset's columns) a column a reward needs that the dataset lacks
+    or one named like a reward's parameter.
     """
     raw_entries, source = _read_spec(spec)
     registry = registry or load_registry()
     problems: list[str] = []
     entries: list[Entry | None] = []
     infos: list[RewardInfo | None] = []
+    wheres: dict[str, list[str]] = {}
     for i, raw in enumerate(raw_entries):
         entry = _parse_entry(i, raw, problems)
         info = None
         if entry is not None:
+            where = f"entry {i + 1} ({entry.use})"
+            wheres.setdefault(entry.name, []).append(where)
             try:
                 info = find_reward(registry, entry.use, Path(spec).parent if isinstance(spec, (str, Path)) else None)
             except Exception as exc:  # RewardNotFoundError, PluginError, a file or module reward that cannot load
                 problems.append(f"entry {i + 1}: {exc}")
             else:
-                before = len(problems)
-                _check_params(f"entry {i + 1} ({entry.use})", info, entry.params, problems)
-                if len(problems) == before and info.is_factory:
-                    try:  # the factory validates its own parameter values
-                        info.obj(**entry.params)
-                    except Exception as exc:
-                        problems.append(f"entry {i + 1} ({entry.use}): {type(exc).__name__}: {exc}")
+                _entry_problems(where, entry, info, problems)
         entries.append(entry)
         infos.append(info)
-    names = [e.name for e in entries if e is not None]
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(f"metric name {name!r} is used by more than one entry; give each an 'as:' name")
+    for name, places in wheres.items():
+        if len(places) > 1:
+            problems.append(f"metric name {name!r} is used by {' and '.join(places)}; give each an 'as:' name")
     by_name = {e.name: e for e in entries if e is not None}
     for i, entry in enumerate(entries):
         if entry is None:
@@ -274,14 +270,8 @@ def load_reward_set(
     if columns is not None:
         have = set(columns)
         for i, (entry, info) in enumerate(zip(entries, infos)):
-            if entry is None or info is None:
-                continue
-            missing = [c for c in required_columns(info, entry.params) if c not in have and c not in entry.inputs]
-            if missing:
-                problems.append(
-                    f"entry {i + 1} ({entry.use}): needs dataset column(s) {', '.join(map(repr, missing))}; "
-                    f"the dataset has: {', '.join(sorted(have)) or 'none'}"
-                )
+            if entry is not None and info is not None:
+                problems += _column_problems(f"entry {i + 1} ({entry.use})", entry, info, have)
     if problems:
         raise RewardSetError(problems, source)
     return _build([e for e in entries if e is not None], [i for i in infos if i is not None], source)
@@ -309,45 +299,50 @@ def _cycles(by_name: dict[str, Entry]) -> list[str]:
 
 
 def _build(entries: list[Entry], infos: list[RewardInfo], source: str) -> RewardSet:
+    """The rewards of a validated set, each built once, dependencies first."""
     cache = ResultCache()
     built: dict[str, Reward] = {}
-    problems: list[str] = []
     by_name = {e.name: (e, info) for e, info in zip(entries, infos)}
 
-    def build(name: str) -> Reward | None:
+    def build(name: str) -> Reward:
         if name in built:
             return built[name]
         entry, info = by_name[name]
-        inputs = {}
-        for column, other in entry.inputs.items():
-            dependency = build(other)
-            if dependency is None:
-                return None
-            inputs[column] = dependency
-        columns = tuple(c for c in required_columns(info, entry.params) if c not in entry.inputs)
-        try:
-            reward = make_reward(info, entry.params, name=entry.name, inputs=inputs, cache=cache, **entry.options)
-        except Exception as exc:  # the factory rejected its parameters
-            problems.append(f"entry {entry.name!r} ({entry.use}): {type(exc).__name__}: {exc}")
-            return None
-        reward.columns = columns
+        inputs = {column: build(other) for column, other in entry.inputs.items()}
+        reward = make_reward(info, entry.params, name=entry.name, options=entry.options, inputs=inputs, cache=cache)
+        reward.columns = tuple(c for c in required_columns(info, entry.params) if c not in entry.inputs)
         built[name] = reward
         return reward
 
-    rewards = [build(e.name) for e in entries]
-    if problems:
-        raise RewardSetError(problems, source)
-    return RewardSet(entries, [r for r in rewards if r is not None], infos)
+    try:
+        rewards = [build(e.name) for e in entries]
+    except Exception as exc:  # a factory that accepted its parameters once and not twice
+        raise RewardSetError([f"{type(exc).__name__}: {exc}"], source) from exc
+    return RewardSet(entries, rewards, infos)
 
 
 def load_rewards(*names: str, registry: Registry | None = None, **options: Any) -> list[Reward]:
-    """Rewards by name with default parameters, for a plain TRL script.
+    """Rewards by name with default parameters, for a plain TRL script; ``options`` apply to each.
 
-    >>> reward_funcs = load_rewards("math.accuracy", "format.boxed")  # doctest: +SKIP
+    >>> reward_funcs = load_rewards("math.accuracy", "format.boxed", on_error="none")  # doctest: +SKIP
     """
     return load_reward_set([{"use": n, **options} for n in names], registry=registry).reward_funcs
 
 
-def get_reward(name: str, registry: Registry | None = None, **params: Any) -> Reward:
-    """One reward by name with parameters, validated like a reward-set entry."""
-    return load_reward_set([{"use": name, "with": params}], registry=registry).rewards[0]
+def get_reward(name: str, registry: Registry | None = None, *,
+               options: RewardOptions | cabc.Mapping[str, Any] | None = None, **params: Any) -> Reward:
+    """One reward by name with parameters, validated like a reward-set entry.
+
+    ``options`` (a :class:`RewardOptions` or a mapping of its fields) go over the registered
+    ones: a mapping sets the keys it names (``{"timeout": None}`` removes a registered
+    deadline); a ``RewardOptions`` sets the fields it does not leave at their default.
+
+    >>> get_reward("math.accuracy", options=RewardOptions(timeout=2.0), rel_tol=1e-4)  # doctest: +SKIP
+    """
+    if isinstance(options, RewardOptions):
+        options = options.changed()
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(ENTRY_OPTIONS))
+    if unknown:
+        raise RewardSetError([f"{name}: unknown option(s) {', '.join(unknown)} (options: {', '.join(ENTRY_OPTIONS)})"])
+    return load_reward_set([{"use": name, "with": params, **options}], registry=registry).rewards[0]

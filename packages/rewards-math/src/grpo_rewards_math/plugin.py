@@ -6,7 +6,7 @@ from typing import Any
 
 import grpo_rewards
 
-from .rewards import Accuracy, ReasoningAccuracy
+from .rewards import OPTIONS, Accuracy, ReasoningAccuracy
 from .tasks import TASKS
 
 
@@ -15,15 +15,15 @@ def register_rewards(register: Any) -> None:
     register(
         "accuracy",
         Accuracy,
-        form="batch",
         output_range=(0.0, 1.0),
+        options=OPTIONS,
         example=r"completion '... \boxed{12}' with solution '12' -> 1.0",
     )
     register(
         "reasoning_accuracy",
         ReasoningAccuracy,
-        form="batch",
         output_range=(0.0, 1.0),
+        options=OPTIONS,
         example=r"'<think>...</think> \boxed{12}' with solution '12' -> 1.0; no '</think>' -> 0.0",
     )
 

@@ -1,42 +1,47 @@
 """The math rewards: ``math.accuracy`` and ``math.reasoning_accuracy``.
 
-A batch is scored in two passes. First, in the calling process, every sample's answer is
-extracted and compared with the bounded checks (``quick_equal``: normalised text, exact
-rationals, numbers within ``rel_tol``); most samples are decided there in well under a
-millisecond. The samples those checks cannot decide go together to worker processes for the
-symbolic comparison, each under a hard deadline (``timeout`` seconds; a worker that overruns is
-killed and the sample scores 0.0, labelled ``timeout``). Nothing in a completion or a gold answer
-is ever evaluated: the parser builds sympy objects itself.
-
-Every sample gets an outcome label (:data:`OUTCOMES`); the counts of each batch are reported
-through TRL's ``log_metric`` as ``outcomes/<name>/<label>`` and added to the instance's
-``outcome_counts``.
+Each is a per-sample scorer that returns a value and an outcome label (:data:`OUTCOMES`); the
+core's ``Reward`` counts the labels and logs them as ``outcomes/<metric>/<label>``. A sample is
+scored in two steps. :meth:`Accuracy.quick` runs in the calling process: it extracts the answer
+and compares it with the bounded checks (``quick_equal``: normalised text, exact rationals,
+numbers within ``rel_tol``); most samples are decided there in well under a millisecond. The
+samples it cannot decide go to the core's worker processes, where :meth:`Accuracy.__call__` runs
+the symbolic comparison under the core's hard deadline (the registered ``timeout`` of 1 s; a
+worker that overruns is killed and the sample scores ``timeout_value`` 0.0, labelled
+``timeout``). Nothing in a completion or a gold answer is ever evaluated: the parser builds sympy
+objects itself.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
-from grpo_rewards import Reward, completion_text, map_with_deadline
+from grpo_rewards import Reward, RewardOptions, completion_text, params
 
 from .extract import extract_answer, extract_gold
 
 #: Outcome labels, one per sample: 1.0 for ``correct``; 0.0 for ``wrong``, ``no_answer``
-#: (nothing to extract, or no reasoning delimiter), ``timeout`` (the symbolic check overran its
-#: deadline) and ``error`` (the symbolic check failed in its worker); ``None`` for
-#: ``gold_unparsable`` (the sample is left out, never a free 1.0).
+#: (nothing to extract, or no reasoning delimiter), ``timeout`` (the symbolic check overran the
+#: core's deadline) and ``error`` (the symbolic check failed); ``None`` for ``gold_unparsable``
+#: (the sample is left out, never a free 1.0).
 OUTCOMES = ("correct", "wrong", "no_answer", "gold_unparsable", "timeout", "error")
 
+#: How the core runs the math rewards unless a reward-set entry says otherwise: the symbolic
+#: check of each undecided sample in a worker, killed after 1 s, and then scored 0.0.
+OPTIONS = RewardOptions(timeout=1.0, timeout_value=0.0, invalid_value=0.0)
+
+_VALUES: dict[str, float | None] = {"correct": 1.0, "gold_unparsable": None}
+
 _CACHE_SIZE = 50_000
-_symbolic_cache: OrderedDict[tuple[str, str, float], tuple[str, float]] = OrderedDict()
+_symbolic_cache: OrderedDict[tuple[str, str, float], str] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _cache_get(key: tuple[str, str, float]) -> tuple[str, float] | None:
-    """The remembered (label, deadline) of a symbolic check of (gold, pred, rel_tol)."""
+def _cache_get(key: tuple[str, str, float]) -> str | None:
+    """The remembered label (``correct``/``wrong``) of a symbolic check of (gold, pred, rel_tol)."""
     with _cache_lock:
         label = _symbolic_cache.get(key)
         if label is not None:
@@ -44,7 +49,7 @@ def _cache_get(key: tuple[str, str, float]) -> tuple[str, float] | None:
         return label
 
 
-def _cache_put(key: tuple[str, str, float], label: tuple[str, float]) -> None:
+def _cache_put(key: tuple[str, str, float], label: str) -> None:
     with _cache_lock:
         _symbolic_cache[key] = label
         while len(_symbolic_cache) > _CACHE_SIZE:
@@ -55,26 +60,10 @@ def clear_cache() -> None:
     """Forget the remembered results of symbolic checks (``(gold, pred, rel_tol) -> label``)."""
     with _cache_lock:
         _symbolic_cache.clear()
+    _parsable.cache_clear()
 
 
-class SymbolicCheck:
-    """Picklable ``(gold, pred) -> bool`` run in worker processes: ``symbolic_equal``."""
-
-    def __init__(self, rel_tol: float = 1e-6) -> None:
-        self.rel_tol = rel_tol
-
-    def warmup(self) -> None:
-        """Run one small symbolic check, so every import it needs happens before the first deadline."""
-        from .equivalence import symbolic_equal
-
-        symbolic_equal("x^2 - 1", "(x-1)(x+1)", rel_tol=self.rel_tol)
-
-    def __call__(self, gold: str, pred: str) -> bool:
-        from .equivalence import symbolic_equal
-
-        return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol))
-
-
+@lru_cache(maxsize=4096)
 def _parsable(answer: str) -> bool:
     """Whether the parser can read ``answer`` (bounded; parse errors and parser bugs both say no)."""
     from .parse import ParseError, parse_answer
@@ -88,6 +77,22 @@ def _parsable(answer: str) -> bool:
     return True
 
 
+class SymbolicCheck:
+    """Picklable ``(gold, pred) -> bool``: ``symbolic_equal`` (slow: run under a deadline)."""
+
+    def __init__(self, rel_tol: float = 1e-6) -> None:
+        self.rel_tol = rel_tol
+
+    def __call__(self, gold: str, pred: str) -> bool:
+        from .equivalence import symbolic_equal
+
+        return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol))
+
+
+def _labelled(label: str) -> tuple[float | None, str]:
+    return _VALUES.get(label, 0.0), label
+
+
 class Accuracy:
     r"""1.0 when the completion's final answer equals the gold answer, else 0.0 (unit: none).
 
@@ -96,64 +101,40 @@ class Accuracy:
     ``fallback_last_number``) and the gold from the ``solution_column`` (a bare answer, a MATH
     solution or a GSM8K solution). The value is 1.0 when they are mathematically equal (numbers
     within ``rel_tol`` relative tolerance, expressions symbolically, sets unordered, ...), 0.0
-    when they differ, no answer is found or the symbolic check exceeds ``timeout`` seconds, and
-    ``None`` when the gold answer cannot be parsed.
+    when they differ, no answer is found or the symbolic check overruns the core's deadline, and
+    ``None`` when the gold answer cannot be parsed. Each sample is returned with its label.
 
-    >>> reward = Accuracy()
-    >>> reward(prompts=["What is 7 + 5?"] * 4,
-    ...        completions=[r"7 + 5 = \boxed{12}", [{"role": "assistant", "content": "The answer is 13."}],
-    ...                     "I don't know", r"\boxed{12}"],
-    ...        solution=["12", "12", "12", "not a math answer ]["])
-    [1.0, 0.0, 0.0, None]
-    >>> sorted(reward.outcome_counts.items())
-    [('correct', 1), ('gold_unparsable', 1), ('no_answer', 1), ('wrong', 1)]
+    >>> score = Accuracy()
+    >>> score(r"7 + 5 = \boxed{12}", solution="12")
+    (1.0, 'correct')
+    >>> score("The answer is 13.", solution="12"), score("I don't know", solution="12")
+    ((0.0, 'wrong'), (0.0, 'no_answer'))
+    >>> score(r"\boxed{12}", solution="not a math answer ][")
+    (None, 'gold_unparsable')
     """
-
-    #: the metric prefix (``outcomes/<metric_name>/<label>``); the core's ``Reward`` sets it to the
-    #: metric name it is logged under (a reward-set entry's ``as:``, or ``make_accuracy(name=...)``).
-    metric_name = "math.accuracy"
 
     def __init__(
         self,
         solution_column: str = "solution",
         rel_tol: float = 1e-6,
-        timeout: float = 1.0,
         fallback_last_number: bool = True,
-        workers: int | None = None,
     ) -> None:
-        if not isinstance(solution_column, str) or not solution_column:
-            raise ValueError(f"solution_column must be a column name, not {solution_column!r}")
-        if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not 0 <= rel_tol < 1:
-            raise ValueError(f"rel_tol must be a number in [0, 1), not {rel_tol!r}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise ValueError(f"workers must be a positive integer or None, not {workers!r}")
-        self.solution_column = solution_column
-        self.rel_tol = float(rel_tol)
-        self.timeout = float(timeout)
-        self.fallback_last_number = bool(fallback_last_number)
-        self.workers = workers
+        self.solution_column = params.column(solution_column, "solution_column")
+        self.rel_tol = params.number(rel_tol, "rel_tol", low=0, high=1)
+        if self.rel_tol == 1:
+            raise ValueError("rel_tol must be below 1 (a relative tolerance of 100% accepts any number)")
+        self.fallback_last_number = params.boolean(fallback_last_number, "fallback_last_number")
         self.delimiter: str | None = None
-        #: the picklable ``(gold, pred) -> bool`` run in workers for undecided samples
+        #: the symbolic comparison run for the samples the bounded checks leave undecided
         self.checker: Any = SymbolicCheck(self.rel_tol)
-        self.outcome_counts: Counter[str] = Counter()
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_lock"]
-        state["outcome_counts"] = Counter()
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.metric_name} rel_tol={self.rel_tol} timeout={self.timeout}>"
+        return f"<{type(self).__name__} rel_tol={self.rel_tol} solution_column={self.solution_column!r}>"
 
-    # -- one batch ---------------------------------------------------------------------------
+    def warmup(self) -> None:
+        """Run one small symbolic check, so every import it needs happens before the first deadline."""
+        SymbolicCheck(self.rel_tol)("x^2 - 1", "(x-1)(x+1)")
+
     def extract(self, completion: Any) -> str | None:
         """The answer this reward reads from one completion (a ``str`` or a message list)."""
         text = completion_text(completion)
@@ -162,86 +143,56 @@ class Accuracy:
         return extract_answer(text, fallback_last_number=self.fallback_last_number, delimiter=self.delimiter,
                               accept=_parsable)
 
-    def __call__(
-        self,
-        prompts: Sequence[Any] | None = None,
-        completions: Sequence[Any] | None = None,
-        completion_ids: Sequence[Sequence[int]] | None = None,
-        **kwargs: Any,
-    ) -> list[float | None]:
-        labels, answers = self.label(completions or [], kwargs)
-        values = [1.0 if lab == "correct" else None if lab == "gold_unparsable" else 0.0 for lab in labels]
-        counts = Counter(labels)
-        with self._lock:
-            self.outcome_counts.update(counts)
-        log_metric = kwargs.get("log_metric")
-        if callable(log_metric):
-            for label in OUTCOMES:
-                log_metric(f"outcomes/{self.metric_name}/{label}", float(counts.get(label, 0)))
-        log_extra = kwargs.get("log_extra")
-        if callable(log_extra):
-            log_extra(f"{self.metric_name}/answer", ["" if a is None else a[:200] for a in answers])
-            log_extra(f"{self.metric_name}/outcome", labels)
-        return values
+    def _pair(self, text: str, row: dict[str, Any]) -> tuple[str | None, str, str]:
+        """``(label or None, gold, pred)``: a label when the sample is decided without comparing."""
+        if self.solution_column not in row:
+            have = sorted(k for k in row if k not in ("prompt", "completion", "completion_ids"))
+            raise ValueError(f"math.accuracy needs the dataset column {self.solution_column!r} (one gold answer per "
+                             f"completion); the row has: {', '.join(have) or 'none'}")
+        gold = extract_gold(row[self.solution_column])
+        if gold is None or not _parsable(gold):
+            return "gold_unparsable", "", ""
+        pred = self.extract(text)
+        if pred is None:
+            return "no_answer", gold, ""
+        return None, gold, pred
 
-    def label(self, completions: Sequence[Any], columns: dict[str, Any]) -> tuple[list[str], list[str | None]]:
-        """The outcome label (one of :data:`OUTCOMES`) and the extracted answer of every sample."""
+    def quick_equal(self, gold: str, pred: str) -> bool | None:
+        """The bounded comparison: True/False when decided cheaply, None when only symbolic work can decide."""
         from .equivalence import quick_equal
+
+        return quick_equal(gold, pred, rel_tol=self.rel_tol)
+
+    def quick(self, text: str, **row: Any) -> tuple[float | None, str] | None:
+        """``(value, label)`` when the bounded checks decide the sample, else ``None`` (run in-process)."""
         from .parse import ParseError
 
-        n = len(completions)
-        golds_raw = columns.get(self.solution_column)
-        if golds_raw is None or isinstance(golds_raw, (str, bytes)) or len(golds_raw) != n:
-            have = sorted(k for k, v in columns.items() if isinstance(v, (list, tuple)) and len(v) == n)
-            raise ValueError(
-                f"{self.metric_name} needs the dataset column {self.solution_column!r} (one gold answer per completion); "
-                f"the batch has: {', '.join(have) or 'none'}"
-            )
-        labels: list[str] = [""] * n
-        answers: list[str | None] = [None] * n
-        gold_ok: dict[str, bool] = {}
-        pending: dict[tuple[str, str], list[int]] = {}
-        for i in range(n):
-            gold = extract_gold(golds_raw[i])
-            if gold is not None and gold not in gold_ok:
-                gold_ok[gold] = _parsable(gold)
-            if gold is None or not gold_ok[gold]:
-                labels[i] = "gold_unparsable"
-                continue
-            answers[i] = pred = self.extract(completions[i])
-            if pred is None:
-                labels[i] = "no_answer"
-                continue
-            try:
-                decided = quick_equal(gold, pred, rel_tol=self.rel_tol)
-            except ParseError:
-                labels[i] = "gold_unparsable"
-                continue
-            except Exception:  # a bug in the quick checks: let the symbolic check decide
-                decided = None
-            if decided is not None:
-                labels[i] = "correct" if decided else "wrong"
-                continue
+        label, gold, pred = self._pair(text, row)
+        if label is not None:
+            return _labelled(label)
+        try:
+            decided = self.quick_equal(gold, pred)
+        except ParseError:
+            return _labelled("gold_unparsable")
+        except Exception:  # a bug in the quick checks: let the symbolic check decide
+            decided = None
+        if decided is None:
             cached = _cache_get((gold, pred, self.rel_tol))
-            if cached is not None and (cached[0] != "timeout" or cached[1] >= self.timeout):
-                labels[i] = cached[0]
-            else:
-                pending.setdefault((gold, pred), []).append(i)
-        if pending:
-            keys = list(pending)
-            outcomes = map_with_deadline(self.checker, keys, timeout=self.timeout, workers=self.workers)
-            for key, outcome in zip(keys, outcomes):
-                if outcome.status == "ok":
-                    label = "correct" if outcome.value else "wrong"
-                elif outcome.status == "timeout":
-                    label = "timeout"
-                else:
-                    label = "error"
-                if label != "error":  # a timeout is remembered with its deadline: a longer one retries
-                    _cache_put((key[0], key[1], self.rel_tol), (label, self.timeout))
-                for i in pending[key]:
-                    labels[i] = label
-        return labels, answers
+            return None if cached is None else _labelled(cached)
+        return _labelled("correct" if decided else "wrong")
+
+    def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
+        """The sample's ``(value, label)``: the bounded checks, then the symbolic comparison."""
+        decided = self.quick(text, **row)
+        if decided is not None:
+            return decided
+        _, gold, pred = self._pair(text, row)
+        try:
+            label = "correct" if self.checker(gold, pred) else "wrong"
+        except Exception:  # a failure of the symbolic check is a 0.0, labelled, never a crash of the step
+            return _labelled("error")
+        _cache_put((gold, pred, self.rel_tol), label)
+        return _labelled(label)
 
 
 class ReasoningAccuracy(Accuracy):
@@ -251,50 +202,48 @@ class ReasoningAccuracy(Accuracy):
     ``</think>``); a completion without the delimiter scores 0.0 (``no_answer``), so an answer
     inside the reasoning never counts. Unit: none; values 1.0, 0.0 or ``None`` (unparsable gold).
 
-    >>> reward = ReasoningAccuracy()
-    >>> reward(completions=[r"<think>so \boxed{4}</think> \boxed{4}", r"<think>so \boxed{4}"], solution=["4", "4"])
-    [1.0, 0.0]
+    >>> score = ReasoningAccuracy()
+    >>> score(r"<think>so \boxed{4}</think> \boxed{4}", solution="4"), score(r"<think>so \boxed{4}", solution="4")
+    ((1.0, 'correct'), (0.0, 'no_answer'))
     """
-
-    metric_name = "math.reasoning_accuracy"
 
     def __init__(
         self,
         solution_column: str = "solution",
         delimiter: str = "</think>",
         rel_tol: float = 1e-6,
-        timeout: float = 1.0,
         fallback_last_number: bool = True,
-        workers: int | None = None,
     ) -> None:
-        super().__init__(solution_column=solution_column, rel_tol=rel_tol, timeout=timeout,
-                         fallback_last_number=fallback_last_number, workers=workers)
-        if not isinstance(delimiter, str) or not delimiter:
-            raise ValueError(f"delimiter must be a non-empty string, not {delimiter!r}")
-        self.delimiter = delimiter
+        super().__init__(solution_column=solution_column, rel_tol=rel_tol, fallback_last_number=fallback_last_number)
+        self.delimiter = params.text(delimiter, "delimiter")
 
 
-def _make(cls: type[Accuracy], name: str, params: dict[str, Any]) -> Reward:
-    return Reward(cls, name=name, form="batch", params=params, reward_name=cls.metric_name)
+def _make(cls: type[Accuracy], name: str, reward_name: str, options: Any, kwargs: dict[str, Any]) -> Reward:
+    column = kwargs.get("solution_column", "solution")
+    return Reward(cls, name=name, params=kwargs, columns=(column,) if isinstance(column, str) else (),
+                  options=OPTIONS.merged(options), reward_name=reward_name)
 
 
-def make_accuracy(name: str = "math.accuracy", **params: Any) -> Reward:
+def make_accuracy(name: str = "math.accuracy", options: RewardOptions | dict[str, Any] | None = None,
+                  **kwargs: Any) -> Reward:
     r"""A ``math.accuracy`` reward with parameters, ready for ``GRPOTrainer(reward_funcs=[...])``.
 
     ``name`` is the metric name TRL logs it under; give each differently configured copy its own.
+    ``options`` (a :class:`grpo_rewards.RewardOptions` or a mapping) go over :data:`OPTIONS`.
 
-    >>> reward = make_accuracy(name="math_accuracy_strict", fallback_last_number=False)
-    >>> reward(prompts=["2+2?"], completions=["It is 4"], solution=["4"])
-    [0.0]
-    >>> reward.__name__
-    'math_accuracy_strict'
+    >>> reward = make_accuracy(name="math_accuracy_strict", fallback_last_number=False, options={"timeout": 2.0})
+    >>> reward(prompts=["2+2?", "2+2?"], completions=["It is 4", r"\boxed{4}"], solution=["4", "4"])
+    [0.0, 1.0]
+    >>> reward.__name__, reward.timeout, sorted(reward.stats.items())
+    ('math_accuracy_strict', 2.0, [('correct', 1), ('no_answer', 1)])
     """
-    return _make(Accuracy, name, params)
+    return _make(Accuracy, name, "math.accuracy", options, kwargs)
 
 
-def make_reasoning_accuracy(name: str = "math.reasoning_accuracy", **params: Any) -> Reward:
+def make_reasoning_accuracy(name: str = "math.reasoning_accuracy",
+                            options: RewardOptions | dict[str, Any] | None = None, **kwargs: Any) -> Reward:
     """A ``math.reasoning_accuracy`` reward with parameters (see :func:`make_accuracy`)."""
-    return _make(ReasoningAccuracy, name, params)
+    return _make(ReasoningAccuracy, name, "math.reasoning_accuracy", options, kwargs)
 
 
 #: ``GRPOTrainer(reward_funcs=[grpo_rewards_math.accuracy])`` or ``--reward_funcs grpo_rewards_math.accuracy``.
