@@ -18,7 +18,8 @@ Then, in a test::
 Fixtures: ``plugins`` (an isolated :class:`~grpo_rewards.plugins.Plugins` with no installed plugins),
 ``registered_plugin`` (a context manager that registers a plugin object for one test),
 ``make_completions`` (builds completions in both formats: tests that use it run twice), and
-``pathological_completions`` (the inputs every reward must survive).
+``pathological_completions`` (the inputs every reward must survive). ``assert_no_overpaid_hacks(name)``
+runs a registered reward's hack corpus (``register(..., hacks=...)``) and names every overpaid entry.
 """
 
 from __future__ import annotations
@@ -78,6 +79,26 @@ def assert_reward_contract(reward: Any, **options: Any) -> None:
         raise AssertionError(f"reward {result.name!r} breaks the reward contract:\n{lines}")
     for warning in result.warnings:
         warnings.warn(f"reward {result.name!r}: {warning}", UserWarning, stacklevel=2)
+
+
+def assert_no_overpaid_hacks(name: str, *, params: dict[str, Any] | None = None, registry: Any = None,
+                             require_corpus: bool = True) -> None:
+    """Raise ``AssertionError`` naming every entry of reward ``name``'s hack corpus that it overpays.
+
+    Runs what ``grpo-rewards check NAME --hacks`` runs (see :mod:`grpo_rewards.hacks`) for a
+    registered reward: inside ``registered_plugin(...)`` it sees your plugin. With
+    ``require_corpus`` (the default) a reward registered without ``hacks=`` fails too.
+    """
+    __tracebackhide__ = True
+    from .hacks import run_hacks
+
+    report = run_hacks(name, params=params, registry=registry)
+    if report.corpus is None and require_corpus:
+        raise AssertionError(f"reward {name!r} ships no hack corpus: register it with hacks=[...] "
+                             "(or hacks=() when no exploit is known)")
+    if report.overpaid:
+        lines = "\n".join(f"  - {r.line()}" for r in report.overpaid)
+        raise AssertionError(f"reward {name!r} overpays {len(report.overpaid)} hack(s):\n{lines}")
 
 
 @contextlib.contextmanager
