@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import grpo_rewards_math
-from grpo_rewards_math import Accuracy
+from grpo_rewards import Reward
+from grpo_rewards_math import make_accuracy
 from grpo_rewards_math.rewards import clear_cache
 
 PATHOLOGICAL = {
@@ -19,11 +20,11 @@ PATHOLOGICAL = {
 }
 
 
-def _labels(reward: Accuracy, completions: list[str], golds: list[str]) -> tuple[list[float | None], list[str]]:
+def _labels(reward: Reward, completions: list[str], golds: list[str]) -> tuple[list[float | None], list[str]]:
     logged: dict[str, list[str]] = {}
     values = reward(completions=completions, solution=golds,
                     log_extra=lambda column, values: logged.__setitem__(column, values))
-    return values, logged[f"{reward.metric_name}/outcome"]
+    return values, logged[f"{reward.__name__}/outcome"]
 
 
 #: Answers over the size limits (nesting depth, digits) cannot be gold answers.
@@ -33,14 +34,14 @@ OVER_LIMITS = {"nested_parentheses", "nested_braces", "nested_fractions", "long_
 @pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
 def test_pathological_prediction_is_wrong_without_being_evaluated(name):
     clear_cache()
-    values, labels = _labels(Accuracy(), [f"\\boxed{{{PATHOLOGICAL[name]}}}"], ["1"])
+    values, labels = _labels(make_accuracy(), [f"\\boxed{{{PATHOLOGICAL[name]}}}"], ["1"])
     assert (values, labels) == ([0.0], ["wrong"])
 
 
 @pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
 def test_pathological_gold_is_compared_or_left_out(name):
     clear_cache()
-    values, labels = _labels(Accuracy(), ["\\boxed{1}", f"\\boxed{{{PATHOLOGICAL[name]}}}"],
+    values, labels = _labels(make_accuracy(), ["\\boxed{1}", f"\\boxed{{{PATHOLOGICAL[name]}}}"],
                              [PATHOLOGICAL[name]] * 2)
     if name in OVER_LIMITS:
         assert (values, labels) == ([None, None], ["gold_unparsable"] * 2)
@@ -59,7 +60,7 @@ def test_one_megabyte_completions_give_defined_values():
         "(" * 1_000_000,
         "\\frac{" * 200_000,
     ]
-    values, labels = _labels(Accuracy(), completions, ["12"] * len(completions))
+    values, labels = _labels(make_accuracy(), completions, ["12"] * len(completions))
     assert values[0] == 1.0
     assert labels[1:] == ["wrong", "no_answer", "no_answer", "no_answer"]
     assert values[1:] == [0.0] * 4

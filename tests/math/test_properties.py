@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from grpo_rewards_math import Accuracy, extract_answer
+from grpo_rewards_math import extract_answer, make_accuracy
 from grpo_rewards_math.rewards import OUTCOMES
 
 TOKENS = [
@@ -46,7 +46,7 @@ def _mutate(text: str, ops: list[tuple[int, str, str]]) -> str:
 
 mutated_latex = st.builds(_mutate, st.sampled_from(VALID), edits)
 any_latex = st.one_of(random_latex, mutated_latex, st.sampled_from(VALID), st.text(max_size=40))
-REWARD = Accuracy(timeout=1.0)
+REWARD = make_accuracy()
 SETTINGS = settings(max_examples=100, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 

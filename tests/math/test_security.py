@@ -67,10 +67,10 @@ def test_code_in_completions_is_scored_without_running(tmp_path, no_eval, fmt):
     clear_cache()
     wrap = {"bare": "{}", "boxed": "\\boxed{{{}}}", "dollars": "The answer is ${}$."}[fmt]
     texts = [wrap.format(p) for p in _payloads(sentinel)]
-    reward = grpo_rewards_math.Accuracy(timeout=5.0)
+    reward = grpo_rewards_math.make_accuracy(options={"timeout": 5.0})
     values = reward(completions=texts, solution=["42"] * len(texts))
     assert values == [0.0] * len(texts)
-    assert set(reward.outcome_counts) <= {"wrong", "no_answer", "timeout"}
+    assert set(reward.stats) <= {"wrong", "no_answer", "timeout"}
     assert not sentinel.exists()
     assert no_eval == []
 
@@ -79,10 +79,10 @@ def test_code_in_gold_answers_is_never_run(tmp_path, no_eval):
     sentinel = tmp_path / "SENTINEL"
     clear_cache()
     golds = _payloads(sentinel)
-    reward = grpo_rewards_math.Accuracy(timeout=5.0)
+    reward = grpo_rewards_math.make_accuracy(options={"timeout": 5.0})
     values = reward(completions=[f"\\boxed{{{g}}}" for g in golds], solution=golds)
     assert all(v in (None, 0.0, 1.0) for v in values)
-    assert set(reward.outcome_counts) <= set(OUTCOMES)
+    assert set(reward.stats) <= set(OUTCOMES)
     assert not sentinel.exists()
     assert no_eval == []
 

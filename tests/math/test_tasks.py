@@ -73,5 +73,5 @@ def test_boxed_gold_answers_score_one_and_off_by_one_answers_zero(name):
     golds = [r["solution"] for r in rows]
     right = [f"The result is \\boxed{{{g}}}." for g in golds]
     wrong = [f"\\boxed{{{Fraction(g) + 1}}}" for g in golds]
-    reward = grpo_rewards_math.Accuracy()
+    reward = grpo_rewards_math.make_accuracy()
     assert reward(completions=right + wrong, solution=golds + golds) == [1.0] * 16 + [0.0] * 16

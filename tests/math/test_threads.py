@@ -6,7 +6,7 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from grpo_rewards_math import Accuracy
+from grpo_rewards_math import make_accuracy
 from grpo_rewards_math.rewards import clear_cache
 
 BATCH = [r"\boxed{12}", r"\boxed{13}", "nothing", r"\boxed{(t+1)^2}", r"\boxed{t^2+1}"]
@@ -16,16 +16,16 @@ EXPECTED = [1.0, 0.0, 0.0, 1.0, 0.0]
 
 def test_concurrent_calls_from_threads_score_alike_and_count_every_sample():
     clear_cache()
-    reward = Accuracy(timeout=30)
+    reward = make_accuracy(options={"timeout": 30.0})
     with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda _: reward(completions=BATCH, solution=GOLDS), range(8)))
+        results = list(pool.map(lambda _: reward(completions=list(BATCH), solution=GOLDS), range(8)))
     assert results == [EXPECTED] * 8
-    assert reward.outcome_counts == {"correct": 16, "wrong": 16, "no_answer": 8}
+    assert reward.stats == {"correct": 16, "wrong": 16, "no_answer": 8}
 
 
 def test_call_from_an_event_loop_in_another_thread():
     clear_cache()
-    reward = Accuracy(timeout=30)
+    reward = make_accuracy(options={"timeout": 30.0})
     out: list[list[float | None]] = []
 
     async def score() -> list[float | None]:  # called on the loop's own (non-main) thread

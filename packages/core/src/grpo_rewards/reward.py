@@ -24,6 +24,8 @@ from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, complet
 
 __all__ = ["ON_ERROR", "ResultCache", "Reward", "make_reward"]
 
+_STATS_LOCK = threading.Lock()
+
 #: The core's labels a batch-form reward can get (it has no per-sample text to guard).
 BATCH_OUTCOMES = ("timeout", "error", "crashed")
 
@@ -228,9 +230,10 @@ class Reward:
             logged = LOGGED_OUTCOMES
         seconds = time.perf_counter() - started
         counts = Counter(labels)
-        self.seconds += seconds
-        self.stats.update(counts)
-        self.labels_seen.update(label for label in counts if label not in ("ok", "none"))
+        with _STATS_LOCK:  # TRL may call one reward from several threads
+            self.seconds += seconds
+            self.stats.update(counts)
+            self.labels_seen.update(label for label in counts if label not in ("ok", "none"))
         self.cache.put(self.__name__, completions, values)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
