@@ -22,24 +22,27 @@ def register_rewards(register: Any) -> None:
     """Register this plugin's rewards by calling ``register`` once per reward.
 
     ``register(name, obj, *, form="sample", description=None, columns=None, output_range=None,
-    units="none", worker_safe=True, invalid_value=None, timeout=None, max_chars=None, example=None)``
+    units="none", example=None, hacks=None, options=None, **option_values)``
 
-    - ``name``: short name, prefixed with the plugin's namespace (``"target"`` → ``length.target``).
-    - ``obj``: for ``form="sample"``, a per-sample scorer ``score(text, **row) -> float | None``
-      (a module-level function whose keyword-only parameters with defaults are the reward's
-      parameters and keyword-only parameters without defaults its required dataset columns) or a
-      class whose ``__init__`` takes the parameters and whose instances are such scorers; for
-      ``form="batch"``, TRL's call ``f(prompts, completions, completion_ids=None, **kwargs)``, or
-      a class whose instances are.
-      A class instance with a ``metric_name`` attribute gets it set to the name TRL logs the reward
-      under (the reward-set entry's ``as:``), for metrics it logs itself through ``log_metric``.
+    - ``name``: short name, prefixed with the plugin's namespace (``"target"`` → ``length.target``);
+      it has no dot of its own.
+    - ``obj``: for ``form="sample"``, a per-sample scorer ``score(text, **row)`` returning a
+      ``float``, ``None`` or ``(value, "label")`` (a module-level function whose keyword-only
+      parameters with defaults are the reward's parameters and keyword-only parameters without
+      defaults its required dataset columns) or a class whose ``__init__`` takes the parameters
+      and whose instances are such scorers; for ``form="batch"``, TRL's call
+      ``f(prompts, completions, completion_ids=None, **kwargs)`` returning a list or a
+      :class:`grpo_rewards.RewardResult` (values and labels), or a class whose instances are.
+      Labels are counted and logged by the core as ``outcomes/<metric>/<label>``; a reward never
+      logs outcomes itself. No parameter may be named like an option (``timeout``, ...).
     - ``columns``: dataset columns the reward reads (inferred for sample functions).
-    - ``output_range``: ``(low, high)`` of the values it returns.
+    - ``output_range``: ``(low, high)`` of the values it returns, ``low <= high``.
     - ``units``: what lengths are measured in: ``chars``, ``words``, ``tokens`` or ``none``.
-    - ``worker_safe``: whether its samples may run in worker processes under a hard deadline.
-    - ``invalid_value``: the value for a completion with no readable text (default ``None``).
-    - ``timeout``: default hard deadline in seconds per sample; set, samples run in worker processes.
-    - ``max_chars``: completions longer than this get the too-large value (``None``) unparsed.
+    - ``options``: a :class:`grpo_rewards.RewardOptions`, the defaults of how the core runs it
+      (``timeout``, ``timeout_value``, ``on_error``, ``error_value``, ``workers``, ``max_chars``,
+      ``too_large_value``, ``worker_safe``, ``invalid_value``); its fields may also be given as
+      keywords (``register("slow", slow, timeout=2.0)``). ``worker_safe=False`` says the code
+      cannot run in a worker process, so it can have no ``timeout``.
     - ``example``: a one-line example shown by ``grpo-rewards show``.
     - ``hacks``: the reward's hack corpus: degenerate completions and the most it may pay each
       (see :mod:`grpo_rewards.hacks`; ``()`` when no exploit is known), run by
