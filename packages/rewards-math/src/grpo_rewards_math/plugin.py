@@ -6,6 +6,7 @@ from typing import Any
 
 import grpo_rewards
 
+from .hacks import corpus
 from .rewards import OPTIONS, Accuracy, ReasoningAccuracy
 from .tasks import TASKS
 
@@ -17,6 +18,7 @@ def register_rewards(register: Any) -> None:
         Accuracy,
         output_range=(0.0, 1.0),
         options=OPTIONS,
+        hacks=corpus,
         example=r"completion '... \boxed{12}' with solution '12' -> 1.0",
     )
     register(
@@ -24,6 +26,7 @@ def register_rewards(register: Any) -> None:
         ReasoningAccuracy,
         output_range=(0.0, 1.0),
         options=OPTIONS,
+        hacks=corpus,
         example=r"'<think>...</think> \boxed{12}' with solution '12' -> 1.0; no '</think>' -> 0.0",
     )
 

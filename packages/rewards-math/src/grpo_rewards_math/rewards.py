@@ -21,13 +21,15 @@ from typing import Any
 
 from grpo_rewards import Reward, RewardOptions, completion_text, params
 
+from .echo import echoes_prompt
 from .extract import extract_answer, extract_gold
 
 #: Outcome labels, one per sample: 1.0 for ``correct``; 0.0 for ``wrong``, ``no_answer``
-#: (nothing to extract, or no reasoning delimiter), ``timeout`` (the symbolic check overran the
+#: (nothing to extract, or no reasoning delimiter), ``prompt_echo`` (the answer only repeats an
+#: expression of the question, see :mod:`grpo_rewards_math.echo`), ``timeout`` (the symbolic check overran the
 #: core's deadline) and ``error`` (the symbolic check failed); ``None`` for ``gold_unparsable``
 #: (the sample is left out, never a free 1.0).
-OUTCOMES = ("correct", "wrong", "no_answer", "gold_unparsable", "timeout", "error")
+OUTCOMES = ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "timeout", "error")
 
 #: How the core runs the math rewards unless a reward-set entry says otherwise: the symbolic
 #: check of each undecided sample in a worker, killed after 1 s, and then scored 0.0.
@@ -155,6 +157,8 @@ class Accuracy:
         pred = self.extract(text)
         if pred is None:
             return "no_answer", gold, ""
+        if echoes_prompt(pred, row.get("prompt"), gold):
+            return "prompt_echo", gold, pred
         return None, gold, pred
 
     def quick_equal(self, gold: str, pred: str) -> bool | None:
@@ -180,6 +184,18 @@ class Accuracy:
             cached = _cache_get((gold, pred, self.rel_tol))
             return None if cached is None else _labelled(cached)
         return _labelled("correct" if decided else "wrong")
+
+    def explain(self, completion: Any, **row: Any) -> dict[str, Any]:
+        r"""What the reward read and decided for one completion: the extracted ``answer``, the
+        ``gold`` answer, the ``label`` and the ``value`` (shown by ``grpo-rewards compare``).
+
+        >>> Accuracy().explain(r"so \boxed{5}", solution="The sum is $\boxed{4}$.")
+        {'answer': '5', 'gold': '4', 'label': 'wrong', 'value': 0.0}
+        """
+        text = completion_text(completion)
+        value, label = (0.0, "unreadable") if text is None else self(text, **row)
+        gold = extract_gold(row[self.solution_column]) if self.solution_column in row else None
+        return {"answer": None if text is None else self.extract(text), "gold": gold, "label": label, "value": value}
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
         """The sample's ``(value, label)``: the bounded checks, then the symbolic comparison."""
