@@ -219,3 +219,13 @@ def test_list_shows_both_distributions_that_claim_one_namespace(plugins, dupe_si
     assert [c["name"] for c in data["conflicts"]] == ["fixture"]
     assert sorted(c["distribution"] for c in data["conflicts"][0]["claimants"]) == [
         "grpo-rewards-fixture-dupe", "grpo-rewards-fixture-good"]
+
+
+def test_check_with_bad_parameters_speaks_of_the_reward_not_of_a_reward_set(plugins, capsys):
+    assert main(["check", "fixture.shout", "--with", "bonus=loud", "--with", "volume=3"]) == 2
+    assert capsys.readouterr().err == (
+        "grpo-rewards: error: fixture.shout has 2 problems:\n"
+        "  - parameter 'bonus' must be float, got 'loud'\n"
+        "  - unknown parameter 'volume' (parameters: bonus)\n")
+    assert main(["check", "fixture.offset", "--with", "offset=-1"]) == 2
+    assert capsys.readouterr().err == "grpo-rewards: error: fixture.offset: ValueError: offset must be >= 0, got -1\n"

@@ -345,4 +345,17 @@ def get_reward(name: str, registry: Registry | None = None, *,
     unknown = sorted(set(options) - set(ENTRY_OPTIONS))
     if unknown:
         raise RewardSetError([f"{name}: unknown option(s) {', '.join(unknown)} (options: {', '.join(ENTRY_OPTIONS)})"])
-    return load_reward_set([{"use": name, "with": params, **options}], registry=registry).rewards[0]
+    return load_one(name, params, registry=registry, **options)[0]
+
+
+def load_one(name: str, params: cabc.Mapping[str, Any] | None = None, registry: Registry | None = None,
+             **options: Any) -> tuple[Reward, RewardInfo]:
+    """One reward and its registry entry, validated like a reward-set entry; its problems speak of
+    the reward (``format.regex: missing required parameter 'pattern'``), not of a set's entry 1."""
+    try:
+        built = load_reward_set([{"use": name, "with": dict(params or {}), **options}], registry=registry)
+    except RewardSetError as exc:
+        prefixes = (f"entry 1 ({name}): ", "entry 1: ")
+        problems = [next((p[len(x):] for x in prefixes if p.startswith(x)), p) for p in exc.problems]
+        raise RewardSetError(problems, name) from None
+    return built.rewards[0], built.infos[0]

@@ -149,11 +149,10 @@ def run_contract(
     info = None
     if isinstance(reward, str):
         from ..registry import load_registry
-        from ..rewardset import load_reward_set
+        from ..rewardset import load_one
 
         registry = registry or load_registry()
-        built = load_reward_set([{"use": reward, "with": dict(params or {})}], registry=registry)
-        reward, info = built.rewards[0], built.infos[0]
+        reward, info = load_one(reward, params, registry=registry)
         other_names = set(other_names) | (set(registry.rewards) - {info.name})
     values = dict(columns) if isinstance(columns, Mapping) else {c: DEFAULT_COLUMN_VALUE for c in columns or ()}
     for column in getattr(reward, "columns", None) or (info.columns if info else ()):
