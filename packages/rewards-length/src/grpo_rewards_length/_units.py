@@ -7,28 +7,22 @@ import numbers
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from grpo_rewards import params
+
 Unit = Literal["chars", "words", "tokens"]
 UNITS = ("chars", "words", "tokens")
 
 
 def check_unit(unit: str) -> str:
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {unit!r}")
-    return unit
+    return params.choice(unit, "unit", UNITS)
 
 
 def check_fallback(fallback_chars_per_token: float | None) -> float | None:
-    if fallback_chars_per_token is None:
-        return None
-    if isinstance(fallback_chars_per_token, bool) or not fallback_chars_per_token > 0:
-        raise ValueError(f"fallback_chars_per_token must be a positive number or None, not {fallback_chars_per_token!r}")
-    return float(fallback_chars_per_token)
+    return params.number(fallback_chars_per_token, "fallback_chars_per_token", positive=True, none_ok=True)
 
 
 def check_length(name: str, value: int, *, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, not {value!r}")
-    return value
+    return params.integer(value, name, low=minimum)
 
 
 def count_tokens(ids: Sequence[int] | None, text: str | None, fallback_chars_per_token: float | None,

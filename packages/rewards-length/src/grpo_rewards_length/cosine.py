@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grpo_rewards import params
+
 from ._units import MeasuredIn, Unit, check_fallback, check_length, check_unit, measure, read_correct
 from .overlong import DEFAULT_MAX_LENGTH
 
@@ -52,16 +54,13 @@ class CosineLength(MeasuredIn):
         values = {"min_value_wrong": min_value_wrong, "max_value_wrong": max_value_wrong,
                   "min_value_correct": min_value_correct, "max_value_correct": max_value_correct}
         for key, value in values.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"{key} must be a finite number, not {value!r}")
+            params.number(value, key)
         self.min_value_wrong = float(min_value_wrong)
         self.max_value_wrong = float(max_value_wrong)
         self.min_value_correct = float(min_value_correct)
         self.max_value_correct = float(max_value_correct)
         self.unit = check_unit(unit)
-        if not isinstance(correct_column, str) or not correct_column:
-            raise ValueError(f"correct_column must name a column, not {correct_column!r}")
-        self.correct_column = correct_column
+        self.correct_column = params.column(correct_column, "correct_column")
         self.correct_threshold = float(correct_threshold)
         self.fallback_chars_per_token = check_fallback(fallback_chars_per_token)
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from grpo_rewards import completion_text
+from grpo_rewards import completion_text, params
 
 from ._units import MeasuredIn, Unit, check_fallback, check_unit, measure, read_correct
 
@@ -59,9 +59,7 @@ class GroupRelativeLength(MeasuredIn):
         fallback_chars_per_token: float | None = None,
     ) -> None:
         self.unit = check_unit(unit)
-        if correct_column is not None and (not isinstance(correct_column, str) or not correct_column):
-            raise ValueError(f"correct_column must name a column or be None, not {correct_column!r}")
-        self.correct_column = correct_column
+        self.correct_column = params.column(correct_column, "correct_column", none_ok=True)
         self.correct_threshold = float(correct_threshold)
         self.fallback_chars_per_token = check_fallback(fallback_chars_per_token)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from grpo_rewards import params
+
 from ._units import check_fallback, check_length, count_tokens
 from .overlong import DEFAULT_MAX_LENGTH
 
@@ -50,22 +52,11 @@ class Truncated:
             raise ValueError("length.truncated needs max_length, eos_token_ids or both to tell a truncated completion")
         self.max_length = None if max_length is None else check_length("max_length", max_length, minimum=1)
         if eos_token_ids is not None:
-            if isinstance(eos_token_ids, int) and not isinstance(eos_token_ids, bool):
-                eos_token_ids = [eos_token_ids]
-            if not isinstance(eos_token_ids, (list, tuple)) or not eos_token_ids or not all(
-                isinstance(t, int) and not isinstance(t, bool) for t in eos_token_ids
-            ):
-                raise ValueError(f"eos_token_ids must be a non-empty list of token ids, not {eos_token_ids!r}")
-            eos_token_ids = list(eos_token_ids)
+            eos_token_ids = params.integers(eos_token_ids, "eos_token_ids")
         self.eos_token_ids = eos_token_ids
-        for key, value in (("penalty", penalty), ("multiplier", multiplier)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"{key} must be a finite number, not {value!r}")
-        self.penalty = float(penalty)
-        self.multiplier = float(multiplier)
-        if base_column is not None and (not isinstance(base_column, str) or not base_column):
-            raise ValueError(f"base_column must name a column or be None, not {base_column!r}")
-        self.base_column = base_column
+        self.penalty = params.number(penalty, "penalty")
+        self.multiplier = params.number(multiplier, "multiplier")
+        self.base_column = params.column(base_column, "base_column", none_ok=True)
         self.fallback_chars_per_token = check_fallback(fallback_chars_per_token)
 
     def is_truncated(self, text: str | None, ids: list[int] | None) -> bool:
