@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from grpo_rewards import params
+
 FENCE = "```"
 
 #: Seconds every built-in (linear) pattern may run before the reward gives up on the sample.
@@ -138,20 +140,12 @@ def tag_tokens(text: str, names: Iterable[str]) -> list[tuple[int, int, str, boo
 
 
 def check_bool(value: object, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{what} must be true or false, got {value!r}")
-    return value
+    return params.boolean(value, what)
 
 
 def check_number(value: object, what: str, low: float | None = None, high: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ValueError(f"{what} must be a number, got {value!r}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{what} must be in [{low}, {high}], got {value!r}")
-    return float(value)
+    return float(params.number(value, what, low=low, high=high))
 
 
 def check_int(value: object, what: str, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{what} must be an integer >= {low}, got {value!r}")
-    return value
+    return int(params.integer(value, what, low=low))
