@@ -65,3 +65,31 @@ def register_rewards(register: Any) -> None:
     register("boom", length_unless_boom)
     register("slow", slow_length)
     register("crash", crash_on_crash)
+
+
+# -- for the pool-in-real-use tests ------------------------------------------------------------
+def logged_sleep(log: str, index: int, delay: float) -> int:
+    """Appends ``index`` to the file ``log`` (one line a run, so a re-run shows), sleeps ``delay``, returns it."""
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(f"{index}\n")
+    time.sleep(delay)
+    return index
+
+
+class Plus:
+    """``x + k``: each ``k`` pickles differently, so every instance is a new function to a worker."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def __call__(self, x: int) -> int:
+        return x + self.k
+
+
+def score_texts(batch: dict[str, list[Any]], reward: Any) -> dict[str, list[Any]]:
+    """A ``datasets.map`` function: the reward's values, and this process's pid and pool pids."""
+    from grpo_rewards.execution import get_pool
+
+    scores = reward(completions=batch["text"])
+    pool = " ".join(map(str, sorted(get_pool(2).pids)))
+    return {"score": scores, "pid": [os.getpid()] * len(scores), "pool": [pool] * len(scores)}

@@ -15,7 +15,7 @@ from code_scan import ROOT, dangerous_calls, project_modules, scan, untimed_rege
 
 #: (module, enclosing function, resolved call) -> why it never sees completion or dataset text.
 ALLOWED_DANGEROUS = {
-    ("packages/core/src/grpo_rewards/execution.py", "_worker_main", "pickle.loads"):
+    ("packages/core/src/grpo_rewards/execution/worker.py", "_load_function", "pickle.loads"):
         "the worker unpickles the function its parent process sent over a private socket pair; never text",
     ("packages/core/src/grpo_rewards/contract.py", "run_contract", "pickle.loads"):
         "the contract check round-trips the reward object it just pickled itself (pickle.loads(pickle.dumps(r)))",

@@ -1,0 +1,60 @@
+"""What travels between a pool and its workers (one typed message each way), and each item's :class:`Outcome`.
+
+Parent to worker: :class:`Run` (a chunk of items, with the function when the worker lacks it) and
+:class:`Stop`. Worker to parent: :class:`Ready` once, then per chunk :class:`Go` (the function is loaded)
+or :class:`Fail` (it cannot be), and :class:`Results` as items finish.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+#: ``(position in the batch, the arguments)``: one item of a chunk.
+Item = tuple[int, tuple[Any, ...]]
+#: ``(position, ok, value)``: a finished item; when not ``ok`` the value is the error's one-line text.
+ItemResult = tuple[int, bool, Any]
+
+
+class Outcome(NamedTuple):
+    """What happened to one item: ``status`` is ``ok``, ``error``, ``timeout`` or ``crashed``."""
+
+    status: str
+    value: Any = None
+    error: str | None = None
+
+
+class Run(NamedTuple):
+    """Run ``items`` with the function ``key``, sending results once the oldest unsent began ``window`` s ago."""
+
+    key: str
+    payload: bytes | None  # the pickled function, when the worker does not hold ``key``
+    items: list[Item]
+    window: float  # 0: each result as soon as it is ready
+    paths: list[str] | None  # the parent's import path, sent with a new function
+    forget: tuple[str, ...]  # functions the worker drops first, so that it holds what its pool believes
+
+
+class Stop(NamedTuple):
+    """Exit now."""
+
+
+class Ready(NamedTuple):
+    """The worker has started and waits for work."""
+
+    pid: int
+
+
+class Go(NamedTuple):
+    """The chunk's function is loaded; its first item starts now."""
+
+
+class Fail(NamedTuple):
+    """The chunk's function cannot be loaded here; the worker does not hold it."""
+
+    error: str
+
+
+class Results(NamedTuple):
+    """Finished items, in the order they ran."""
+
+    results: list[ItemResult]

@@ -1,0 +1,305 @@
+"""The parent side: worker processes, the pool that runs batches on them, and the process-wide pools.
+
+A pool belongs to the process that started it. After a fork the child forgets the parent's workers
+(it closes its copies of their sockets, and never stops or kills them) and starts its own, with its own
+spawner thread, when it first needs one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from .batch import Batch, WorkerState
+from .messages import Outcome, Stop
+
+_WORKER_CODE = "from grpo_rewards.execution.worker import _worker_entry; _worker_entry({fd}, {parent})"
+
+
+def default_workers() -> int:
+    """Workers per process: the CPUs this rank may use, shared among local ranks (torchrun)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(8, cpus // _local_ranks()))
+
+
+def _local_ranks() -> int:
+    raw = os.environ.get("LOCAL_WORLD_SIZE", "").strip()
+    if not raw:
+        return 1
+    try:
+        ranks = int(raw)
+    except ValueError:
+        ranks = 0
+    if ranks < 1:
+        warnings.warn(f"LOCAL_WORLD_SIZE={raw!r} is not a whole number of processes (1 or more); "
+                      "reward workers count this process as the only one", RuntimeWarning, stacklevel=3)
+        return 1
+    return ranks
+
+
+def _worker_env() -> dict[str, str]:
+    env = dict(os.environ)
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("MKL_NUM_THREADS", "1")
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return env
+
+
+class _Worker:
+    """One worker: a fresh interpreter (spawn semantics, never fork) talking over a socket pair.
+
+    A fresh ``python -c`` is used rather than ``multiprocessing``'s spawn/forkserver so that the
+    user's ``__main__`` (a training script without a main guard) is never re-imported.
+    """
+
+    def __init__(self) -> None:
+        parent_sock, child_sock = socket.socketpair()
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_CODE.format(fd=child_sock.fileno(), parent=os.getpid())],
+            pass_fds=(child_sock.fileno(),),
+            stdin=subprocess.DEVNULL,
+            env=_worker_env(),
+            close_fds=True,
+        )
+        child_sock.close()
+        self.conn = Connection(parent_sock.detach())
+        self.state = WorkerState()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def exit_code(self) -> int | None:
+        try:
+            return self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - the socket closed but the process lives on
+            return None
+
+    def kill(self) -> None:
+        try:
+            self.process.kill()
+            self.process.wait(timeout=5)
+        except Exception:  # pragma: no cover - already gone
+            pass
+        self.conn.close()
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(Stop())
+            self.process.wait(timeout=1)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass
+        if self.process.poll() is None:
+            self.kill()
+        else:
+            self.conn.close()
+
+
+# -- what belongs to one process: a fork starts afresh ----------------------------------------
+_owner = os.getpid()
+_spawner_executor: ThreadPoolExecutor | None = None
+_spawner_lock = threading.Lock()
+_pools: dict[int, WorkerPool] = {}
+_pools_lock = threading.Lock()
+_live_pools: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
+
+
+def _after_fork() -> None:
+    """In a forked child: new locks and spawner, and every pool forgets the parent's workers."""
+    global _owner, _spawner_executor, _spawner_lock, _pools_lock
+    _owner = os.getpid()
+    _spawner_executor = None
+    _spawner_lock = threading.Lock()
+    _pools_lock = threading.Lock()
+    for pool in list(_live_pools):
+        pool._forget_workers()
+
+
+def _check_fork() -> None:
+    """Notice a changed pid even when the fork bypassed ``os.fork`` (and so its at-fork hook)."""
+    if _owner != os.getpid():
+        _after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def _spawner() -> ThreadPoolExecutor:
+    """One long-lived thread that starts every worker.
+
+    Linux delivers a worker's parent-death signal when the *thread* that started it exits, so
+    workers are never started from the caller's thread (which may be a short-lived one).
+    """
+    global _spawner_executor
+    _check_fork()
+    with _spawner_lock:
+        if _spawner_executor is None:
+            _spawner_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grpo-rewards-spawner")
+        return _spawner_executor
+
+
+class WorkerPool:
+    """A reusable pool of worker processes that enforces a hard deadline per item.
+
+    >>> pool = WorkerPool(workers=1)
+    >>> pool.map(divmod, [(7, 2), (9, 3)], timeout=10.0)
+    [Outcome(status='ok', value=(3, 1), error=None), Outcome(status='ok', value=(3, 0), error=None)]
+    >>> pool.close()
+    """
+
+    def __init__(self, workers: int | None = None, max_tasks_per_worker: int = 20_000) -> None:
+        if workers is not None and workers < 0:
+            raise ValueError(f"workers must be 1 or more (0 or None: one per CPU), got {workers}")
+        self.size = workers or default_workers()
+        self.max_tasks = max_tasks_per_worker
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+        self.stats = {"spawned": 0, "killed_timeout": 0, "crashed": 0, "recycled": 0}
+        _live_pools.add(self)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def close(self) -> None:
+        _check_fork()
+        with self._lock:
+            for w in self._workers:
+                w.stop()
+            self._workers = []
+
+    def _forget_workers(self) -> None:
+        """After a fork: drop the parent's workers, touching nothing but this process's socket copies."""
+        for w in self._workers:
+            w.conn.close()
+        self._workers = []
+        self._lock = threading.Lock()
+        self.stats = dict.fromkeys(self.stats, 0)
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.pid for w in self._workers]
+
+    def _spawn(self) -> None:
+        self.stats["spawned"] += 1
+        self._workers.append(_spawner().submit(_Worker).result())
+
+    def _fill(self, wanted: int) -> None:
+        while len(self._workers) < min(self.size, wanted):
+            self._spawn()
+
+    def _replace(self, worker: _Worker, *, kill: bool) -> None:
+        if kill:
+            worker.kill()
+        else:
+            worker.stop()
+        self._workers.remove(worker)
+        self._spawn()
+
+    # -- work --------------------------------------------------------------------------------
+    def map(
+        self,
+        func: Callable[..., Any],
+        items: Sequence[tuple[Any, ...]],
+        timeout: float | None = 1.0,
+        chunk_size: int | None = None,
+    ) -> list[Outcome]:
+        """Run ``func(*args)`` for every ``args`` in ``items``; one :class:`Outcome` each, in order.
+
+        ``timeout`` bounds each item, measured from the end of the one before it in the same worker.
+        """
+        if not items:
+            return []
+        try:
+            payload = pickle.dumps(func)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise TypeError(
+                f"{func!r} cannot run in a worker process: it must be picklable (a module-level function or an "
+                f"instance of a module-level class, not a closure or lambda): {exc}"
+            ) from exc
+        _check_fork()
+        size = chunk_size or max(1, min(64, -(-len(items) // (self.size * 4))))
+        batch = Batch(hashlib.sha1(payload).hexdigest(), payload, list(items), timeout, size)
+        with self._lock:
+            try:
+                self._run(batch)
+            except BaseException:  # Ctrl-C or a bug: no worker may keep a chunk the next batch would misread
+                for w in [w for w in self._workers if w.state.chunk]:
+                    w.kill()
+                    self._workers.remove(w)
+                raise
+        return batch.result()
+
+    def _run(self, batch: Batch) -> None:
+        self._fill(len(batch.pending))
+        while not batch.finished:
+            for w in list(self._workers):  # hand out chunks to idle, started workers
+                if batch.pending and w.state.ready and not w.state.chunk:
+                    try:
+                        batch.assign(w.state, w.conn)
+                    except (OSError, ValueError):
+                        self._replace(w, kill=True)
+            watched = {w.conn: w for w in self._workers if not w.state.ready or w.state.chunk}
+            if not watched:  # every item is settled, queued or held by a worker: this cannot happen
+                raise RuntimeError(f"worker pool: {batch.left} item(s) unaccounted for")
+            deadlines = [d for w in watched.values()
+                         if (d := w.state.deadline(batch.timeout, batch.slack)) is not None]
+            wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            for conn in wait(list(watched), timeout=wait_for):
+                self._receive(batch, watched[conn])  # type: ignore[index]
+            now = time.monotonic()
+            for w in list(self._workers):
+                why = batch.expire(w.state, now)
+                if why == "timeout":
+                    self.stats["killed_timeout"] += 1
+                if why:
+                    self._replace(w, kill=True)
+
+    def _receive(self, batch: Batch, w: _Worker) -> None:
+        try:
+            while True:
+                batch.receive(w.state, w.conn.recv())
+                if not w.conn.poll():
+                    break
+        except (EOFError, OSError):  # the worker died
+            self.stats["crashed"] += 1
+            batch.lose(w.state, "crashed", f"worker process died (exit code {w.exit_code()})")
+            self._replace(w, kill=True)
+            return
+        if not w.state.chunk and w.state.tasks >= self.max_tasks:
+            self.stats["recycled"] += 1
+            self._replace(w, kill=False)
+
+
+def get_pool(workers: int | None = None) -> WorkerPool:
+    """The process-wide pool of ``workers`` processes (started lazily, reused across batches)."""
+    size = workers or default_workers()
+    _check_fork()
+    with _pools_lock:
+        pool = _pools.get(size)
+        if pool is None:
+            pool = _pools[size] = WorkerPool(size)
+        return pool
+
+
+@atexit.register
+def _close_pools() -> None:
+    _check_fork()
+    for pool in list(_pools.values()):
+        pool.close()
+    _pools.clear()

@@ -1,0 +1,143 @@
+"""The worker pool in real use: a fork of the process holding it, items close to their deadline, and more
+distinct functions than a worker caches.
+
+Each case once broke: a ``datasets.map(num_proc=2)`` after a reward call hung (the forked children shared
+the parent's worker sockets and had no spawner thread); one worker running 0.6 s items under a 1 s deadline
+killed itself every other item and ran samples twice (a result waited for the next item to finish); after
+65 functions a worker dropped its cache while the pool still believed it held them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import hardening_workers as hw
+import pytest
+
+from grpo_rewards import Outcome, WorkerPool
+
+FORK_SCRIPT = """
+import json, sys, threading
+sys.path.insert(0, {here!r})
+import datasets
+import hardening_workers as hw
+from grpo_rewards import Reward
+from grpo_rewards.execution import get_pool
+
+datasets.disable_progress_bars()
+reward = Reward(hw.length_unless_boom, name="hardening.fork", timeout=30.0, workers=2)
+assert reward(completions=["ab", "c"]) == [2.0, 1.0]
+pool = get_pool(2)
+before = sorted(pool.pids)
+errors, rounds, stop = [], [0], threading.Event()
+
+def score_in_parent():  # the parent keeps scoring while the children fork and score
+    texts = ["x" * (i % 9) for i in range(64)]
+    while not stop.is_set():
+        try:
+            assert reward(completions=texts) == [float(len(t)) for t in texts]
+        except BaseException as exc:
+            errors.append(repr(exc))
+            return
+        rounds[0] += 1
+
+thread = threading.Thread(target=score_in_parent)
+thread.start()
+data = datasets.Dataset.from_dict({{"text": ["y" * (i % 13) for i in range(400)]}})
+out = data.map(hw.score_texts, batched=True, batch_size=20, num_proc=2, fn_kwargs={{"reward": reward}})
+stop.set()
+thread.join()
+print(json.dumps({{"pid": __import__("os").getpid(), "before": before, "after": sorted(pool.pids),
+                  "stats": pool.stats, "errors": errors, "rounds": rounds[0], "score": list(out["score"]),
+                  "text": list(out["text"]), "child": list(out["pid"]), "child_pool": list(out["pool"])}}))
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_datasets_map_with_two_processes_after_a_reward_call_scores_every_row_in_fresh_pools():
+    pytest.importorskip("datasets")
+    code = FORK_SCRIPT.format(here=str(Path(hw.__file__).parent))
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=120)  # a hang fails here instead of hanging the suite
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("datasets.map(num_proc=2) after a reward call hung")
+    assert proc.returncode == 0, err[-3000:]
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["score"] == [float(len(t)) for t in got["text"]]
+    assert got["errors"] == [] and got["rounds"] >= 1
+    # the parent's workers were neither closed nor killed from the children, and never crashed
+    assert got["after"] == got["before"] and len(got["before"]) == 2
+    assert got["stats"] == {"spawned": 2, "killed_timeout": 0, "crashed": 0, "recycled": 0}
+    children = set(got["child"])
+    assert len(children) == 2 and got["pid"] not in children
+    child_pools = {pid: [int(p) for p in pool.split()] for pid, pool in zip(got["child"], got["child_pool"])}
+    for workers in child_pools.values():  # each child started its own two workers
+        assert len(workers) == 2 and not set(workers) & set(got["before"])
+    assert not set(child_pools[min(children)]) & set(child_pools[max(children)])
+    leftover = [p for ws in child_pools.values() for p in ws if _alive(p)]
+    deadline = time.monotonic() + 5
+    while leftover and time.monotonic() < deadline:  # the children's workers follow their processes out
+        time.sleep(0.1)
+        leftover = [p for p in leftover if _alive(p)]
+    assert leftover == []
+
+
+def _runs(log: Path) -> list[int]:
+    return sorted(int(line) for line in log.read_text().split())
+
+
+def test_items_just_under_the_deadline_are_neither_killed_nor_run_twice(tmp_path):
+    log = tmp_path / "runs.txt"
+    pool = WorkerPool(workers=1)
+    try:
+        outcomes = pool.map(hw.logged_sleep, [(str(log), i, 0.6) for i in range(16)], timeout=1.0)
+        assert outcomes == [Outcome("ok", i) for i in range(16)]
+        assert pool.stats == {"spawned": 1, "killed_timeout": 0, "crashed": 0, "recycled": 0}
+        assert _runs(log) == list(range(16))
+    finally:
+        pool.close()
+
+
+def test_an_item_over_the_deadline_is_killed_and_only_it_runs_again(tmp_path):
+    """The neighbours of an overrunning item keep their own full deadlines and run once. The culprit runs once
+    more alone: results travel in batches, so only that second run pins the timeout on it for certain."""
+    log = tmp_path / "runs.txt"
+    pool = WorkerPool(workers=1)
+    try:
+        delays = [0.6, 0.6, 1.6, 0.6]
+        outcomes = pool.map(hw.logged_sleep, [(str(log), i, d) for i, d in enumerate(delays)], timeout=1.0,
+                            chunk_size=4)
+        assert outcomes == [Outcome("ok", 0), Outcome("ok", 1), Outcome("timeout", None, "exceeded its 1 s deadline"),
+                            Outcome("ok", 3)]
+        assert pool.stats["killed_timeout"] == 2
+        assert _runs(log) == [0, 1, 2, 2, 3]
+    finally:
+        pool.close()
+
+
+def test_a_worker_and_its_pool_agree_on_the_cached_functions_past_the_cache_size():
+    pool = WorkerPool(workers=1)
+    try:
+        functions = [hw.Plus(k) for k in range(70)]
+        for _ in range(2):  # the second round needs functions the worker dropped, and must resend them
+            assert [pool.map(f, [(1,)], timeout=60)[0] for f in functions] == [Outcome("ok", 1 + k) for k in
+                                                                                range(70)]
+        assert pool.stats["spawned"] == 1
+    finally:
+        pool.close()
