@@ -43,6 +43,7 @@ _EXPORTS = {
     "TaskInfo": "registry",
     "load_registry": "registry",
     "Reward": "reward",
+    "RewardDefinition": "definition",
     "RewardSet": "rewardset",
     "get_reward": "rewardset",
     "load_reward_set": "rewardset",
@@ -63,6 +64,7 @@ __all__ = [
     "ProblemsError",
     "Registry",
     "Reward",
+    "RewardDefinition",
     "RewardError",
     "RewardFunc",
     "RewardInfo",
@@ -121,6 +123,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
 
     from . import errors as errors
     from . import params as params
+    from .definition import RewardDefinition
     from .errors import (
         ConfigError,
         GrpoRewardsError,
