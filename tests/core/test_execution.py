@@ -138,3 +138,70 @@ def test_a_hang_inside_a_chunk_is_pinned_on_the_right_sample(plugins, pool):
 
     outcomes = pool.map(sleepy, [("a",), ("bb",), ("spin",), ("cccc",)], timeout=1.0, chunk_size=4)
     assert [(o.status, o.value) for o in outcomes] == [("ok", 1.0), ("ok", 2.0), ("timeout", None), ("ok", 4.0)]
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1"])
+def test_a_bad_local_world_size_counts_this_process_as_the_only_rank_with_a_warning(monkeypatch, value):
+    from grpo_rewards.execution import default_workers
+
+    monkeypatch.delenv("LOCAL_WORLD_SIZE", raising=False)
+    alone = default_workers()
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", value)
+    with pytest.warns(RuntimeWarning, match=f"LOCAL_WORLD_SIZE='{value}' is not a whole number of processes"):
+        assert default_workers() == alone
+
+
+def test_local_world_size_shares_the_cpus_among_ranks(monkeypatch):
+    from grpo_rewards.execution import default_workers
+
+    cpus = len(os.sched_getaffinity(0))
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", str(cpus))
+    assert default_workers() == 1
+
+
+def test_a_reward_call_under_a_bad_local_world_size_scores_and_warns(registry, monkeypatch):
+    from grpo_rewards import get_reward
+
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "abc")
+    reward = get_reward("fixture.sleepy", registry=registry)
+    with pytest.warns(RuntimeWarning, match="LOCAL_WORLD_SIZE"):
+        assert reward(prompts=["p"] * 2, completions=["ab", "abc"]) == [2.0, 3.0]
+
+
+def test_a_negative_pool_size_is_refused():
+    with pytest.raises(ValueError, match="workers must be 1 or more"):
+        WorkerPool(workers=-3)
+
+
+def test_a_sample_that_cannot_be_pickled_is_an_error_and_the_others_are_scored(plugins, pool):
+    from grpo_rewards_fixture_good import sleepy
+
+    outcomes = pool.map(sleepy, [("ab",), (threading.Lock(),), ("abcd",)], timeout=5.0, chunk_size=3)
+    assert outcomes[0] == Outcome("ok", 2.0) and outcomes[2] == Outcome("ok", 4.0)
+    assert outcomes[1] == Outcome("error", None, "cannot send the sample to a worker: cannot pickle '_thread.lock' object")
+
+
+def test_a_batch_interrupted_in_the_caller_leaves_the_pool_ready_for_the_next(plugins, pool):
+    """Ctrl-C while samples run: the workers holding them are killed, so no late result reaches the next batch."""
+    import signal
+
+    from grpo_rewards_fixture_good import sleepy
+
+    class Interrupted(Exception):
+        pass
+
+    def interrupt(signum, frame):
+        raise Interrupted
+
+    pool.map(sleepy, [("a",), ("b",)], timeout=5.0)
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        with pytest.raises(Interrupted):
+            pool.map(sleepy, [("sleep",), ("sleep",)], timeout=30.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert pool.pids == []
+    assert pool.map(sleepy, [("a",), ("bb",), ("ccc",)], timeout=5.0) == [Outcome("ok", 1.0), Outcome("ok", 2.0),
+                                                                        Outcome("ok", 3.0)]
