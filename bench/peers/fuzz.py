@@ -6,8 +6,8 @@ Run by hand, from the repository root in the project's venv (math-verify is benc
     python bench/peers/fuzz.py --values 3 --seed 1 --show 3
 
 For gold values of many shapes (integers, large integers, negative numbers, fractions, decimals,
-radicals, multiples of pi, intervals, sets, tuples, matrices, equations, percentages, text
-answers), the script writes the gold as a dataset would (bare LaTeX) and the prediction as models
+radicals, multiples of pi, intervals, unions of intervals, sets, solution points, tuples,
+matrices, equations, percentages, text answers), the script writes the gold as a dataset would (bare LaTeX) and the prediction as models
 write it: the same value in other notations (``\\dfrac``, ``a/b``, exact decimals, ``sqrt(2)``,
 ``\\sqrt{8}`` for ``2\\sqrt{2}``, reordered sets, ``\\left(…\\right]``, a relation for an
 interval, …), each in a wrapper (``\\boxed{}``, ``$…$``, ``\\(…\\)``, bare, "The answer is …",
@@ -120,7 +120,7 @@ def fractions_(rng: random.Random) -> Gold:
         forms.append(("mixed number", f"{whole}\\frac{{{rest}}}{{{f.denominator}}}", "latex"))
     term = _terminating(f)
     if term:
-        forms.append(("exact decimal", term, "plain"))
+        forms += [("exact decimal", term, "plain"), ("exact decimal, trailing zero", term + "0", "plain")]
     rounded = [] if term else [(f"rounded decimal {k} places", f"{float(f):.{k}f}") for k in (2, 4, 6, 10)]
     misses = [("numerator +1", _frac_latex(Fraction(f.numerator + 1, f.denominator)), "latex"),
               ("inverted", _frac_latex(1 / f), "latex"), ("sign flipped", _frac_latex(-f), "latex")]
@@ -168,7 +168,8 @@ def intervals(rng: random.Random) -> Gold:
     le = "\\le"
     rel = f"{a} {'<' if lo == '(' else le} x {'<' if hi == ')' else le} {b}"
     forms = [("same", gold, "latex"), ("left-right", f"\\left{lo} {a}, {b} \\right{hi}", "latex"),
-             ("relation", rel, "latex"), ("no spaces", f"{lo}{a},{b}{hi}", "latex")]
+             ("relation", rel, "latex"), ("no spaces", f"{lo}{a},{b}{hi}", "latex"),
+             ("x in", f"x \\in {gold}", "latex")]
     flip = {"(": "[", "[": "(", ")": "]", "]": ")"}
     misses = [("left bracket flipped", f"{flip[lo]}{a}, {b}{hi}", "latex"),
               ("right bracket flipped", f"{lo}{a}, {b}{flip[hi]}", "latex"),
@@ -193,6 +194,38 @@ def sets(rng: random.Random) -> Gold:
     gold = Gold("set", f"\\{{{body}\\}}", forms, misses, scalar=False)
     gold.forms.append(("several boxes", "|".join(map(str, shuffled)), "boxes"))
     return gold
+
+
+def unions(rng: random.Random) -> Gold:
+    a = rng.randint(-9, 3)
+    b = a + rng.randint(1, 8)
+    gold = f"(-\\infty, {a}) \\cup ({b}, \\infty)"
+    forms = [("same", gold, "latex"), ("reordered", f"({b}, \\infty) \\cup (-\\infty, {a})", "latex"),
+             ("relation with or", f"x < {a} \\text{{ or }} x > {b}", "latex"),
+             ("left-right", f"\\left(-\\infty, {a}\\right) \\cup \\left({b}, \\infty\\right)", "latex")]
+    misses = [("closed endpoint", f"(-\\infty, {a}] \\cup ({b}, \\infty)", "latex"),
+              ("endpoint +1", f"(-\\infty, {a}) \\cup ({b + 1}, \\infty)", "latex"),
+              ("complement", f"[{a}, {b}]", "latex")]
+    return Gold("union of intervals", gold, forms, misses, scalar=False)
+
+
+def points(rng: random.Random) -> Gold:
+    p1 = (rng.randint(-9, 9), rng.randint(-9, 9))
+    p2 = (p1[0] + rng.randint(1, 5), rng.randint(-9, 9))
+
+    def pt(p: tuple[int, int]) -> str:
+        return f"({p[0]}, {p[1]})"
+
+    gold = f"{pt(p1)}, {pt(p2)}"
+    forms = [("same", gold, "latex"), ("reordered", f"{pt(p2)}, {pt(p1)}", "latex"),
+             ("set of points", f"\\{{{pt(p1)}, {pt(p2)}\\}}", "latex"),
+             ("and", f"{pt(p2)} \\text{{ and }} {pt(p1)}", "latex")]
+    moved = (p2[0], p2[1] + 1)
+    candidates = [("one point moved", [p1, moved]), ("one point only", [p1]), ("coordinates swapped", [p1[::-1], p2])]
+    misses = [(name, ", ".join(map(pt, pts)), "latex") for name, pts in candidates if set(pts) != {p1, p2}]
+    gold_ = Gold("solution points", gold, forms, misses, scalar=False)
+    gold_.forms.append(("several boxes", f"{pt(p2)}|{pt(p1)}", "boxes"))
+    return gold_
 
 
 def tuples(rng: random.Random) -> Gold:
@@ -253,8 +286,8 @@ def texts(rng: random.Random) -> Gold:
                 [("other word", f"\\text{{{other}}}", "latex")], scalar=False)
 
 
-SHAPES = [integers, large_integers, negatives, fractions_, radicals, pis, intervals, sets, tuples, matrices,
-          equations, percentages, texts]
+SHAPES = [integers, large_integers, negatives, fractions_, radicals, pis, intervals, unions, sets, points, tuples,
+          matrices, equations, percentages, texts]
 
 
 # -- wrappers -------------------------------------------------------------------------------------

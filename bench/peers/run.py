@@ -90,8 +90,11 @@ def ours(pred: str, gold: Any, params: dict[str, Any]) -> tuple[float | None, st
     reward = _REWARDS[key]
     labels: dict[str, list[str]] = {}
     cpu, wall = time.process_time(), time.perf_counter()
-    value = reward(prompts=[""], completions=[pred], solution=[gold],
-                   log_extra=lambda c, v: labels.__setitem__(c, v))[0]
+    try:
+        value = reward(prompts=[""], completions=[pred], solution=[gold],
+                       log_extra=lambda c, v: labels.__setitem__(c, v))[0]
+    except Exception as exc:  # a reward that raises on a case: counted wrong, named in the label
+        value, labels = None, {"/outcome": [f"raised {type(exc).__name__}"]}
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     label = next((v[0] for k, v in labels.items() if k.endswith("/outcome")), "?")
     return value, label, wall, cpu
