@@ -205,3 +205,17 @@ def test_a_batch_interrupted_in_the_caller_leaves_the_pool_ready_for_the_next(pl
     assert pool.pids == []
     assert pool.map(sleepy, [("a",), ("bb",), ("ccc",)], timeout=5.0) == [Outcome("ok", 1.0), Outcome("ok", 2.0),
                                                                         Outcome("ok", 3.0)]
+
+
+def test_workers_that_cannot_start_give_their_samples_up_as_crashed_instead_of_hanging(monkeypatch):
+    from grpo_rewards.execution import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "_WORKER_CODE", "import sys; sys.exit(7)")
+    pool = WorkerPool(workers=2)
+    try:
+        outcomes = pool.map(divmod, [(7, 2), (9, 3)], timeout=5.0)
+        assert outcomes == [Outcome("crashed", None, "a worker process exited before it was ready (exit code 7) "
+                                    "3 times in a row (its error output is this process's stderr)")] * 2
+        assert pool.stats["crashed"] == 3
+    finally:
+        pool.close()

@@ -170,6 +170,12 @@ class Batch:
         self.lose(w, "timeout", f"exceeded its {self.timeout:g} s deadline")
         return "timeout"
 
+    def abandon(self, status: str, error: str) -> None:
+        """Settle every queued item with ``status``: no worker can start to run them."""
+        while self.pending:
+            for index, _ in self.pending.popleft().items:
+                self.settle(index, Outcome(status, None, error))
+
     def lose(self, w: WorkerState, status: str, error: str) -> None:
         """The worker is gone mid-chunk: pin the failure on one item, or re-run the unreported ones alone.
 

@@ -23,9 +23,11 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from .batch import Batch, WorkerState
+from .batch import STARTUP_TIMEOUT, Batch, WorkerState
 from .messages import Outcome, Stop
 
+#: Workers in a row that may fail to start before a batch's queued items are given up as ``crashed``.
+START_ATTEMPTS = 3
 _WORKER_CODE = "from grpo_rewards.execution.worker import _worker_entry; _worker_entry({fd}, {parent})"
 
 
@@ -173,6 +175,7 @@ class WorkerPool:
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
         self.stats = {"spawned": 0, "killed_timeout": 0, "crashed": 0, "recycled": 0}
+        self._failed_starts = 0
         _live_pools.add(self)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -267,8 +270,17 @@ class WorkerPool:
                 why = batch.expire(w.state, now)
                 if why == "timeout":
                     self.stats["killed_timeout"] += 1
+                elif why == "starting":
+                    self._start_failed(batch, f"did not start within {STARTUP_TIMEOUT:g} s")
                 if why:
                     self._replace(w, kill=True)
+
+    def _start_failed(self, batch: Batch, what: str) -> None:
+        """A worker failed to start; after :data:`START_ATTEMPTS` in a row the items still queued give up."""
+        self._failed_starts += 1
+        if self._failed_starts >= START_ATTEMPTS:
+            batch.abandon("crashed", f"a worker process {what} {self._failed_starts} times in a row (its error "
+                                     "output is this process's stderr)")
 
     def _receive(self, batch: Batch, w: _Worker) -> None:
         try:
@@ -278,9 +290,14 @@ class WorkerPool:
                     break
         except (EOFError, OSError):  # the worker died
             self.stats["crashed"] += 1
-            batch.lose(w.state, "crashed", f"worker process died (exit code {w.exit_code()})")
+            if w.state.ready:
+                batch.lose(w.state, "crashed", f"worker process died (exit code {w.exit_code()})")
+            else:
+                self._start_failed(batch, f"exited before it was ready (exit code {w.exit_code()})")
             self._replace(w, kill=True)
             return
+        if w.state.ready:
+            self._failed_starts = 0
         if not w.state.chunk and w.state.tasks >= self.max_tasks:
             self.stats["recycled"] += 1
             self._replace(w, kill=False)
