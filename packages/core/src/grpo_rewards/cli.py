@@ -1,4 +1,4 @@
-"""The ``grpo-rewards`` command: list, show, score, check, train, plot, new-plugin."""
+"""The ``grpo-rewards`` command: list, show, score, check, compare, train, plot, new-plugin."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ DELEGATED = {
     "plot": ("grpo_rewards.train.command", "plot_command"),
     "check": ("grpo_rewards.contract.command", "check_command"),
     "new-plugin": ("grpo_rewards.scaffold", "new_plugin_command"),
+    "compare": ("grpo_rewards.compare", "compare_command"),
 }
 #: ``check NAME --hacks`` runs the reward's hack corpus instead of the contract.
 HACKS = ("grpo_rewards.hacks", "hacks_command")
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("train", "train with GRPOTrainer and the installed rewards (see: grpo-rewards train --help)"),
         ("plot", "redraw the reward curves of a run directory"),
         ("new-plugin", "write a complete reward plugin package"),
+        ("compare", "score a JSONL file with two rewards (or a reward and a label column); where they disagree"),
     ):
         sub.add_parser(name, help=help_text, add_help=False)
     return parser

@@ -1,0 +1,345 @@
+"""``grpo-rewards compare``: audit a grader on your own data before a GPU hour is spent.
+
+Scores the rows of a JSONL file with two sides and shows where they disagree. A side is a reward
+name (``math.accuracy``), a reward-set file (``set.yaml``: each entry is a side) or one entry of
+one (``set.yaml:metric_name``), or a column of the file holding a verdict (``label``: true/false,
+1/0, "correct"/"wrong"). A value *pays* when it is at least ``--threshold`` (0.5); ``None`` (not
+applicable) is left out of the tables. Printed: the agreement, the confusion table (both pay, only
+A, only B, neither), the same per outcome label of each reward, and, against a label column,
+precision, recall and the false-positive and false-negative rates of each reward; then the rows
+where the sides disagree, each with what ``explain(completion, **row)`` says when a reward has it
+(``math.accuracy``: the extracted answer, the gold, the label). The disagreeing rows are written
+to ``--out`` (default ``<file>.disagreements.jsonl``, replaced only when an earlier compare wrote it).
+
+>>> pays(0.5, 0.5), pays(0.0, 0.5), pays(None, 0.5)
+(True, False, None)
+>>> verdict("correct"), verdict(0), verdict("maybe") is None
+(1.0, 0.0, True)
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from .protocol import GrpoRewardsError
+
+_TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passed"})
+_FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
+#: Row keys that are not columns a reward reads.
+_NOT_COLUMNS = frozenset({"completion", "prompt", "completion_ids"})
+
+
+def verdict(value: Any) -> float | None:
+    """A label column's value as 1.0 / 0.0, or ``None`` when it says neither."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if value == value else None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return 1.0 if text in _TRUE else 0.0 if text in _FALSE else None
+    return None
+
+
+def pays(value: float | None, threshold: float) -> bool | None:
+    """Whether a value pays (``>= threshold``); ``None`` when it is not applicable."""
+    return None if value is None else value >= threshold
+
+
+@dataclass
+class Side:
+    """One side of a comparison: a built reward, or a column of verdicts."""
+
+    name: str
+    reward: Any = None
+    column: str | None = None
+    values: list[float | None] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+
+    def explain(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        """What the reward's ``explain(completion, **row)`` says about one row (``None`` without one)."""
+        if self.reward is None:
+            return None
+        target = getattr(self.reward, "explain", None) or getattr(getattr(self.reward, "impl", None), "explain", None)
+        if not callable(target):
+            return None
+        columns = {k: v for k, v in row.items() if k not in ("completion", "completion_ids")}
+        try:
+            return dict(target(row["completion"], **columns))
+        except Exception as exc:  # an explanation is a courtesy; its failure is shown, never fatal
+            return {"explain_error": f"{type(exc).__name__}: {exc}"[:200]}
+
+
+def _sides(specs: list[str], columns: set[str], registry: Any) -> list[Side]:
+    from .rewardset import get_reward, load_reward_set
+
+    sides: list[Side] = []
+    for spec in specs:
+        found = re.fullmatch(r"(.+\.ya?ml)(?::(.+))?", spec)
+        if found:
+            path, entry = found.group(1), found.group(2)
+            built = load_reward_set(path, registry=registry, columns=columns | {"prompt"})
+            chosen = [(n, r) for n, r in zip(built.names, built.rewards) if not entry or n == entry]
+            if not chosen:
+                raise GrpoRewardsError(f"--rewards {spec}: the set has no entry named {entry!r} "
+                                       f"(its entries: {', '.join(built.names)})")
+            sides += [Side(name, reward=reward) for name, reward in chosen]
+        elif spec in columns and spec not in registry.rewards:
+            sides.append(Side(spec, column=spec))
+        else:
+            sides.append(Side(spec, reward=get_reward(spec, registry=registry)))
+    if len(sides) != 2:
+        names = ", ".join(s.name for s in sides) or "none"
+        raise GrpoRewardsError(f"compare needs exactly two sides (two rewards, two reward-set entries, or a reward "
+                               f"and a label column); --rewards gave {len(sides)}: {names}")
+    if sides[0].name == sides[1].name:
+        raise GrpoRewardsError(f"both sides are {sides[0].name!r}; compare two different rewards or entries")
+    return sides
+
+
+def _label(outcome: list[str] | None, k: int, value: float | None) -> str:
+    return outcome[k] if outcome and k < len(outcome) else ("none" if value is None else "ok")
+
+
+def _call(side: Side, rows: list[dict[str, Any]], part: list[int]) -> tuple[list[float | None], list[str]]:
+    """One reward call on the rows ``part``: values and the core's outcome label of each."""
+    from .scoring import _arguments
+
+    captured: dict[str, list[str]] = {}
+    got = side.reward(**_arguments([rows[i] for i in part], set(getattr(side.reward, "columns", ()))),
+                      log_extra=captured.__setitem__)
+    outcome = captured.get(f"{side.reward.__name__}/outcome")
+    return list(got), [_label(outcome, k, v) for k, v in enumerate(got)]
+
+
+def _score(side: Side, rows: list[dict[str, Any]], batch_size: int) -> list[str]:
+    """Fill ``side.values`` and ``side.labels``; returns ``"name: line: reason"`` for rows that failed.
+
+    Rows are scored in batches that keep each prompt's rows together (as GRPO does); a batch that
+    raises is retried prompt group by prompt group, and a per-sample reward's failing group row by
+    row, so one bad row fails alone.
+    """
+    if side.column is not None:
+        side.values = [verdict(row.get(side.column)) for row in rows]
+        side.labels = ["pays" if v == 1.0 else "none" if v is None else "does_not_pay" for v in side.values]
+        return []
+    from .scoring import prompt_batches
+
+    values: list[float | None] = [None] * len(rows)
+    labels: list[str] = ["error"] * len(rows)
+    failures: list[str] = []
+
+    def attempt(parts: list[list[int]], last: bool) -> list[list[int]]:
+        failed = []
+        for part in parts:
+            try:
+                got, named = _call(side, rows, part)
+            except Exception as exc:
+                if last or len(part) == 1:
+                    failures.extend(f"{side.name}: row {i + 1}: {str(exc).splitlines()[0][:200]}" for i in part)
+                else:
+                    failed.append(part)
+                continue
+            for i, value, label in zip(part, got, named):
+                values[i], labels[i] = value, label
+        return failed
+
+    for groups in prompt_batches(rows, batch_size):
+        failed = attempt([[i for group in groups for i in group]], last=False)
+        if failed:
+            failed = attempt(groups, last=side.reward.form == "batch")
+            attempt([[i] for part in failed for i in part], last=True)
+    side.values, side.labels = values, labels
+    return failures
+
+
+@dataclass
+class Comparison:
+    """Two scored sides over the same rows, and what follows from them."""
+
+    a: Side
+    b: Side
+    threshold: float = 0.5
+
+    def cells(self) -> list[str | None]:
+        """Per row: ``both``, ``only_a``, ``only_b``, ``neither``, or ``None`` (a side not applicable)."""
+        out: list[str | None] = []
+        for va, vb in zip(self.a.values, self.b.values):
+            pa, pb = pays(va, self.threshold), pays(vb, self.threshold)
+            out.append(None if pa is None or pb is None else
+                       "both" if pa and pb else "only_a" if pa else "only_b" if pb else "neither")
+        return out
+
+    def table(self, rows: list[int] | None = None) -> Counter[str]:
+        cells = self.cells()
+        return Counter(c for i, c in enumerate(cells) if c is not None and (rows is None or i in rows))
+
+    def disagreements(self) -> list[int]:
+        return [i for i, c in enumerate(self.cells()) if c in ("only_a", "only_b")]
+
+
+def rates(reward: Side, truth: Side, threshold: float) -> dict[str, float | None]:
+    """Precision, recall, false-positive and false-negative rates of ``reward`` against ``truth``."""
+    c: Counter[str] = Counter()
+    for v, t in zip(reward.values, truth.values):
+        p, real = pays(v, threshold), pays(t, 0.5)
+        if p is not None and real is not None:
+            c[("tp" if real else "fp") if p else ("fn" if real else "tn")] += 1
+
+    def ratio(x: int, y: int) -> float | None:
+        return x / y if y else None
+
+    return {"precision": ratio(c["tp"], c["tp"] + c["fp"]), "recall": ratio(c["tp"], c["tp"] + c["fn"]),
+            "false_positive_rate": ratio(c["fp"], c["fp"] + c["tn"]),
+            "false_negative_rate": ratio(c["fn"], c["fn"] + c["tp"]), "rows": float(sum(c.values()))}
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _print_tables(cmp: Comparison, stream: IO[str]) -> None:
+    a, b = cmp.a.name, cmp.b.name
+    table = cmp.table()
+    scored = sum(table.values())
+    agree = table["both"] + table["neither"]
+    print(f"agreement: {_fmt(agree / scored if scored else None)} ({agree} of {scored} rows"
+          + (f"; {len(cmp.cells()) - scored} left out: a side is None)" if len(cmp.cells()) > scored else ")"),
+          file=stream)
+    width, cell = len(a) + len(" does not") + 2, len(b) + len(" does not") + 2
+    print(f"\n{'':<{width}}{b + ' pays':>{cell}}{b + ' does not':>{cell}}", file=stream)
+    print(f"{a + ' pays':<{width}}{table['both']:>{cell}}{table['only_a']:>{cell}}", file=stream)
+    print(f"{a + ' does not':<{width}}{table['only_b']:>{cell}}{table['neither']:>{cell}}", file=stream)
+    for side in (cmp.a, cmp.b):
+        if side.column is not None or set(side.labels) <= {"ok", "none"}:
+            continue
+        print(f"\nby outcome label of {side.name}:", file=stream)
+        print(f"  {'label':<20} {'rows':>6} {'both':>6} {'only ' + a:>{len(a) + 5}} {'only ' + b:>{len(b) + 5}} "
+              f"{'neither':>8}", file=stream)
+        for label, count in sorted(Counter(side.labels).items(), key=lambda kv: (-kv[1], kv[0])):
+            sub = cmp.table([i for i, x in enumerate(side.labels) if x == label])
+            print(f"  {label:<20} {count:>6} {sub['both']:>6} {sub['only_a']:>{len(a) + 5}} "
+                  f"{sub['only_b']:>{len(b) + 5}} {sub['neither']:>8}", file=stream)
+
+
+def _print_rates(cmp: Comparison, truth: Side, stream: IO[str]) -> None:
+    print(f"\nagainst the label column {truth.name!r}:", file=stream)
+    print(f"  {'reward':<28} {'precision':>9} {'recall':>7} {'FP rate':>8} {'FN rate':>8} {'rows':>6}", file=stream)
+    for side in (cmp.a, cmp.b):
+        if side is truth or side.reward is None:
+            continue
+        r = rates(side, truth, cmp.threshold)
+        print(f"  {side.name:<28} {_fmt(r['precision']):>9} {_fmt(r['recall']):>7} "
+              f"{_fmt(r['false_positive_rate']):>8} {_fmt(r['false_negative_rate']):>8} {int(r['rows'] or 0):>6}",
+              file=stream)
+
+
+def _shorten(value: Any, limit: int = 100) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _disagreement(cmp: Comparison, i: int, row: dict[str, Any], line: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": line}
+    for key, side in (("a", cmp.a), ("b", cmp.b)):
+        out[key] = {"name": side.name, "value": side.values[i], "label": side.labels[i]}
+        explained = side.explain(row)
+        if explained is not None:
+            out[key]["explain"] = explained
+    return out
+
+
+def _written_by_compare(path: Path) -> bool:
+    """Whether ``path`` is a file of disagreeing rows (each line has a ``compare`` record): safe to replace."""
+    import json
+
+    try:
+        with path.open(encoding="utf-8") as fh:
+            lines = [json.loads(line) for line in fh if line.strip()]
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return all(isinstance(row, dict) and isinstance(row.get("compare"), dict) for row in lines)
+
+
+def compare_file(path: str, specs: list[str], *, out: str | None = None, threshold: float = 0.5,
+                 label_column: str | None = "label", show: int = 10, batch_size: int = 256,
+                 stream: IO[str] | None = None, registry: Any = None) -> int:
+    """``grpo-rewards compare FILE --rewards A --rewards B``: prints the report; 1 if a row failed."""
+    from .registry import load_registry
+    from .scoring_input import atomic_writer, check_out, dump_row, read_rows
+
+    stream = stream if stream is not None else sys.stdout
+    target = Path(out) if out else Path(f"{path}.disagreements.jsonl")
+    if out:
+        check_out(out, inputs={"input file": path})
+    elif target.exists() and not _written_by_compare(target):
+        raise GrpoRewardsError(f"{target} exists and was not written by compare; give --out FILE for the "
+                               f"disagreeing rows")
+    numbered, bad = read_rows(path)
+    rows = [r.data for r in numbered]
+    if not rows:
+        raise GrpoRewardsError(f"{path}: no rows to compare")
+    columns = {k for row in rows for k in row} - _NOT_COLUMNS
+    registry = registry or load_registry()
+    a, b = _sides(specs, columns, registry)
+    failures = _score(a, rows, batch_size) + _score(b, rows, batch_size)
+    cmp = Comparison(a, b, threshold)
+    print(f"compared {len(rows)} rows of {path}: A = {a.name}, B = {b.name} (pays: value >= {threshold:g})",
+          file=stream)
+    _print_tables(cmp, stream)
+    truth = a if a.column else b if b.column else Side(label_column or "", column=label_column) \
+        if label_column and label_column in columns else None
+    if truth is not None:
+        if truth not in (a, b):
+            _score(truth, rows, batch_size)
+        _print_rates(cmp, truth, stream)
+    disagreeing = cmp.disagreements()
+    print(f"\n{len(disagreeing)} disagreeing rows" + (f" (first {min(show, len(disagreeing))}):" if disagreeing
+                                                     else ""), file=stream)
+    records = [_disagreement(cmp, i, rows[i], numbered[i].line) for i in disagreeing]
+    for record, i in list(zip(records, disagreeing))[:show]:
+        print(f"  line {record['line']}: {_shorten(rows[i]['completion'])}", file=stream)
+        for key in ("a", "b"):
+            side = record[key]
+            note = f"  {_shorten(side['explain'], 160)}" if "explain" in side else ""
+            print(f"    {side['name']}: {side['value']} ({side['label']}){note}", file=stream)
+    with atomic_writer(target) as fh:
+        for record, i in zip(records, disagreeing):
+            fh.write(dump_row({**rows[i], "compare": record}) + "\n")
+    print(f"wrote {len(disagreeing)} disagreeing rows to {target}", file=stream)
+    for line, problem in bad:
+        print(f"bad row: line {line}: {problem}", file=sys.stderr)
+    for problem in failures:
+        print(f"reward error: {problem}", file=sys.stderr)
+    return 1 if bad or failures else 0
+
+
+def compare_command(argv: list[str]) -> int:
+    """``grpo-rewards compare FILE.jsonl --rewards A --rewards B [--out F] [--threshold T] [--label C]``."""
+    parser = argparse.ArgumentParser(
+        prog="grpo-rewards compare",
+        description="Score a JSONL file with two rewards (or a reward and a label column) and show where they "
+                    "disagree.")
+    parser.add_argument("file", help="JSONL: one object per line with 'completion' (and 'prompt', dataset columns)")
+    parser.add_argument("--rewards", action="append", required=True, metavar="SIDE",
+                        help="a reward name, a reward-set file (each entry a side), SET.yaml:ENTRY, or a column of "
+                             "verdicts such as 'label'; give two sides")
+    parser.add_argument("--out", help="write the disagreeing rows here (default FILE.disagreements.jsonl, "
+                                      "replaced only when compare wrote it)")
+    parser.add_argument("--threshold", type=float, default=0.5, help="a value pays when >= this (default 0.5)")
+    parser.add_argument("--label", default="label",
+                        help="the column of true verdicts for precision and recall (default 'label', when present)")
+    parser.add_argument("--show", type=int, default=10, help="disagreeing rows to print (default 10)")
+    parser.add_argument("--batch-size", type=int, default=256, help="rows per call (default 256)")
+    args = parser.parse_args(argv)
+    if args.batch_size < 1 or args.show < 0:
+        parser.error("--batch-size must be >= 1 and --show >= 0")
+    return compare_file(args.file, args.rewards, out=args.out, threshold=args.threshold, label_column=args.label,
+                        show=args.show, batch_size=args.batch_size)
