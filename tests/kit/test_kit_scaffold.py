@@ -97,3 +97,62 @@ def test_new_plugin_refuses_to_overwrite_a_folder(tmp_path, capsys):
     assert main(["new-plugin", "shout", "--dir", str(tmp_path)]) == 2
     assert "already exists and is not empty" in capsys.readouterr().err
     assert (tmp_path / "grpo-rewards-shout" / "keep.txt").read_text() == "mine"
+
+
+# -- names that are taken, and the --batch variant (issue 14) -------------------------------------
+@pytest.mark.parametrize("name", ["math", "grpo-rewards-length", "format"])
+def test_new_plugin_refuses_the_name_of_a_first_party_plugin(name, tmp_path, capsys):
+    assert main(["new-plugin", name, "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is taken by the first-party package grpo-rewards-" in err and "choose another name" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_plugin_refuses_the_name_of_an_installed_plugin(tmp_path, capsys, monkeypatch):
+    from importlib import metadata
+
+    installed = metadata.EntryPoint(name="shout", value="grpo_rewards_shout.plugin", group="grpo_rewards")
+    real = metadata.entry_points
+    monkeypatch.setattr(metadata, "entry_points",
+                        lambda **kw: [installed] if kw.get("group") == "grpo_rewards" else real(**kw))
+    assert main(["new-plugin", "shout", "--dir", str(tmp_path)]) == 2
+    assert "plugin name 'shout' is taken by grpo_rewards_shout.plugin" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_plugin_says_which_rewards_it_wrote_and_to_activate_the_environment(tmp_path, capsys):
+    assert main(["new-plugin", "shout", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "It registers shout.mentions. Next, with your virtual environment active" in out
+    assert out.rstrip().endswith("grpo-rewards check shout.mentions")
+
+
+def test_the_batch_variant_passes_its_tests_and_is_ruff_clean(tmp_path):
+    assert main(["new-plugin", "demo_batch", "--dir", str(tmp_path), "--batch"]) == 0
+    root = tmp_path / "grpo-rewards-demo-batch"
+    module = (root / "src/grpo_rewards_demo_batch/__init__.py").read_text()
+    assert 'form="batch",\n    columns=["keyword"],' in module and "def __init__(self, repeat_value: float" in module
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(site), str(root)], check=True, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
+                         env=_env(site), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "13 passed" in run.stdout
+    ruff = Path(sys.executable).with_name("ruff")
+    if ruff.exists():
+        rules = ["--isolated", "--select", "E,F,W,I,B,UP,RUF", "--line-length", "110", "--target-version", "py310"]
+        lint = subprocess.run([str(ruff), "check", *rules, "src", "tests"], cwd=root, capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout
+
+
+def test_the_scaffolds_export_carries_its_registered_options(tmp_path, monkeypatch):
+    assert main(["new-plugin", "demo_opts", "--dir", str(tmp_path)]) == 0
+    module = tmp_path / "grpo-rewards-demo-opts/src/grpo_rewards_demo_opts/__init__.py"
+    text = module.read_text().replace('    units="none",\n', '    units="none",\n    timeout=4.0,\n', 1)
+    module.write_text(text.replace('metadata.version("grpo-rewards-demo-opts")', '"0.1.0"'))
+    monkeypatch.syspath_prepend(str(module.parent.parent))
+    import grpo_rewards_demo_opts
+
+    assert grpo_rewards_demo_opts.mentions.options.timeout == 4.0
+    assert grpo_rewards_demo_opts.MENTIONS.info().options.timeout == 4.0

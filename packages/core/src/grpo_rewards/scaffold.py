@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from string import Template
 
-from .templates import FILES
+from .templates import BATCH, FILES, PLAIN
 
 PREFIXES = ("grpo-rewards-", "grpo_rewards_")
 
@@ -50,30 +50,58 @@ def plugin_names(name: str) -> dict[str, str]:
     }
 
 
-def write_plugin(name: str, directory: str | Path = ".") -> Path:
-    """Write the package for plugin ``name`` into ``directory/<distribution>``; return that folder."""
+def taken_by(namespace: str) -> str | None:
+    """Who already uses the plugin name ``namespace``: a first-party package or an installed plugin."""
+    from importlib import metadata
+
+    from .hookspecs import PROJECT_NAME
+    from .registry import FIRST_PARTY
+
+    if namespace in FIRST_PARTY:
+        return f"the first-party package {FIRST_PARTY[namespace]}"
+    for ep in metadata.entry_points(group=PROJECT_NAME):
+        if ep.name == namespace:
+            dist = getattr(ep, "dist", None)
+            return f"the installed package {dist.metadata['Name']}" if dist is not None else f"{ep.value}"
+    return None
+
+
+def write_plugin(name: str, directory: str | Path = ".", *, batch: bool = False) -> Path:
+    """Write the package for plugin ``name`` into ``directory/<distribution>``; return that folder.
+
+    With ``batch=True`` the package also holds a batch-form reward with a parameter and a
+    required dataset column (``unique_mentions``). A name a first-party or installed plugin
+    already uses is refused: the package would replace it or clash with it.
+    """
     names = plugin_names(name)
+    owner = taken_by(names["namespace"])
+    if owner is not None:
+        raise ValueError(f"plugin name {names['namespace']!r} is taken by {owner}; choose another name "
+                         f"(installing {names['distribution']} would replace or clash with it)")
     root = Path(directory) / names["distribution"]
     if root.exists() and any(root.iterdir()):
         raise FileExistsError(f"{root} already exists and is not empty")
+    variant = {key: Template(value).substitute(names) for key, value in (BATCH if batch else PLAIN).items()}
     for path_template, content_template in FILES.items():
         path = root / Template(path_template).substitute(names)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(Template(content_template).substitute(names), encoding="utf-8")
+        path.write_text(Template(content_template).substitute({**names, **variant}), encoding="utf-8")
     return root
 
 
 def new_plugin_command(argv: list[str]) -> int:
-    """``grpo-rewards new-plugin NAME [--dir DIR]``."""
+    """``grpo-rewards new-plugin NAME [--dir DIR] [--batch]``."""
     parser = argparse.ArgumentParser(
         prog="grpo-rewards new-plugin",
         description="Write a complete reward plugin package: pyproject with the entry point, the reward "
                     "module, tests using the plugin-author kit, a README.")
     parser.add_argument("name", help="the plugin's namespace, like 'shout' (package grpo-rewards-shout)")
     parser.add_argument("--dir", default=".", help="folder to create the package in (default: here)")
+    parser.add_argument("--batch", action="store_true",
+                        help="also write a batch-form reward with a parameter and a required column")
     args = parser.parse_args(argv)
     try:
-        root = write_plugin(args.name, args.dir)
+        root = write_plugin(args.name, args.dir, batch=args.batch)
     except (ValueError, FileExistsError) as exc:
         print(f"grpo-rewards new-plugin: error: {exc}", file=sys.stderr)
         return 2
@@ -81,6 +109,8 @@ def new_plugin_command(argv: list[str]) -> int:
     print(f"Wrote {root}/")
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         print(f"  {path.relative_to(root)}")
-    print(f"\nNext:\n  cd {root}\n  pip install -e '.[test]'\n  pytest\n"
-          f"  grpo-rewards check {names['namespace']}.mentions")
+    rewards = [f"{names['namespace']}.mentions"] + ([f"{names['namespace']}.unique_mentions"] if args.batch else [])
+    print(f"\nIt registers {', '.join(rewards)}. Next, with your virtual environment active "
+          f"(source .venv/bin/activate):\n  cd {root}\n  pip install -e '.[test]'\n  pytest\n"
+          f"  grpo-rewards check {rewards[0]}")
     return 0
