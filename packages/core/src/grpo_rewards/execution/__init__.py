@@ -7,9 +7,13 @@ C call), the pool replaces the worker, and the item gets ``Outcome("timeout")``.
 as fresh interpreters (spawn semantics), never ``fork``: the trainer process holds torch threads.
 
 Work is sent in chunks. A worker holds a result back only while the oldest unsent one began less
-than 2 ms ago, so each item's deadline is measured from the end of the one before it (within those
-2 ms, which the pool adds to the deadline). A chunk whose worker is killed or dies re-runs its
-unreported items one at a time, which pins the failure on exactly one item.
+than 2 ms ago (a twentieth of the deadline, if that is shorter), so each item's deadline is measured
+from the end of the one before it: the pool adds twice that window, so that every item gets at least
+its full deadline. A chunk whose worker is killed or dies re-runs its unreported items one at a
+time, which pins the failure on exactly one item (an item that overran is run once more, alone).
+
+In a forked child (``datasets.map(num_proc=...)``) the pools forget the parent's workers without
+touching them and start their own, with their own spawner thread.
 
 Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (the worker process),
 :mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools).
