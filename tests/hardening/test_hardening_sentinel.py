@@ -94,7 +94,7 @@ def test_a_user_regex_that_backtracks_forever_is_stopped_by_its_timeout(hardenin
     from grpo_rewards import get_reward
 
     reward = get_reward("format.regex", registry=hardening_registry, pattern=r"(a|aa)+$", regex_timeout=0.2,
-                        timeout_value=-1.0)
+                        unmatched_value=-1.0)
     logged: dict[str, float] = {}
     values = watchdog(lambda: reward(completions=["a" * 64 + "b", "aaa"], log_metric=logged.__setitem__))
     assert values == [-1.0, 1.0]
