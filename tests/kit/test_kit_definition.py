@@ -80,3 +80,23 @@ def test_a_definition_needs_a_namespaced_name():
     with pytest.raises(ValueError, match=r"name must be 'namespace\.reward'"):
         RewardDefinition("shout", shout)
     assert RewardDefinition("a.b", shout, options=RewardOptions(workers=2)).options.workers == 2
+
+
+def test_the_kit_gives_the_fixtures_the_guide_names(tmp_path):
+    """`pytest_plugins = ["grpo_rewards.testing"]` gives `assert_reward_contract` (the guide's name)
+    and `reward_contract` (kept as an alias) as fixtures, and the function is importable too."""
+    import subprocess
+    import sys
+
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["grpo_rewards.testing"]\n')
+    (tmp_path / "test_guide_names.py").write_text(
+        "from grpo_rewards.testing import assert_reward_contract as imported\n\n"
+        "def zero_everywhere(prompts, completions, completion_ids=None, **kwargs):\n"
+        "    return [0.0 for _ in completions]\n\n"
+        "def test_names(assert_reward_contract, reward_contract, registered_plugin, make_completions):\n"
+        "    assert assert_reward_contract is reward_contract is imported\n"
+        "    assert_reward_contract(zero_everywhere, pathological=False)\n")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "2 passed" in run.stdout  # make_completions runs the test once per completion format

@@ -151,7 +151,14 @@ def pathological_completions() -> list[tuple[str, Any]]:
     return list(PATHOLOGICAL_INPUTS)
 
 
+@pytest.fixture(name="assert_reward_contract")
+def assert_reward_contract_fixture() -> Any:
+    """``assert_reward_contract`` as a fixture under its own name (the guide's name; it is also
+    importable: ``from grpo_rewards.testing import assert_reward_contract``)."""
+    return assert_reward_contract
+
+
 @pytest.fixture
 def reward_contract() -> Any:
-    """``assert_reward_contract`` as a fixture."""
+    """``assert_reward_contract`` as a fixture (the earlier name, kept as an alias)."""
     return assert_reward_contract
