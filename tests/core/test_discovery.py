@@ -177,3 +177,23 @@ def test_versions_come_from_the_installed_metadata_only():
                      and literal.search(p.read_text(encoding="utf-8")))
     assert holders == ["core/pyproject.toml", "rewards-format/pyproject.toml", "rewards-length/pyproject.toml",
                        "rewards-math/pyproject.toml"]
+
+
+def test_the_register_protocols_match_the_registers_the_hooks_receive():
+    import inspect
+
+    from grpo_rewards import RegisterReward, RegisterTask, Registry, get_plugins, hookspecs
+
+    class Nothing:
+        pass
+
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(Nothing(), "x")
+    registry = Registry(plugins)
+    for protocol, register in ((RegisterReward, registry._reward_register("x", {})),
+                               (RegisterTask, registry._task_register("x", {}))):
+        expected = list(inspect.signature(protocol.__call__).parameters.values())[1:]  # without self
+        got = list(inspect.signature(register).parameters.values())
+        assert [(p.name, p.kind, p.default) for p in got] == [(p.name, p.kind, p.default) for p in expected]
+    assert inspect.signature(hookspecs.register_rewards).parameters["register"].annotation == "RegisterReward"
+    assert inspect.signature(hookspecs.register_tasks).parameters["register"].annotation == "RegisterTask"

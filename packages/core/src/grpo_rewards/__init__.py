@@ -22,6 +22,8 @@ _EXPORTS = {
     "WorkerPool": "execution",
     "map_with_deadline": "execution",
     "PROJECT_NAME": "hookspecs",
+    "RegisterReward": "hookspecs",
+    "RegisterTask": "hookspecs",
     "hookimpl": "hookspecs",
     "Plugins": "plugins",
     "get_plugins": "plugins",
@@ -62,6 +64,8 @@ __all__ = [
     "PluginError",
     "Plugins",
     "ProblemsError",
+    "RegisterReward",
+    "RegisterTask",
     "Registry",
     "Reward",
     "RewardDefinition",
@@ -135,7 +139,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         TaskNotFoundError,
     )
     from .execution import Outcome, WorkerPool, map_with_deadline
-    from .hookspecs import PROJECT_NAME, hookimpl
+    from .hookspecs import PROJECT_NAME, RegisterReward, RegisterTask, hookimpl
     from .options import RewardOptions
     from .plugins import Plugins, get_plugins
     from .protocol import Completion, RewardFunc, RewardResult, completion_text

@@ -7,9 +7,14 @@ an entry point in the ``grpo_rewards`` group; the entry-point name is the plugin
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pluggy
+
+if TYPE_CHECKING:
+    from .options import RewardOptions
+    from .registry import RewardInfo, TaskInfo
 
 PROJECT_NAME = "grpo_rewards"
 
@@ -17,8 +22,45 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
+class RegisterReward(Protocol):
+    """The type of the ``register`` that :func:`register_rewards` receives (documented there).
+
+    For a plugin's own annotations: ``def register_rewards(register: grpo_rewards.RegisterReward) -> None``.
+    """
+
+    def __call__(
+        self,
+        name: str,
+        obj: Callable[..., Any],
+        *,
+        form: Literal["sample", "batch"] = "sample",
+        description: str | None = None,
+        columns: list[str] | tuple[str, ...] | None = None,
+        output_range: tuple[float, float] | None = None,
+        units: Literal["chars", "words", "tokens", "none"] = "none",
+        example: str | None = None,
+        hacks: Any = None,
+        options: RewardOptions | None = None,
+        **option_values: Any,
+    ) -> RewardInfo: ...
+
+
+class RegisterTask(Protocol):
+    """The type of the ``register`` that :func:`register_tasks` receives (documented there)."""
+
+    def __call__(
+        self,
+        name: str,
+        factory: Callable[..., list[dict[str, Any]]],
+        *,
+        description: str | None = None,
+        columns: list[str] | tuple[str, ...] | None = None,
+        default_rewards: list[dict[str, Any]] | None = None,
+    ) -> TaskInfo: ...
+
+
 @hookspec
-def register_rewards(register: Any) -> None:
+def register_rewards(register: RegisterReward) -> None:
     """Register this plugin's rewards by calling ``register`` once per reward.
 
     ``register(name, obj, *, form="sample", description=None, columns=None, output_range=None,
@@ -57,7 +99,7 @@ def register_rewards(register: Any) -> None:
 
 
 @hookspec
-def register_tasks(register: Any) -> None:
+def register_tasks(register: RegisterTask) -> None:
     """Register datasets (verifiable tasks) that ``grpo-rewards train`` can use by name.
 
     ``register(name, factory, *, description=None, columns=None, default_rewards=None)``

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import PluginError, RewardNotFoundError, TaskNotFoundError
+from .hookspecs import RegisterReward, RegisterTask
 from .options import OPTION_NAMES, RewardOptions, check_options
 from .plugins import PluginRecord, Plugins, get_plugins
 from .protocol import UNITS
@@ -178,8 +179,8 @@ class Registry:
                 continue
             rewards: dict[str, RewardInfo] = {}
             tasks: dict[str, TaskInfo] = {}
-            registers = {"register_rewards": self._reward_register(plugin, rewards),
-                         "register_tasks": self._task_register(plugin, tasks)}
+            registers: dict[str, Callable[..., Any]] = {"register_rewards": self._reward_register(plugin, rewards),
+                                                        "register_tasks": self._task_register(plugin, tasks)}
             if self.plugins.run_hooks(plugin, registers):
                 self.rewards.update(rewards)
                 self.tasks.update(tasks)
@@ -190,7 +191,7 @@ class Registry:
         prefix = f"{plugin}{sep}"
         return name if name.startswith(prefix) else prefix + name
 
-    def _reward_register(self, plugin: str, staged: dict[str, RewardInfo]) -> Callable[..., RewardInfo]:
+    def _reward_register(self, plugin: str, staged: dict[str, RewardInfo]) -> RegisterReward:
         record = self.records[plugin]
 
         def register(
@@ -221,7 +222,7 @@ class Registry:
                 description=description or _first_doc_paragraph(obj),
                 params=params,
                 columns=tuple(columns if columns is not None else inferred_columns),
-                output_range=tuple(output_range) if output_range is not None else None,
+                output_range=(output_range[0], output_range[1]) if output_range is not None else None,
                 units=units,
                 options=RewardOptions(**given),
                 example=example,
@@ -237,7 +238,7 @@ class Registry:
 
         return register
 
-    def _task_register(self, plugin: str, staged: dict[str, TaskInfo]) -> Callable[..., TaskInfo]:
+    def _task_register(self, plugin: str, staged: dict[str, TaskInfo]) -> RegisterTask:
         record = self.records[plugin]
 
         def register(
