@@ -123,7 +123,7 @@ def test_score_table_counts_the_timeouts_of_a_batch_reward(tmp_path):
     rows, rewards = tmp_path / "rows.jsonl", tmp_path / "set.yaml"
     long_answer = "\\boxed{4" + " + 0" * 400 + "}"  # over 400 chars: decided only by the symbolic check in a worker
     rows.write_text("".join(json.dumps({"completion": c, "solution": "4"}) + "\n" for c in [long_answer, "\\boxed{4}"]))
-    rewards.write_text("rewards:\n  - use: math.accuracy\n    with: {timeout: 0.001}\n")
+    rewards.write_text("rewards:\n  - use: math.accuracy\n    timeout: 0.001\n")  # the core's deadline, in its workers
     table = io.StringIO()
     score_file(str(rows), str(rewards), progress=False, stream=table)
     lines = table.getvalue().splitlines()
