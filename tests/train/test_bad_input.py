@@ -9,11 +9,9 @@ from conftest import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
-from grpo_rewards import GrpoRewardsError, RewardSetError
 from grpo_rewards.cli import main
+from grpo_rewards.errors import ConfigError, RunDirError
 from grpo_rewards.train.command import train_command
-from grpo_rewards.train.manifest import RunDirError
-from grpo_rewards.train.model import ModelError
 
 
 def _config(tmp_path, tiny_model=None, **changes):
@@ -23,56 +21,63 @@ def _config(tmp_path, tiny_model=None, **changes):
     return write_config(tmp_path / "run.yaml", config)
 
 
-def test_a_misspelled_config_key_exits_2_with_the_key_and_a_suggestion(tmp_path, capsys):
-    path = tmp_path / "run.yaml"
-    path.write_text("rewrds: []\n")
+def test_a_misspelled_config_key_exits_2_with_the_key_and_a_suggestion(tmp_path, tiny_model, capsys, monkeypatch):
+    import grpo_rewards.registry
+
+    toy = toy_registry()
+    monkeypatch.setattr(grpo_rewards.registry, "load_registry", lambda: toy)
+    config = tiny_config(tiny_model, tmp_path / "out")
+    config["rewrds"] = []
+    path = write_config(tmp_path / "run.yaml", config)
     assert main(["train", str(path)]) == 2
     assert capsys.readouterr().err == (
         f"grpo-rewards: error: {path}: unknown key 'rewrds' (did you mean 'rewards'?); "
-        "the sections are model, output_dir, dataset, rewards, grpo\n")
+        "the sections are model, output_dir, dataset, rewards, grpo, peft\n")
 
 
 def test_a_missing_config_file_is_named(tmp_path, capsys):
     assert main(["train", str(tmp_path / "nope.yaml")]) == 2
-    assert capsys.readouterr().err == f"grpo-rewards: error: {tmp_path / 'nope.yaml'}: file not found: " \
-                                      f"{tmp_path / 'nope.yaml'}\n"
+    assert capsys.readouterr().err == f"grpo-rewards: error: {tmp_path / 'nope.yaml'}: file not found\n"
 
 
 def test_a_model_path_that_does_not_exist_is_an_error_before_loading(tmp_path):
     path = _config(tmp_path, model=str(tmp_path / "no-model"))
-    with pytest.raises(ModelError, match=r"model path '.*no-model' does not exist \(model: takes a Hugging Face id"):
+    with pytest.raises(ConfigError, match=r"model path '.*no-model' does not exist \(model: takes a Hugging Face id"):
         train_command([str(path)], registry=toy_registry())
 
 
 def test_a_folder_that_is_not_a_model_is_an_error(tmp_path):
     (tmp_path / "empty").mkdir()
     path = _config(tmp_path, model=str(tmp_path / "empty"))
-    with pytest.raises(ModelError, match=r"is not a model folder: it has no config.json"):
+    with pytest.raises(ConfigError, match=r"is not a model folder: it has no config.json"):
         train_command([str(path)], registry=toy_registry())
 
 
 def test_a_reward_column_the_dataset_lacks_is_named_with_the_columns_it_has(tmp_path, tiny_model):
     path = _config(tmp_path, tiny_model, rewards=[{"use": "toy.echo_k"}])
     (tmp_path / "d.jsonl").write_text(json.dumps({"prompt": "p"}) + "\n")
-    with pytest.raises(RewardSetError) as info:
+    with pytest.raises(ConfigError) as info:
         train_command([str(path), f"dataset={{path: {tmp_path / 'd.jsonl'}}}"], registry=toy_registry())
-    assert info.value.problems == ["entry 1 (toy.echo_k): needs dataset column(s) 'k'; the dataset has: prompt"]
+    assert info.value.problems == [
+        "rewards: entry 1 (toy.echo_k): needs dataset column(s) 'k'; the dataset has: prompt"]
 
 
 def test_an_unknown_reward_and_a_bad_parameter_are_reported_together(tmp_path, tiny_model):
     path = _config(tmp_path, tiny_model, rewards=[{"use": "toy.digit"}, {"use": "toy.short", "with": {"limit": "x"}}])
-    with pytest.raises(RewardSetError) as info:
+    with pytest.raises(ConfigError) as info:
         train_command([str(path)], registry=toy_registry())
     assert info.value.problems == [
-        "entry 1: unknown reward 'toy.digit'. Did you mean 'toy.digits'?",
-        "entry 2 (toy.short): parameter 'limit' must be int, got 'x'",
+        "rewards: entry 1: unknown reward 'toy.digit'. Did you mean 'toy.digits'?",
+        "rewards: entry 2 (toy.short): parameter 'limit' must be int, got 'x'",
     ]
 
 
 def test_a_grpo_value_trl_rejects_is_reported_as_a_config_error(tmp_path, tiny_model):
     path = _config(tmp_path, tiny_model)
-    with pytest.raises(GrpoRewardsError, match=r"^grpo: GRPOConfig rejected the grpo: values: .*"):
+    with pytest.raises(ConfigError) as info:
         train_command([str(path), "grpo.num_generations=3"], registry=toy_registry())
+    assert len(info.value.problems) == 1
+    assert info.value.problems[0].startswith("grpo: GRPOConfig rejected the grpo: values: ")
 
 
 def test_an_output_dir_holding_another_run_is_refused_and_left_untouched(tmp_path, tiny_model):
@@ -93,8 +98,10 @@ def test_an_output_dir_with_other_files_is_refused(tmp_path, tiny_model):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "notes.txt").write_text("mine")
     path = _config(tmp_path, tiny_model)
-    with pytest.raises(RunDirError, match=r"already holds other files \(notes.txt\); nothing was changed"):
+    with pytest.raises(RunDirError) as info:
         train_command([str(path)], registry=toy_registry())
+    assert str(info.value) == (f"output dir {tmp_path / 'out'} already holds other files (notes.txt); nothing was "
+                               "changed. Choose another --output-dir (a new or empty folder)")
 
 
 def test_resume_without_a_checkpoint_says_there_is_nothing_to_continue(tmp_path, tiny_model):
@@ -129,7 +136,7 @@ def test_rewards_default_to_the_tasks_default_rewards_when_a_dataset_is_given(tm
 
 
 def test_resume_skips_a_newer_checkpoint_whose_trainer_state_was_cut_short(tmp_path, tiny_model, capsys):
-    from grpo_rewards.train.manifest import checkpoints
+    from grpo_rewards.train.rundir import checkpoints
 
     out = tmp_path / "out"
     for step, state in ((1, '{"global_step": 1, "log_history": []}'), (2, '{"global_step": 2, "log_hi')):

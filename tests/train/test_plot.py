@@ -44,5 +44,6 @@ def test_the_newest_checkpoint_state_is_read_when_the_run_has_not_finished(tmp_p
 
 
 def test_plotting_a_folder_that_is_not_a_run_says_where_it_looked(tmp_path):
-    with pytest.raises(PlotError, match=r"has no trainer_state.json and no checkpoint-N/trainer_state.json"):
+    with pytest.raises(PlotError, match=r"has no metrics.jsonl, no trainer_state.json and no "
+                                        r"checkpoint-N/trainer_state.json: not a run directory"):
         plot_run(tmp_path)

@@ -17,9 +17,8 @@ from conftest import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
+from grpo_rewards.errors import RunDirError, TrainError
 from grpo_rewards.train.command import plot_command, train_command
-from grpo_rewards.train.manifest import RunDirError
-from grpo_rewards.train.runner import TrainError
 
 HERE = Path(__file__).parent
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -106,7 +105,7 @@ def test_resume_with_a_changed_reward_set_is_an_error_unless_forced(finished_run
     copy = tmp_path / "out"
     shutil.copytree(run_dir, copy)
     before = {p: p.stat().st_mtime_ns for p in copy.rglob("*")}
-    args = [str(config), "--resume", "--output-dir", str(copy), "rewards.1.weight=0.9", "--dry-run"]
+    args = [str(config), "--resume", "--output-dir", str(copy), "rewards.1.weight=0.9", "--max-steps", "5", "--dry-run"]
     with pytest.raises(RunDirError) as info:
         train_command(args, registry=toy_registry())
     assert str(info.value) == (
@@ -178,3 +177,83 @@ def test_the_embedded_default_converts_its_model_and_trains_two_steps(tmp_path, 
     names = {k for h in _history(run_dir) for k in h if k.startswith("rewards/") and k.endswith("/mean")}
     assert names == {"rewards/math.accuracy/mean", "rewards/format.boxed/mean", "rewards/length.soft_overlong/mean"}
     assert (run_dir / "checkpoint-2").is_dir() and (run_dir / "reward_curves.png").is_file()
+
+
+def test_overwrite_replaces_a_finished_run_with_a_new_one(finished_run, tmp_path, capsys):
+    run_dir, _, config = finished_run
+    copy = tmp_path / "out"
+    shutil.copytree(run_dir, copy)
+    assert train_command([str(config), "--output-dir", str(copy), "--overwrite", "--max-steps", "1"],
+                         registry=toy_registry()) == 0
+    assert "--overwrite: deleted the previous run's README.md, checkpoint-2, checkpoint-3, config.yaml" \
+        in capsys.readouterr().out
+    assert sorted(p.name for p in copy.iterdir()) == [
+        "README.md", "checkpoint-1", "config.yaml", "manifest.json", "metrics.jsonl", "reward_curves.png",
+        "trainer_state.json"]
+    assert [e["step"] for e in _metrics(copy) if "reward" in e] == [1]
+
+
+def _metrics(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_resume_of_a_finished_run_says_it_is_complete_and_changes_nothing(finished_run, tmp_path, capsys):
+    run_dir, _, _ = finished_run
+    copy = tmp_path / "out"
+    shutil.copytree(run_dir, copy)
+    before = {str(p): p.stat().st_mtime_ns for p in copy.rglob("*")}
+    assert train_command(["--resume", "--output-dir", str(copy)], registry=toy_registry()) == 0
+    assert capsys.readouterr().out == (
+        f"grpo-rewards: the run in {copy} is complete at step 3 (max_steps 3); nothing was changed. To train "
+        f"further, raise max_steps: grpo-rewards train --output-dir {copy} --resume --max-steps 6\n")
+    assert {str(p): p.stat().st_mtime_ns for p in copy.rglob("*")} == before
+
+
+def test_resume_falls_back_from_a_checkpoint_whose_weights_were_cut_short(finished_run, tmp_path, capsys):
+    run_dir, _, _ = finished_run
+    copy = tmp_path / "out"
+    shutil.copytree(run_dir, copy)
+    weights = copy / "checkpoint-3" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:-100])
+    assert train_command(["--resume", "--output-dir", str(copy), "--max-steps", "4"], registry=toy_registry()) == 0
+    out = capsys.readouterr().out
+    assert "grpo-rewards: skipping checkpoint-3: model.safetensors is cut short (" in out
+    assert f"resuming from {copy / 'checkpoint-2'} at step 2" in out
+    manifest = json.loads((copy / "manifest.json").read_text())
+    assert [r["checkpoint"] for r in manifest["resumes"]] == ["checkpoint-2"]
+    assert [e["step"] for e in _metrics(copy) if "reward" in e] == [1, 2, 3, 4]  # step 3 logged once, again
+
+
+def test_a_resume_that_fails_before_its_first_step_records_no_resume(finished_run, tmp_path):
+    from transformers import TrainerCallback
+
+    from grpo_rewards.train.runner import prepare, run
+
+    class FailAtTrainBegin(TrainerCallback):
+        def on_train_begin(self, *args, **kwargs):
+            raise RuntimeError("out of memory while loading the optimizer")
+
+    run_dir, _, _ = finished_run
+    copy = tmp_path / "out"
+    shutil.copytree(run_dir, copy)
+    manifest = (copy / "manifest.json").read_text()
+    plan = prepare(None, [], output_dir=str(copy), max_steps=5, resume=True, registry=toy_registry())
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(RuntimeError, match="out of memory"):
+        run(plan, callbacks=[FailAtTrainBegin()])
+    assert (copy / "manifest.json").read_text() == manifest
+    assert not list(copy.glob("config.resume-*.yaml"))
+
+
+def test_a_model_that_fails_to_load_leaves_nothing_that_blocks_the_retry(tiny_model, tmp_path):
+    from grpo_rewards.errors import ModelError
+
+    broken = tmp_path / "broken-model"
+    shutil.copytree(tiny_model, broken)
+    (broken / "model.safetensors").unlink()
+    config = write_config(tmp_path / "run.yaml", tiny_config(broken, tmp_path / "out", max_steps=1))
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(ModelError, match=r"cannot load model"):
+        train_command([str(config)], registry=toy_registry())
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert train_command([str(config), f"model={tiny_model}"], registry=toy_registry()) == 0
+    assert (tmp_path / "out" / "manifest.json").is_file()

@@ -26,9 +26,9 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, read_yaml
 
-TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo")
+TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft")
 SOURCE_KEYS = ("task", "path", "hub")
 DATASET_KEYS = (*SOURCE_KEYS, "n", "seed", "params", "columns", "system_prompt")
 HUB_KEYS = ("name", "config", "split", "revision")
@@ -77,7 +77,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
 }
 
 
-def _suggest(key: str, known: Any) -> str:
+def suggest(key: str, known: Any) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or an empty string."""
     close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -110,7 +111,7 @@ def apply_override(config: dict[str, Any], item: str) -> None:
     if not all(parts):
         raise ConfigError(f"override {item!r} has an empty key part", "command line")
     if parts[0] not in TOP_KEYS:
-        raise ConfigError(f"override {item!r}: unknown section {parts[0]!r}{_suggest(parts[0], TOP_KEYS)}; "
+        raise ConfigError(f"override {item!r}: unknown section {parts[0]!r}{suggest(parts[0], TOP_KEYS)}; "
                           f"sections: {', '.join(TOP_KEYS)}", "command line")
     node: Any = config
     for i, part in enumerate(parts[:-1]):
@@ -137,33 +138,22 @@ def read_config(path: str | Path | None) -> tuple[dict[str, Any], str]:
     config = copy.deepcopy(DEFAULT_CONFIG)
     if path is None:
         return config, "default config"
-    import yaml
-
     path = Path(path)
     source = str(path)
-    if not path.is_file():
-        raise ConfigError(f"file not found: {path}", source)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", source) from exc
+    data = read_yaml(path, what="a training config", error=ConfigError)
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"expected a mapping with sections {', '.join(TOP_KEYS)}, got {type(data).__name__}",
                           source)
-    unknown = [k for k in data if k not in TOP_KEYS]
-    if unknown:
-        raise ConfigError([f"unknown key {k!r}{_suggest(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
-                           for k in unknown], source)
     if isinstance(data.get("rewards"), str):  # a reward-set file, relative to the config
         rewards_path = Path(data["rewards"])
-        if not rewards_path.is_absolute() and not rewards_path.exists():
-            rewards_path = path.parent / rewards_path
+        if not rewards_path.is_absolute() and (path.parent / rewards_path).exists():
+            rewards_path = path.parent / rewards_path  # relative to the config file first
         data["rewards"] = str(rewards_path)
     if isinstance(data.get("dataset"), dict) and isinstance(data["dataset"].get("path"), str):
         data_path = Path(data["dataset"]["path"])
-        if not data_path.is_absolute() and not data_path.exists() and (path.parent / data_path).exists():
+        if not data_path.is_absolute() and (path.parent / data_path).exists():
             data["dataset"]["path"] = str(path.parent / data_path)
     if "dataset" in data and "rewards" not in data:
         data["rewards"] = None  # the task's default rewards, or an error naming the missing section
@@ -177,7 +167,7 @@ def check_dataset_section(dataset: Any) -> list[str]:
     """Problems in the ``dataset:`` section's shape (its contents are checked when it loads)."""
     if not isinstance(dataset, dict):
         return [f"dataset: expected a mapping with one of {', '.join(SOURCE_KEYS)}, got {dataset!r}"]
-    problems = [f"dataset: unknown key {k!r}{_suggest(k, DATASET_KEYS)}; keys: {', '.join(DATASET_KEYS)}"
+    problems = [f"dataset: unknown key {k!r}{suggest(k, DATASET_KEYS)}; keys: {', '.join(DATASET_KEYS)}"
                 for k in dataset if k not in DATASET_KEYS]
     sources = [k for k in SOURCE_KEYS if dataset.get(k) is not None]
     if len(sources) != 1:
@@ -189,7 +179,7 @@ def check_dataset_section(dataset: Any) -> list[str]:
         if not isinstance(hub, dict) or not isinstance(hub.get("name"), str):
             problems.append("dataset.hub: expected {name: ..., config: ..., split: ...}")
         else:
-            problems += [f"dataset.hub: unknown key {k!r}{_suggest(k, HUB_KEYS)}; keys: {', '.join(HUB_KEYS)}"
+            problems += [f"dataset.hub: unknown key {k!r}{suggest(k, HUB_KEYS)}; keys: {', '.join(HUB_KEYS)}"
                          for k in hub if k not in HUB_KEYS]
     n = dataset.get("n")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
@@ -223,13 +213,15 @@ def check_grpo_section(grpo: Any) -> list[str]:
         if key in OWNED_GRPO_KEYS:
             problems.append(f"grpo.{key}: {OWNED_GRPO_KEYS[key]}")
         elif key not in fields:
-            problems.append(f"grpo.{key}: not a GRPOConfig field{_suggest(key, fields)}")
+            problems.append(f"grpo.{key}: not a GRPOConfig field{suggest(key, fields)}")
     return problems
 
 
-def check_config(config: dict[str, Any], source: str = "config") -> None:
-    """Every shape problem of a config, raised together (rewards and data are checked when resolved)."""
-    problems = [f"unknown key {k!r}{_suggest(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
+def config_problems(config: dict[str, Any]) -> list[str]:
+    """Every shape and range problem of a config (rewards, data and model are checked when resolved)."""
+    from .checks import grpo_range_problems, integration_problems, peft_problems
+
+    problems = [f"unknown key {k!r}{suggest(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
                 for k in config if k not in TOP_KEYS]
     if not isinstance(config.get("output_dir"), str) or not config["output_dir"]:
         problems.append("output_dir: expected a folder path (or --output-dir)")
@@ -237,7 +229,17 @@ def check_config(config: dict[str, Any], source: str = "config") -> None:
     rewards = config.get("rewards")
     if rewards is not None and not isinstance(rewards, (list, str, dict)):
         problems.append("rewards: expected a list of entries ({use: name, weight: w}) or a reward-set file")
-    problems += check_grpo_section(config.get("grpo") or {})
+    grpo = config.get("grpo") or {}
+    problems += check_grpo_section(grpo)
+    if isinstance(grpo, dict):
+        problems += grpo_range_problems(grpo) + integration_problems(grpo)
+    problems += peft_problems(config.get("peft"))
+    return problems
+
+
+def check_config(config: dict[str, Any], source: str = "config") -> None:
+    """Raise every problem of :func:`config_problems` together."""
+    problems = config_problems(config)
     if problems:
         raise ConfigError(problems, source)
 
@@ -249,8 +251,9 @@ def build_config(
     output_dir: str | None = None,
     max_steps: int | None = None,
     seed: int | None = None,
+    check: bool = True,
 ) -> tuple[dict[str, Any], str]:
-    """Read, override and shape-check a config; returns ``(config, source)``."""
+    """Read, override and (with ``check``) shape-check a config; returns ``(config, source)``."""
     config, source = read_config(path)
     if config.get("grpo") is None:
         config["grpo"] = {}
@@ -262,5 +265,6 @@ def build_config(
         config["grpo"]["max_steps"] = max_steps
     if seed is not None:
         config["grpo"]["seed"] = seed
-    check_config(config, source)
+    if check:
+        check_config(config, source)
     return config, source

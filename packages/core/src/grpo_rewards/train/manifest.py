@@ -1,99 +1,22 @@
-"""The run directory: what a run writes besides TRL's checkpoints, and the checks that protect it.
+"""What a run records about itself: ``manifest.json``, ``config.yaml`` and the resume records.
 
-``RUN_DIR/config.yaml`` (the resolved config), ``RUN_DIR/manifest.json`` (the reward set with
-each reward's parameters, weight, plugin distribution and version; every loaded plugin; library
-versions; the config), TRL's ``checkpoint-N/`` folders, ``trainer_state.json`` at the end and
-``reward_curves.png``. A folder that already holds files is never written into unless the
-command says ``--resume`` (continue it) or ``--overwrite`` (start over).
+``RUN_DIR/config.yaml`` is the resolved config; ``RUN_DIR/manifest.json`` holds the reward set with
+each reward's parameters, weight, plugin distribution and version, every loaded plugin, library
+versions and the config. Both are written when the first training step begins (a start that fails
+earlier leaves nothing of ours behind); a resume appends a record to the manifest at that moment.
+Which files a run owns and which checkpoints are whole: :mod:`.rundir`.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import shutil
 import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ..protocol import GrpoRewardsError
-
-MANIFEST = "manifest.json"
-CONFIG = "config.yaml"
-STATE = "trainer_state.json"
-PLOT = "reward_curves.png"
-_CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
-
-
-class RunDirError(GrpoRewardsError):
-    """The output dir cannot be used as asked; the message says what to do instead."""
-
-
-def _state_ok(path: Path) -> bool:
-    """Whether ``path`` is a readable trainer state (a kill during its write leaves it cut short)."""
-    try:
-        return isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
-    except (OSError, ValueError):
-        return False
-
-
-def checkpoints(run_dir: Path, *, damaged: bool = False) -> list[Path]:
-    """Complete ``checkpoint-N`` folders (a ``trainer_state.json`` that reads), oldest first.
-
-    With ``damaged=True``: the folders whose ``trainer_state.json`` exists but does not read.
-    """
-    if not run_dir.is_dir():
-        return []
-    found = []
-    for child in run_dir.iterdir():
-        match = _CHECKPOINT.match(child.name)
-        if match and child.is_dir() and (child / STATE).is_file() and _state_ok(child / STATE) != damaged:
-            found.append((int(match.group(1)), child))
-    return [path for _, path in sorted(found)]
-
-
-def last_checkpoint(run_dir: Path) -> Path | None:
-    found = checkpoints(run_dir)
-    return found[-1] if found else None
-
-
-def check_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> Path | None:
-    """Decide what to do with ``run_dir`` before anything is written; returns the checkpoint to resume.
-
-    Read-only, so every rank can call it before the first barrier.
-    """
-    if resume and overwrite:
-        raise RunDirError("--resume and --overwrite contradict each other: pick one")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise RunDirError(f"output dir {run_dir} is a file, not a folder")
-    contents = sorted(p.name for p in run_dir.iterdir()) if run_dir.is_dir() else []
-    if resume:
-        checkpoint = last_checkpoint(run_dir)
-        if checkpoint is None:
-            what = "does not exist" if not run_dir.exists() else (
-                "holds no checkpoint-N folder" if contents else "is empty")
-            raise RunDirError(f"--resume: output dir {run_dir} {what}, so there is nothing to continue; "
-                              "run without --resume to start a new run")
-        return checkpoint
-    if contents and not overwrite:
-        if (run_dir / MANIFEST).is_file() or checkpoints(run_dir):
-            n = len(checkpoints(run_dir))
-            what = f"another run ({MANIFEST}, {n} checkpoint{'s' if n != 1 else ''})"
-        else:
-            what = f"other files ({', '.join(contents[:4])}{', ...' if len(contents) > 4 else ''})"
-        raise RunDirError(f"output dir {run_dir} already holds {what}; nothing was changed. Use --resume to "
-                          "continue that run, --overwrite to delete it and start over, or another --output-dir")
-    return None
-
-
-def clear_run_dir(run_dir: Path) -> None:
-    """Delete the contents of ``run_dir`` (``--overwrite`` only; the caller says so on screen)."""
-    for child in run_dir.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+from ..errors import RunDirError
+from .rundir import CONFIG, MANIFEST
 
 
 def _version(distribution: str) -> str | None:

@@ -1,8 +1,9 @@
 """Reward curves: one panel per reward (``rewards/<name>/mean``) plus the weighted total (``reward``).
 
-Drawn from TRL's log history (``trainer_state.json``), during a run by :class:`RewardCurveCallback`
-on the main process, and afterwards by ``grpo-rewards plot RUN_DIR``. Uses matplotlib's Agg
-backend (no display needed).
+Drawn from TRL's log history during a run (on the main process), and afterwards by
+``grpo-rewards plot RUN_DIR`` from the run's ``metrics.jsonl`` (else ``trainer_state.json``), with
+the panels in the reward set's order and the same colours in both. Uses matplotlib's Agg backend
+(no display needed).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlotError
-from .manifest import PLOT, STATE, last_checkpoint
+from .rundir import MANIFEST, METRICS, PLOT, STATE, last_checkpoint
 
 TOTAL = "reward"
 
@@ -52,8 +53,20 @@ def _smooth(values: list[float], window: int) -> list[float]:
     return out
 
 
-def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = None) -> Path:
-    """Write the reward-curve PNG for ``log_history`` to ``out`` (atomically); returns ``out``."""
+def order_names(series: dict[str, Any], names: list[str] | None) -> list[str]:
+    """The panels' order: the reward set's order (``names``), then any other reward, then the total."""
+    ordered = [n for n in (names or []) if n in series]
+    ordered += [n for n in series if n not in ordered and n != TOTAL]
+    return ordered + ([TOTAL] if TOTAL in series else [])
+
+
+def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = None,
+         names: list[str] | None = None) -> Path:
+    """Write the reward-curve PNG for ``log_history`` to ``out`` (atomically); returns ``out``.
+
+    ``names``: the reward set's metric names, which fix the panels' order and colours (the n-th
+    reward of the set is drawn in matplotlib's colour ``Cn`` in every plot; the total in black).
+    """
     series = reward_series(log_history)
     if not series:
         raise PlotError("the log history has no rewards/<name>/mean values yet (has the run logged a step?)")
@@ -62,11 +75,12 @@ def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = No
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
 
-    names = [n for n in series if n != TOTAL] + ([TOTAL] if TOTAL in series else [])
-    cols = min(len(names), 3)
-    rows = math.ceil(len(names) / cols)
-    fig = Figure(figsize=(4.2 * cols, 3.0 * rows), dpi=100)
-    for i, name in enumerate(names):
+    panels = order_names(series, names)
+    cols = min(len(panels), 3)
+    rows = math.ceil(len(panels) / cols)
+    fig = Figure(figsize=(4.2 * cols, 3.1 * rows + 0.4), dpi=100)
+    windows = []
+    for i, name in enumerate(panels):
         ax = fig.add_subplot(rows, cols, i + 1)
         steps = [s for s, _ in series[name]]
         values = [v for _, v in series[name]]
@@ -74,14 +88,18 @@ def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = No
         ax.plot(steps, values, marker="." if len(values) < 60 else None, linewidth=0.8, alpha=0.45, color=color)
         window = max(1, len(values) // 10)
         if window > 1:
-            ax.plot(steps, _smooth(values, window), linewidth=2.0, color=color, label=f"mean of {window}")
+            windows.append(window)
+            ax.plot(steps, _smooth(values, window), linewidth=2.0, color=color, label=f"mean of last {window} steps")
             ax.legend(loc="best", fontsize=7)
         ax.set_title("total (weighted sum)" if name == TOTAL else name, fontsize=10)
         ax.set_xlabel("step", fontsize=8)
+        ax.set_ylabel("weighted sum of the means" if name == TOTAL else "mean reward per step", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
-    if title:
-        fig.suptitle(title, fontsize=10)
+    note = "thin line: each step's mean over its completions"
+    if windows:
+        note += f"; bold line: moving average of the last {max(windows)} logged steps"
+    fig.suptitle((f"{title}: " if title else "") + note, fontsize=9)
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -91,36 +109,66 @@ def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = No
     return out
 
 
+def _read_state(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PlotError(f"{path} does not read as JSON (cut short by a kill?): {type(exc).__name__}") from None
+    history = data.get("log_history") if isinstance(data, dict) else None
+    return history if isinstance(history, list) else []
+
+
 def load_log_history(run_dir: Path) -> list[dict[str, Any]]:
-    """The log history of a run: ``RUN_DIR/trainer_state.json``, else its newest checkpoint's."""
+    """The log history of a run: ``metrics.jsonl``, else the longest readable ``trainer_state.json``
+    (the run's, or its newest checkpoint's); a cut-short state file is skipped, and named when nothing else reads.
+    """
+    from .progress import read_metrics
+
     run_dir = Path(run_dir)
+    metrics = read_metrics(run_dir)
+    if metrics:
+        return metrics
     candidates = [run_dir / STATE]
     checkpoint = last_checkpoint(run_dir)
     if checkpoint is not None:
         candidates.append(checkpoint / STATE)
-    if run_dir.name.startswith("checkpoint-"):
-        candidates.insert(0, run_dir / STATE)
     best: list[dict[str, Any]] | None = None
+    damaged: PlotError | None = None
     for path in candidates:
         if path.is_file():
-            history = json.loads(path.read_text(encoding="utf-8")).get("log_history", [])
+            try:
+                history = _read_state(path)
+            except PlotError as exc:
+                damaged = exc
+                continue
             if best is None or len(history) > len(best):
                 best = history
     if best is None:
-        raise PlotError(f"{run_dir} has no {STATE} and no checkpoint-N/{STATE}: not a run directory, "
-                        "or the run has not logged yet")
+        if damaged is not None:
+            raise damaged
+        raise PlotError(f"{run_dir} has no {METRICS}, no {STATE} and no checkpoint-N/{STATE}: not a run "
+                        "directory, or the run has not logged yet")
     return best
 
 
+def reward_names(run_dir: Path) -> list[str] | None:
+    """The reward set's metric names in order, from the run's manifest (None without one)."""
+    try:
+        manifest = json.loads((Path(run_dir) / MANIFEST).read_text(encoding="utf-8"))
+        return [r["name"] for r in manifest["rewards"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def plot_run(run_dir: Path, out: Path | None = None) -> Path:
-    """Redraw ``RUN_DIR/reward_curves.png`` (or ``out``) from the run's log history."""
+    """Redraw ``RUN_DIR/reward_curves.png`` (or ``out``) from the run's metrics, in its reward set's order."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise PlotError(f"{run_dir} is not a folder")
-    return draw(load_log_history(run_dir), out or run_dir / PLOT, title=run_dir.name)
+    return draw(load_log_history(run_dir), out or run_dir / PLOT, title=run_dir.name, names=reward_names(run_dir))
 
 
-def make_callback(run_dir: Path, *, every_seconds: float = 15.0) -> Any:
+def make_callback(run_dir: Path, names: list[str] | None = None, *, every_seconds: float = 15.0) -> Any:
     """A ``TrainerCallback`` that redraws the PNG as the run logs (throttled) and saves the state at the end."""
     from transformers import TrainerCallback
 
@@ -132,7 +180,7 @@ def make_callback(run_dir: Path, *, every_seconds: float = 15.0) -> Any:
 
         def _draw(self, state: Any) -> None:
             try:
-                draw(state.log_history, run_dir / PLOT, title=run_dir.name)
+                draw(state.log_history, run_dir / PLOT, title=run_dir.name, names=names)
             except PlotError:
                 pass
             self.last = time.monotonic()

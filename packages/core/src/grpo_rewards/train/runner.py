@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import RewardError, TrainError
+from ..errors import ConfigError, GrpoRewardsError, ModelError
 from . import manifest as run_files
-from .config import DEFAULT_CONFIG, ConfigError, build_config
-from .data import load_dataset_from_config
-from .model import ModelError, check_model, resolve_model
+from . import rundir
+from .config import DEFAULT_CONFIG, build_config, config_problems
+from .data import describe, load_dataset_from_config
+from .model import check_model, resolve_model
+from .trainer import TrainError
+
+__all__ = ["Plan", "TrainError", "prepare", "run", "say", "train"]
 
 
 def process_rank() -> int:
@@ -52,6 +57,8 @@ class Plan:
     overwrite: bool = False
     force: bool = False
     changes: list[str] = field(default_factory=list)  # reward-set changes accepted by --force
+    replace: bool = False  # the run dir holds the files of a start that completed no step
+    announced: bool = False  # prepare printed the header line
 
 
 def _rewards_spec(config: dict[str, Any], registry: Any) -> Any:
@@ -100,11 +107,29 @@ def check_grpo_values(grpo: dict[str, Any], run_dir: Path, reward_weights: list[
     try:
         args = GRPOConfig(**kwargs)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"GRPOConfig rejected the grpo: values: {exc}", "grpo") from exc
+        raise ConfigError(f"grpo: GRPOConfig rejected the grpo: values: {exc}", "grpo") from exc
     if args.max_steps is None or args.max_steps <= 0:
         if not args.num_train_epochs:
-            raise ConfigError("set grpo.max_steps (or num_train_epochs) to say how long to train", "grpo")
+            raise ConfigError("grpo: set grpo.max_steps (or num_train_epochs) to say how long to train", "grpo")
     return kwargs
+
+
+def _problems(exc: GrpoRewardsError, prefix: str = "") -> list[str]:
+    problems = getattr(exc, "problems", None)
+    return [prefix + p for p in problems] if problems else [prefix + str(exc)]
+
+
+def _check_finished(checkpoint: Path, grpo: dict[str, Any], run_dir: Path) -> None:
+    """Raise :class:`RunComplete` when the checkpoint already reached the run's last step."""
+    step = rundir.checkpoint_step(checkpoint)
+    max_steps = grpo.get("max_steps")
+    if not isinstance(max_steps, int) or max_steps <= 0:
+        return  # an epoch-based run: TRL decides
+    if step >= max_steps:
+        raise rundir.RunComplete(
+            f"the run in {run_dir} is complete at step {step} (max_steps {max_steps}); nothing was changed. "
+            f"To train further, raise max_steps: grpo-rewards train --output-dir {run_dir} --resume "
+            f"--max-steps {step + max(step, 1)}")
 
 
 def prepare(
@@ -118,36 +143,71 @@ def prepare(
     overwrite: bool = False,
     force: bool = False,
     registry: Any = None,
+    verbose: bool = False,
 ) -> Plan:
-    """Check everything that can be checked before the model loads; raise one clear error if not."""
+    """Check everything that can be checked before the model loads; raise one error listing every problem.
+
+    ``verbose``: say what is being done (building the dataset can take a while).
+    """
     if config_path is None and resume:
-        saved = Path(output_dir or DEFAULT_CONFIG["output_dir"]) / run_files.CONFIG
+        saved = Path(output_dir or DEFAULT_CONFIG["output_dir"]) / rundir.CONFIG
         if saved.is_file():  # resume a run with the config it was started with
             config_path = saved
-    config, source = build_config(config_path, overrides, output_dir=output_dir, max_steps=max_steps, seed=seed)
+    config, source = build_config(config_path, overrides, output_dir=output_dir, max_steps=max_steps, seed=seed,
+                                  check=False)
+    problems = config_problems(config)
+    if problems and not isinstance(config.get("output_dir"), str):
+        raise ConfigError(problems, source)
     run_dir = Path(config["output_dir"]).expanduser()
-    resume_from = run_files.check_run_dir(run_dir, resume=resume, overwrite=overwrite)
-    if resume_from is not None:
-        for damaged in run_files.checkpoints(run_dir, damaged=True):
-            say(f"grpo-rewards: skipping {damaged.name}: its {run_files.STATE} does not read (cut short by a kill?)")
-    config["model"] = check_model(config.get("model"))
+    resume_from, notes = rundir.check_run_dir(run_dir, resume=resume, overwrite=overwrite)
+    if resume_from is not None and isinstance(config.get("grpo"), dict):
+        _check_finished(resume_from, config["grpo"], run_dir)
+    for note in notes:
+        say(f"grpo-rewards: {note}")
+    try:
+        config["model"] = check_model(config.get("model"))
+    except ModelError as exc:
+        problems.append(str(exc))
     if registry is None:
         from ..registry import load_registry
 
         registry = load_registry()
+    if verbose:
+        say(run_files.header_line(registry))
     from ..rewardset import load_reward_set
 
-    spec = _rewards_spec(config, registry)
-    load_reward_set(spec, registry=registry)  # names and parameters, before the dataset is built
-    dataset = load_dataset_from_config(config["dataset"], registry)
-    reward_set = load_reward_set(spec, registry=registry, columns=dataset.column_names)
-    grpo_kwargs = check_grpo_values(config["grpo"], run_dir, reward_set.reward_weights)
+    reward_set = dataset = spec = None
+    try:
+        spec = _rewards_spec(config, registry)
+        reward_set = load_reward_set(spec, registry=registry)  # names and parameters first
+    except GrpoRewardsError as exc:
+        problems += _problems(exc, "rewards: ")
+    if isinstance(config.get("dataset"), dict) and not any(p.startswith("dataset") for p in problems):
+        if verbose:
+            say(f"grpo-rewards: building the dataset ({describe(config['dataset'])})")
+        try:
+            dataset = load_dataset_from_config(config["dataset"], registry)
+        except GrpoRewardsError as exc:
+            problems += _problems(exc)
+    if reward_set is not None and dataset is not None:
+        try:
+            reward_set = load_reward_set(spec, registry=registry, columns=dataset.column_names)
+        except GrpoRewardsError as exc:
+            problems += _problems(exc, "rewards: ")
+    grpo_kwargs: dict[str, Any] = {}
+    if not any(p.startswith("grpo") for p in problems) and reward_set is not None:
+        try:
+            grpo_kwargs = check_grpo_values(config["grpo"], run_dir, reward_set.reward_weights)
+        except ConfigError as exc:
+            problems += exc.problems
+    if problems or reward_set is None or dataset is None:
+        raise ConfigError(problems, source)
     changes: list[str] = []
     if resume_from is not None:
         changes = run_files.check_resume(run_dir, {"rewards": reward_set.manifest()}, force=force)
     return Plan(config=config, source=source, registry=registry, reward_set=reward_set, dataset=dataset,
                 grpo_kwargs=grpo_kwargs, run_dir=run_dir, resume_from=resume_from, overwrite=overwrite, force=force,
-                changes=changes)
+                changes=changes, replace=bool(notes) and resume_from is None, announced=verbose)
 
 
 def _barrier() -> None:
@@ -158,60 +218,83 @@ def _barrier() -> None:
         state.wait_for_everyone()
 
 
-def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
-    """Resolve the model, write the run files (main process), train; returns the trainer.
+def set_threads() -> str:
+    """Use as many torch threads as CPUs this process may use (per local process), unless OMP_NUM_THREADS is set."""
+    import torch
 
-    ``callbacks``: extra ``transformers.TrainerCallback`` objects (the reward-curve one is always added).
+    if os.environ.get("OMP_NUM_THREADS"):
+        return f"torch threads: {torch.get_num_threads()} (OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']})"
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    local = int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1)
+    threads = max(1, cpus // max(1, local))
+    torch.set_num_threads(threads)
+    return (f"torch threads: {threads} (the {cpus} CPUs this process may use"
+            + (f", shared by {local} processes" if local > 1 else "") + "; set OMP_NUM_THREADS to choose)")
+
+
+def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
+    """Resolve the model, build the trainer, write the run files when the first step begins, train.
+
+    ``callbacks``: extra ``transformers.TrainerCallback`` objects. Returns the trainer.
     """
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
+
+    from .model import card_name
+    from .plot import make_callback
+    from .progress import keep_metrics_until, make_progress_callback, quiet_trainer_output
+    from .trainer import build_trainer, finish
 
     quiet_warnings()
-
-    say(run_files.header_line(plan.registry))
+    started = time.monotonic()
+    if not plan.announced:
+        say(run_files.header_line(plan.registry))
     say(f"grpo-rewards: {plan.source} · rewards: "
         + ", ".join(f"{e.name}×{e.weight:g}" for e in plan.reward_set.entries)
         + f" · {len(plan.dataset)} prompts · output {plan.run_dir}")
+    say(f"grpo-rewards: {set_threads()}")
     model_path = resolve_model(plan.config["model"])
     args = GRPOConfig(**plan.grpo_kwargs)  # sets up the distributed state under torchrun / accelerate
+    say(f"grpo-rewards: loading the model {plan.config['model']}"
+        + (f" from {model_path}" if model_path != plan.config["model"] else "") + " and building the trainer")
     new_manifest = run_files.build_manifest(plan.config, plan.reward_set, plan.registry, model_path=model_path)
-    changes = plan.changes
-    _barrier()  # every rank has checked the run dir before rank 0 writes into it
-    if process_rank() == 0:
-        if plan.overwrite and plan.run_dir.is_dir() and any(plan.run_dir.iterdir()):
-            print(f"grpo-rewards: --overwrite: deleting the previous contents of {plan.run_dir}", flush=True)
-            run_files.clear_run_dir(plan.run_dir)
-        for change in changes:
+
+    def on_start(state: Any) -> None:
+        """The first step begins (a resume has loaded its checkpoint): write the run files now."""
+        if process_rank() != 0:
+            return
+        for change in plan.changes:
             print(f"grpo-rewards: --force: {change}", flush=True)
         run_files.write_start(plan.run_dir, new_manifest, plan.config, resumed_from=plan.resume_from,
-                              changes=changes)
-    _barrier()
-    from .plot import make_callback
+                              changes=plan.changes)
+        if plan.resume_from is not None:
+            keep_metrics_until(plan.run_dir, state.global_step)
 
+    progress = make_progress_callback(plan.run_dir, plan.reward_set.names, on_start)
+    trainer = build_trainer(plan, model_path, args, [progress, make_callback(plan.run_dir, plan.reward_set.names),
+                                                     *(callbacks or [])], card_name(plan.config["model"]))
+    quiet_trainer_output(trainer)
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # the model has loaded: no "Writing model shards" bar at each checkpoint
+    _barrier()  # every rank has checked the run dir and loaded the model before rank 0 clears anything
+    if process_rank() == 0 and (plan.overwrite or plan.replace) and plan.run_dir.is_dir():
+        deleted = rundir.clear_run_dir(plan.run_dir)
+        if deleted:
+            print(f"grpo-rewards: {'--overwrite: ' if plan.overwrite else ''}deleted the previous run's "
+                  f"{', '.join(deleted)} in {plan.run_dir}", flush=True)
+    _barrier()
+    total = plan.grpo_kwargs.get("max_steps")
+    say(f"grpo-rewards: ready in {time.monotonic() - started:.0f} s; "
+        + (f"resuming from {plan.resume_from} at step {rundir.checkpoint_step(plan.resume_from)}; "
+           if plan.resume_from is not None else "")
+        + (f"training to step {total}; " if isinstance(total, int) and total > 0 else "")
+        + "each step generates completions, scores them and updates the model (the first step is the slowest)")
     try:
-        trainer = GRPOTrainer(
-            model=model_path,
-            reward_funcs=plan.reward_set.reward_funcs,
-            args=args,
-            train_dataset=plan.dataset,
-            callbacks=[make_callback(plan.run_dir), *(callbacks or [])],
-        )
-    except OSError as exc:  # an unknown Hub id, no network, a folder without weights
-        raise ModelError(f"cannot load model {plan.config['model']!r}: {exc}".strip()) from exc
-    if plan.resume_from is not None:
-        say(f"grpo-rewards: resuming from {plan.resume_from}")
-    try:
-        trainer.train(resume_from_checkpoint=str(plan.resume_from) if plan.resume_from else None)
-    except RewardError as exc:
-        saved = run_files.last_checkpoint(plan.run_dir)
-        keep = (f"The run directory keeps {saved.name}; fix the reward and continue with --resume."
-                if saved else "No checkpoint was saved yet; fix the reward and start again.")
-        raise TrainError(f"training stopped at step {trainer.state.global_step}: {exc}. {keep}") from exc
-    saved = run_files.last_checkpoint(plan.run_dir)
-    if saved is None or saved.name != f"checkpoint-{trainer.state.global_step}":
-        saved = plan.run_dir / "final"
-        trainer.save_model(str(saved))  # every rank calls it: sharded models are gathered first
-    say(f"grpo-rewards: done at step {trainer.state.global_step}; model in {saved}, "
-        f"reward curves in {plan.run_dir / run_files.PLOT}")
+        finish(plan, trainer)
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
     return trainer
 
 

@@ -1,0 +1,80 @@
+"""TRL's GRPOTrainer built from a checked plan, trained, and its result saved.
+
+The trainer is TRL's own, with one addition: its model card names the base model (TRL writes
+"fine-tuned version of [None]" for a local folder such as the converted embedded model). A
+``peft:`` block becomes ``GRPOTrainer(peft_config=LoraConfig(...))``; checkpoints then hold the
+adapter, ``--resume`` continues it, and ``peft: {merge: true}`` also writes the merged model to
+``RUN_DIR/merged``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError, RewardError, TrainError
+from . import rundir
+
+
+def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], base_model: str) -> Any:
+    """``GRPOTrainer`` for ``plan``; a model that cannot load is a one-line :class:`ModelError`."""
+    from trl import GRPOTrainer
+
+    class Trainer(GRPOTrainer):  # type: ignore[misc]
+        """GRPOTrainer whose model card names the model it started from."""
+
+        def create_model_card(self, model_name: str | None = None, dataset_name: str | None = None,
+                              tags: str | list[str] | None = None) -> None:
+            super().create_model_card(model_name=model_name, dataset_name=dataset_name, tags=tags)
+            card = Path(self.args.output_dir) / "README.md"
+            if self.is_world_process_zero() and card.is_file():
+                text = card.read_text(encoding="utf-8")
+                hub_id = "/" in base_model and " " not in base_model
+                link = f"[{base_model}](https://huggingface.co/{base_model})" if hub_id else base_model
+                fixed = text.replace("[None](https://huggingface.co/None)", link)
+                if fixed != text:
+                    card.write_text(fixed, encoding="utf-8")
+
+    peft = plan.config.get("peft")
+    extra: dict[str, Any] = {}
+    if peft is not None:
+        from .checks import lora_config
+
+        extra["peft_config"] = lora_config(peft)
+    try:
+        return Trainer(model=model_path, reward_funcs=plan.reward_set.reward_funcs, args=args,
+                       train_dataset=plan.dataset, callbacks=callbacks, **extra)
+    except OSError as exc:  # an unknown Hub id, no network, a folder without weights
+        raise ModelError(f"cannot load model {plan.config['model']!r}: {exc}".strip()) from exc
+
+
+def _say(message: str) -> None:
+    from .runner import say
+
+    say(message)
+
+
+def finish(plan: Any, trainer: Any) -> None:
+    """Train (resuming when the plan says so), then save the final model (and the merged one)."""
+    try:
+        trainer.train(resume_from_checkpoint=str(plan.resume_from) if plan.resume_from else None)
+    except RewardError as exc:
+        saved = rundir.last_checkpoint(plan.run_dir)
+        keep = (f"The run directory keeps {saved.name}; fix the reward and continue with --resume."
+                if saved else "No checkpoint was saved yet; fix the reward and start again.")
+        raise TrainError(f"training stopped at step {trainer.state.global_step}: {exc}. {keep}") from exc
+    saved = rundir.last_checkpoint(plan.run_dir)
+    if saved is None or saved.name != f"checkpoint-{trainer.state.global_step}":
+        saved = plan.run_dir / rundir.FINAL
+        trainer.save_model(str(saved))  # every rank calls it: sharded models are gathered first
+    merged = ""
+    peft = plan.config.get("peft") or {}
+    if peft.get("merge") and trainer.is_world_process_zero():
+        target = plan.run_dir / rundir.MERGED
+        model = trainer.model.merge_and_unload()
+        model.save_pretrained(str(target), safe_serialization=True)
+        trainer.processing_class.save_pretrained(str(target))
+        merged = f", merged model in {target}"
+    _say(f"grpo-rewards: done at step {trainer.state.global_step}; "
+         f"{'adapter' if plan.config.get('peft') else 'model'} in {saved}{merged}, "
+         f"metrics in {plan.run_dir / rundir.METRICS}, reward curves in {plan.run_dir / rundir.PLOT}")

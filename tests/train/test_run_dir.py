@@ -1,0 +1,146 @@
+"""The run folder is the only thing a run may delete: --overwrite, failed starts, writability (no training)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import tiny_config, toy_registry, write_config
+
+pytest.importorskip("trl")
+
+from grpo_rewards.cli import main
+from grpo_rewards.errors import RunDirError
+from grpo_rewards.train.command import train_command
+from grpo_rewards.train.rundir import check_run_dir, checkpoint_problem, clear_run_dir, foreign_entries
+
+
+def _snapshot(folder):
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
+
+
+def _a_run(folder):
+    """The files a finished run leaves (ours and TRL's), small."""
+    (folder / "checkpoint-2").mkdir(parents=True)
+    (folder / "checkpoint-2" / "trainer_state.json").write_text('{"global_step": 2}')
+    (folder / "manifest.json").write_text('{"rewards": []}')
+    (folder / "config.yaml").write_text("model: tiny\n")
+    (folder / "config.resume-2.yaml").write_text("model: tiny\n")
+    (folder / "metrics.jsonl").write_text('{"step": 1}\n')
+    (folder / "trainer_state.json").write_text("{}")
+    (folder / "README.md").write_text("model card")
+    (folder / "runs").mkdir()
+
+
+def test_overwrite_refuses_a_run_folder_that_also_holds_other_files_and_deletes_nothing(tmp_path, tiny_model):
+    out = tmp_path / "out"
+    _a_run(out)
+    (out / "notes.txt").write_text("mine")
+    (out / "src").mkdir()
+    (out / "src" / "main.py").write_text("print('mine')")
+    config = write_config(out / "run.yaml", tiny_config(tiny_model, out))  # the config file itself, inside
+    before = _snapshot(out)
+    with pytest.raises(RunDirError) as info:
+        train_command([str(config), "--overwrite"], registry=toy_registry())
+    assert str(info.value) == (
+        f"--overwrite: output dir {out} also holds files a run does not write (notes.txt, run.yaml, src/); "
+        "nothing was deleted. Move them out of the folder, or choose another --output-dir")
+    assert _snapshot(out) == before
+
+
+def test_overwrite_refuses_a_folder_without_a_run_and_names_what_is_there(tmp_path, tiny_model):
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "README.md").write_text("my project")
+    (out / "data.csv").write_text("a,b\n")
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, out))
+    with pytest.raises(RunDirError) as info:
+        train_command([str(config), "--overwrite", "--dry-run"], registry=toy_registry())
+    assert str(info.value) == (
+        f"--overwrite: output dir {out} does not hold a grpo-rewards run (no manifest.json, no checkpoint-N) but "
+        "README.md, data.csv; nothing was deleted. --overwrite only replaces a run; choose another --output-dir")
+    assert (out / "README.md").read_text() == "my project"
+
+
+def test_output_dir_dot_with_overwrite_in_a_project_is_refused_and_the_project_survives(tmp_path, tiny_model,
+                                                                                         monkeypatch, capsys):
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "app.py").write_text("x = 1\n")
+    (project / "pyproject.toml").write_text("[project]\n")
+    write_config(project / "run.yaml", tiny_config(tiny_model, project))
+    monkeypatch.chdir(project)
+    before = _snapshot(project)
+    toy = toy_registry()
+    import grpo_rewards.registry
+
+    monkeypatch.setattr(grpo_rewards.registry, "load_registry", lambda: toy)
+    assert main(["train", "run.yaml", "--output-dir", ".", "--overwrite"]) == 2
+    assert capsys.readouterr().err == (
+        "grpo-rewards: error: --overwrite: output dir . does not hold a grpo-rewards run (no manifest.json, no "
+        "checkpoint-N) but pyproject.toml, run.yaml, src/; nothing was deleted. --overwrite only replaces a run; "
+        "choose another --output-dir\n")
+    assert main(["train", "run.yaml", "--output-dir", "."]) == 2
+    assert "already holds other files (pyproject.toml, run.yaml, src/); nothing was changed" in capsys.readouterr().err
+    assert _snapshot(project) == before
+
+
+def test_a_readme_alone_is_the_users_not_a_model_card(tmp_path):
+    (tmp_path / "README.md").write_text("mine")
+    with pytest.raises(RunDirError, match=r"already holds other files \(README.md\)"):
+        check_run_dir(tmp_path, resume=False, overwrite=False)
+
+
+def test_clearing_a_run_deletes_only_what_a_run_writes(tmp_path):
+    _a_run(tmp_path)
+    (tmp_path / "final").mkdir()
+    (tmp_path / ".manifest.json.tmp").write_text("{}")
+    assert foreign_entries(tmp_path) == []
+    assert check_run_dir(tmp_path, resume=False, overwrite=True) == (None, [])
+    (tmp_path / "keep.txt").write_text("mine")  # appeared after the check: still not deleted
+    assert clear_run_dir(tmp_path) == [".manifest.json.tmp", "README.md", "checkpoint-2", "config.resume-2.yaml",
+                                       "config.yaml", "final", "manifest.json", "metrics.jsonl", "runs",
+                                       "trainer_state.json"]
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_a_start_that_completed_no_step_is_replaced_without_overwrite(tmp_path):
+    (tmp_path / "manifest.json").write_text("{}")
+    (tmp_path / "config.yaml").write_text("model: tiny\n")
+    assert check_run_dir(tmp_path, resume=False, overwrite=False) == (
+        None, [f"replacing the run files in {tmp_path} of a start that completed no step"])
+    (tmp_path / "metrics.jsonl").write_text('{"step": 1}\n')  # a logged step: a run worth keeping
+    with pytest.raises(RunDirError, match=r"already holds another run \(manifest.json, 0 checkpoints\)"):
+        check_run_dir(tmp_path, resume=False, overwrite=False)
+
+
+def test_an_output_dir_that_cannot_be_created_is_refused_in_the_dry_run(tmp_path, tiny_model):
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, tmp_path / "out"))
+    with pytest.raises(RunDirError, match=r"^output dir /proc/newrun: cannot create files in /proc \(.+\); "
+                                          r"choose another --output-dir$"):
+        train_command([str(config), "--output-dir", "/proc/newrun", "--dry-run"], registry=toy_registry())
+
+
+def test_a_dry_run_leaves_no_trace_of_its_writability_check(tmp_path, tiny_model):
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, tmp_path / "out"))
+    assert train_command([str(config), "--dry-run"], registry=toy_registry()) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.yaml"]
+
+
+def test_checkpoints_with_weights_or_optimizer_cut_short_are_named(tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    ckpt = tmp_path / "checkpoint-4"
+    ckpt.mkdir()
+    (ckpt / "trainer_state.json").write_text(json.dumps({"global_step": 4}))
+    save_file({"w": torch.zeros(64)}, str(ckpt / "model.safetensors"))
+    torch.save({"state": torch.zeros(64)}, str(ckpt / "optimizer.pt"))
+    assert checkpoint_problem(ckpt) is None
+    optimizer = (ckpt / "optimizer.pt").read_bytes()
+    (ckpt / "optimizer.pt").write_bytes(optimizer[: len(optimizer) // 2])
+    assert checkpoint_problem(ckpt) == "optimizer.pt is cut short"
+    (ckpt / "optimizer.pt").write_bytes(optimizer)
+    weights = (ckpt / "model.safetensors").read_bytes()
+    (ckpt / "model.safetensors").write_bytes(weights[:-10])
+    assert checkpoint_problem(ckpt) == f"model.safetensors is cut short ({len(weights) - 10} of {len(weights)} bytes)"
