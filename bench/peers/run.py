@@ -181,13 +181,13 @@ def category(row: dict[str, Any], value: float | None, label: str) -> str:
 def commit_of_repo() -> str:
     """The commit measured, and whether the math package has uncommitted edits on top of it."""
     try:
-        head = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"], capture_output=True,
+        head = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h"], capture_output=True,
                               text=True, check=True).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "packages/rewards-math"],
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "?"
-    return head[:90] + (" + uncommitted edits in packages/rewards-math" if dirty else "")
+    return head + (" + uncommitted edits in packages/rewards-math" if dirty else "")
 
 
 def pct(values: list[float], q: float) -> float:
