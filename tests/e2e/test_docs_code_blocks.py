@@ -21,7 +21,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,6 +115,7 @@ def test_a_block_runs_or_validates(block, tmp_path):
     if block.not_run is not None:
         pytest.skip(f"not run: {block.not_run}")
     if block.language == "toml":
+        tomllib = pytest.importorskip("tomllib")  # Python 3.11+
         tomllib.loads(block.code)
     elif block.language == "yaml":
         data = yaml.safe_load(block.code)
