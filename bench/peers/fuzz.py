@@ -3,7 +3,7 @@
 Run by hand, from the repository root in the project's venv (math-verify is benchmark-only)::
 
     python bench/peers/fuzz.py                     # 6 values per shape, seed 0 (about 7,000 cases)
-    python bench/peers/fuzz.py --values 3 --seed 1 --show 3
+    python bench/peers/fuzz.py --values 3 --seed 1 --show 3 --detail
 
 For gold values of many shapes (integers, large integers, negative numbers, fractions, decimals,
 radicals, multiples of pi, intervals, unions of intervals, sets, solution points, tuples,
@@ -363,7 +363,7 @@ def _rate(rs: list[dict[str, Any]], key: str) -> str:
     return f"{k}/{n} ({k / n:.3f})" if n else "-"
 
 
-def report(results: list[dict[str, Any]], show: int) -> str:
+def report(results: list[dict[str, Any]], show: int, detail: bool = False) -> str:
     judged = [r for r in results if r["expected"] != "rounded"]
     lines = ["| shape | cases | ours right | math-verify right | ours FP / FN | math-verify FP / FN |",
              "|---|---|---|---|---|---|"]
@@ -397,14 +397,30 @@ def report(results: list[dict[str, Any]], show: int) -> str:
     count = Counter({k[0]: 0 for k in cats})
     for k, v in cats.items():
         count[k[0]] += len(v)
-    lines += ["", "Disagreements and shared misses: " + ", ".join(f"{k}: {v}" for k, v in sorted(count.items())), "",
-              "| who | shape | variant | cases | wrappers | example (gold / prediction) |", "|---|---|---|---|---|---|"]
-    for (who, shape, variant), rs in sorted(cats.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+    lines += ["", "Disagreements and shared misses: " + ", ".join(f"{k}: {v}" for k, v in sorted(count.items())), ""]
+    by_shape: dict[tuple[str, str], list[tuple[str, list[dict[str, Any]]]]] = defaultdict(list)
+    for (who, shape, variant), rs in cats.items():
+        by_shape[(who, shape)].append((variant, rs))
+    lines += ["| who | shape | cases | variants (cases) | wrappers (cases) | example (gold / prediction) |",
+              "|---|---|---|---|---|---|"]
+    for (who, shape), groups in sorted(by_shape.items(), key=lambda kv: (kv[0][0], -sum(len(g) for _, g in kv[1]))):
+        rs = [r for _, g in groups for r in g]
+        variants = sorted(groups, key=lambda g: -len(g[1]))
         wraps = Counter(r["wrapper"] for r in rs)
-        ex = rs[0]
-        lines.append(f"| {who} | {shape} | {variant} | {len(rs)} | "
-                     f"{', '.join(f'{w} {c}' for w, c in wraps.most_common(4))} | "
+        ex = variants[0][1][0]
+        lines.append(f"| {who} | {shape} | {len(rs)} | "
+                     + ", ".join(f"{v} ({len(g)})" for v, g in variants[:4]) + (", …" if len(variants) > 4 else "")
+                     + f" | {', '.join(f'{w} ({c})' for w, c in wraps.most_common(3))} | "
                      f"`{_short(ex['gold'])}` / `{_short(ex['pred'])}` |")
+    if detail:
+        lines += ["", "| who | shape | variant | cases | wrappers | example (gold / prediction) |",
+                  "|---|---|---|---|---|---|"]
+        for (who, shape, variant), rs in sorted(cats.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+            wraps = Counter(r["wrapper"] for r in rs)
+            ex = rs[0]
+            lines.append(f"| {who} | {shape} | {variant} | {len(rs)} | "
+                         f"{', '.join(f'{w} {c}' for w, c in wraps.most_common(4))} | "
+                         f"`{_short(ex['gold'])}` / `{_short(ex['pred'])}` |")
     rounded = [r for r in results if r["expected"] == "rounded"]
     if rounded:
         lines += ["", "Rounded decimals of non-terminating values (no single truth): share accepted as equal",
@@ -442,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--values", type=int, default=6, help="gold values per shape")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=0, help="examples to print per disagreement category")
+    parser.add_argument("--detail", action="store_true", help="also one table row per (who, shape, variant)")
     parser.add_argument("--mv-timeout", type=int, default=3)
     parser.add_argument("--json", type=Path, help="write every case's results here")
     args = parser.parse_args(argv)
@@ -459,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
                         "mv_right": exp != "rounded" and (mv == 1.0) == exp})
     print(f"{len(cases)} cases ({args.values} values per shape, seed {args.seed}) in "
           f"{time.perf_counter() - started:.0f} s\n")
-    print(report(results, args.show))
+    print(report(results, args.show, args.detail))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
     return 0
