@@ -169,12 +169,16 @@ def test_a_dataset_column_named_like_a_parameter_is_reported_and_the_parameter_w
 
 def test_a_failing_entry_used_by_anothers_inputs_is_reported_once(registry):
     spec = [
-        {"use": "fixture.offset", "with": {"offset": -1}, "as": "base"},
+        {"use": "fixture.offset", "with": {"offset": -1}, "max_chars": -1, "as": "base"},
         {"use": "fixture.matches", "inputs": {"solution": "base"}},
+        {"use": "fixture.shout", "inputs": {"base": "base"}},
     ]
     with pytest.raises(RewardSetError) as err:
         load_reward_set(spec, registry=registry, columns=["prompt"])
-    assert err.value.problems == ["entry 1 (fixture.offset): ValueError: offset must be >= 0, got -1"]
+    assert err.value.problems == [
+        "entry 1 (fixture.offset): max_chars must be an integer >= 1 or None, got -1",
+        "entry 1 (fixture.offset): ValueError: offset must be >= 0, got -1",
+    ]
 
 
 def test_a_billion_laughs_file_gives_a_short_error_quickly(registry, tmp_path):

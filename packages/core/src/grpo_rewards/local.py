@@ -43,10 +43,6 @@ __path__: list[str] = []
 _PREFIX = __name__ + ".file_"
 
 
-class GrpoRewardsError(GrpoRewardsError):
-    """A ``use: file.py:fn`` / ``use: module:fn`` reference that cannot be used (one line)."""
-
-
 def is_local_reference(use: str) -> bool:
     """Whether a reward-set ``use:`` names a file or module attribute rather than a registered reward."""
     return isinstance(use, str) and ":" in use and not use.startswith(":") and not use.endswith(":")

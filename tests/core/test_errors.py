@@ -1,0 +1,77 @@
+"""One errors module: the whole tree, one problem-list base, capped quotes, one YAML reader."""
+
+from __future__ import annotations
+
+import inspect
+import time
+
+import pytest
+
+from grpo_rewards import errors
+from grpo_rewards.errors import ConfigError, ProblemsError, RewardSetError, quote, read_yaml
+
+
+def test_every_error_class_lives_in_the_errors_module_and_its_docstring_draws_it():
+    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass) if issubclass(c, Exception)]
+    assert {c.__name__ for c in classes} >= {
+        "GrpoRewardsError", "PluginError", "RewardNotFoundError", "TaskNotFoundError", "RewardError", "ProblemsError",
+        "RewardSetError", "ConfigError", "DatasetError", "ModelError", "RunDirError", "TrainError", "PlotError"}
+    for cls in classes:
+        assert cls.__module__ == "grpo_rewards.errors"
+        assert issubclass(cls, errors.GrpoRewardsError)
+        assert cls.__name__ in errors.__doc__
+
+
+def test_the_old_homes_re_export_the_same_classes():
+    import grpo_rewards
+    from grpo_rewards import protocol
+    from grpo_rewards.train import config, data, model, plot, runner
+
+    assert protocol.RewardSetError is grpo_rewards.RewardSetError is RewardSetError
+    assert config.ConfigError is grpo_rewards.ConfigError is ConfigError
+    assert (data.DatasetError, model.ModelError, plot.PlotError, runner.TrainError) == (
+        errors.DatasetError, errors.ModelError, errors.PlotError, errors.TrainError)
+
+
+def test_config_and_reward_set_errors_share_one_problem_list():
+    one, two = RewardSetError(["a"], "set.yaml"), ConfigError(["a", "b"], "run.yaml")
+    assert isinstance(one, ProblemsError) and isinstance(two, ProblemsError)
+    assert (str(one), one.problems) == ("set.yaml: a", ["a"])
+    assert str(two) == "run.yaml has 2 problems:\n  - a\n  - b"
+    assert str(ConfigError("just one")) == "config: just one"
+
+
+def test_an_unknown_task_has_its_own_error(registry):
+    with pytest.raises(errors.TaskNotFoundError, match="unknown task 'fixture:cuont'"):
+        registry.task("fixture:cuont")
+    with pytest.raises(KeyError):
+        registry.task("fixture:cuont")
+
+
+def test_a_quoted_value_is_capped_without_building_its_whole_text():
+    laughs: object = ["lol"] * 9
+    for _ in range(30):  # 9**30 leaves: repr() would never finish
+        laughs = [laughs] * 9
+    started = time.perf_counter()
+    text = quote(laughs)
+    assert time.perf_counter() - started < 0.5
+    assert len(text) <= errors.QUOTE_LIMIT and text.startswith("[[[")
+    assert "..." in quote("x" * 10_000) and len(quote("x" * 10_000)) <= errors.QUOTE_LIMIT
+
+
+def test_read_yaml_gives_one_line_per_kind_of_bad_file(tmp_path):
+    (tmp_path / "ok.yaml").write_text("a: 1\n")
+    (tmp_path / "empty.yaml").write_text("")
+    (tmp_path / "bad.yaml").write_text("a: [1\n")
+    (tmp_path / "latin.yaml").write_bytes(b"a: caf\xe9\n")
+    assert read_yaml(tmp_path / "ok.yaml") == {"a": 1}
+    assert read_yaml(tmp_path / "empty.yaml") is None
+    messages = []
+    for name in ("none.yaml", ".", "bad.yaml", "latin.yaml"):
+        with pytest.raises(ConfigError) as err:
+            read_yaml(tmp_path / name, what="a training config", error=ConfigError)
+        messages.append(str(err.value).replace(str(tmp_path), "T"))
+    assert messages[:2] == ["T/none.yaml: file not found", "T: not a file (expected a training config)"]
+    assert messages[2].startswith("T/bad.yaml: not valid YAML: ") and "line 2" in messages[2]
+    assert messages[3] == "T/latin.yaml: not UTF-8 text: invalid continuation byte at byte 6"
+    assert all("\n" not in m for m in messages)
