@@ -131,7 +131,7 @@ def positions(text: str, needle: str) -> list[int]:
 
 def tag_tokens(text: str, names: Iterable[str]) -> list[tuple[int, int, str, bool]]:
     """``(start, end, name, is_closing)`` for every ``<name>``/``</name>`` in ``text``, by position."""
-    tokens = []
+    tokens: list[tuple[int, int, str, bool]] = []
     for name in names:
         for tag, is_closing in ((opening(name), False), (closing(name), True)):
             tokens.extend((i, i + len(tag), name, is_closing) for i in positions(text, tag))
