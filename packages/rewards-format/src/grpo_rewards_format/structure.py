@@ -137,7 +137,9 @@ class TagCount:
 
     Unit: none (a share). Formula: ``(number of strings among <t>, </t> for t in tags that occur
     exactly once) / (2 * len(tags))``. With the default ``tags=["think", "answer"]`` each tag is
-    worth 0.25, so a repeated block scores less than one clean block.
+    worth 0.25, so a repeated block scores less than one clean block. It counts tags and never reads
+    what is between them (as Open-R1's ``tag_count_reward``): a blank block keeps its tags' credit,
+    so pair it with ``format.think_answer`` or ``format.xml_fields``, which refuse blank blocks.
 
     >>> score = TagCount()
     >>> score("<think>x</think><answer>4</answer>")
