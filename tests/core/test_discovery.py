@@ -197,3 +197,14 @@ def test_the_register_protocols_match_the_registers_the_hooks_receive():
         assert [(p.name, p.kind, p.default) for p in got] == [(p.name, p.kind, p.default) for p in expected]
     assert inspect.signature(hookspecs.register_rewards).parameters["register"].annotation == "RegisterReward"
     assert inspect.signature(hookspecs.register_tasks).parameters["register"].annotation == "RegisterTask"
+
+
+def test_plugins_hold_the_allow_list_they_loaded_with(plugins, monkeypatch):
+    from grpo_rewards import get_plugins
+
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "fixture, hookfail")
+    loaded = get_plugins()
+    assert loaded.allow is not None and loaded.allow.allowed == {"fixture", "hookfail"}
+    assert sorted(loaded.records) == ["fixture", "hookfail"]
+    assert {"broken", "fixture", "hookfail"} <= set(loaded.allow.installed)
+    assert get_plugins(load_entry_points=False).allow is None

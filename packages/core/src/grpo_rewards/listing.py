@@ -127,7 +127,7 @@ def cmd_list(args: Any) -> int:
     from .registry import load_registry
 
     registry = load_registry()
-    allow = read_allow_list()
+    allow = registry.plugins.allow or read_allow_list()  # read once, by discovery (unless a test built it)
     extra = _local_rewards(args.rewards, registry) if getattr(args, "rewards", None) else []
     if allow.warning():
         print(f"warning: {allow.warning()}", file=sys.stderr)

@@ -20,7 +20,6 @@ recorded as broken with its error while every other plugin keeps working; only a
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -31,10 +30,9 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
+from .allowlist import AllowList, read_allow_list
 from .hookspecs import PROJECT_NAME, hookimpl  # noqa: F401  (hookimpl: for the example above)
 
-#: Comma-separated plugin names to load; set but empty means none.
-ALLOW_ENV = "GRPO_REWARDS_PLUGINS"
 #: The hooks a plugin may implement, in the order they are called.
 HOOKS = ("register_rewards", "register_tasks")
 
@@ -60,14 +58,6 @@ class PluginRecord:
         """Mark the plugin broken with a one-line ``error`` and the traceback being handled."""
         self.error = error
         self.traceback = traceback.format_exc()
-
-
-def allowed_plugins() -> set[str] | None:
-    """The allow-list from ``GRPO_REWARDS_PLUGINS``: ``None`` when unset (everything allowed)."""
-    value = os.environ.get(ALLOW_ENV)
-    if value is None:
-        return None
-    return {part.strip() for part in value.split(",") if part.strip()}
 
 
 def _entry_points() -> list[metadata.EntryPoint]:
@@ -96,18 +86,22 @@ class Plugins:
 
     ``records`` maps each namespace to its :class:`PluginRecord`, loaded or broken; a name claimed
     by two distributions is recorded under both (the second as ``"name (distribution)"``).
+    ``allow`` is the allow-list (``GRPO_REWARDS_PLUGINS``) as read against the installed plugins,
+    ``None`` until :meth:`load_installed` ran.
     """
 
     def __init__(self) -> None:
         self.manager = pluggy.PluginManager(PROJECT_NAME)
         self.manager.add_hookspecs(hookspecs)
         self.records: dict[str, PluginRecord] = {}
+        self.allow: AllowList | None = None
 
     def load_installed(self) -> None:
         """Import and register every installed plugin the allow-list admits (entry points)."""
-        allow = allowed_plugins()
-        for ep in _entry_points():
-            if allow is not None and ep.name not in allow:
+        entry_points = _entry_points()
+        self.allow = read_allow_list(installed=sorted({ep.name for ep in entry_points}))
+        for ep in entry_points:
+            if self.allow.allowed is not None and ep.name not in self.allow.allowed:
                 continue
             dist = getattr(ep, "dist", None)
             record = PluginRecord(

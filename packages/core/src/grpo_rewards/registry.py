@@ -327,20 +327,15 @@ class Registry:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
         if close:
             message += " Did you mean " + ", ".join(repr(c) for c in close) + "?"
-        if namespace not in self.records:
-            from .allowlist import read_allow_list
-
-            filtered = read_allow_list().filtered_out(namespace)
+        allow = self.plugins.allow
+        if namespace not in self.records and allow is not None:
+            filtered = allow.filtered_out(namespace)
             if filtered:
                 return f"{message} The {filtered} (add {namespace!r} to it, or unset it to load every plugin)"
         if namespace in FIRST_PARTY and namespace not in self.records:
             return message + f" It is provided by {FIRST_PARTY[namespace]}: pip install {FIRST_PARTY[namespace]}"
-        elif namespace not in self.records:
-            from .plugins import allowed_plugins
-
-            allow = allowed_plugins()
-            if allow is not None:
-                message += f" (plugins are restricted by GRPO_REWARDS_PLUGINS={','.join(sorted(allow))})"
+        elif namespace not in self.records and allow is not None and allow.allowed is not None:
+            message += f" (plugins are restricted by GRPO_REWARDS_PLUGINS={','.join(sorted(allow.allowed))})"
         if not close and known:
             message += f" Known {kind}s: " + ", ".join(sorted(known))
         return message
