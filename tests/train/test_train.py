@@ -257,3 +257,73 @@ def test_a_model_that_fails_to_load_leaves_nothing_that_blocks_the_retry(tiny_mo
     with contextlib.redirect_stdout(io.StringIO()):
         assert train_command([str(config), f"model={tiny_model}"], registry=toy_registry()) == 0
     assert (tmp_path / "out" / "manifest.json").is_file()
+
+
+def test_each_logging_step_prints_one_short_line_and_every_metric_goes_to_the_metrics_log(finished_run):
+    run_dir, stdout, _ = finished_run
+    lines = [line for line in stdout.splitlines() if line.startswith("step ")]
+    assert [line.split("  ")[0] for line in lines] == ["step 1/3", "step 2/3", "step 3/3"]
+    metrics = _metrics(run_dir)
+    steps = [e for e in metrics if "reward" in e]
+    for line, entry in zip(lines, steps):
+        assert line.split("  ")[1:4] == [f"reward {entry['reward']:.3f}",
+                                         f"toy.digits {entry['rewards/toy.digits/mean']:.3f}",
+                                         f"short20 {entry['rewards/short20/mean']:.3f}"]
+        assert " s/step  " in line and line.endswith(" left")
+    assert steps == [h for h in _history_with_elapsed(run_dir, metrics) if "reward" in h]
+    assert "train_runtime" in metrics[-1]  # the closing summary is kept too
+    assert "{'loss'" not in stdout  # transformers' dict printer is gone
+
+
+def _history_with_elapsed(run_dir: Path, metrics: list[dict]) -> list[dict]:
+    elapsed = {e["step"]: e["elapsed_s"] for e in metrics if "reward" in e}
+    return [{"step": h["step"], **{k: v for k, v in h.items() if k != "step"}, "elapsed_s": elapsed.get(h["step"])}
+            for h in _history(run_dir) if "reward" in h]
+
+
+def test_the_run_says_what_happens_before_the_first_step(finished_run):
+    _, stdout, _ = finished_run
+    before = stdout.split("\nstep 1/3")[0]
+    assert "grpo-rewards: building the dataset (task toy:count)" in before
+    assert "grpo-rewards: torch threads: " in before
+    assert "grpo-rewards: loading the model " in before
+    assert "training to step 3; each step generates completions, scores them and updates the model" in before
+
+
+def test_the_model_card_names_the_model_the_run_started_from(finished_run, tiny_model):
+    run_dir, _, _ = finished_run
+    card = (run_dir / "README.md").read_text()
+    assert f"This model is a fine-tuned version of the local model {tiny_model}." in card
+    assert "[None]" not in card
+
+
+def test_torch_threads_follow_the_cpus_this_process_may_use(monkeypatch):
+    import torch
+
+    from grpo_rewards.train.runner import set_threads
+
+    before = torch.get_num_threads()
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "1")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    try:
+        assert set_threads() == ("torch threads: 3 (the 3 CPUs this process may use; set OMP_NUM_THREADS to "
+                                 "choose)")
+        assert torch.get_num_threads() == 3
+        monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+        assert set_threads().startswith("torch threads: 1 (the 3 CPUs this process may use, shared by 2 processes")
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_model_tiny_trains_a_step_in_seconds_without_a_model_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "cache"))
+    config = tiny_config(Path("unused"), tmp_path / "out", max_steps=1)
+    config["model"] = "tiny"
+    path = write_config(tmp_path / "run.yaml", config)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert train_command([str(path)], registry=toy_registry()) == 0
+    assert (tmp_path / "cache" / "tiny-random-qwen2" / "model.safetensors").is_file()
+    assert [e["step"] for e in _metrics(tmp_path / "out") if "reward" in e] == [1]
+    assert "a tiny random model made by grpo-rewards" in (tmp_path / "out" / "README.md").read_text()
