@@ -50,8 +50,12 @@ class Source:
     values: dict[Any, bool] = field(default_factory=dict)
     #: only mine the tests whose (``Class.``)name starts with one of these (None: all tests)
     tests: tuple[str, ...] | None = None
-    #: a config added to every row of a call (e.g. a project-specific extraction)
+    #: a config added to every row of a call (e.g. a project-specific extraction); keywords override it
     call_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: a config added to every row of a file (a test file that exercises one grading mode)
+    path_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the test parameter holding the gold, for graders that take it elsewhere (an environment's setup)
+    gold_param: str | None = None
 
 
 SOURCES = [
@@ -87,7 +91,22 @@ SOURCES = [
            batch=frozenset({"accuracy_reward", "base_model_accuracy_reward"}), values={-1: False},
            call_config={"is_correct_strict_box": {"strict_box_verify": True},
                         "is_correct_minerva": {"strict_box_verify": False},
+                        "verify": {"strict_box_verify": False}, "compute_score": {"strict_box_verify": False},
                         "base_model_accuracy_reward": {"format": "base model"}}),
+    Source("THUDM/slime", ["tests/test_rm_math.py", "tests/test_rm_math_dapo.py"],
+           calls={"grade_answer_mathd": ["pred", "gold"], "grade_answer_sympy": ["pred", "gold"],
+                  "grade_answer_verl": ["pred", "gold"], "is_correct_strict_box": ["pred", "gold"],
+                  "is_correct_minerva": ["pred", "gold"], "verify": ["pred", "gold"],
+                  "compute_score": ["pred", "gold"]},
+           values={-1: False},
+           call_config={"is_correct_strict_box": {"strict_box_verify": True},
+                        "is_correct_minerva": {"strict_box_verify": False},
+                        "verify": {"strict_box_verify": False}, "compute_score": {"strict_box_verify": False},
+                        "grade_answer_sympy": {"grader": "sympy, reducible fractions unequal by design"}}),
+    Source("NovaSky-AI/SkyRL", ["skyrl-gym/tests/test_aime.py", "skyrl-gym/tests/test_gsm8k.py"],
+           calls={"env.step": ["pred"]}, gold_param="ground_truth", values={-1: False},
+           path_config={"skyrl-gym/tests/test_aime.py": {"grader": "AIME env, normalised string match"},
+                        "skyrl-gym/tests/test_gsm8k.py": {"extraction": "GSM8K '####' line only"}}),
 ]
 
 
@@ -217,6 +236,8 @@ class Miner:
                 roles[role] = evaluate(kw.value, self.env)
         for key in [k for k in roles if k not in {"gold", "pred", "entry"}]:
             config[key] = roles.pop(key)
+        if "gold" not in roles and self.src.gold_param and self.src.gold_param in self.env:
+            roles["gold"] = self.env[self.src.gold_param]
         if "entry" in roles:  # reasoning-gym: the gold is the entry's "answer"
             entry = roles.pop("entry")
             if not isinstance(entry, dict) or "answer" not in entry:
@@ -242,6 +263,8 @@ class Miner:
             return self.pending[node.value.id]  # open-instruct: result.score
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.pending:
             index = evaluate(node.slice, self.env)
+            if isinstance(index, str):  # out["score"], step_output["reward"]: the result's score
+                return self.pending[node.value.id]
             return [self.pending[node.value.id][index]]
         return None
 
@@ -382,6 +405,7 @@ def mine_source(src: Source, mirrors: Path) -> tuple[list[dict[str, Any]], dict[
         cases, bad = mine_file(src, path, git(mirror, "show", f"{commit}:{path}"))
         skipped += bad
         for case in cases:
+            case["config"] = {**src.path_config.get(path, {}), **case["config"]}
             if src.project == "open-thought/reasoning-gym" and not any(c.isdigit() for c in str(case["gold"])):
                 skipped += 1  # reasoning-gym grades word games too: keep the answers with a number
                 continue
