@@ -17,7 +17,8 @@ ValueError: workers must be an integer >= 1 or None, got -3
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -109,6 +110,10 @@ ENTRY_OPTIONS: tuple[str, ...] = tuple(n for n in OPTION_NAMES if n != "worker_s
 _VALUE_OPTIONS = ("timeout_value", "error_value", "too_large_value", "invalid_value")
 
 
+def _value(value: Any, name: str) -> Any:
+    return params.number(value, name, none_ok=True)
+
+
 def check_options(values: Mapping[str, Any]) -> list[str]:
     """Every problem with these option values (types, ranges, and combinations), one line each.
 
@@ -122,14 +127,15 @@ run in one); remove the timeout']
     unknown = sorted(set(values) - set(OPTION_NAMES))
     if unknown:
         problems.append(f"unknown option(s) {', '.join(unknown)} (options: {', '.join(OPTION_NAMES)})")
-    checks = {
+    checks: dict[str, Callable[[Any], Any]] = {
         "timeout": lambda v: params.number(v, "timeout", positive=True, none_ok=True),
         "on_error": lambda v: params.choice(v, "on_error", ON_ERROR),
         "workers": lambda v: params.integer(v, "workers", low=1, none_ok=True),
         "max_chars": lambda v: params.integer(v, "max_chars", low=1, none_ok=True),
         "worker_safe": lambda v: params.boolean(v, "worker_safe"),
-        **{name: (lambda v, n=name: params.number(v, n, none_ok=True)) for name in _VALUE_OPTIONS},
     }
+    for value_option in _VALUE_OPTIONS:
+        checks[value_option] = functools.partial(_value, name=value_option)
     for name in OPTION_NAMES:
         if name in values:
             try:

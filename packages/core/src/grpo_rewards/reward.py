@@ -56,7 +56,8 @@ class ResultCache:
         return {}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()  # type: ignore[misc]
+        self._entries = {}
+        self._lock = threading.Lock()
 
 
 class _SampleCall:
@@ -74,10 +75,15 @@ class _SampleCall:
             warm()
 
 
-class _BatchCall(_SampleCall):
+class _BatchCall:
     """Picklable ``(prompts, completions, completion_ids, columns) -> result`` sent to a worker."""
 
-    def __call__(self, prompts: Any, completions: Any, completion_ids: Any = None,  # type: ignore[override]
+    def __init__(self, scorer: Any) -> None:
+        self.scorer = scorer
+
+    warmup = _SampleCall.warmup
+
+    def __call__(self, prompts: Any, completions: Any, completion_ids: Any = None,
                  columns: dict[str, Any] | None = None) -> Any:
         result = self.scorer(prompts=prompts, completions=completions, completion_ids=completion_ids,
                              **(columns or {}))
@@ -160,6 +166,7 @@ class Reward:
             raise ValueError(f"form must be 'sample' or 'batch', not {form!r}")
         self.options = (options or RewardOptions()).merged(option_values)
         params = dict(params or {})
+        impl: Any
         if inspect.isclass(scorer):
             impl = scorer(**params)
         elif params:
@@ -277,7 +284,8 @@ class Reward:
                 return self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc)
         labels: list[str] | None = None
         if isinstance(raw, RewardResult):
-            raw, labels = raw.values, list(raw.labels)
+            labels = list(raw.labels)
+            raw = raw.values
         if raw is None or isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
             raise RewardError(self.__name__, f"returned {type(raw).__name__}, expected a list of floats")
         raw = list(raw)

@@ -67,7 +67,7 @@ def make_truncated(*, base: Any = None, name: str = "length.truncated", **params
     if base is not None:
         params.setdefault("base_column", "base")
     column = params.get("base_column")
-    inputs = {column: base} if base is not None else None
+    inputs: dict[str, Any] | None = {str(column): base} if base is not None else None
     return Reward(Truncated, name=name, reward_name="length.truncated", params=params,
                   columns=(column,) if column and not inputs else (), inputs=inputs)
 
