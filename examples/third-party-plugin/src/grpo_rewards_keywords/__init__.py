@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from grpo_rewards import Reward
+from grpo_rewards import Reward, RewardDefinition
 
 __version__ = metadata.version("grpo-rewards-keywords")  # the one literal is in pyproject.toml
 
@@ -90,6 +90,20 @@ def score_column_coverage(text: str, *, keywords: Any, case_sensitive: bool = Fa
     return hits / len(words)
 
 
+#: Each reward is defined once: ``plugin.py`` registers these definitions and the exports below are
+#: built from them, so ranges, units and options are the same by name and in a plain TRL script.
+COVERAGE = RewardDefinition(
+    "keywords.coverage", KeywordCoverage, output_range=(0.0, 1.0),
+    description="Fraction of the given keywords that occur in the completion.",
+    example="{use: keywords.coverage, with: {keywords: [because, therefore]}}",
+)
+COLUMN_COVERAGE = RewardDefinition(
+    "keywords.column_coverage", score_column_coverage, output_range=(0.0, 1.0),
+    description="Fraction of the row's 'keywords' column that occurs in the completion; None if it lists none.",
+    example="{use: keywords.column_coverage}  # dataset rows carry keywords: [Paris, France]",
+)
+
+
 def make_coverage(**params: Any) -> Reward:
     """``keywords.coverage`` with parameters, as a TRL reward function.
 
@@ -97,10 +111,10 @@ def make_coverage(**params: Any) -> Reward:
     >>> reward(prompts=["Q?", "Q?"], completions=["Step 1: add.", [{"role": "assistant", "content": "4"}]])
     [1.0, 0.0]
     """
-    return Reward(KeywordCoverage, name="keywords.coverage", params=params)
+    return COVERAGE.reward(**params)
 
 
 #: ``GRPOTrainer(reward_funcs=[coverage])`` or ``trl grpo --reward_funcs grpo_rewards_keywords.coverage``.
 coverage = make_coverage()
 #: Reads the dataset column ``keywords``.
-column_coverage = Reward(score_column_coverage, name="keywords.column_coverage", columns=("keywords",))
+column_coverage = COLUMN_COVERAGE.reward()

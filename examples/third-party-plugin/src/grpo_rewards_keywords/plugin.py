@@ -6,14 +6,10 @@ from typing import Any
 
 import grpo_rewards
 
-from . import KeywordCoverage, score_column_coverage
+from . import COLUMN_COVERAGE, COVERAGE
 
 
 @grpo_rewards.hookimpl
 def register_rewards(register: Any) -> None:
-    register("coverage", KeywordCoverage, output_range=(0.0, 1.0),
-             description="Fraction of the given keywords that occur in the completion.",
-             example="{use: keywords.coverage, with: {keywords: [because, therefore]}}")
-    register("column_coverage", score_column_coverage, output_range=(0.0, 1.0),
-             description="Fraction of the row's 'keywords' column that occurs in the completion; None if it lists none.",
-             example="{use: keywords.column_coverage}  # dataset rows carry keywords: [Paris, France]")
+    COVERAGE.register(register)          # the definitions the module's TRL exports are built from
+    COLUMN_COVERAGE.register(register)
