@@ -89,14 +89,18 @@ def ours(pred: str, gold: Any, params: dict[str, Any]) -> tuple[float | None, st
         _REWARDS[key] = grpo_rewards_math.make_accuracy(name="math.accuracy", **params)
     reward = _REWARDS[key]
     labels: dict[str, list[str]] = {}
+    metrics: dict[str, float] = {}
     cpu, wall = time.process_time(), time.perf_counter()
     try:
         value = reward(prompts=[""], completions=[pred], solution=[gold],
-                       log_extra=lambda c, v: labels.__setitem__(c, v))[0]
+                       log_extra=lambda c, v: labels.__setitem__(c, v),
+                       log_metric=lambda k, v: metrics.__setitem__(k, v))[0]
     except Exception as exc:  # a reward that raises on a case: counted wrong, named in the label
         value, labels = None, {"/outcome": [f"raised {type(exc).__name__}"]}
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    label = next((v[0] for k, v in labels.items() if k.endswith("/outcome")), "?")
+    # the outcome label: the per-sample column if logged, else the one outcome counted for this sample
+    label = next((v[0] for k, v in labels.items() if k.endswith("/outcome")), None) or next(
+        (k.rsplit("/", 1)[1] for k, v in metrics.items() if k.startswith("outcomes/") and v >= 1), "?")
     return value, label, wall, cpu
 
 
