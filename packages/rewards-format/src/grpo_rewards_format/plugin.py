@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from grpo_rewards import hookimpl
+from grpo_rewards import RegisterReward, hookimpl
 
 from .boxes import Boxed
 from .fields import XmlFields
@@ -19,7 +17,7 @@ INVALID = 0.0
 
 
 @hookimpl
-def register_rewards(register: Any) -> None:
+def register_rewards(register: RegisterReward) -> None:
     register("think_answer", ThinkAnswer, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),
              example="{use: format.think_answer, with: {strict: true}}")
     register("think", Think, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpo_rewards
 
 from .cosine import CosineLength
@@ -15,7 +13,7 @@ from .truncated import Truncated
 
 
 @grpo_rewards.hookimpl
-def register_rewards(register: Any) -> None:
+def register_rewards(register: grpo_rewards.RegisterReward) -> None:
     register("target", TargetLength, hacks=corpus, units="chars",
              description="Closeness to a target length: -|L - target| beyond a tolerance, or normalised to [-1, 0].",
              example="length.target with {target: 200, unit: words, normalise: true}")

@@ -12,7 +12,7 @@ from .tasks import TASKS
 
 
 @grpo_rewards.hookimpl
-def register_rewards(register: Any) -> None:
+def register_rewards(register: grpo_rewards.RegisterReward) -> None:
     register(
         "accuracy",
         Accuracy,
@@ -32,7 +32,7 @@ def register_rewards(register: Any) -> None:
 
 
 @grpo_rewards.hookimpl
-def register_tasks(register: Any) -> None:
+def register_tasks(register: grpo_rewards.RegisterTask) -> None:
     for name, (factory, description) in TASKS.items():
         register(
             name,
