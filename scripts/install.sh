@@ -15,7 +15,7 @@ PIP="$VENV/bin/python -m pip"
 # elsewhere it is the ordinary PyPI build. A torch that is already installed is kept.
 "$VENV/bin/python" -c "import torch" 2>/dev/null || $PIP install --quiet "torch==2.13.0"
 $PIP install --quiet \
-    -e "$ROOT/packages/core[train]" \
+    -e "$ROOT/packages/core[train,peft]" \
     -e "$ROOT/packages/rewards-length" \
     -e "$ROOT/packages/rewards-format" \
     -e "$ROOT/packages/rewards-math" \

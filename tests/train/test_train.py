@@ -327,3 +327,31 @@ def test_model_tiny_trains_a_step_in_seconds_without_a_model_folder(tmp_path, mo
     assert (tmp_path / "cache" / "tiny-random-qwen2" / "model.safetensors").is_file()
     assert [e["step"] for e in _metrics(tmp_path / "out") if "reward" in e] == [1]
     assert "a tiny random model made by grpo-rewards" in (tmp_path / "out" / "README.md").read_text()
+
+
+def test_a_lora_run_saves_the_adapter_resumes_it_and_merges_on_request(tiny_model, tmp_path):
+    pytest.importorskip("peft")
+    from safetensors import safe_open
+    from transformers import AutoModelForCausalLM
+
+    config = tiny_config(tiny_model, tmp_path / "out", max_steps=2, save_steps=1)
+    config["peft"] = {"r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0.0}
+    path = write_config(tmp_path / "run.yaml", config)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert train_command([str(path)], registry=toy_registry()) == 0
+    adapter = tmp_path / "out" / "checkpoint-2" / "adapter_model.safetensors"
+    with safe_open(str(adapter), framework="pt") as f:
+        keys = list(f.keys())
+    assert keys and all("lora_" in k for k in keys)
+    assert not (tmp_path / "out" / "checkpoint-2" / "model.safetensors").exists()  # the adapter only
+    assert not (tmp_path / "out" / "merged").exists()
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert train_command(["--resume", "--output-dir", str(tmp_path / "out"), "--max-steps", "3",
+                              "peft.merge=true"], registry=toy_registry()) == 0
+    assert f"resuming from {tmp_path / 'out' / 'checkpoint-2'} at step 2" in out.getvalue()
+    assert [e["step"] for e in _metrics(tmp_path / "out") if "reward" in e] == [1, 2, 3]
+    merged = AutoModelForCausalLM.from_pretrained(tmp_path / "out" / "merged")
+    assert not any("lora" in name for name, _ in merged.named_parameters())
+    assert (tmp_path / "out" / "merged" / "tokenizer.json").is_file()
