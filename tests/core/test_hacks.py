@@ -117,3 +117,30 @@ def test_two_entries_with_one_name_are_refused():
     entry = {"name": "n", "completion": "x", "max_pay": {"a.b": 0}}
     with pytest.raises(grpo_rewards.PluginError, match="the name is used by another entry"):
         read_corpus([entry, entry], "x")
+
+
+def slow(text: str, **row) -> float:
+    """Sleeps on 'slow'."""
+    if text == "slow":
+        import time
+
+        time.sleep(5)
+    return 0.0
+
+
+class SlowPlugin:
+    @grpo_rewards.hookimpl
+    def register_rewards(self, register):
+        register("slow", slow, hacks=[{"name": "sleeper", "completion": "slow", "max_pay": {"s.slow": 0.0}},
+                                      {"name": "quick", "completion": "x", "max_pay": {"s.slow": 0.0}}])
+
+
+def test_an_entry_that_hangs_is_reported_and_the_run_goes_on():
+    import time
+
+    with plugin_registered(SlowPlugin(), "s") as registry:
+        started = time.monotonic()
+        report = run_hacks("s.slow", registry=registry, deadline=0.3)
+    assert time.monotonic() - started < 3
+    assert [r.line() for r in report.overpaid] == ["ERROR sleeper: TimeoutError: no result within 0.3 s"]
+    assert report.results[1].paid == 0.0

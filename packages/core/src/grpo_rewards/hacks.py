@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -159,16 +160,35 @@ def corpus_of(info: Any) -> list[Hack] | None:
     return read_corpus(raw, f"the hack corpus of {info.name} ({info.distribution or info.plugin})")
 
 
-def _score(reward: Any, hack: Hack, completion: Any, ids: list[int] | None) -> float | None:
+def _score(reward: Any, hack: Hack, completion: Any, ids: list[int] | None, deadline: float) -> float | None:
+    """The reward's value for one completion, called in a thread: past ``deadline`` seconds it is
+    reported as hanging (the thread is left behind) instead of hanging the run."""
     columns = {k: [v] for k, v in hack.columns.items()}
-    values = reward(prompts=[hack.prompt], completions=[completion], completion_ids=None if ids is None else [ids],
-                    **columns)
-    return values[0]
+    box: dict[str, Any] = {}
+
+    def call() -> None:
+        try:
+            box["values"] = reward(prompts=[hack.prompt], completions=[completion],
+                                   completion_ids=None if ids is None else [ids], **columns)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(deadline)
+    if thread.is_alive():
+        raise TimeoutError(f"no result within {deadline:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["values"][0]
 
 
 def run_hacks(name: str, *, params: Mapping[str, Any] | None = None, registry: Any = None,
-              build: Callable[..., Any] | None = None) -> HackReport:
-    """Run every entry of ``name``'s corpus that targets it; ``params`` override the entries' own."""
+              build: Callable[..., Any] | None = None, deadline: float = 30.0) -> HackReport:
+    """Run every entry of ``name``'s corpus that targets it; ``params`` override the entries' own.
+
+    A call that gives no result within ``deadline`` seconds is reported as an error line.
+    """
     from .registry import load_registry
     from .rewardset import get_reward
 
@@ -185,9 +205,9 @@ def run_hacks(name: str, *, params: Mapping[str, Any] | None = None, registry: A
         key = repr(sorted(merged.items()))
         try:
             reward = built.get(key) or built.setdefault(key, build(**merged))
-            paid = _score(reward, hack, hack.completion, hack.completion_ids)
+            paid = _score(reward, hack, hack.completion, hack.completion_ids, deadline)
             bound_spec = hack.max_pay[name]
-            bound = (_score(reward, hack, hack.reference, hack.reference_ids) if bound_spec == REFERENCE
+            bound = (_score(reward, hack, hack.reference, hack.reference_ids, deadline) if bound_spec == REFERENCE
                      else float(bound_spec))
         except Exception as exc:  # a reward that raises on junk is reported, and the run goes on
             results.append(HackResult(hack, None, None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"))
@@ -228,5 +248,8 @@ def hacks_command(argv: list[str]) -> int:
     parser.add_argument("--hacks", action="store_true", required=True, help="run the hack corpus")
     parser.add_argument("--with", dest="params", action="append", default=[], metavar="KEY=VALUE",
                         help="a reward parameter (value read as YAML); overrides the entries' own")
+    parser.add_argument("--deadline", type=float, default=30.0, help="seconds allowed per entry (default 30)")
     args = parser.parse_args(argv)
-    return print_report(run_hacks(args.name, params=_key_values(args.params, "--with")))
+    if not args.deadline > 0:
+        parser.error("--deadline must be a positive number of seconds")
+    return print_report(run_hacks(args.name, params=_key_values(args.params, "--with"), deadline=args.deadline))
