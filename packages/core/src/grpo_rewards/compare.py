@@ -31,6 +31,8 @@ from .protocol import GrpoRewardsError
 
 _TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
+#: Seconds one ``explain`` call may take before the row is shown without it.
+EXPLAIN_DEADLINE = 10.0
 #: Row keys that are not columns a reward reads.
 _NOT_COLUMNS = frozenset({"completion", "prompt", "completion_ids"})
 
@@ -69,9 +71,11 @@ class Side:
         target = getattr(self.reward, "explain", None) or getattr(getattr(self.reward, "impl", None), "explain", None)
         if not callable(target):
             return None
+        from .hacks import call_with_deadline
+
         columns = {k: v for k, v in row.items() if k not in ("completion", "completion_ids")}
         try:
-            return dict(target(row["completion"], **columns))
+            return dict(call_with_deadline(lambda: target(row["completion"], **columns), EXPLAIN_DEADLINE))
         except Exception as exc:  # an explanation is a courtesy; its failure is shown, never fatal
             return {"explain_error": f"{type(exc).__name__}: {exc}"[:200]}
 

@@ -160,27 +160,33 @@ def corpus_of(info: Any) -> list[Hack] | None:
     return read_corpus(raw, f"the hack corpus of {info.name} ({info.distribution or info.plugin})")
 
 
-def _score(reward: Any, hack: Hack, completion: Any, ids: list[int] | None, deadline: float) -> float | None:
-    """The reward's value for one completion, called in a thread: past ``deadline`` seconds it is
-    reported as hanging (the thread is left behind) instead of hanging the run."""
-    columns = {k: [v] for k, v in hack.columns.items()}
+def call_with_deadline(call: Callable[[], Any], deadline: float) -> Any:
+    """``call()`` in a thread: its result, its exception, or ``TimeoutError`` after ``deadline`` seconds
+    (the thread is left behind, so a check that runs untrusted rewards never hangs on one)."""
     box: dict[str, Any] = {}
 
-    def call() -> None:
+    def run() -> None:
         try:
-            box["values"] = reward(prompts=[hack.prompt], completions=[completion],
-                                   completion_ids=None if ids is None else [ids], **columns)
+            box["value"] = call()
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=call, daemon=True)
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(deadline)
     if thread.is_alive():
         raise TimeoutError(f"no result within {deadline:g} s")
     if "error" in box:
         raise box["error"]
-    return box["values"][0]
+    return box["value"]
+
+
+def _score(reward: Any, hack: Hack, completion: Any, ids: list[int] | None, deadline: float) -> float | None:
+    """The reward's value for one completion, under ``deadline`` (see :func:`call_with_deadline`)."""
+    columns = {k: [v] for k, v in hack.columns.items()}
+    values = call_with_deadline(lambda: reward(prompts=[hack.prompt], completions=[completion],
+                                               completion_ids=None if ids is None else [ids], **columns), deadline)
+    return values[0]
 
 
 def run_hacks(name: str, *, params: Mapping[str, Any] | None = None, registry: Any = None,
