@@ -214,3 +214,24 @@ def test_an_unknown_tokenizer_is_one_line(plugins, tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"grpo-rewards: error: cannot load tokenizer '{tmp_path / 'nope'}'") and err.count("\n") == 1
+
+
+def test_outcome_counts_are_counted_once_when_an_entry_that_reads_another_fails(tmp_path, capsys, monkeypatch):
+    """The README's set offline without token ids: length.cosine fails on every row and is retried,
+    which recomputes math.accuracy for it; the outcome labels still add up to one per row."""
+    pytest.importorskip("grpo_rewards_math")
+    pytest.importorskip("grpo_rewards_length")
+    monkeypatch.delenv("GRPO_REWARDS_PLUGINS", raising=False)
+    rows = [{"prompt": f"What is 2+{p}?", "completion": c, "solution": str(2 + p)}
+            for p in (2, 3) for c in ["\\boxed{4}", "It is \\boxed{5}", "no idea", "\\boxed{4} since 2+2"]]
+    rewards = _set(tmp_path, "rewards:\n  - use: length.cosine\n    inputs: {correct: math.accuracy}\n"
+                             "  - use: math.accuracy\n")
+    code, scored = _score(tmp_path, rows, rewards)
+    assert code == 1
+    captured = capsys.readouterr()
+    assert "outcomes of math.accuracy: correct 3, no_answer 2, wrong 3" in captured.out.splitlines()
+    assert [s["rewards"]["math.accuracy"] for s in scored] == [1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
+    assert captured.err.splitlines()[0].startswith(
+        "reward error: length.cosine failed on 8 row(s) (lines 1-8): raised ValueError: length.cosine measures "
+        "tokens and needs completion_ids")
+    assert "bad row" not in captured.err

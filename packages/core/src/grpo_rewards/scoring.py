@@ -104,12 +104,8 @@ def _needed_columns(reward: Any) -> set[str]:
 
 
 def _labels(reward: Any) -> Counter[str]:
-    """Every outcome label counted for a reward so far: the core's, plus a batch reward's own."""
-    counts = Counter(reward.stats)
-    own = getattr(reward.impl, "outcome_counts", None)
-    if isinstance(own, Counter):
-        counts.update(own)
-    return counts
+    """Every outcome label the core's ``Reward`` counted for a reward so far (its only counter)."""
+    return Counter(reward.stats)
 
 
 def _arguments(batch: list[dict[str, Any]], wanted: set[str]) -> dict[str, Any]:
@@ -186,12 +182,13 @@ def score_rows(reward_set: Any, rows: list[dict[str, Any]], batch_size: int = 25
             counts[names[k]].update(_labels(reward) - before[k])
         for k in failed:  # retried part by part; only the failing reward's own counts are kept
             name, reward = names[k], rewards[k]
-            mark = _labels(reward)
+            mark, failed_before = _labels(reward), len(failures)
             found: dict[int, float | None] = {}
             _score_parts(reward, name, rows, groups, wanted, found, failures)
             for i, value in found.items():
                 scores[i][name] = value
             counts[name].update(_labels(reward) - mark)
+            counts[name]["error"] += len(failures) - failed_before  # rows the reward raised on
         if progress:
             progress.update(len(batch))
     failures.sort(key=lambda f: f[0])
@@ -273,7 +270,7 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
         values = [s[name] for s in scores if s.get(name) is not None]
         nones = sum(1 for s in scores if s.get(name) is None)
         c = counts[name]
-        errors = c.get("error", 0) + c.get("crashed", 0) + sum(1 for _, m in failures if m.startswith(f"{name}: "))
+        errors = c.get("error", 0) + c.get("crashed", 0)
         mean, std, lo, hi = _summary(values)  # type: ignore[arg-type]
         print(f"{name:<28} {weight:>6g} {mean:>8} {std:>8} {lo:>8} {hi:>8} {nones:>6} "
               f"{c.get('timeout', 0):>7} {errors:>6} {reward.seconds:>8.3f}", file=stream)
