@@ -226,3 +226,14 @@ def test_a_dataset_column_never_overrides_a_parameter():
     reward = Reward(ratio, name="r", params={"min_ratio": 0.9})
     assert reward(prompts=["p"], completions=["ABc"], min_ratio=[0.1]) == [0.0]
     assert Reward(ratio, name="r")(prompts=["p"], completions=["Abc"], min_ratio=[0.1]) == [0.0]
+
+
+def test_identical_samples_go_to_a_worker_once(plugins, tmp_path):
+    from grpo_rewards_fixture_good import logged_length
+
+    log = tmp_path / "calls.txt"
+    reward = Reward(logged_length, name="logged", columns=("log_file",), timeout=30.0)
+    texts = ["same", "same", "other", "same"]
+    assert reward(prompts=["p"] * 4, completions=texts, log_file=[str(log)] * 4) == [4.0, 4.0, 5.0, 4.0]
+    assert sorted(log.read_text().split()) == ["other", "same"]
+    assert reward.stats == {"ok": 4}

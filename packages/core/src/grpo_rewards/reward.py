@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
-import numbers
+import pickle
 import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import RewardError, quote
+from .errors import RewardError
 from .options import ON_ERROR, RewardOptions
 from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
+from .values import check_label, check_value, split_label
 
 __all__ = ["ON_ERROR", "ResultCache", "Reward", "make_reward"]
 
@@ -88,34 +88,6 @@ class _BatchCall:
         result = self.scorer(prompts=prompts, completions=completions, completion_ids=completion_ids,
                              **(columns or {}))
         return result if isinstance(result, RewardResult) else list(result)
-
-
-def _check_value(name: str, value: Any, index: int) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
-        raise RewardError(name, f"returned {type(value).__name__} {quote(value)}, expected a float or None", index)
-    value = float(value)
-    if math.isnan(value) or math.isinf(value):
-        raise RewardError(name, f"returned {value}, expected a finite float or None", index)
-    return value
-
-
-def _split_label(name: str, value: Any, index: int) -> tuple[Any, str | None]:
-    """``(value, label)`` from what a scorer returned: a value, or a ``(value, "label")`` pair."""
-    if isinstance(value, tuple):
-        if len(value) != 2 or not isinstance(value[1], str):
-            raise RewardError(name, f"returned {quote(value)}, expected a float, None or (value, 'label')", index)
-        value, label = value
-        _check_label(name, label, index)
-        return value, label
-    return value, None
-
-
-def _check_label(name: str, label: Any, index: int | None) -> None:
-    if not isinstance(label, str) or not label or len(label) > 40 or "/" in label or any(c.isspace() for c in label):
-        raise RewardError(name, f"returned the outcome label {quote(label)}; a label is a short word "
-                                "without spaces or '/' (like 'correct')", index)
 
 
 def _keyword_params(scorer: Any) -> frozenset[str]:
@@ -291,12 +263,12 @@ class Reward:
         raw = list(raw)
         if len(raw) != n:
             raise RewardError(self.__name__, f"returned {len(raw)} values for {n} completions")
-        values = [_check_value(self.__name__, v, i) for i, v in enumerate(raw)]
+        values = [check_value(self.__name__, v, i) for i, v in enumerate(raw)]
         if labels:
             if len(labels) != n:
                 raise RewardError(self.__name__, f"returned {len(labels)} labels for {n} completions")
             for i, label in enumerate(labels):
-                _check_label(self.__name__, label, i)
+                check_label(self.__name__, label, i)
         else:
             labels = ["none" if v is None else "ok" for v in values]
         return values, labels
@@ -365,10 +337,21 @@ class Reward:
             todo = undecided
         from .execution import map_with_deadline
 
-        outcomes = map_with_deadline(
-            _SampleCall(self.impl), [(texts[i], rows[i]) for i in todo], timeout=self.timeout, workers=self.workers,
+        first: dict[bytes, int] = {}  # identical samples (a GRPO group that agrees) go to a worker once
+        same: dict[int, int] = {}
+        for i in todo:
+            try:
+                key = pickle.dumps((texts[i], rows[i]), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # the worker call will report what cannot be sent
+                key = b"%d" % i
+            same[i] = first.setdefault(key, i)
+        unique = list(dict.fromkeys(same.values()))
+        sent = map_with_deadline(
+            _SampleCall(self.impl), [(texts[i], rows[i]) for i in unique], timeout=self.timeout, workers=self.workers,
         )
-        for i, outcome in zip(todo, outcomes):
+        by_index = dict(zip(unique, sent))
+        for i in todo:
+            outcome = by_index[same[i]]
             if outcome.status == "ok":
                 values[i], labels[i] = self._accept(outcome.value, i)
             else:
@@ -377,8 +360,8 @@ class Reward:
 
     def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
         try:
-            raw, label = _split_label(self.__name__, value, index)
-            checked = _check_value(self.__name__, raw, index)
+            raw, label = split_label(self.__name__, value, index)
+            checked = check_value(self.__name__, raw, index)
         except RewardError:
             if self.on_error == "raise":
                 raise

@@ -1,0 +1,45 @@
+"""What a reward returns, checked: a finite float or ``None``, optionally with an outcome label.
+
+>>> split_label("r", (1.0, "correct"), 0)
+(1.0, 'correct')
+>>> check_value("r", 2, 0)
+2.0
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+from .errors import RewardError, quote
+
+
+def check_value(name: str, value: Any, index: int) -> float | None:
+    """``value`` as a finite ``float`` (or ``None``), else a :class:`RewardError` naming the sample."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
+        raise RewardError(name, f"returned {type(value).__name__} {quote(value)}, expected a float or None", index)
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        raise RewardError(name, f"returned {value}, expected a finite float or None", index)
+    return value
+
+
+def split_label(name: str, value: Any, index: int) -> tuple[Any, str | None]:
+    """``(value, label)`` from what a scorer returned: a value, or a ``(value, "label")`` pair."""
+    if isinstance(value, tuple):
+        if len(value) != 2 or not isinstance(value[1], str):
+            raise RewardError(name, f"returned {quote(value)}, expected a float, None or (value, 'label')", index)
+        value, label = value
+        check_label(name, label, index)
+        return value, label
+    return value, None
+
+
+def check_label(name: str, label: Any, index: int | None) -> None:
+    """A label is a short word (it becomes the metric ``outcomes/<name>/<label>``)."""
+    if not isinstance(label, str) or not label or len(label) > 40 or "/" in label or any(c.isspace() for c in label):
+        raise RewardError(name, f"returned the outcome label {quote(label)}; a label is a short word "
+                                "without spaces or '/' (like 'correct')", index)
