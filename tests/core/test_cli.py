@@ -183,8 +183,8 @@ def test_an_allow_list_naming_no_installed_plugin_is_not_no_plugins_installed(mo
     captured = capsys.readouterr()
     assert captured.out.startswith("No plugin loaded: GRPO_REWARDS_PLUGINS='nosuch' filters out every installed "
                                    "plugin (")
-    assert captured.err.startswith("warning: GRPO_REWARDS_PLUGINS='nosuch': 'nosuch' names no installed plugin "
-                                   "(installed: ")
+    assert captured.err.startswith("grpo-rewards: warning: GRPO_REWARDS_PLUGINS='nosuch': 'nosuch' names no "
+                                   "installed plugin (installed: ")
     assert captured.err.endswith("; understood as: load no plugin\n")
 
 
@@ -199,7 +199,7 @@ def test_a_malformed_allow_list_gets_a_warning_saying_what_was_understood(monkey
     monkeypatch.setenv("GRPO_REWARDS_PLUGINS", value)
     assert main(["list"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith(f"warning: GRPO_REWARDS_PLUGINS={value!r}: {problem}")
+    assert err.startswith(f"grpo-rewards: warning: GRPO_REWARDS_PLUGINS={value!r}: {problem}")
     assert err.endswith(f"; understood as: {understood}\n")
 
 
@@ -229,3 +229,14 @@ def test_check_with_bad_parameters_speaks_of_the_reward_not_of_a_reward_set(plug
         "  - unknown parameter 'volume' (parameters: bonus)\n")
     assert main(["check", "fixture.offset", "--with", "offset=-1"]) == 2
     assert capsys.readouterr().err == "grpo-rewards: error: fixture.offset: ValueError: offset must be >= 0, got -1\n"
+
+
+def test_every_command_warns_about_a_doubtful_allow_list(monkeypatch, capsys):
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "format,LENGTH")
+    assert main(["show", "format.boxed"]) == 0
+    assert capsys.readouterr().err == (
+        "grpo-rewards: warning: GRPO_REWARDS_PLUGINS='format,LENGTH': 'LENGTH' names no installed plugin (names "
+        "are case-sensitive: 'length'?); understood as: load only format\n")
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "format, length")
+    assert main(["show", "format.boxed"]) == 0
+    assert capsys.readouterr().err == ""

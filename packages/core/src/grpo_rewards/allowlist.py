@@ -76,3 +76,10 @@ def read_allow_list(value: str | None = None, installed: Iterable[str] | None = 
                 f" (installed: {', '.join(names)})" if names else " (none is installed)")
             allow.problems.append(f"{part!r} names no installed plugin{hint}")
     return allow
+
+
+def allow_list_warning() -> str | None:
+    """The warning for the current ``GRPO_REWARDS_PLUGINS``, or ``None`` (unset: nothing is read)."""
+    if os.environ.get(ALLOW_ENV) is None:
+        return None
+    return read_allow_list().warning()

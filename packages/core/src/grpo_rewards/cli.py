@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        from .allowlist import allow_list_warning
+
+        warning = allow_list_warning()
+        if warning:  # every command loads plugins: say what a doubtful GRPO_REWARDS_PLUGINS was read as
+            print(f"grpo-rewards: warning: {warning}", file=sys.stderr)
         if argv and argv[0] in DELEGATED:
             import importlib
 

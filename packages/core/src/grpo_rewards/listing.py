@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
 import types
 import typing
 from typing import Any
@@ -129,8 +128,6 @@ def cmd_list(args: Any) -> int:
     registry = load_registry()
     allow = registry.plugins.allow or read_allow_list()  # read once, by discovery (unless a test built it)
     extra = _local_rewards(args.rewards, registry) if getattr(args, "rewards", None) else []
-    if allow.warning():
-        print(f"warning: {allow.warning()}", file=sys.stderr)
     if args.json:
         print(json.dumps(list_json(registry, allow, extra), indent=2))
         return 0
