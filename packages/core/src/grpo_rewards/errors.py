@@ -13,6 +13,7 @@ The tree::
     ├── DatasetError                 a training dataset cannot be loaded or lacks a column
     ├── ModelError                   a model cannot be found or prepared
     ├── RunDirError                  an output dir cannot be used as asked
+    ├── RunComplete                  --resume of a run that already finished (not a failure: exit 0)
     ├── TrainError                   training stopped; says how to continue
     └── PlotError                    nothing to plot, or no run to read
 
@@ -129,6 +130,10 @@ class ModelError(GrpoRewardsError):
 
 class RunDirError(GrpoRewardsError):
     """The output dir cannot be used as asked; the message says what to do instead."""
+
+
+class RunComplete(GrpoRewardsError):
+    """``--resume`` on a run that already reached its last step: nothing to do (exit 0)."""
 
 
 class TrainError(GrpoRewardsError):

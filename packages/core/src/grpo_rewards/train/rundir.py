@@ -22,7 +22,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..errors import GrpoRewardsError, RunDirError
+from ..errors import RunComplete, RunDirError  # noqa: F401 - RunComplete is used as rundir.RunComplete
 
 MANIFEST = "manifest.json"
 CONFIG = "config.yaml"
@@ -38,10 +38,6 @@ TRL_FILES = (STATE, "README.md", "runs")
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
 _RUN_PATTERNS = (_CHECKPOINT, re.compile(r"^config\.resume-\d+\.yaml$"),
                  re.compile(r"^\.(manifest\.json|metrics\.jsonl)\.tmp$"), re.compile(r"^\.reward_curves\.png\.tmp\.png$"))
-
-
-class RunComplete(GrpoRewardsError):
-    """``--resume`` on a run that already reached its last step: nothing to do (exit 0)."""
 
 
 def is_run_file(name: str) -> bool:
