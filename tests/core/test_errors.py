@@ -75,3 +75,19 @@ def test_read_yaml_gives_one_line_per_kind_of_bad_file(tmp_path):
     assert messages[2].startswith("T/bad.yaml: not valid YAML: ") and "line 2" in messages[2]
     assert messages[3] == "T/latin.yaml: not UTF-8 text: invalid continuation byte at byte 6"
     assert all("\n" not in m for m in messages)
+
+
+def test_no_core_module_but_errors_defines_an_exception_class():
+    import ast
+    from pathlib import Path
+
+    root = Path(errors.__file__).parent
+    elsewhere = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                    getattr(b, "id", getattr(b, "attr", "")).endswith(("Error", "Exception")) for b in node.bases):
+                elsewhere.append(f"{path.relative_to(root)}:{node.name}")
+    assert elsewhere == []
