@@ -119,3 +119,9 @@ def test_list_with_a_reward_set_shows_its_file_rewards(rewards_dir, capsys):
     listing = json.loads(capsys.readouterr().out)
     assert [(r["name"], r["params"]) for r in listing["local"]] == [
         ("my_quick_rewards.py:shout", {"bonus": {"type": "float", "required": False, "default": 0.0}})]
+
+
+def test_a_module_reward_runs_in_worker_processes_that_import_it_from_beside_the_set(rewards_dir):
+    path = _set(rewards_dir, "- use: my_quick_rewards:shout\n  timeout: 1.5\n  with: {bonus: 1.0}\n")
+    reward = load_reward_set(str(path)).rewards[0]
+    assert reward(prompts=["p"] * 3, completions=["HI", "slow", "hi"]) == [2.0, None, 1.0]
