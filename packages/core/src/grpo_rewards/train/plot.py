@@ -74,6 +74,7 @@ def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = No
 
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     panels = order_names(series, names)
     cols = min(len(panels), 3)
@@ -93,6 +94,7 @@ def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = No
             ax.legend(loc="best", fontsize=7)
         ax.set_title("total (weighted sum)" if name == TOTAL else name, fontsize=10)
         ax.set_xlabel("step", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("weighted sum of the means" if name == TOTAL else "mean reward per step", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
