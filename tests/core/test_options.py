@@ -103,3 +103,13 @@ def test_get_reward_reaches_every_option_and_keeps_registered_ones():
             get_reward("demo.x", options={"worker_safe": False})
         with pytest.raises(RewardSetError, match="workers must be an integer >= 1 or None, got -3"):
             get_reward("demo.x", options={"workers": -3})
+
+
+def test_show_prints_the_registered_options_and_what_the_deadline_bounds(capsys):
+    from grpo_rewards.cli import main
+
+    plugin = Registering((("x", echo_length), {"timeout": 2.0, "max_chars": 10}))
+    with plugin_registered(plugin, "demo"):
+        assert main(["show", "demo.x"]) == 0
+    out = capsys.readouterr().out
+    assert "workers:   yes (deadline 2 s per sample)\noptions:   timeout=2.0, max_chars=10\n" in out

@@ -197,8 +197,11 @@ def cmd_show(args: Any) -> int:
     rng = f"[{info.output_range[0]}, {info.output_range[1]}]" if info.output_range else "unspecified"
     print(f"range:     {rng}")
     print(f"columns:   {', '.join(reward_columns(info)) or '-'}")
+    per = "per sample" if info.form == "sample" else "for the whole call"
     print(f"workers:   {'yes' if info.worker_safe else 'no'}"
-          + (f" (deadline {info.timeout:g} s per sample)" if info.timeout else ""))
+          + (f" (deadline {info.timeout:g} s {per})" if info.timeout else ""))
+    changed = info.options.changed()
+    print("options:   " + (", ".join(f"{k}={v}" for k, v in changed.items()) or "defaults"))
     print("parameters:")
     if not info.params:
         print("  (none)")
