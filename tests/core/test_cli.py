@@ -148,6 +148,9 @@ def test_show_and_list_name_the_columns_a_reward_reads_through_its_column_parame
     rewards = {r["name"]: r for p in json.loads(capsys.readouterr().out)["plugins"] for r in p["rewards"]}
     assert rewards["length.cosine"]["columns"] == ["correct"]
     assert rewards["length.target"]["columns"] == []
+    monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "math")
+    assert main(["show", "math.accuracy"]) == 0
+    assert "columns:   solution\n" in capsys.readouterr().out
 
 
 def test_show_lists_a_literal_parameters_allowed_values(monkeypatch, capsys):
