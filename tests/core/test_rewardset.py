@@ -115,6 +115,11 @@ def test_manifest_records_resolved_parameters_and_plugin_versions(registry):
     }]
 
 
+def test_manifest_records_the_options_each_reward_runs_with(registry):
+    rs = load_reward_set([{"use": "fixture.sleepy", "workers": 2}], registry=registry)
+    assert rs.manifest()[0]["options"] == {"timeout": 0.5, "workers": 2}
+
+
 def test_execution_options_reach_the_reward(registry):
     rs = load_reward_set([{"use": "fixture.sleepy", "timeout": 0.3, "timeout_value": -1.0}], registry=registry)
     assert rs.rewards[0](prompts=["p", "p"], completions=["spin", "ab"]) == [-1.0, 2.0]

@@ -124,7 +124,7 @@ class RewardSet:
                 "weight": entry.weight,
                 "params": params,
                 "inputs": dict(entry.inputs),
-                "options": dict(entry.options),
+                "options": {**info.options.changed(), **entry.options},  # registered, then the entry's
                 "plugin": info.plugin,
                 "distribution": info.distribution,
                 "version": info.version,
