@@ -113,3 +113,11 @@ def test_show_prints_the_registered_options_and_what_the_deadline_bounds(capsys)
         assert main(["show", "demo.x"]) == 0
     out = capsys.readouterr().out
     assert "workers:   yes (deadline 2 s per sample)\noptions:   timeout=2.0, max_chars=10\n" in out
+
+
+def test_an_option_given_as_a_parameter_says_where_it_belongs(registry):
+    with pytest.raises(RewardSetError) as err:
+        get_reward("fixture.shout", registry=registry, timeout=2)
+    assert [p.split(": ", 1)[-1] if p.startswith("entry") else p for p in err.value.problems] == [
+        "'timeout' is an execution option, not a parameter: give it as the entry's "
+        "'timeout:' key (from Python, get_reward(..., options={'timeout': ...}))"]

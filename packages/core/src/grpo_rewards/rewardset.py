@@ -184,7 +184,10 @@ def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
 
 def _check_params(where: str, info: RewardInfo, params: dict[str, Any], problems: list[str]) -> None:
     for key, value in params.items():
-        if key not in info.params:
+        if key not in info.params and key in ENTRY_OPTIONS:
+            problems.append(f"{where}: {key!r} is an execution option, not a parameter: give it as the entry's "
+                            f"'{key}:' key (from Python, get_reward(..., options={{{key!r}: ...}}))")
+        elif key not in info.params:
             known = ", ".join(sorted(info.params)) or "none"
             problems.append(f"{where}: unknown parameter {key!r} (parameters: {known})")
         elif not _matches(value, info.params[key].annotation):
