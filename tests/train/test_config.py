@@ -120,6 +120,6 @@ def test_examples_default_yaml_is_the_embedded_default():
     assert yaml.safe_load((ROOT / "examples" / "default.yaml").read_text()) == DEFAULT_CONFIG
 
 
-@pytest.mark.parametrize("name", ["default.yaml", "gsm8k.yaml", "file_dataset.yaml"])
+@pytest.mark.parametrize("name", ["default.yaml", "gsm8k.yaml", "file_dataset.yaml", "lora.yaml"])
 def test_example_configs_have_a_valid_shape(name):
     build_config(ROOT / "examples" / name)
