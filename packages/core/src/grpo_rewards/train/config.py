@@ -1,6 +1,6 @@
 """The training config: read from YAML, overridden from the command line, validated before loading.
 
-A config has five sections; each one given replaces the default's whole section::
+A config has up to six sections; each one given replaces the default's whole section::
 
     model: embedded                 # a Hugging Face id, a local folder, or the embedded SmolLM2
     output_dir: runs/arithmetic
@@ -11,8 +11,9 @@ A config has five sections; each one given replaces the default's whole section:
       params: {ops: "+"}
     rewards:                        # a reward set (or the path of a reward-set YAML file)
       - {use: math.accuracy, weight: 1.0}
-    grpo:                           # passed unchanged to trl.GRPOConfig
+    grpo:                           # passed unchanged to trl.GRPOConfig (values range-checked first)
       learning_rate: 1.0e-5
+    peft: {r: 16, merge: true}      # optional: peft.LoraConfig fields (+ merge), GRPOTrainer(peft_config=...)
 
 Overrides are ``key=value`` with a dotted key (``grpo.learning_rate=1e-5``, ``dataset.n=64``,
 ``rewards.0.weight=0.5``); the value is read as YAML (numbers like ``1e-5`` included).
@@ -39,7 +40,7 @@ OWNED_GRPO_KEYS = {
 }
 
 #: The embedded default: SmolLM2-135M-Instruct on a+b, 40 steps of 2 prompts x 4 completions x at most
-#: 48 tokens, about 8 minutes on 2 CPU cores; the boxed format goes from ~0.1 to ~0.9 (see bench/train.md).
+#: 48 tokens, about 7 minutes on 2 CPU cores; the boxed format goes from ~0.1 to ~0.9 (see bench/train.md).
 DEFAULT_CONFIG: dict[str, Any] = {
     "model": "embedded",
     "output_dir": "runs/arithmetic",

@@ -106,7 +106,7 @@ def convert_embedded(target: Path, gguf: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     # The weights are dequantised on load; drop the GGUF quantizer so the model saves as plain weights.
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.generation_config.pad_token_id = tokenizer.pad_token_id

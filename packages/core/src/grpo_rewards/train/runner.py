@@ -1,11 +1,12 @@
 """Build TRL's GRPOTrainer from a validated config and run it, protecting the run directory.
 
-:func:`prepare` does every check that is cheap (config shape, GRPOConfig fields and values, the
-reward set against the registry and the dataset's columns, the model path, the run directory)
-and returns a :class:`Plan`; :func:`run` then resolves the model, writes the manifest and trains.
-Under ``torchrun``/``accelerate launch`` every rank runs the same code: each checks, only the
-main process writes the manifest, the config and the plot, and the ranks meet at a barrier
-before the first write so no rank mistakes the new run for an old one.
+:func:`prepare` does every check that is cheap (config shape and values, the reward set against
+the registry and the dataset's columns, the model path, the run directory) and raises them
+together, or returns a :class:`Plan`; :func:`run` then resolves the model, builds the trainer,
+clears a replaced run (only its own files) and trains; the run files are written when the first
+step begins (see :mod:`.progress`). Under ``torchrun``/``accelerate launch`` every rank runs the
+same code: each checks, only the main process writes, and the ranks meet at a barrier before the
+first deletion so no rank mistakes the new run for an old one.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ with ``tokenizers``, with a ChatML chat template so conversational prompts work 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 #: ChatML, as Qwen2 and SmolLM2 use; ``add_generation_prompt`` opens the assistant turn.
 CHAT_TEMPLATE = (
@@ -34,7 +35,7 @@ _CORPUS = [
 ]
 
 
-def _train_tokenizer(vocab_size: int):  # -> transformers.PreTrainedTokenizerFast
+def _train_tokenizer(vocab_size: int) -> Any:  # a transformers.PreTrainedTokenizerFast
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 

@@ -20,13 +20,12 @@ def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], b
     """``GRPOTrainer`` for ``plan``; a model that cannot load is a one-line :class:`ModelError`."""
     from trl import GRPOTrainer
 
-    class Trainer(GRPOTrainer):  # type: ignore[misc]
+    class Trainer(GRPOTrainer):
         """GRPOTrainer whose model card names the model it started from."""
 
-        def create_model_card(self, model_name: str | None = None, dataset_name: str | None = None,
-                              tags: str | list[str] | None = None) -> None:
-            super().create_model_card(model_name=model_name, dataset_name=dataset_name, tags=tags)
-            card = Path(self.args.output_dir) / "README.md"
+        def create_model_card(self, *args: Any, **kwargs: Any) -> None:
+            super().create_model_card(*args, **kwargs)
+            card = Path(str(self.args.output_dir)) / "README.md"
             if self.is_world_process_zero() and card.is_file():
                 text = card.read_text(encoding="utf-8")
                 hub_id = "/" in base_model and " " not in base_model
