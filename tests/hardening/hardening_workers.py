@@ -68,11 +68,18 @@ def register_rewards(register: Any) -> None:
 
 
 # -- for the pool-in-real-use tests ------------------------------------------------------------
-def logged_sleep(log: str, index: int, delay: float) -> int:
-    """Appends ``index`` to the file ``log`` (one line a run, so a re-run shows), sleeps ``delay``, returns it."""
+def logged_sleep(log: str, index: int, delay: float, then: str = "return") -> int:
+    """Appends ``index`` to the file ``log`` (one line a run, so a re-run shows), sleeps ``delay``, then returns
+    ``index``; with ``then="exit"`` the worker process exits (code 9) instead, and with ``then="hold_gil"`` it
+    runs one C call for hours without letting any other thread of the worker run (9 ** 9 ** 9)."""
     with open(log, "a", encoding="utf-8") as fh:
         fh.write(f"{index}\n")
     time.sleep(delay)
+    if then == "exit":
+        os._exit(9)
+    if then == "hold_gil":
+        base = 9
+        return base**base**base % 7
     return index
 
 

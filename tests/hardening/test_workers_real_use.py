@@ -98,46 +98,68 @@ def test_datasets_map_with_two_processes_after_a_reward_call_scores_every_row_in
     assert leftover == []
 
 
-def _runs(log: Path) -> list[int]:
-    return sorted(int(line) for line in log.read_text().split())
-
-
-def test_items_just_under_the_deadline_are_neither_killed_nor_run_twice(tmp_path):
-    log = tmp_path / "runs.txt"
+@pytest.fixture
+def pool():
+    """One worker, so that the items of a chunk run one after the other in it."""
     pool = WorkerPool(workers=1)
-    try:
-        outcomes = pool.map(hw.logged_sleep, [(str(log), i, 0.6) for i in range(16)], timeout=1.0)
-        assert outcomes == [Outcome("ok", i) for i in range(16)]
-        assert pool.stats == {"spawned": 1, "killed_timeout": 0, "crashed": 0, "recycled": 0}
-        assert _runs(log) == list(range(16))
-    finally:
-        pool.close()
+    yield pool
+    pool.close()
 
 
-def test_an_item_over_the_deadline_is_killed_and_only_it_runs_again(tmp_path):
-    """The neighbours of an overrunning item keep their own full deadlines and run once. The culprit runs once
-    more alone: results travel in batches, so only that second run pins the timeout on it for certain."""
-    log = tmp_path / "runs.txt"
-    pool = WorkerPool(workers=1)
-    try:
-        delays = [0.6, 0.6, 1.6, 0.6]
-        outcomes = pool.map(hw.logged_sleep, [(str(log), i, d) for i, d in enumerate(delays)], timeout=1.0,
-                            chunk_size=4)
-        assert outcomes == [Outcome("ok", 0), Outcome("ok", 1), Outcome("timeout", None, "exceeded its 1 s deadline"),
-                            Outcome("ok", 3)]
-        assert pool.stats["killed_timeout"] == 2
-        assert _runs(log) == [0, 1, 2, 2, 3]
-    finally:
-        pool.close()
+class RunLog:
+    """A file each run of ``hardening_workers.logged_sleep`` appends its item to; ``items`` builds the calls."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def items(self, *specs: tuple) -> list[tuple]:
+        return [(str(self.path), i, *spec) for i, spec in enumerate(specs)]
+
+    def runs(self) -> list[int]:
+        return sorted(int(line) for line in self.path.read_text().split())
 
 
-def test_a_worker_and_its_pool_agree_on_the_cached_functions_past_the_cache_size():
-    pool = WorkerPool(workers=1)
-    try:
-        functions = [hw.Plus(k) for k in range(70)]
-        for _ in range(2):  # the second round needs functions the worker dropped, and must resend them
-            assert [pool.map(f, [(1,)], timeout=60)[0] for f in functions] == [Outcome("ok", 1 + k) for k in
-                                                                                range(70)]
-        assert pool.stats["spawned"] == 1
-    finally:
-        pool.close()
+@pytest.fixture
+def log(tmp_path: Path) -> RunLog:
+    return RunLog(tmp_path / "runs.txt")
+
+
+def test_items_just_under_the_deadline_are_neither_killed_nor_run_twice(pool, log):
+    outcomes = pool.map(hw.logged_sleep, log.items(*[(0.6,)] * 16), timeout=1.0)
+    assert outcomes == [Outcome("ok", i) for i in range(16)]
+    assert pool.stats == {"spawned": 1, "killed_timeout": 0, "crashed": 0, "recycled": 0}
+    assert log.runs() == list(range(16))
+
+
+def test_an_item_over_the_deadline_is_killed_once_and_nothing_runs_twice(pool, log):
+    """The worker names an item that runs long, so the pool pins the overrun on it without re-running the chunk."""
+    outcomes = pool.map(hw.logged_sleep, log.items((0.6,), (0.6,), (1.6,), (0.6,)), timeout=1.0, chunk_size=4)
+    assert outcomes == [Outcome("ok", 0), Outcome("ok", 1), Outcome("timeout", None, "exceeded its 1 s deadline"),
+                        Outcome("ok", 3)]
+    assert pool.stats["killed_timeout"] == 1
+    assert log.runs() == [0, 1, 2, 3]
+
+
+def test_a_crash_after_an_item_ran_a_while_is_pinned_on_it_without_running_anything_twice(pool, log):
+    outcomes = pool.map(hw.logged_sleep, log.items((0.0,), (0.0,), (0.2, "exit"), (0.0,)), timeout=30.0, chunk_size=4)
+    assert outcomes == [Outcome("ok", 0), Outcome("ok", 1), Outcome("crashed", None, "worker process died (exit code 9)"),
+                        Outcome("ok", 3)]
+    assert pool.stats["crashed"] == 1
+    assert log.runs() == [0, 1, 2, 3]
+
+
+def test_an_overrun_the_worker_cannot_name_reruns_the_unreported_items_alone_to_find_the_culprit(pool, log):
+    """One C call holding the GIL keeps the worker's watchdog from naming the item: the unreported items run
+    again one at a time, so the culprit is timed out twice and the items after it run once."""
+    outcomes = pool.map(hw.logged_sleep, log.items((0.0,), (0.0, "hold_gil"), (0.0,)), timeout=1.0, chunk_size=3)
+    assert outcomes[1:] == [Outcome("timeout", None, "exceeded its 1 s deadline"), Outcome("ok", 2)]
+    assert pool.stats["killed_timeout"] == 2
+    runs = log.runs()  # item 0 runs again only if its result was still waiting (it took under 2 ms)
+    assert runs.count(1) == 2 and runs.count(2) == 1 and runs.count(0) in (1, 2)
+
+
+def test_a_worker_and_its_pool_agree_on_the_cached_functions_past_the_cache_size(pool):
+    functions = [hw.Plus(k) for k in range(70)]
+    for _ in range(2):  # the second round needs functions the worker dropped, and must resend them
+        assert [pool.map(f, [(1,)], timeout=60)[0] for f in functions] == [Outcome("ok", 1 + k) for k in range(70)]
+    assert pool.stats["spawned"] == 1

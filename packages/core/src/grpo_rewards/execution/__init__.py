@@ -9,8 +9,10 @@ as fresh interpreters (spawn semantics), never ``fork``: the trainer process hol
 Work is sent in chunks. A worker holds a result back only while the oldest unsent one began less
 than 2 ms ago (a twentieth of the deadline, if that is shorter), so each item's deadline is measured
 from the end of the one before it: the pool adds twice that window, so that every item gets at least
-its full deadline. A chunk whose worker is killed or dies re-runs its unreported items one at a
-time, which pins the failure on exactly one item (an item that overran is run once more, alone).
+its full deadline. An item that runs longer than that window is named to the pool by a watchdog
+thread in the worker, so an overrun or a crash is pinned on it and nothing runs twice; when the
+worker could not say (a crash within the window, or one C call holding the GIL), its unreported
+items run again one at a time, which pins the failure on exactly one item.
 
 In a forked child (``datasets.map(num_proc=...)``) the pools forget the parent's workers without
 touching them and start their own, with their own spawner thread.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Protocol, cast
 
-from .messages import Fail, Go, Item, Outcome, Ready, Results, Run
+from .messages import Fail, Go, Item, Outcome, Ready, Results, Run, Running
 
 #: Seconds a new worker may take to start (imports included), or to load a function, before it counts as stuck.
 STARTUP_TIMEOUT = 120.0
@@ -34,6 +34,7 @@ class WorkerState:
     chunk: deque[Item] = field(default_factory=deque)
     isolated: bool = False
     clock: float = 0.0  # when its current item could start (the last report, or Go); 0 while loading
+    running: int | None = None  # the item it last said runs long (Running)
     assigned: float = 0.0
     born: float = field(default_factory=time.monotonic)
 
@@ -115,6 +116,7 @@ class Batch:
         w.holds(self.key, forget)
         w.chunk.extend(chunk.items)
         w.isolated = chunk.isolated
+        w.running = None
         w.clock = 0.0
         w.assigned = time.monotonic()
 
@@ -141,6 +143,8 @@ class Batch:
         """Apply one message from worker ``w``."""
         if isinstance(message, Ready):
             w.ready = True
+        elif isinstance(message, Running):
+            w.running = message.position
         elif isinstance(message, Go):
             w.clock = time.monotonic()
         elif isinstance(message, Fail):  # the worker does not hold the function: each item gets the error
@@ -179,11 +183,12 @@ class Batch:
     def lose(self, w: WorkerState, status: str, error: str) -> None:
         """The worker is gone mid-chunk: pin the failure on one item, or re-run the unreported ones alone.
 
-        In an isolated chunk (or with one item left) the failure belongs to the first unreported item.
-        Otherwise results travel in batches, so the culprit is one of the unreported items: they run again,
-        each reported as it finishes.
+        The failure belongs to the first unreported item when the worker said that item was running
+        (:class:`Running`), in an isolated chunk, or when it is the only one left. Otherwise (the item
+        failed within the window, or held the GIL so that the watchdog could not speak) the culprit is
+        one of the unreported items: they run again, each reported as it finishes.
         """
-        if w.chunk and (w.isolated or len(w.chunk) == 1):
+        if w.chunk and (w.isolated or len(w.chunk) == 1 or w.running == w.chunk[0][0]):
             self.settle(w.chunk.popleft()[0], Outcome(status, None, error))
             if w.chunk:
                 self.pending.appendleft(Chunk(list(w.chunk), False))

@@ -2,7 +2,8 @@
 
 Parent to worker: :class:`Run` (a chunk of items, with the function when the worker lacks it) and
 :class:`Stop`. Worker to parent: :class:`Ready` once, then per chunk :class:`Go` (the function is loaded)
-or :class:`Fail` (it cannot be), and :class:`Results` as items finish.
+or :class:`Fail` (it cannot be), :class:`Results` as items finish, and :class:`Running` for an item
+that runs for longer than the window.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ class Fail(NamedTuple):
     """The chunk's function cannot be loaded here; the worker does not hold it."""
 
     error: str
+
+
+class Running(NamedTuple):
+    """The item at ``position`` has run longer than the window and runs still; every result before it is sent."""
+
+    position: int
 
 
 class Results(NamedTuple):
