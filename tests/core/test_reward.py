@@ -237,3 +237,12 @@ def test_identical_samples_go_to_a_worker_once(plugins, tmp_path):
     assert reward(prompts=["p"] * 4, completions=texts, log_file=[str(log)] * 4) == [4.0, 4.0, 5.0, 4.0]
     assert sorted(log.read_text().split()) == ["other", "same"]
     assert reward.stats == {"ok": 4}
+
+
+def test_no_first_party_reward_logs_outcomes_or_timing_itself():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "packages"
+    sources = [p for p in root.glob("rewards-*/src/**/*.py")]
+    assert len(sources) > 10
+    assert [str(p.relative_to(root)) for p in sources if "log_metric(" in p.read_text(encoding="utf-8")] == []
