@@ -19,15 +19,12 @@ from typing import Any
 
 from .errors import RewardError
 from .options import ON_ERROR, RewardOptions
-from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
+from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .values import check_label, check_value, split_label
 
 __all__ = ["ON_ERROR", "ResultCache", "Reward", "make_reward"]
 
 _STATS_LOCK = threading.Lock()
-
-#: The core's labels a batch-form reward can get (it has no per-sample text to guard).
-BATCH_OUTCOMES = ("timeout", "error", "crashed")
 
 
 class ResultCache:
