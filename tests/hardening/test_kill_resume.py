@@ -179,7 +179,6 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
 def test_resume_does_not_choose_a_checkpoint_whose_trainer_state_is_damaged(tmp_path, capsys, monkeypatch):
     import yaml
 
-    from grpo_rewards import GrpoRewardsError
     from grpo_rewards.train.command import train_command
     from grpo_rewards.train.manifest import build_manifest, write_start
     from grpo_rewards.train.runner import prepare
@@ -201,10 +200,8 @@ def test_resume_does_not_choose_a_checkpoint_whose_trainer_state_is_damaged(tmp_
     for step, state in ((1, json.dumps({"global_step": 1, "log_history": []})), (2, '{"global_step": 2, "log_hi')):
         (run_dir / f"checkpoint-{step}").mkdir()
         (run_dir / f"checkpoint-{step}" / "trainer_state.json").write_text(state)
-    try:
-        code = train_command(["--output-dir", str(run_dir), "--resume", "--dry-run"])
-    except GrpoRewardsError as exc:  # acceptable: a clear error naming the damaged file
-        assert "checkpoint-2" in str(exc) and "trainer_state.json" in str(exc), str(exc)
-        return
+    code = train_command(["--output-dir", str(run_dir), "--resume", "--dry-run"])
     out = capsys.readouterr().out
-    assert code == 0 and "resuming checkpoint-1" in out, out
+    assert code == 0
+    assert "grpo-rewards: skipping checkpoint-2: its trainer_state.json does not read (cut short by a kill?)" in out
+    assert "resuming checkpoint-1" in out
