@@ -56,6 +56,7 @@ class RegisterTask(Protocol):
         description: str | None = None,
         columns: list[str] | tuple[str, ...] | None = None,
         default_rewards: list[dict[str, Any]] | None = None,
+        params: dict[str, dict[str, Any]] | None = None,
     ) -> TaskInfo: ...
 
 
@@ -102,7 +103,7 @@ def register_rewards(register: RegisterReward) -> None:
 def register_tasks(register: RegisterTask) -> None:
     """Register datasets (verifiable tasks) that ``grpo-rewards train`` can use by name.
 
-    ``register(name, factory, *, description=None, columns=None, default_rewards=None)``
+    ``register(name, factory, *, description=None, columns=None, default_rewards=None, params=None)``
 
     - ``name``: short name, prefixed with the namespace and a colon (``"arithmetic"`` →
       ``math:arithmetic``).
@@ -110,6 +111,11 @@ def register_tasks(register: RegisterTask) -> None:
       columns the task's rewards read (``solution`` for math). Deterministic for a seed.
     - ``columns``: the columns every row has.
     - ``default_rewards``: a reward-set list (``[{"use": ..., "weight": ...}]``) suited to the task.
+    - ``params``: the task's parameters, ``{name: {"type": int, "default": 2}}`` (a type or its
+      name as text; no ``default``: required). Without it they are read from the factory's
+      signature after ``n`` and ``seed``. ``grpo-rewards show`` lists them and a training config
+      that names another is refused; only a factory that takes ``**params`` and declares none
+      receives any parameter unchecked.
 
     Example::
 

@@ -185,6 +185,12 @@ def cmd_show(args: Any) -> int:
         print(f"\n{task.description}\n\ncolumns: {', '.join(task.columns) or '-'}")
         if task.default_rewards:
             print("default rewards: " + ", ".join(r.get("use", "?") for r in task.default_rewards))
+        print("parameters (dataset.params):" + ("  any, passed to the factory unchecked" if task.open_params else ""))
+        if not task.params and not task.open_params:
+            print("  (none)")
+        for p in task.params.values():
+            default = "required" if p.required else f"default {json.dumps(json_value(p.default))}"
+            print(f"  {p.name}: {type_text(p.annotation)} ({default})")
         return 0
     info = registry.reward(args.name)
     print(f"{info.name}  (from plugin {info.plugin}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,6 +95,34 @@ class TaskInfo:
     plugin: str | None = None
     distribution: str | None = None
     version: str | None = None
+    #: the factory takes ``**params`` and the plugin declared none: any parameter is passed through
+    open_params: bool = False
+
+    def unknown_params(self, given: Iterable[str]) -> list[str]:
+        """The names in ``given`` the task has no parameter for (none when its parameters are open).
+
+        >>> TaskInfo("x:y", lambda n, seed, max_value=9: [], params={"max_value": Param("max_value")}
+        ...          ).unknown_params({"max_value": 3, "max_val": 3})
+        ['max_val']
+        """
+        return [] if self.open_params else [k for k in given if k not in self.params]
+
+
+def _declared_task_params(params: Any) -> tuple[dict[str, Param], list[str]]:
+    """(parameters, problems) of the ``params=`` a task was registered with: ``{name: {"type": ...,
+    "default": ...}}``, a type (or its name as text) and a default (none: a required parameter)."""
+    if not isinstance(params, dict):
+        return {}, [f"params must be a dict of name -> {{'type': ..., 'default': ...}}, not {type(params).__name__}"]
+    out: dict[str, Param] = {}
+    problems = []
+    for name, spec in params.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            problems.append(f"parameter name {name!r} is not an identifier")
+        elif not isinstance(spec, dict) or set(spec) - {"type", "default"}:
+            problems.append(f"parameter {name!r}: expected {{'type': ..., 'default': ...}}, got {spec!r}")
+        else:
+            out[name] = Param(name, spec.get("type"), spec.get("default", _EMPTY))
+    return out, problems
 
 
 def _signature_params(obj: Any) -> tuple[dict[str, Param], list[str]]:
@@ -248,15 +276,24 @@ class Registry:
             description: str | None = None,
             columns: list[str] | tuple[str, ...] | None = None,
             default_rewards: list[dict[str, Any]] | None = None,
+            params: dict[str, dict[str, Any]] | None = None,
         ) -> TaskInfo:
             full = self._full_name(plugin, name, ":")
             sig_params = {}
+            open_params = False
             try:
                 for p in list(inspect.signature(factory).parameters.values())[2:]:
-                    if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                    if p.kind is p.VAR_KEYWORD:
+                        open_params = True
+                    elif p.kind is not p.VAR_POSITIONAL:
                         sig_params[p.name] = Param(p.name, None if p.annotation is _EMPTY else p.annotation, p.default)
             except (TypeError, ValueError):
-                pass
+                open_params = True  # a signature Python cannot read: pass parameters through unchecked
+            if params is not None:
+                declared, problems = _declared_task_params(params)
+                if problems:
+                    raise PluginError(f"task {full}: " + "; ".join(problems))
+                sig_params, open_params = declared, False
             info = TaskInfo(
                 name=full,
                 factory=factory,
@@ -267,6 +304,7 @@ class Registry:
                 plugin=plugin,
                 distribution=record.distribution,
                 version=record.version,
+                open_params=open_params,
             )
             if full in staged:
                 raise PluginError(f"plugin {plugin!r} registered task {full!r} twice")

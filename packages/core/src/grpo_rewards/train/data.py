@@ -28,7 +28,7 @@ def describe(dataset_cfg: dict[str, Any]) -> str:
 def _task_rows(dataset_cfg: dict[str, Any], registry: Any) -> list[dict[str, Any]]:
     task = registry.task(dataset_cfg["task"])
     params = dict(dataset_cfg.get("params") or {})
-    unknown = [k for k in params if task.params and k not in task.params]
+    unknown = task.unknown_params(params)
     if unknown:
         raise DatasetError(f"dataset.params: task {task.name} has no parameter(s) {', '.join(map(repr, unknown))}; "
                            f"its parameters: {', '.join(task.params) or 'none'}")
