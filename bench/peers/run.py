@@ -6,6 +6,7 @@ Run by hand, from the repository root in the project's venv (math-verify is benc
     python bench/peers/run.py --failures       # also our wrong cases, grouped by rough category
     python bench/peers/run.py --project NeMo   # only the sources whose name contains NeMo
     python bench/peers/run.py --json out.json  # every case's results, for diffing two runs
+    python bench/peers/run.py --compare out.json   # the cases whose verdict changed since that run
 
 Ours is called as a user calls it: the public ``grpo_rewards_math.make_accuracy(**params)`` on one
 completion per call (``completions=[pred], solution=[gold]``), with the row's configuration mapped
@@ -207,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mv-timeout", type=int, default=3, help="math-verify's parse/verify timeout (s)")
     parser.add_argument("--no-mv", action="store_true", help="skip math-verify (ours only, faster)")
     parser.add_argument("--json", type=Path, help="write every case's results here")
+    parser.add_argument("--compare", type=Path, help="a --json file of an earlier run: list the cases that changed")
     args = parser.parse_args(argv)
 
     import grpo_rewards_math
@@ -241,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.failures:
         print()
         print(failures(results))
+    if args.compare:
+        print()
+        print(compare(json.loads(args.compare.read_text(encoding="utf-8")), results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
     return 0
@@ -313,6 +318,24 @@ def latency(results: list[dict[str, Any]], no_mv: bool) -> str:
 def _short(text: Any, n: int = 90) -> str:
     text = repr(text)[1:-1] if isinstance(text, str) else repr(text)
     return (text[: n - 1] + "…" if len(text) > n else text).replace("|", "\\|").replace("`", "'")
+
+
+def _key(r: dict[str, Any]) -> str:
+    return json.dumps([r["project"], r["path"], r["line"], r["pred"], r["gold"], r["config"]], sort_keys=True)
+
+
+def compare(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
+    """The cases whose verdict for ours changed since an earlier run (fixed, and newly wrong)."""
+    old = {_key(r): r for r in before}
+    fixed = [r for r in after if _key(r) in old and r["ours_right"] and not old[_key(r)]["ours_right"]]
+    broken = [r for r in after if _key(r) in old and not r["ours_right"] and old[_key(r)]["ours_right"]]
+    lines = [f"## Changed since the earlier run: {len(fixed)} now right, {len(broken)} now wrong"]
+    for title, rs in (("now wrong", broken), ("now right", fixed)):
+        if rs:
+            lines.append(f"\n### {title}\n")
+            lines += [f"- [{r['project'].split('/')[1]}:{r['line']}] expected {r['expected']}, ours {r['ours']} "
+                      f"({r['label']}); pred `{_short(r['pred'], 160)}`, gold `{_short(r['gold'], 100)}`" for r in rs]
+    return "\n".join(lines)
 
 
 def failures(results: list[dict[str, Any]]) -> str:
