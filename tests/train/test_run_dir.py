@@ -108,7 +108,7 @@ def test_a_start_that_completed_no_step_is_replaced_without_overwrite(tmp_path):
     (tmp_path / "manifest.json").write_text("{}")
     (tmp_path / "config.yaml").write_text("model: tiny\n")
     assert check_run_dir(tmp_path, resume=False, overwrite=False) == (
-        None, [f"replacing the run files in {tmp_path} of a start that completed no step"])
+        None, [f"{tmp_path} holds the files of a start that completed no step: they will be replaced"])
     (tmp_path / "metrics.jsonl").write_text('{"step": 1}\n')  # a logged step: a run worth keeping
     with pytest.raises(RunDirError, match=r"already holds another run \(manifest.json, 0 checkpoints\)"):
         check_run_dir(tmp_path, resume=False, overwrite=False)
@@ -144,3 +144,41 @@ def test_checkpoints_with_weights_or_optimizer_cut_short_are_named(tmp_path):
     weights = (ckpt / "model.safetensors").read_bytes()
     (ckpt / "model.safetensors").write_bytes(weights[:-10])
     assert checkpoint_problem(ckpt) == f"model.safetensors is cut short ({len(weights) - 10} of {len(weights)} bytes)"
+
+
+def test_a_resume_keeps_the_metrics_up_to_its_checkpoint_and_seeds_them_for_older_runs(tmp_path):
+    from grpo_rewards.train.progress import keep_metrics_until, read_metrics
+
+    (tmp_path / "metrics.jsonl").write_text('{"step": 1, "reward": 0.5}\n{"step": 2, "reward": 0.75}\n'
+                                            '{"step": 3, "reward": 1.0}\n{"step": 3, "rew')  # killed at step 3
+    keep_metrics_until(tmp_path, 2)
+    assert read_metrics(tmp_path) == [{"step": 1, "reward": 0.5}, {"step": 2, "reward": 0.75}]
+    older = tmp_path / "older"
+    (older / "checkpoint-2").mkdir(parents=True)
+    (older / "checkpoint-2" / "trainer_state.json").write_text(json.dumps(
+        {"global_step": 2, "log_history": [{"step": 1, "reward": 0.25}, {"step": 2, "reward": 0.5}]}))
+    keep_metrics_until(older, 2, older / "checkpoint-2")
+    assert read_metrics(older) == [{"step": 1, "reward": 0.25}, {"step": 2, "reward": 0.5}]
+
+
+def test_the_progress_callback_starts_the_run_once_and_writes_lines_under_a_bar(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from grpo_rewards.train.progress import make_progress_callback, read_metrics
+
+    started = []
+    callback = make_progress_callback(tmp_path, ["toy.digits"], started.append, bar=True)
+    state = SimpleNamespace(global_step=0, max_steps=2, is_world_process_zero=True)
+    callback.on_train_begin(None, state, None)
+    for step in (1, 2):
+        callback.on_step_begin(None, state, None)
+        state.global_step = step
+        callback.on_step_end(None, state, None)
+        callback.on_log(None, state, None, logs={"reward": step / 4, "rewards/toy.digits/mean": step / 2})
+    callback.on_train_end(None, state, None)
+    assert started == [state]
+    captured = capsys.readouterr()
+    assert [line.split("  ")[:3] for line in captured.out.splitlines()] == [
+        ["step 1/2", "reward 0.250", "toy.digits 0.500"], ["step 2/2", "reward 0.500", "toy.digits 1.000"]]
+    assert "step 2/2 [" in captured.err  # the bar: step N of M, [elapsed<left]
+    assert [(e["step"], e["reward"]) for e in read_metrics(tmp_path)] == [(1, 0.25), (2, 0.5)]

@@ -67,9 +67,19 @@ def read_metrics(run_dir: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def keep_metrics_until(run_dir: Path, step: int) -> None:
-    """Drop the logged steps after ``step`` (a resume from checkpoint-``step`` logs them again)."""
+def keep_metrics_until(run_dir: Path, step: int, checkpoint: Path | None = None) -> None:
+    """Drop the logged steps after ``step`` (a resume from checkpoint-``step`` logs them again).
+
+    A run without ``metrics.jsonl`` (started by an older version) gets one from the checkpoint's
+    ``trainer_state.json``, so the file holds the whole run.
+    """
     entries = read_metrics(run_dir)
+    if not (run_dir / METRICS).is_file() and checkpoint is not None:
+        try:
+            state = json.loads((checkpoint / "trainer_state.json").read_text(encoding="utf-8"))
+            entries = [e for e in state.get("log_history", []) if isinstance(e, dict)]
+        except (OSError, ValueError, AttributeError):
+            entries = []
     kept = [e for e in entries if isinstance(e.get("step"), (int, float)) and e["step"] <= step]
     if len(kept) == len(entries) and (run_dir / METRICS).is_file():
         return

@@ -223,7 +223,7 @@ def check_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> tuple[Path
         raise RunDirError(f"output dir {run_dir} already holds another run ({MANIFEST}, {n} "
                           f"checkpoint{'s' if n != 1 else ''}); nothing was changed. Use --resume to continue that "
                           "run, --overwrite to delete it and start over, or another --output-dir")
-    return None, [f"replacing the run files in {run_dir} of a start that completed no step"]
+    return None, [f"{run_dir} holds the files of a start that completed no step: they will be replaced"]
 
 
 def clear_run_dir(run_dir: Path) -> list[str]:

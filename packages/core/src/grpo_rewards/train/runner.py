@@ -268,7 +268,7 @@ def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
         run_files.write_start(plan.run_dir, new_manifest, plan.config, resumed_from=plan.resume_from,
                               changes=plan.changes)
         if plan.resume_from is not None:
-            keep_metrics_until(plan.run_dir, state.global_step)
+            keep_metrics_until(plan.run_dir, state.global_step, plan.resume_from)
 
     progress = make_progress_callback(plan.run_dir, plan.reward_set.names, on_start)
     trainer = build_trainer(plan, model_path, args, [progress, make_callback(plan.run_dir, plan.reward_set.names),
