@@ -246,3 +246,10 @@ def test_no_first_party_reward_logs_outcomes_or_timing_itself():
     sources = [p for p in root.glob("rewards-*/src/**/*.py")]
     assert len(sources) > 10
     assert [str(p.relative_to(root)) for p in sources if "log_metric(" in p.read_text(encoding="utf-8")] == []
+
+
+def test_each_samples_label_goes_to_the_completions_table_only_for_a_reward_that_reports_labels():
+    extra = {}
+    Reward(labelled, name="lab")(prompts=["p"] * 2, completions=["A", "b"], log_extra=extra.__setitem__)
+    Reward(shout, name="plain")(prompts=["p"] * 2, completions=["A", None], log_extra=extra.__setitem__)
+    assert extra == {"lab/outcome": ["loud", "quiet"]}

@@ -217,8 +217,8 @@ class Reward:
             for label in (*logged, *sorted(self.labels_seen - set(logged))):
                 log_metric(f"outcomes/{self.__name__}/{label}", float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
-        if callable(log_extra) and self.labels_seen:  # the label of each sample in TRL's completions table
-            log_extra(f"{self.__name__}/outcome", list(labels))
+        if callable(log_extra) and self.labels_seen - set(LOGGED_OUTCOMES):  # the reward reports labels
+            log_extra(f"{self.__name__}/outcome", list(labels))  # a column of TRL's completions table
         return list(values)
 
     def _failed(self, n: int, status: str, error: str, index: int | None = None,
