@@ -222,10 +222,16 @@ def ratio(text, *, min_ratio: float = 0.5, **row):
     return 1.0 if sum(c.isupper() for c in text) / len(text) >= min_ratio else 0.0
 
 
+def ratios(prompts, completions, *, min_ratio: float = 0.5, **kwargs):
+    return [ratio(c, min_ratio=min_ratio) for c in completions]
+
+
 def test_a_dataset_column_never_overrides_a_parameter():
     reward = Reward(ratio, name="r", params={"min_ratio": 0.9})
     assert reward(prompts=["p"], completions=["ABc"], min_ratio=[0.1]) == [0.0]
     assert Reward(ratio, name="r")(prompts=["p"], completions=["Abc"], min_ratio=[0.1]) == [0.0]
+    batch = Reward(ratios, name="b", form="batch", params={"min_ratio": 0.9})
+    assert batch(prompts=["p"], completions=["ABc"], min_ratio=[0.1]) == [0.0]
 
 
 def test_identical_samples_go_to_a_worker_once(plugins, tmp_path):

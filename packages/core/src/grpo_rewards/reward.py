@@ -233,6 +233,7 @@ class Reward:
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
                     kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
         n = len(completions)
+        kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
         if self.timeout is not None:
             from .execution import map_with_deadline
 
