@@ -17,6 +17,10 @@ def with_option_name(text, *, timeout: float = 1.0, **row):
     return 1.0
 
 
+def batch_with_option_name(prompts, completions, workers=2, **kwargs):
+    return [1.0] * len(completions)
+
+
 @pytest.mark.parametrize(("values", "message"), [
     ({"max_chars": -1}, "max_chars must be an integer >= 1 or None, got -1"),
     ({"workers": -3}, "workers must be an integer >= 1 or None, got -3"),
@@ -64,6 +68,7 @@ def _registration_error(*args, **kwargs) -> str:
 
 @pytest.mark.parametrize(("args", "kwargs", "message"), [
     (("x", with_option_name), {}, "parameter(s) timeout have the name of an execution option"),
+    (("x", batch_with_option_name), {"form": "batch"}, "parameter(s) workers have the name of an execution option"),
     (("x", echo_length), {"output_range": (1, 0)}, "output_range must be (low, high) with low <= high, not (1, 0)"),
     (("x", echo_length), {"units": "bytes"}, "units must be one of chars, words, tokens, none, not 'bytes'"),
     (("x.y", echo_length), {}, "the name 'demo.x.y' has a dot; give the short name"),

@@ -153,6 +153,15 @@ def _signature_params(obj: Any) -> tuple[dict[str, Param], list[str]]:
     return params, columns
 
 
+def _keyword_names(obj: Any) -> set[str]:
+    """The names a caller could pass by keyword to ``obj`` (a batch function's too)."""
+    try:
+        sig = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)
+    except (TypeError, ValueError):
+        return set()
+    return {p.name for p in sig.parameters.values() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+
+
 def _registration_problems(plugin: str, name: str, obj: Any, form: str, params: dict[str, Param],
                            output_range: Any, units: Any, options: dict[str, Any]) -> list[str]:
     """What is wrong with one ``register(...)`` call (empty when nothing is)."""
@@ -163,7 +172,7 @@ def _registration_problems(plugin: str, name: str, obj: Any, form: str, params: 
         problems.append(f"form must be 'sample' or 'batch', not {form!r}")
     if not callable(obj):
         problems.append(f"{obj!r} is not callable")
-    clash = sorted(set(params) & set(OPTION_NAMES))
+    clash = sorted((set(params) | _keyword_names(obj)) & set(OPTION_NAMES))
     if clash:
         problems.append(f"parameter(s) {', '.join(clash)} have the name of an execution option, which the core "
                         "owns (RewardOptions); rename them")
