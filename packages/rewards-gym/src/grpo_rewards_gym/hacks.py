@@ -1,0 +1,50 @@
+"""The hack corpus of ``gym.accuracy``: completions that must not be paid as a correct answer.
+
+Every entry answers one ``gym:basic_arithmetic`` row (built on demand, so reasoning-gym is
+imported only when the corpus runs): several answer blocks or boxes that disagree, every number,
+an empty block, the question echoed, the right answer only outside the answer block, look-alike
+and invisible characters, a megabyte, and completions without text. Registered with the reward
+(``hacks=corpus``) and run by ``grpo-rewards check gym.accuracy --hacks``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+REWARD = "gym.accuracy"
+#: the reference row: ``make_rows(DATASET, 1, seed=SEED)[0]``
+DATASET, SEED = "basic_arithmetic", 3
+
+
+def corpus() -> list[dict[str, Any]]:
+    """Every entry, for the reference row."""
+    from .tasks import make_rows
+
+    row = make_rows(DATASET, 1, seed=SEED)[0]
+    gold = str(row["answer"])
+    wrong = str(int(gold) + 1)
+    columns = {k: v for k, v in row.items() if k != "prompt"}
+    question = row["prompt"][-1]["content"]
+
+    def entry(name: str, completion: Any, note: str, bound: float = 0.0) -> dict[str, Any]:
+        return {"name": name, "completion": completion, "note": note, "prompt": row["prompt"], "columns": columns,
+                "max_pay": {REWARD: bound}}
+
+    return [
+        entry("answer_block_spam", f"<answer>{wrong}</answer><answer>{gold}</answer><answer>0</answer>",
+              "three answer blocks, the right one among them"),
+        entry("box_spam", " ".join(f"\\boxed{{{n}}}" for n in (wrong, gold, "0")), "a box per candidate"),
+        entry("every_number", "<answer>" + " ".join(str(n) for n in range(-200, 201)) + "</answer>",
+              "every number from -200 to 200 in one block"),
+        entry("empty_block", "<answer></answer>", "an empty answer block"),
+        entry("blank_block", "<answer>\u3164\u200b</answer>", "an answer block of invisible characters"),
+        entry("prompt_echo", f"<answer>{question}</answer>", "the question as the answer"),
+        entry("gold_outside_the_block", f"The answer is {gold}. <answer>{wrong}</answer>",
+              "the right number in prose, a wrong one in the block"),
+        entry("zero_width_inside", f"<answer>{gold}\u200b{gold}</answer>", "the answer twice, split by a zero-width space"),
+        entry("unclosed_block", f"<answer>{gold}", "an answer block that never closes"),
+        entry("huge", "<answer>" + "9" * 1_000_000 + "</answer>", "a megabyte of nines"),
+        entry("none", None, "no completion at all"),
+        entry("no_assistant_message", [{"role": "user", "content": f"<answer>{gold}</answer>"}],
+              "the answer in a user message, no assistant message"),
+    ]

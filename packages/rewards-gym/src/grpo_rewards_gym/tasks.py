@@ -1,0 +1,187 @@
+"""The gym tasks: rows of reasoning-gym datasets that survive Arrow and JSONL round trips.
+
+A row is ``{"prompt", "answer", "gym_dataset", "gym_config", "gym_entry"}``: the prompt (a
+conversation that starts with reasoning-gym's system prompt, which asks for ``<answer>...</answer>``;
+the question alone with ``system_prompt=None``), the gold answer as text (``None`` for the
+datasets a checker scores), the dataset's name, and two JSON strings written by
+:mod:`grpo_rewards_gym.codec`: the generator's config (to rebuild the scorer, a method of the
+dataset) and the whole entry reasoning-gym scores against (question, answer and ``metadata``,
+types restored: tuples stay tuples). Plain string columns: Arrow, Parquet and JSONL keep them as
+they are.
+
+reasoning-gym is imported when rows are made, never when the tasks are registered.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from grpo_rewards import params as checks
+
+from . import codec
+from .catalog import catalog, dataset_names
+
+#: reasoning-gym scorers the sweep (``bench/gym.md``) found paying nonsense: kept out of ``gym:mix``
+#: unless ``allow_broken: true``; ``gym:<name>`` still works, and ``grpo-rewards show`` says why.
+BROKEN: dict[str, str] = {}
+
+COLUMNS = ("prompt", "answer", "gym_dataset", "gym_config", "gym_entry")
+DEFAULT_SYSTEM_PROMPT = "default"
+
+
+def _system_prompt(system_prompt: str | None) -> str | None:
+    """``system_prompt`` as text: a key of reasoning-gym's ``SYSTEM_PROMPTS``, other text as it is, or None."""
+    if system_prompt is None or system_prompt == "":
+        return None
+    if not isinstance(system_prompt, str):
+        raise ValueError(f"system_prompt must be text, a name of reasoning-gym's system prompts or null, "
+                         f"got {system_prompt!r}")
+    from reasoning_gym.utils import SYSTEM_PROMPTS
+
+    return str(SYSTEM_PROMPTS.get(system_prompt, system_prompt))
+
+
+def _generator_config(name: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The generator's keyword arguments: the known parameters, lists turned into tuples where the
+    parameter is a tuple (YAML has no tuples)."""
+    known = catalog()["datasets"][name]["params"]
+    unknown = [k for k in given if k not in known]
+    if unknown:
+        raise ValueError(f"gym:{name} has no parameter(s) {', '.join(map(repr, unknown))}; "
+                         f"its parameters: {', '.join(known) or 'none'}")
+    config = {}
+    for key, value in given.items():
+        tuple_typed = "tuple" in known[key]["type"].lower() and not known[key]["type"].startswith("list")
+        config[key] = tuple(value) if isinstance(value, list) and tuple_typed else value
+    return config
+
+
+def _create(name: str, config: Mapping[str, Any]) -> Any:
+    from reasoning_gym import create_dataset
+
+    try:
+        return create_dataset(name, **config)
+    except (AssertionError, TypeError, ValueError, KeyError) as exc:
+        shown = {k: v for k, v in config.items() if k not in ("seed", "size")}
+        raise ValueError(f"gym:{name}: reasoning-gym refused the parameters {shown}: "
+                         f"{type(exc).__name__}: {exc}") from exc
+
+
+def _row(name: str, config_text: str, entry: dict[str, Any], system_prompt: str | None) -> dict[str, Any]:
+    question = str(entry["question"])
+    prompt: Any = question if system_prompt is None else [
+        {"role": "system", "content": system_prompt}, {"role": "user", "content": question}]
+    answer = entry.get("answer")
+    return {"prompt": prompt, "answer": None if answer is None else str(answer), "gym_dataset": name,
+            "gym_config": config_text, "gym_entry": codec.dumps(entry)}
+
+
+def _check_name(name: Any) -> str:
+    short = name.removeprefix("gym:") if isinstance(name, str) else name
+    if short not in catalog()["datasets"]:
+        close = difflib.get_close_matches(str(short), dataset_names(), n=3, cutoff=0.75)
+        hint = f"; did you mean {', '.join('gym:' + c for c in close)}?" if close else ""
+        raise ValueError(f"unknown reasoning-gym dataset {name!r}{hint}")
+    return str(short)
+
+
+def make_rows(name: str, n: int, seed: int = 0, params: Mapping[str, Any] | None = None,
+              system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> list[dict[str, Any]]:
+    """``n`` rows of the reasoning-gym dataset ``name`` built with ``seed`` and generator ``params``.
+
+    >>> row = make_rows("chain_sum", 1, seed=1, params={"min_terms": 2, "max_terms": 2}, system_prompt=None)[0]
+    >>> row["gym_dataset"], row["answer"], row["prompt"].splitlines()[-1]
+    ('chain_sum', '3', 'State the final answer to the following arithmetic problem: 4 - 1 =')
+    """
+    name = _check_name(name)
+    n = checks.integer(n, "n", low=0)
+    seed = checks.integer(seed, "seed")
+    text = _system_prompt(system_prompt)
+    config = {**_generator_config(name, params or {}), "seed": seed, "size": max(n, 1)}
+    dataset = _create(name, config)
+    config_text = codec.dumps(config)
+    return [_row(name, config_text, dataset[i], text) for i in range(n)]
+
+
+class GymTask:
+    """The factory of the task ``gym:<name>``: ``factory(n, seed, system_prompt=..., **generator_params)``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"GymTask({self.name!r})"
+
+    def __call__(self, n: int, seed: int = 0, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
+                 **params: Any) -> list[dict[str, Any]]:
+        return make_rows(self.name, n, seed, params, system_prompt)
+
+    def params(self) -> dict[str, dict[str, Any]]:
+        """The parameters the task registers: the generator's, then ``system_prompt``."""
+        return {**catalog()["datasets"][self.name]["params"],
+                "system_prompt": {"type": "str | None", "default": DEFAULT_SYSTEM_PROMPT}}
+
+
+def _mix_specs(tasks: Any, allow_broken: bool) -> list[tuple[str, float, dict[str, Any]]]:
+    if tasks is None:
+        return [(name, 1.0, {}) for name in dataset_names() if name not in BROKEN]
+    if not isinstance(tasks, list) or not tasks:
+        raise ValueError("tasks must be a non-empty list of {task: gym:<name>, weight: 1.0, params: {...}}")
+    specs: list[tuple[str, float, dict[str, Any]]] = []
+    for i, spec in enumerate(tasks, 1):
+        if isinstance(spec, str):
+            spec = {"task": spec}
+        if not isinstance(spec, dict) or "task" not in spec or set(spec) - {"task", "weight", "params"}:
+            raise ValueError(f"tasks[{i}] must be {{task: gym:<name>, weight: ..., params: {{...}}}}, got {spec!r}")
+        name = _check_name(spec["task"])
+        if name in BROKEN and not allow_broken:
+            raise ValueError(f"tasks[{i}]: gym:{name} is kept out of gym:mix: {BROKEN[name]} "
+                             "(allow_broken: true takes it anyway)")
+        if any(name == s[0] for s in specs):
+            raise ValueError(f"tasks[{i}]: gym:{name} is named twice")
+        weight = checks.number(spec.get("weight", 1.0), f"tasks[{i}].weight", positive=True)
+        params = spec.get("params") or {}
+        if not isinstance(params, dict):
+            raise ValueError(f"tasks[{i}].params must be a mapping of generator parameters, got {params!r}")
+        specs.append((name, weight, _generator_config(name, params)))
+    return specs
+
+
+def make_mix(n: int, seed: int = 0, tasks: list[Any] | None = None, allow_broken: bool = False,
+             system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> list[dict[str, Any]]:
+    """``n`` rows drawn from several datasets by weight, as reasoning-gym's composite dataset draws them.
+
+    ``tasks`` is a list of ``{task, weight, params}`` (default: every dataset but those in
+    :data:`BROKEN`, weight 1). Dataset ``i`` is built with seed ``seed + i + 1`` and row ``idx`` comes
+    from the dataset ``Random(seed + idx)`` picks by weight, as in ``reasoning_gym.composite``; each
+    row records its own dataset and config, so it is scored by the scorer of that dataset.
+
+    >>> rows = make_mix(4, seed=1, tasks=[{"task": "gym:chain_sum"}, {"task": "leg_counting", "weight": 3}])
+    >>> sorted({r["gym_dataset"] for r in rows})
+    ['chain_sum', 'leg_counting']
+    """
+    n = checks.integer(n, "n", low=0)
+    seed = checks.integer(seed, "seed")
+    allow_broken = checks.boolean(allow_broken, "allow_broken")
+    text = _system_prompt(system_prompt)
+    built = []
+    for i, (name, weight, config) in enumerate(_mix_specs(tasks, allow_broken)):
+        full = {**config, "seed": seed + i + 1, "size": max(n, 1)}
+        built.append((name, weight, _create(name, full), codec.dumps(full)))
+    weights = [w for _, w, _, _ in built]
+    rows = []
+    for idx in range(n):
+        k = random.Random(seed + idx).choices(range(len(built)), weights=weights, k=1)[0]
+        name, _, dataset, config_text = built[k]
+        rows.append(_row(name, config_text, dataset[idx], text))
+    return rows
+
+
+MIX_PARAMS: dict[str, dict[str, Any]] = {
+    "tasks": {"type": "list[{task, weight, params}] | None", "default": None},
+    "allow_broken": {"type": "bool", "default": False},
+    "system_prompt": {"type": "str | None", "default": DEFAULT_SYSTEM_PROMPT},
+}
