@@ -74,7 +74,7 @@ def _content_text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # multimodal content parts: keep the text parts
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts: list[str] = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "".join(parts) if parts else None
     return None
 
