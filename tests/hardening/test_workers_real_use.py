@@ -141,11 +141,18 @@ def test_an_item_over_the_deadline_is_killed_once_and_nothing_runs_twice(pool, l
 
 
 def test_a_crash_after_an_item_ran_a_while_is_pinned_on_it_without_running_anything_twice(pool, log):
-    outcomes = pool.map(hw.logged_sleep, log.items((0.0,), (0.0,), (0.2, "exit"), (0.0,)), timeout=30.0, chunk_size=4)
+    outcomes = pool.map(hw.logged_sleep, log.items((0.0,), (0.0,), (0.5, "exit"), (0.0,)), timeout=30.0, chunk_size=4)
     assert outcomes == [Outcome("ok", 0), Outcome("ok", 1), Outcome("crashed", None, "worker process died (exit code 9)"),
                         Outcome("ok", 3)]
     assert pool.stats["crashed"] == 1
     assert log.runs() == [0, 1, 2, 3]
+
+
+def test_results_held_back_while_a_long_item_runs_arrive_once_each(pool, log):
+    """The watchdog sends the fast items' results while the slow one runs; the rest follow as usual."""
+    outcomes = pool.map(hw.logged_sleep, log.items(*[(0.0,)] * 5, (0.5,), *[(0.0,)] * 5), timeout=30.0, chunk_size=11)
+    assert outcomes == [Outcome("ok", i) for i in range(11)]
+    assert log.runs() == list(range(11))
 
 
 def test_an_overrun_the_worker_cannot_name_reruns_the_unreported_items_alone_to_find_the_culprit(pool, log):

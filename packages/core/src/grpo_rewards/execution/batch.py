@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Protocol, cast
 
-from .messages import Fail, Go, Item, Outcome, Ready, Results, Run, Running
+from .messages import Fail, Go, Item, ItemResult, Outcome, Ready, Results, Run, Running
 
 #: Seconds a new worker may take to start (imports included), or to load a function, before it counts as stuck.
 STARTUP_TIMEOUT = 120.0
@@ -86,6 +86,8 @@ class Batch:
         self.window = 0.002 if timeout is None else min(0.002, timeout / 20)
         # an item begins at most one window after the report before it: the deadline allows for that
         self.slack = 2 * self.window
+        # how often a worker's watchdog looks for a long item: its Running comes well before the kill
+        self.watch = 0.1 if timeout is None else min(0.1, timeout / 4)
 
     @property
     def finished(self) -> bool:
@@ -123,8 +125,8 @@ class Batch:
     def _pack(self, chunk: Chunk, fresh: bool, forget: tuple[str, ...]) -> bytes | None:
         def pack() -> bytes:
             return pickle.dumps(Run(self.key, self.payload if fresh else None, chunk.items,
-                                    0.0 if chunk.isolated else self.window, list(sys.path) if fresh else None,
-                                    forget))
+                                    0.0 if chunk.isolated else self.window, 0.0 if chunk.isolated else self.watch,
+                                    list(sys.path) if fresh else None, forget))
 
         try:
             return pack()
@@ -144,6 +146,7 @@ class Batch:
         if isinstance(message, Ready):
             w.ready = True
         elif isinstance(message, Running):
+            self._take(w, message.results)
             w.running = message.position
         elif isinstance(message, Go):
             w.clock = time.monotonic()
@@ -152,11 +155,14 @@ class Batch:
             while w.chunk:
                 self.settle(w.chunk.popleft()[0], Outcome("error", None, message.error))
         elif isinstance(message, Results):
-            for index, ok, value in message.results:
-                w.chunk.popleft()
-                self.settle(index, Outcome("ok", value) if ok else Outcome("error", None, value))
-            w.tasks += len(message.results)
+            self._take(w, message.results)
             w.clock = time.monotonic()
+
+    def _take(self, w: WorkerState, results: list[ItemResult]) -> None:
+        for index, ok, value in results:
+            w.chunk.popleft()
+            self.settle(index, Outcome("ok", value) if ok else Outcome("error", None, value))
+        w.tasks += len(results)
 
     def expire(self, w: WorkerState, now: float) -> str | None:
         """If ``w`` is past its deadline, settle or requeue what it holds and say why it must be killed:

@@ -31,6 +31,7 @@ class Run(NamedTuple):
     payload: bytes | None  # the pickled function, when the worker does not hold ``key``
     items: list[Item]
     window: float  # 0: each result as soon as it is ready
+    watch: float  # seconds between the watchdog's looks at a long item; 0: no watchdog
     paths: list[str] | None  # the parent's import path, sent with a new function
     forget: tuple[str, ...]  # functions the worker drops first, so that it holds what its pool believes
 
@@ -56,9 +57,11 @@ class Fail(NamedTuple):
 
 
 class Running(NamedTuple):
-    """The item at ``position`` has run longer than the window and runs still; every result before it is sent."""
+    """The item at ``position`` has run longer than the window and runs still; ``results`` are those held back
+    before it (unlike :class:`Results`, they do not start the running item's deadline again)."""
 
     position: int
+    results: list[ItemResult]
 
 
 class Results(NamedTuple):

@@ -3,15 +3,15 @@
 A result is held back only while the oldest unsent work began less than the chunk's ``window`` ago
 (2 ms at most), so an item never waits for a later one to finish before its result travels: the pool
 can measure every item's deadline from the end of the previous one. While one item runs for longer
-than the window, a watchdog thread sends what is waiting and names that item (:class:`Running`), so
-that the pool pins an overrun or a crash on exactly it. (An item stuck in one C call that holds the
-GIL keeps the watchdog out; the pool then re-runs the unreported items one at a time instead.)
+than the window, a watchdog thread names it (:class:`Running`, sent well before the deadline) with the
+results held back, so that the pool pins an overrun or a crash on exactly that item. (An item stuck
+in one C call that holds the GIL keeps the watchdog out; the pool then re-runs the unreported items
+one at a time instead.)
 """
 
 from __future__ import annotations
 
 import importlib
-import itertools
 import os
 import pickle
 import sys
@@ -19,10 +19,11 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .messages import Fail, Go, Item, ItemResult, Ready, Results, Run, Running
+from .messages import Fail, Go, ItemResult, Ready, Results, Run, Running
 
 #: Results sent in one message at most.
 MAX_UNSENT = 256
@@ -71,7 +72,7 @@ def serve(conn: Connection) -> None:
                 out.send(Fail(loaded))
                 continue
             func = functions[message.key] = loaded
-        if not out.send(Go()) or not _run(out, func, message.items, message.window):
+        if not out.send(Go()) or not _run(out, func, message):
             return
 
 
@@ -96,20 +97,27 @@ def _load_function(message: Run) -> Callable[..., Any] | str:
         )
 
 
-def _run(out: _Outbox, func: Callable[..., Any], items: list[Item], window: float) -> bool:
-    """Run ``items``; False when the worker must exit (the parent is gone, or Ctrl-C)."""
-    out.begin(window)
+def _run(out: _Outbox, func: Callable[..., Any], message: Run) -> bool:
+    """Run the chunk's items; False when the worker must exit (the parent is gone, or Ctrl-C).
+
+    The loop touches no lock: only this thread changes ``unsent``; the watchdog copies from it.
+    """
+    window, unsent, monotonic = message.window, out.unsent, time.monotonic
+    out.begin(window, message.watch)
     try:
-        for index, args in items:
-            started = time.monotonic()
-            out.current = (next(out.serial), index, started)
+        now = began = monotonic()
+        for index, args in message.items:
+            out.current = (index, now)
+            if not unsent:
+                began = now
             try:
-                result: ItemResult = (index, True, func(*args))
+                unsent.append((index, True, func(*args)))
             except KeyboardInterrupt:
                 return False
             except BaseException as exc:
-                result = (index, False, "".join(traceback.format_exception_only(type(exc), exc)).strip())
-            if not out.add(result, started):
+                unsent.append((index, False, "".join(traceback.format_exception_only(type(exc), exc)).strip()))
+            now = monotonic()
+            if (now - began >= window or len(unsent) >= MAX_UNSENT) and not out.flush():
                 return False
     finally:
         out.end()
@@ -119,45 +127,40 @@ def _run(out: _Outbox, func: Callable[..., Any], items: list[Item], window: floa
 class _Outbox:
     """Everything a worker sends goes through here, one message at a time (two threads send).
 
-    :meth:`add` holds a result back while the oldest unsent began less than the window ago; the
-    watchdog thread wakes every window while a chunk runs, and once the running item has run that
-    long it sends what is waiting and a :class:`Running` naming the item.
+    The item loop appends to ``unsent`` and sends it (:meth:`flush`) once the oldest began the window
+    ago. While a chunk runs, the watchdog thread looks every ``watch`` seconds (a tenth of a second at
+    most, a quarter of the deadline when that is shorter, so well before the pool's kill); once the
+    running item has run for longer than the window it sends a :class:`Running` naming the item, with
+    the results held back so far (``ahead`` counts them, so that :meth:`flush` does not send them again).
     """
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.lock = threading.Lock()
         self.unsent: list[ItemResult] = []
-        self.began = 0.0  # when the oldest unsent item began
-        self.window = 0.0
-        self.serial = itertools.count()
-        self.current: tuple[int, int, float] | None = None  # (serial, index, start) of the running item
+        self.ahead = 0  # how many of ``unsent`` the watchdog has sent already
+        self.window = self.watch = 0.0
+        self.current: tuple[int, float] | None = None  # (position, start) of the running item
         self.alive = True  # False once a send failed: the parent is gone
-        self.running = threading.Event()  # set while a chunk with a window runs
+        self.running = threading.Event()  # set while a watched chunk runs
         threading.Thread(target=self._watch, name="grpo-rewards-watchdog", daemon=True).start()
 
-    def begin(self, window: float) -> None:
-        self.window = window
-        if window:
+    def begin(self, window: float, watch: float) -> None:
+        self.window, self.watch = window, watch
+        if watch:
             self.running.set()
 
     def end(self) -> None:
         self.running.clear()
         self.current = None
 
-    def add(self, result: ItemResult, started: float) -> bool:
-        with self.lock:
-            self.current = None
-            if not self.unsent:
-                self.began = started
-            self.unsent.append(result)
-            if time.monotonic() - self.began >= self.window or len(self.unsent) >= MAX_UNSENT:
-                self._flush()
-            return self.alive
-
     def flush(self) -> bool:
+        """Send the results not sent yet; False if the parent is gone."""
         with self.lock:
-            self._flush()
+            if len(self.unsent) > self.ahead:
+                self._send_bytes(_encode(Results, self.unsent[self.ahead:]))
+            self.unsent.clear()
+            self.ahead = 0
             return self.alive
 
     def send(self, message: Any) -> bool:
@@ -166,35 +169,20 @@ class _Outbox:
             return self.alive
 
     def _watch(self) -> None:
-        announced = -1
+        announced = None
         while True:
             self.running.wait()
-            time.sleep(self.window)
+            time.sleep(self.watch)
             with self.lock:
                 current = self.current
-                if current is None or current[0] == announced or time.monotonic() - current[2] < self.window:
+                # an item that ran the window has its result sent as soon as it ends, so while the pool has
+                # not had that result, the item named here is the one running
+                if current is None or current is announced or time.monotonic() - current[1] < self.window:
                     continue
-                announced = current[0]
-                self._flush()
-                self._send_bytes(pickle.dumps(Running(current[1])))
-
-    def _flush(self) -> None:
-        """Send and clear the unsent results (lock held); an unpicklable value becomes that item's error."""
-        if not self.unsent:
-            return
-        try:
-            messages = [pickle.dumps(Results(self.unsent))]
-        except Exception:  # one at a time, the bad ones as errors
-            messages = []
-            for index, ok, value in self.unsent:
-                try:
-                    messages.append(pickle.dumps(Results([(index, ok, value)])))
-                except Exception as exc:
-                    error = f"returned an unpicklable value: {exc}"
-                    messages.append(pickle.dumps(Results([(index, False, error)])))
-        self.unsent.clear()
-        for data in messages:
-            self._send_bytes(data)
+                announced = current
+                held = self.unsent[self.ahead:]
+                self.ahead += len(held)
+                self._send_bytes(_encode(partial(Running, current[0]), held))
 
     def _send_bytes(self, data: bytes) -> None:
         if self.alive:
@@ -202,3 +190,19 @@ class _Outbox:
                 self.conn.send_bytes(data)
             except (OSError, ValueError):
                 self.alive = False
+
+
+def _encode(message: Callable[[list[ItemResult]], Any], results: list[ItemResult]) -> bytes:
+    """``message(results)`` pickled; a value that cannot be pickled becomes its item's error."""
+    try:
+        return pickle.dumps(message(results))
+    except Exception:
+        return pickle.dumps(message([_picklable(result) for result in results]))
+
+
+def _picklable(result: ItemResult) -> ItemResult:
+    try:
+        pickle.dumps(result)
+        return result
+    except Exception as exc:
+        return result[0], False, f"returned an unpicklable value: {exc}"
