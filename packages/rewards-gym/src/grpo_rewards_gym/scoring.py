@@ -7,10 +7,17 @@ candidates must not be paid for the right one). The value is what the dataset's 
 returns, partial credit included, clipped to [0, 1].
 
 Each sample carries a label: ``correct`` (1.0), ``partial`` (between 0 and 1), ``wrong`` (0.0),
-``no_answer`` (0.0: no block), ``several_answers`` (0.0), ``unscorable`` (0.0: the dataset's
+``no_answer`` (0.0: no block), ``several_answers`` (0.0), ``refused`` (0.0: the answer holds
+``__``, see below), ``unscorable`` (0.0: the dataset's
 scorer raised on the answer, or returned something that is not a number), and ``None`` with
 ``no_gym_metadata`` for a row without the gym columns (a row from another source) or
 ``bad_gym_metadata`` when they cannot be read or the dataset cannot be rebuilt.
+
+Some reasoning-gym scorers evaluate the answer (``sympy.parse_expr``, which calls ``eval``, in
+countdown, puzzle24, the integration and polynomial datasets). They run in worker processes under
+a deadline, which bounds their time but is no sandbox; an answer containing ``__`` (the way out of
+an evaluator's namespace, and in no gold answer of any dataset: ``bench/gym.md``) is never passed
+to a scorer.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from grpo_rewards import params as checks
 
 from . import codec
 
-OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "unscorable", "no_gym_metadata",
+OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unscorable", "no_gym_metadata",
             "bad_gym_metadata")
 
 #: Each sample runs in a worker process under a 10 s deadline (scored 0.0 when it overruns): a few
@@ -154,7 +161,7 @@ class Accuracy:
         values = [row.get(c) for c in COLUMNS]
         if not all(isinstance(v, str) and v for v in values):
             return None, None, "no_gym_metadata"
-        name, config_text, entry_text = values
+        name, config_text, entry_text = (str(v) for v in values)
         try:
             return scorer_dataset(name, config_text), codec.loads(entry_text), None
         except Exception:  # a corrupt column, or a dataset this reasoning-gym does not have
@@ -167,6 +174,8 @@ class Accuracy:
         answer, label = extract_answer(text, self.boxed)
         if answer is None:
             return 0.0, label or "no_answer"
+        if "__" in answer:
+            return 0.0, "refused"
         try:
             value = float(dataset.score_answer(answer, entry))
         except Exception:  # reasoning-gym scorers raise on free text (prime_factorization, ...)

@@ -26,7 +26,12 @@ from .catalog import catalog, dataset_names
 
 #: reasoning-gym scorers the sweep (``bench/gym.md``) found paying nonsense: kept out of ``gym:mix``
 #: unless ``allow_broken: true``; ``gym:<name>`` still works, and ``grpo-rewards show`` says why.
-BROKEN: dict[str, str] = {}
+BROKEN: dict[str, str] = {
+    "game_of_life_halting": "its score_answer compares bool(answer) with bool(gold), and every non-empty "
+                            "text is true, so any answer scores 1.0",
+    "puzzle24": "its score_answer checks that the expression makes 24 with four numbers in range, not that they "
+                "are the numbers given, so one fixed answer (such as another row's) scores 1.0 on every row",
+}
 
 COLUMNS = ("prompt", "answer", "gym_dataset", "gym_config", "gym_entry")
 DEFAULT_SYSTEM_PROMPT = "default"
