@@ -182,7 +182,7 @@ def test_plain_text_and_choice_letters_are_text_answers(text: str, value: str) -
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", r"\frac{1}{", "(1, 2", "1 +", r"\unknowncommand{3}", "2 3", "1/0", "x = 1 < 2", r"\begin{cases} 1 \end{cases}",
+    ["", "   ", r"\frac{1}{", "(1, 2", "1 +", r"\unknowncommand{3}", "2 3", "1/0", "x = 1 < 2", r"\begin{tabular} 1 \end{tabular}",
      "#", "a @ b"],
 )
 def test_malformed_answers_raise_parse_error(text: str) -> None:

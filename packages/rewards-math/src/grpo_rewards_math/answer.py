@@ -32,6 +32,7 @@ class Answer:
     percent: bool = False  # written with a percent sign (value kept as written: 50% -> 50)
     degree: bool = False  # written with a degree sign (value kept as written: 30^\circ -> 30)
     huge: bool = False  # holds unevaluated towers/factorials: compared structurally only
+    alt: Answer | None = None  # another reading of the same text (0,25: the decimal 0.25 and the list 0, 25)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

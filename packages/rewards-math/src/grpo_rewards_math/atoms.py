@@ -162,6 +162,9 @@ class Parser(Grammar):
         if tok.kind == "{":
             self.next()
             return self.brace_group()
+        if tok.kind == "(":
+            self.next()
+            return self.bracket("(")
         if tok.kind in ("NUM", "WORD") and len(tok.value) > 1:
             self.toks[self.i : self.i + 1] = [Token(tok.kind, tok.value[0], tok.space),
                                               Token(tok.kind, tok.value[1:], False)]
@@ -183,6 +186,16 @@ class Parser(Grammar):
             power = self.parse_exponent()
             if power == -1 and name in INVERSE:
                 name, power = INVERSE[name], None
+        self.in_trig += name in INVERSE
+        try:
+            arg = self.function_argument()
+        finally:
+            self.in_trig -= name in INVERSE
+        out = b.log(arg, base) if base is not None else b.func(name, arg)
+        return b.pow(out, power) if power is not None else out
+
+    def function_argument(self) -> Any:
+        b = self.b
         if self.at("(") or self.at("{"):
             arg = self.check_scalar(self.parse_atom())
         else:
@@ -196,8 +209,7 @@ class Parser(Grammar):
                     break
                 factors.append(self.check_scalar(self.parse_power()))
             arg = b.mul(factors)
-        out = b.log(arg, base) if base is not None else b.func(name, arg)
-        return b.pow(out, power) if power is not None else out
+        return arg
 
     # -- groups and structures ------------------------------------------------------------------
     def brace_group(self) -> Any:
@@ -217,7 +229,7 @@ class Parser(Grammar):
     def bracket(self, opener: str) -> Any:
         self.enter()
         elems = [self.parse_expr()]
-        while self.accept(","):
+        while self.accept(",") or self.accept(";"):
             elems.append(self.parse_expr())
         tok = self.next()
         self.leave()

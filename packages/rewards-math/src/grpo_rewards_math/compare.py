@@ -13,7 +13,7 @@ from typing import Any
 
 from .answer import Answer
 from .budget import BudgetExceeded, check_budget
-from .numeric import EXACT_TOL, close, random_points, rational_close, small_enough, to_complex
+from .numeric import EXACT_TOL, close, random_points, rational_close, rounds_equal, small_enough, to_complex
 from .parse import normalize_text
 
 Tri = bool | None
@@ -38,12 +38,20 @@ def _any(results: list[Tri]) -> Tri:
 
 
 class Comparer:
-    def __init__(self, rel_tol: float, symbolic: bool) -> None:
+    """Compares a gold answer (always the first argument) with a prediction.
+
+    Numbers: with ``precision`` (decimal places), a side written as a decimal equals the other when
+    both round to the same value at that many places; without it, decimals are within ``rel_tol``,
+    except against an integer gold, which is matched exactly (``1234568.0`` is not ``1234567``).
+    """
+
+    def __init__(self, rel_tol: float, symbolic: bool, precision: int | None = None) -> None:
         import sympy
 
         self.sp = sympy
         self.rel_tol = rel_tol
         self.symbolic = symbolic
+        self.precision = precision
 
     # -- answers --------------------------------------------------------------------------------
     def answers(self, g: Answer, p: Answer) -> Tri:
@@ -52,11 +60,15 @@ class Comparer:
             if g.kind == p.kind and g.value == p.value:
                 return True
             return bool(g.text) and _text_key(g.text) == _text_key(p.text)
+        if g.alt is not None or p.alt is not None:
+            return _any([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
+                         for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]
+                        + [self.answers(replace(g, alt=None), replace(p, alt=None))])
         return _any([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
 
     def variants(self, a: Answer) -> list[Answer]:
         """The answer as written, plus 50% -> 1/2 and 30 degrees -> pi/6 readings."""
-        out = [a]
+        out = [a] if a.alt is None else [a, a.alt]
         if a.kind == "expr" and not a.huge:
             sp = self.sp
             if a.percent:
@@ -65,26 +77,31 @@ class Comparer:
                 out.append(replace(a, value=a.value * sp.pi / 180))
         return out
 
-    def reduce(self, a: Answer) -> Answer:
-        """``x = 3`` -> ``3`` (an equation solved for a lone symbol); multi/sets element-wise."""
+    def reduce(self, a: Answer, last_side: bool = False) -> Answer:
+        """``x = 3`` -> ``3`` (an equation solved for a lone symbol or a label such as ``PQ``, ``|XY|``,
+        ``m:n``, ``\\frac{XY}{YZ}``); multi element-wise. ``last_side``: any equation (chain) is its
+        last side (``\\sqrt{4} = 2`` -> ``2``), as a prediction compared with a gold that is no equation."""
         if a.kind == "equation":
             lhs, rhs = a.value
-            if lhs.is_Symbol and lhs not in rhs.free_symbols:
+            if (lhs.is_Symbol or _is_label(lhs)) and not (lhs.free_symbols & rhs.free_symbols):
                 return replace(a, kind="expr", value=rhs)
             if rhs.is_Symbol and rhs not in lhs.free_symbols:
                 return replace(a, kind="expr", value=lhs)
+            if last_side:
+                return replace(a, kind="expr", value=rhs)
         if a.kind == "multi":
-            return replace(a, value=tuple(self.reduce(x) for x in a.value))
+            return replace(a, value=tuple(self.reduce(x, last_side) for x in a.value))
         return a
 
     def plain(self, g: Answer, p: Answer) -> Tri:
         if g.kind == "equation" and p.kind == "equation":
             return self.equations(g, p)
-        g, p = self.reduce(g), self.reduce(p)
+        g = self.reduce(g)
+        p = self.reduce(p, last_side=not _has_equation(g))
         if g.kind == "relation" or p.kind == "relation":
             return self.relations(g, p)
         if (g.kind == "equation") != (p.kind == "equation") and {g.kind, p.kind} <= {"equation", "expr", "set", "multi"}:
-            if p.kind == "equation":  # an unsolved equation never earns a value (no restating the problem)
+            if p.kind == "equation":
                 return False
             g = self.solved(g)  # gold x^2 = 4 against "2, -2": by its solutions
             if g is None:
@@ -184,10 +201,12 @@ class Comparer:
         return None
 
     def relation_interval(self, a: Answer) -> tuple[Any, ...] | None:
+        """A chain of inequalities about one quantity as interval pieces: ``1 < x <= 3``, ``0 < g(x) < 2``
+        (a label-like middle), ``1 \\le |t| \\le 2`` (two mirrored pieces)."""
         sp = self.sp
         terms, ops = a.value
-        syms = [t for t in terms if t.is_Symbol]
-        if len(syms) != 1 or any(not t.is_number for t in terms if t is not syms[0]) or "!=" in ops:
+        syms = [t for t in terms if not t.is_number]
+        if len(syms) != 1 or "!=" in ops or not (syms[0].is_Symbol or _is_label(syms[0])):
             return None
         x = syms[0]
         lo, hi, lo_open, hi_open = -sp.oo, sp.oo, True, True
@@ -201,6 +220,10 @@ class Comparer:
                 lo, lo_open = left, strict
             else:
                 return None
+        if type(x).__name__ == "Abs" and lo.is_number and (lo.is_nonnegative or lo == -sp.oo):
+            if lo == -sp.oo or (lo == 0 and not lo_open):
+                return ((-hi, hi, hi_open, hi_open),)
+            return ((-hi, -lo, hi_open, lo_open), (lo, hi, lo_open, hi_open))
         return ((lo, hi, lo_open, hi_open),)
 
     def relations(self, g: Answer, p: Answer) -> Tri:
@@ -288,8 +311,8 @@ class Comparer:
             return True
         if g.huge or p.huge:
             return False
-        if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols and pl not in pr.free_symbols and (
-                gl == pl or (gr.is_number and pr.is_number)):
+        if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols | pr.free_symbols and (
+                pl not in gr.free_symbols | pr.free_symbols):  # y = 3x - 1 and g(x) = 3x - 1: the same right side
             return self.exprs(gr, pr, g.approx or p.approx, False)
         if _solved_value(g) and not _solved_value(p):  # gold x = -2: the prediction must give the value
             return False
@@ -323,10 +346,12 @@ class Comparer:
         if huge:
             return False
         sp = self.sp
-        tol = self.rel_tol if approx else EXACT_TOL
+        tol = self.rel_tol if approx and not (a.is_Integer and self.precision is None) else EXACT_TOL
         if a.is_number and b.is_number:
             if a.is_Rational and b.is_Rational:
-                return a == b if not approx else rational_close(a, b, tol)
+                if approx and self.precision is not None:
+                    return rounds_equal(to_complex(a), to_complex(b), self.precision, a, b)
+                return a == b if tol == EXACT_TOL else rational_close(a, b, tol)
             if a.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or b.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
                 return False
             quick = not self.symbolic
@@ -334,6 +359,8 @@ class Comparer:
                 check_budget()
                 va, vb = to_complex(a), to_complex(b)
                 if va is not None and vb is not None:
+                    if approx and self.precision is not None:
+                        return rounds_equal(va, vb, self.precision)
                     return close(va, vb, tol)
             return self.simplify_equal(a, b) if self.symbolic else None
         if not self.symbolic:
@@ -396,6 +423,24 @@ def _lower_end(piece: tuple[Any, ...]) -> float:
 def _text_key(s: str) -> str:
     """Plain-text key: lower case, no surrounding parentheses (choice letters: (B) == b)."""
     return normalize_text(s).strip("() ")
+
+
+def _has_equation(a: Answer) -> bool:
+    return a.kind == "equation" or (a.kind == "multi" and any(x.kind == "equation" for x in a.value))
+
+
+def _is_label(e: Any) -> bool:
+    """A name for a quantity rather than a computation: symbols only, multiplied, divided, under |…|
+    (``PQ``, ``|XY|``, ``m/n``, ``V_1/V_2``); no number, no sum."""
+    if e.is_Symbol:
+        return True
+    if e.is_Number:
+        return False
+    if e.is_Pow:
+        return e.exp == -1 and _is_label(e.base)
+    if e.is_Mul or type(e).__name__ == "Abs":
+        return all(_is_label(x) for x in e.args)
+    return False
 
 
 def _solved_value(a: Answer) -> bool:

@@ -5,7 +5,8 @@
    intervals with their ends and openness (unions merged), equations by their solution (``x = 3``
    against ``3``; proportional equations), inequalities as intervals, matrices element-wise,
    several answers as a set, ``50%`` also as 0.5, ``30^\\circ`` also as pi/6;
-3. numbers: exact rationals exactly, anything written with a decimal point within ``rel_tol``,
+3. numbers: exact rationals exactly, anything written with a decimal point within ``rel_tol``
+   (against an integer gold: exactly), or with ``precision`` rounded to that many decimal places;
    other constants numerically at 30 digits; expressions at four fixed points with both signs;
 4. (symbolic only) ``simplify(a - b) == 0`` when evaluation at points cannot decide.
 
@@ -63,7 +64,7 @@ def _warm_up() -> None:
 
 
 @lru_cache(maxsize=16384)
-def _quick(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool | None:
+def _quick(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool | None:
     from .compare import Comparer
 
     _warm_up()  # sympy's import and lazy paths: outside the budget
@@ -79,20 +80,21 @@ def _quick(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool | None:
             p = parse_answer(pred, limits)
         except ParseError:
             return False
-        return Comparer(rel_tol, symbolic=False).answers(g, p)
+        return Comparer(rel_tol, symbolic=False, precision=precision).answers(g, p)
 
 
 @lru_cache(maxsize=4096)
-def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits) -> bool:
+def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool:
     from .compare import Comparer
 
     g, p = _parse_pair(gold, pred, limits)
     if p is None:
         return False
-    return bool(Comparer(rel_tol, symbolic=True).answers(g, p))
+    return bool(Comparer(rel_tol, symbolic=True, precision=precision).answers(g, p))
 
 
-def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool | None:
+def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
+                precision: int | None = None) -> bool | None:
     """Bounded check: True/False when decided cheaply, None when only symbolic work can decide.
 
     Bounded by the size limits and by a time budget (``QUICK_BUDGET_S``): a pair that needs more
@@ -105,23 +107,25 @@ def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits =
     if not isinstance(pred, str):
         return False
     try:
-        return _quick(gold, pred, float(rel_tol), limits)
+        return _quick(gold, pred, float(rel_tol), limits, precision)
     except BudgetExceeded:
         return None
 
 
-def symbolic_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool:
+def symbolic_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
+                   precision: int | None = None) -> bool:
     """Full check (may be slow: run it under a hard deadline). Raises ParseError for an unparsable gold."""
     if not isinstance(gold, str):
         raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
     if not isinstance(pred, str):
         return False
-    return _symbolic(gold, pred, float(rel_tol), limits)
+    return _symbolic(gold, pred, float(rel_tol), limits, precision)
 
 
-def is_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS) -> bool:
+def is_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
+             precision: int | None = None) -> bool:
     """``quick_equal`` then, when undecided, ``symbolic_equal``, in this process."""
-    r = quick_equal(gold, pred, rel_tol=rel_tol, limits=limits)
+    r = quick_equal(gold, pred, rel_tol=rel_tol, limits=limits, precision=precision)
     if r is not None:
         return r
-    return symbolic_equal(gold, pred, rel_tol=rel_tol, limits=limits)
+    return symbolic_equal(gold, pred, rel_tol=rel_tol, limits=limits, precision=precision)

@@ -51,6 +51,7 @@ class Grammar:
         self.in_exponent = 0
         self.percent = False
         self.degree = False
+        self.in_trig = 0
         self.pm = self.sp.Dummy("pm")
 
     # -- token helpers ------------------------------------------------------------------------
@@ -100,17 +101,36 @@ class Grammar:
         return tok.kind == "TEXT" and tok.value.strip().strip(",").strip().lower() in SEPARATOR_WORDS | {""}
 
     def parse_items(self) -> list[Answer]:
-        items = [self.parse_item()]
+        """Items divided by separators; ``a=3, b=1; a=5, b=1`` (``;`` between groups of several
+        items) gives one tuple per group: ``(3, 1), (5, 1)``."""
+        groups: list[list[Answer]] = [[self.parse_item()]]
         while self.at_separator():
+            semicolon = False
             while self.at_separator():
-                self.next()
+                semicolon |= self.next().kind == ";"
             if self.peek() is None:
                 break
-            items.append(self.parse_item())
+            if semicolon:
+                groups.append([])
+            groups[-1].append(self.parse_item())
         tok = self.peek()
         if tok is not None:
             raise ParseError(f"unexpected {tok.value!r}")
-        return items
+        if len(groups) > 1 and any(len(g) > 1 for g in groups):
+            return [self.group_tuple(g) for g in groups]
+        return [it for g in groups for it in g]
+
+    def group_tuple(self, items: list[Answer]) -> Answer:
+        """One ``;`` group as a tuple of its values (``a=3, b=1`` -> ``(3, 1)``)."""
+        values = []
+        for it in items:
+            if it.kind == "equation" and it.value[0].is_Symbol:
+                values.append(it.value[1])
+            elif it.kind == "expr":
+                values.append(it.value)
+            else:
+                raise ParseError(f"a {it.kind} inside a ';' group")
+        return Answer("tuple", tuple(values)) if len(values) > 1 else Answer("expr", values[0])
 
     def function_lhs(self) -> Any:
         """``f(x) =`` at the start of an item: skip it and return the symbol ``f`` (None otherwise)."""
@@ -154,6 +174,10 @@ class Grammar:
                 return self.parse_union(rhs)
             if op is None:
                 break
+            if tok.kind == "CMD" and tok.value == "approx":  # "= 1/3 \approx 0.33": the exact value counts
+                self.next()
+                self.parse_expr()
+                continue
             self.next()
             rhs = self.parse_expr()
             if isinstance(rhs, Answer):
@@ -214,7 +238,41 @@ class Grammar:
                 break
         if len(terms) == 1:
             return terms[0]
+        if any(isinstance(t, Answer) and t.kind == "matrix" for t in terms):
+            return self.matrix_sum(terms)
         return self.b.add([self.check_scalar(t) for t in terms])
+
+    def matrix_sum(self, terms: list[Any]) -> Answer:
+        """``A + B`` with literal matrices of one shape: the matrix of the sums."""
+        if not all(isinstance(t, Answer) and t.kind == "matrix" for t in terms):
+            raise ParseError("a matrix plus a scalar")
+        shape = {(len(t.value), len(t.value[0])) for t in terms}
+        if len(shape) != 1:
+            raise ParseError("a sum of matrices of different shapes")
+        rows = zip(*(t.value for t in terms))
+        return Answer("matrix", tuple(tuple(self.b.add(list(cells)) for cells in zip(*row)) for row in rows))
+
+    def matrix_product(self, factors: list[Any]) -> Answer:
+        """Scalars and literal matrices multiplied in order (shapes must agree)."""
+        scalar: Any = self.sp.Integer(1)
+        out: tuple[tuple[Any, ...], ...] | None = None
+        for f in factors:
+            if not isinstance(f, Answer):
+                scalar = self.b.mul([scalar, f])
+                continue
+            if f.kind != "matrix":
+                raise ParseError(f"a product with a {f.kind}")
+            if out is None:
+                out = f.value
+                continue
+            if len(out[0]) != len(f.value):
+                raise ParseError("a product of matrices of mismatched shapes")
+            self.b.tick(len(out) * len(f.value[0]) * len(f.value))
+            cols = list(zip(*f.value))
+            out = tuple(tuple(self.b.add([self.b.mul([a, c]) for a, c in zip(row, col)]) for col in cols)
+                        for row in out)
+        assert out is not None
+        return Answer("matrix", tuple(tuple(self.b.mul([scalar, e]) for e in row) for row in out))
 
     def check_scalar(self, x: Any) -> Any:
         if isinstance(x, Answer):
@@ -223,7 +281,7 @@ class Grammar:
 
     def starts_implicit(self, tok: Token) -> bool:
         k = tok.kind
-        if k in ("NUM", "(", "{"):
+        if k in ("NUM", "(", "{", "BEGIN"):
             return True
         if k == "WORD":
             return tok.value.lower() not in SEPARATOR_WORDS
@@ -287,13 +345,33 @@ class Grammar:
                 factors = [self.b.div(num, den)]
             elif self.starts_implicit(tok):
                 if tok.kind == "NUM" and not self.in_exponent:
-                    raise ParseError("two numbers side by side")
+                    mixed = self.mixed_number(factors)
+                    if mixed is None:
+                        raise ParseError("two numbers side by side")
+                    factors = [mixed]
+                    continue
                 factors.append(self.parse_power())
             else:
                 break
         if len(factors) == 1:
             return factors[0]
+        if any(isinstance(f, Answer) and f.kind == "matrix" for f in factors):
+            return self.matrix_product(factors)
         return self.b.mul([self.check_scalar(f) for f in factors])
+
+    def mixed_number(self, factors: list[Any]) -> Any:
+        """``2 1/3`` (a whole number, a space, a proper fraction of integers) is 7/3; None otherwise."""
+        nxt, slash, den = self.peek(), self.peek(1), self.peek(2)
+        if not (len(factors) == 1 and nxt is not None and nxt.space and slash is not None and slash.kind == "/"
+                and den is not None and den.kind == "NUM" and self.peek(3) is None):
+            return None
+        whole = factors[0]
+        num, d = self.b.number(nxt.value), self.b.number(den.value)
+        if not (whole.is_Integer and num.is_Integer and d.is_Integer and 0 < num < d):
+            return None
+        self.i += 3
+        frac = self.b.div(num, d)
+        return self.b.add([whole, frac]) if whole >= 0 else self.b.add([whole, -frac])
 
     def parse_unary(self) -> Any:
         tok = self.peek()
@@ -348,7 +426,10 @@ class Grammar:
                 self.percent = True
             elif tok.kind == "CMD" and tok.value in ("degree", "circ"):
                 self.next()
-                self.degree = True
+                if self.in_trig:  # \cos(90^\circ - t): this term is in degrees, the rest is not
+                    x = self.b.mul([self.check_scalar(x), self.sp.pi / 180])
+                else:
+                    self.degree = True
             elif tok.kind == "'":
                 raise ParseError("derivatives are not supported")
             else:

@@ -32,9 +32,21 @@ _UNICODE = {
     "¾": r"\frac{3}{4}", "⋅": r"\cdot ", "∗": "*", "≈": r"\approx ", "∈": r"\in ", "∅": r"\emptyset ", "\u00a0": " ", "\u2009": " ", "\u202f": " ",
 }
 _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_SUPER_RE = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")
+_SUB_RE = re.compile("[₀₁₂₃₄₅₆₇₈₉]+")
+_CIRCLED_RE = re.compile("[\u2460-\u2473]")  # ① .. ⑳
+
+
+def _scripts(s: str) -> str:
+    """Unicode superscript, subscript and circled digits as LaTeX: ``2⁴`` -> ``2^{4}``, ``x₂`` -> ``x_{2}``, ``①`` -> ``1``."""
+    s = _SUPER_RE.sub(lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", s)
+    s = _SUB_RE.sub(lambda m: "_{" + m.group(0).translate(_SUBSCRIPTS) + "}", s)
+    return _CIRCLED_RE.sub(lambda m: str(ord(m.group(0)) - 0x245F), s)
 _DELIM_RE = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])\s*")
-_SPACING_RE = re.compile(r"\\\\|\\(?:quad|qquad|enspace|thinspace|medspace|thickspace|displaystyle|textstyle|"
-                         r"limits)(?![A-Za-z])|\\[,;: !]|~")
+_SPACING_RE = re.compile(r"\\\\|\\q?quad|\\(?:enspace|thinspace|medspace|thickspace|displaystyle|textstyle|"
+                         r"limits)(?![a-z])|\\[,;: !]|~")
 _COMMA_THOUSANDS_RE = re.compile(r"(\d),\s*(?:\\!|\{\})\s*(?=\d{3}(?!\d))")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
 _THIN_THOUSANDS_RE = re.compile(r"(\d)(?:\\,|\\!|\{,\}|\\ )(?=\d{3}(?!\d))")
@@ -63,9 +75,39 @@ TEXT_CMDS = frozenset({"text", "textbf", "textit", "textrm", "textnormal", "text
                        "mathrm", "textup", "emph", "hbox"})
 
 
+# A LaTeX command whose backslash a Python string turned into a control character ("\frac" -> form feed + "rac").
+_CONTROL_RE = re.compile(r"\x0c(?=rac)|\x08(?=oxed|inom|egin|eta|ar)|\x07(?=pprox|lpha)|\x0b(?=ec|ar)"
+                         r"|\t(?=ext|imes|an|heta|frac|o\b)|\r(?=ight)")
+_CONTROL = {"\x0c": "\\f", "\x08": "\\b", "\x07": "\\a", "\x0b": "\\v", "\t": "\\t", "\r": "\\r"}
+_DOUBLED_CMD_RE = re.compile(r"(?<!\\)\\\\(?=[A-Za-z{}()\[\]|,%$])")
+_SINGLE_CMD_RE = re.compile(r"(?<!\\)\\[A-Za-z]")
+
+
+def repair_controls(text: str) -> str:
+    """Control characters that a Python string made of a LaTeX command, turned back (``"\\x08oxed"`` -> ``\\boxed``)."""
+    return _CONTROL_RE.sub(lambda m: _CONTROL[m.group(0)], text)
+
+
+def undouble(text: str) -> str:
+    r"""Undo escaping that datasets and models add: doubled backslashes (``\\frac`` -> ``\frac``, when
+    no command has a single one), control characters that were commands (form feed + ``rac``), and a
+    trailing lone backslash.
+
+    >>> undouble(r"-3 \\le x \\le 4"), undouble("42\\"), undouble("\x0crac12")
+    ('-3 \\le x \\le 4', '42', '\\frac12')
+    """
+    s = repair_controls(text)
+    if _DOUBLED_CMD_RE.search(s) and not _SINGLE_CMD_RE.search(s):
+        s = s.replace("\\\\", "\\")
+    stripped = s.rstrip()
+    if stripped.endswith("\\") and not stripped.endswith("\\\\"):
+        s = stripped[:-1]
+    return s
+
+
 def normalize(text: str) -> str:
     """Formatting-only rewrites: math delimiters, \\left/\\right, spacing, unicode, \\dfrac -> \\frac."""
-    s = text.strip()
+    s = undouble(text).strip()
     changed = True
     while changed:
         changed = False
@@ -82,6 +124,7 @@ def normalize(text: str) -> str:
                 break
             if end == len(s):
                 s, changed = inner.strip(), True
+    s = _scripts(s)
     s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
     s = _ALIAS_RE.sub(lambda m: _ALIASES[m.group(1)], s)
     s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
@@ -98,6 +141,7 @@ def normalize(text: str) -> str:
     return s
 
 
+_DIGITS = frozenset("0123456789")
 _NUM_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
 _PLAIN_NUM_RE = re.compile(r"\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
 _WORD_RE = re.compile(r"[A-Za-z]+")
@@ -153,19 +197,22 @@ def tokenize(s: str) -> list[Token]:
             space = True
             i += 1
             continue
-        if c.isdigit() or (c == "." and i + 1 < n and s[i + 1].isdigit()):
+        if c in _DIGITS or (c == "." and i + 1 < n and s[i + 1] in _DIGITS):
             m = _NUM_RE.match(s, i)
-            assert m is not None
+            if m is None:  # pragma: no cover - _NUM_RE matches every ASCII digit
+                raise ParseError(f"unexpected number at {s[i:i + 10]!r}")
             text = m.group(0)
             if depth > 0 and text.count(",") == 1:  # (12,102) is a pair, 12,102 alone is a number
                 m = _PLAIN_NUM_RE.match(s, i)
-                assert m is not None
+                if m is None:  # pragma: no cover
+                    raise ParseError(f"unexpected number at {s[i:i + 10]!r}")
                 text = m.group(0)
             out.append(Token("NUM", text.replace(",", ""), space))
             i = m.end()
         elif c.isalpha() and c.isascii():
             m = _WORD_RE.match(s, i)
-            assert m is not None
+            if m is None:  # pragma: no cover
+                raise ParseError(f"unexpected letter {c!r}")
             out.append(Token("WORD", m.group(0), space))
             i = m.end()
         elif c == "\\":

@@ -45,6 +45,21 @@ def close(a: complex | None, b: complex | None, tol: float) -> bool:
     return abs(a - b) <= tol * scale or abs(a - b) < 1e-300
 
 
+def rounds_equal(a: complex | None, b: complex | None, places: int, ra: Any = None, rb: Any = None) -> bool:
+    """Whether ``a`` and ``b`` round to the same value at ``places`` decimal places (real and imaginary
+    parts; ``ra``/``rb``: the exact sympy Rationals, rounded exactly when given).
+
+    >>> rounds_equal(2 / 3, 0.67, 2), rounds_equal(2 / 3, 0.67, 4)
+    (True, False)
+    """
+    if ra is not None and rb is not None:
+        fa, fb = Fraction(int(ra.p), int(ra.q)), Fraction(int(rb.p), int(rb.q))
+        return round(fa, places) == round(fb, places)
+    if a is None or b is None:
+        return False
+    return round(a.real, places) == round(b.real, places) and round(a.imag, places) == round(b.imag, places)
+
+
 def rational_close(a: Any, b: Any, tol: float) -> bool:
     """Exact relative comparison of two sympy Rationals (no float overflow for huge values)."""
     fa, fb = Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q))

@@ -101,9 +101,57 @@ def _expand_pm(ans: Answer, pm: Any) -> Answer:
                   degree=ans.degree)
 
 
+_TIME_RE = re.compile(r"(\d{1,2}):(\d\d)(?::(\d\d))?\s*(?:\\(?:text|mathrm)\{\s*)?"
+                      r"(?:([ap])\.?\s?m\.?)?\}?", re.IGNORECASE)
+_CASES_RE = re.compile(r"\\begin\{(cases|aligned|align\*?|gathered|gather\*?|array)\}(.*)\\end\{\1\}", re.S)
+_PRIMED_RE = re.compile(r"[A-Za-z]'+")
+_DECIMAL_COMMA_RE = re.compile(r"-?\d+,\d+")
+_THOUSANDS_RE = re.compile(r"-?[1-9]\d{0,2}(?:,\d{3})+")
+
+
+def _time(s: str) -> Answer | None:
+    """``14:05``, ``14:05:00``, ``2:05 p.m.``: a time of day, compared as ``time HH:MM:SS``."""
+    m = _TIME_RE.fullmatch(s)
+    if not m:
+        return None
+    h, mi, sec = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    half = (m.group(4) or "").lower()
+    if half and not 1 <= h <= 12:
+        return None
+    if half == "p" and h != 12:
+        h += 12
+    elif half == "a" and h == 12:
+        h = 0
+    if h > 24 or mi > 59 or sec > 59:
+        return None
+    return Answer("text", f"time {h:02d}:{mi:02d}:{sec:02d}", text=s)
+
+
 @lru_cache(maxsize=8192)
 def parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
     """Parse one extracted answer; raises :class:`ParseError` when it cannot (message says why)."""
+    if not isinstance(text, str):
+        raise ParseError(f"answer must be a str, not {type(text).__name__}")
+    if len(text) > limits.max_chars:
+        raise ParseError(f"answer longer than max_chars={limits.max_chars}")
+    s = normalize(text)
+    cases = _CASES_RE.fullmatch(s)
+    if cases and "\\begin" not in cases.group(2):  # a system written as cases: its rows are its items
+        rows = cases.group(2).replace("&", " ").replace("\\\\", ",").strip().rstrip(",")
+        return _parse(rows, limits)
+    if _PRIMED_RE.fullmatch(s):  # g'': a symbol answer, compared as text
+        return Answer("text", s, text=s)
+    if len(s) <= 40:
+        clock = _time(s)
+        if clock is not None:
+            return clock
+        if _DECIMAL_COMMA_RE.fullmatch(s) and not _THOUSANDS_RE.fullmatch(s):  # 0,25: a decimal comma
+            decimal = _parse(s.replace(",", "."), limits)
+            return replace(decimal, alt=_parse(s, limits))
+    return _parse(text, limits)
+
+
+def _parse(text: str, limits: Limits) -> Answer:
     if not isinstance(text, str):
         raise ParseError(f"answer must be a str, not {type(text).__name__}")
     if len(text) > limits.max_chars:
@@ -116,7 +164,7 @@ def parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
         inner = m.group(1).strip()
         if not inner:
             raise ParseError("empty \\text{}")
-        return parse_answer(inner, limits)
+        return _parse(inner, limits)
     as_text = _as_text(s)
     if as_text is not None:
         return Answer("text", as_text, text=s)

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..latex_lexer import repair_controls
 from .boxes import MAX_BOX_CANDIDATES, boxed_answer, last_boxed
 from .phrases import REGEX_TIMEOUT, answer_tag, gsm8k, phrase_candidates
 from .prose import NUMBER_TAIL_CHARS, last_result
@@ -101,7 +102,7 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
     >>> find_answer("<think>2+2=4</think> 4", delimiter="</think>")
     Extraction(answer='4', rule='last_number')
     >>> find_answer("The answer is found by adding 7 and 5, giving 12.", accept=str.isdigit)
-    Extraction(answer='12', rule='phrase')
+    Extraction(answer='12', rule='last_number')
     >>> find_answer("no digits here") is None
     True
     """
@@ -112,7 +113,7 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
         if at < 0:
             return None
         text = text[at + len(delimiter):]
-    return _find(text, fallback_last_number=fallback_last_number, accept=accept)
+    return _find(repair_controls(text), fallback_last_number=fallback_last_number, accept=accept)
 
 
 def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
@@ -157,6 +158,7 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
         return repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(value)
     if not isinstance(solution, str):
         return None
+    solution = repair_controls(solution)
     for rule in ("gsm8k", "boxed", "answer_tag"):
         if rule == "gsm8k" and "####" not in solution:
             continue

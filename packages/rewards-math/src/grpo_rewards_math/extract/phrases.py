@@ -2,7 +2,7 @@ r"""Answers announced in words: "the answer is …", "Final answer: …", ``<ans
 
 A phrase is read to the end of its sentence (a full stop outside ``$…$``, "because", …) and gives
 candidates, best first: its math when nothing numeric follows the math; the whole sentence; what
-follows its last "is" / "=" ("the smallest $k$ is 17" -> ``17``); its last stated result.
+follows its last "is" / "=" ("the smallest $k$ is 17" -> ``17``).
 
 >>> phrase_candidates("Final Answer: The final answer is $\\frac{3}{4}$. I hope it is correct.")[0]
 '\\frac{3}{4}'
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import regex
 
-from .prose import last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math, math_spans
 
 #: Seconds each regular-expression rule may run before it gives up.
@@ -89,9 +88,6 @@ def phrase_candidates(text: str) -> list[str]:
         m = None
     if m and m.end() < len(rest):
         out.append(clean(rest[m.end():]))
-    result = last_result(rest)
-    if result:
-        out.append(result)
     seen: list[str] = []
     for c in out:
         if c and len(c) <= MAX_ANSWER_CHARS and c not in seen:

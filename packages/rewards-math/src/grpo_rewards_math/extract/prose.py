@@ -30,6 +30,7 @@ NUMBER_TAIL_CHARS = 65_536
 _MATH_WORDS = frozenset({"sqrt", "pi", "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "arcsin",
                          "arccos", "arctan", "frac", "infty"})
 _OPERATORS = set("+-*/^_=<>")
+_DIGITS = frozenset("0123456789")
 _OP_COMMANDS = frozenset({"cdot", "times", "div", "le", "leq", "ge", "geq", "ne", "neq", "pm", "mp", "approx",
                           "lt", "gt", "cup", "cap"})
 _MATH_CHARS = set("0123456789.+-*/^_=<>()[]{}|!%:'")
@@ -203,7 +204,7 @@ def last_result(text: str) -> str | None:
     """The expression around the last number in the last :data:`NUMBER_TAIL_CHARS` of ``text``."""
     floor = max(0, len(text) - NUMBER_TAIL_CHARS)
     j = len(text) - 1
-    while j >= floor and not text[j].isdigit():
+    while j >= floor and text[j] not in _DIGITS:
         j -= 1
     if j < floor:
         return None
@@ -220,7 +221,9 @@ def last_result(text: str) -> str | None:
             if depth <= 0:
                 break
             depth -= 1
-        elif depth <= 0 and not (c.isdigit() or c in "!%'" or (c in ".:" and text[end + 1:end + 2].isdigit())):
+        elif depth <= 0 and not (c.isdigit() or c in "!%'" or (c in ".:" and text[end + 1:end + 2].isdigit())
+                                 or (c.isascii() and c.isalpha() and not text[end + 1:end + 2].isalpha()
+                                     and not text[end - 1].isalpha())):
             break
         end += 1
     if end - start > MAX_ANSWER_CHARS:
