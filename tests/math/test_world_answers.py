@@ -1,0 +1,109 @@
+"""math.accuracy on answers as the world writes them (issue 12): each case failed before the fix.
+
+Every case runs through the public reward, extraction and comparison together: a completion, a
+gold as a dataset holds it, and the value the reward must give.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grpo_rewards_math import make_accuracy
+from grpo_rewards_math.equivalence import is_equal
+
+REWARD = make_accuracy()
+
+CASES = [
+    # (category, completion, gold, value)
+    ("prose latex", r"So the result is \frac{7}{4}", "7/4", 1.0),
+    ("prose latex", r"So the result is \frac{7}{4}", "4", 0.0),
+    ("prose latex", r"We get \frac{7}{4}.", r"\frac{7}{4}", 1.0),
+    ("prose latex", r"so x = \sqrt{11}", r"\sqrt{11}", 1.0),
+    ("prose latex", r"so x = \sqrt{11}", "11", 0.0),
+    ("prose latex", "The value is sqrt(2)/2", r"\frac{\sqrt{2}}{2}", 1.0),
+    ("prose latex", "The value is sqrt(2)/2", "2", 0.0),
+    ("prose latex", "Final answer: the smallest $k$ is 17.", "17", 1.0),
+    ("several boxes", r"\boxed{2}, \boxed{5}", "2, 5", 1.0),
+    ("several boxes", r"\boxed{2}, \boxed{5}", r"\boxed{2, 5}", 1.0),
+    ("several boxes", r"\boxed{2, 5}", r"\boxed{2}, \boxed{5}", 1.0),
+    ("several boxes", r"$\boxed{(1, 3)}$ and $\boxed{(4, 0)}$", "(1,3),(4,0)", 1.0),
+    ("several boxes", r"First \boxed{2}, then I saw the error: \boxed{5}", "2, 5", 0.0),
+    ("labelled", "$PQ = 7, RS = 9$", "7, 9", 1.0),
+    ("labelled", "$m:n = 3:8$", "3:8", 1.0),
+    ("labelled", "$|XY| = 2$", "2", 1.0),
+    ("labelled", r"$\frac{XY}{YZ} = \frac{1}{2}$", r"\frac12", 1.0),
+    ("labelled", "$a=3, b=1; a=5, b=1$", "(3, 1), (5, 1)", 1.0),
+    ("labelled", "$a=3, b=1; a=5, b=1$", "(3, 1), (5, 2)", 0.0),
+    ("labelled", "$g(x) = 3x - 1$", "y = 3x - 1", 1.0),
+    ("labelled", "$g(x) = 3x + 1$", "y = 3x - 1", 0.0),
+    ("relations", r"$1 \le |t| \le 2$", r"[-2, -1] \cup [1, 2]", 1.0),
+    ("relations", r"$1 \le |t| \le 2$", "[1, 2]", 0.0),
+    ("relations", "$0 < g(x) < 2$", "(0, 2)", 1.0),
+    ("relations", r"$-3 \le x \le 4$", r"-3 \\le x \\le 4", 1.0),
+    ("relations", r"$-3 \\le x \\le 4$", "[-3, 4]", 1.0),
+    ("numbers", "There are 2 500 people.", "2500", 1.0),
+    ("numbers", "0,25", "0.25", 1.0),
+    ("numbers", ".75", "0.75", 1.0),
+    ("numbers", "Total: 3,40 $", "3.40", 1.0),
+    ("numbers", "14:05:00", "14:05", 1.0),
+    ("numbers", "It ends at 2:05 p.m.", "14:05", 1.0),
+    ("numbers", "It ends at 2:05 a.m.", "14:05", 0.0),
+    ("matrices", r"$\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix} + \begin{pmatrix} 2 & 2 \\ 3 & 4 \end{pmatrix}$",
+     r"\begin{pmatrix} 3 & 4 \\ 6 & 8 \end{pmatrix}", 1.0),
+    ("matrices", r"$2\begin{pmatrix} 1 & 0 \\ 0 & 1 \end{pmatrix}$", r"\begin{pmatrix} 2 & 0 \\ 0 & 2 \end{pmatrix}", 1.0),
+    ("golds", r"\boxed{42}", "The sum is 40 + 2, so the answer is $\\boxed{42}$.", 1.0),
+    ("golds", r"\boxed{42}", "42\\", 1.0),
+    ("golds", r"\boxed{0.5}", r"\\frac{1}{2}", 1.0),
+    ("golds", r"\boxed{g''}", "g''", 1.0),
+    ("golds", r"\boxed{g'}", "g''", 0.0),
+    ("golds", r"\boxed{x=1, y=2}", r"\begin{cases} x = 1 \\ y = 2 \end{cases}", 1.0),
+    ("golds", r"\boxed{\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}}", r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \\ \end{pmatrix}", 1.0),
+    ("golds", r"\boxed{7/3}", "2 1/3", 1.0),
+    ("golds", r"\boxed{1}", "The answer is $\x08oxed{1}$", 1.0),
+    ("integer gold", r"\boxed{1234568.0}", "1234567", 0.0),
+    ("integer gold", r"\boxed{1000000.9}", "1000000", 0.0),
+    ("integer gold", r"\boxed{1234567.0}", "1234567", 1.0),
+    ("degrees", r"\boxed{\cos(90^\circ - t)}", r"\sin t", 1.0),
+    ("scripts", r"\boxed{2⁴}", "16", 1.0),
+    ("scripts", r"\boxed{x₂}", "x_2", 1.0),
+    ("scripts", r"\boxed{③}", "3", 1.0),
+    ("kept", r"\boxed{9^{9^{9^9}}}", "9", 0.0),
+    ("kept", r"\boxed{9}", "9^{9^{9^9}}", 0.0),
+    ("kept", "7 weeks", "7", 1.0),
+    ("kept", r"\boxed{12\text{ m}^2}", "12", 1.0),
+    ("kept", r"\boxed{2\frac{1}{3}}", r"\frac{7}{3}", 1.0),
+    ("kept", "so the total is 42.", "42", 1.0),
+    ("kept", "$x = 2 + 3 = 5$", "5", 1.0),
+]
+
+
+@pytest.mark.parametrize(("category", "completion", "gold", "value"), CASES,
+                         ids=[f"{c}-{i}" for i, (c, *_rest) in enumerate(CASES)])
+def test_answer_as_the_world_writes_it_gets_its_value(category, completion, gold, value):
+    assert REWARD(completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize("gold", [float("nan"), "NaN"])
+def test_a_nan_gold_leaves_the_sample_out(gold):
+    assert REWARD(completions=[r"\boxed{1}"], solution=[gold]) == [None]
+
+
+@pytest.mark.parametrize(("gold", "pred", "places", "equal"), [
+    (r"\frac{2}{3}", "0.67", 2, True),
+    (r"\frac{2}{3}", "0.67", 4, False),
+    (r"\frac{1}{3}", "0.3333", 4, True),
+    (r"(\frac{3}{5}, \frac{8}{3}]", "(0.6, 2.6667]", 2, True),
+    (r"\begin{pmatrix} \frac{1}{3} \\ \frac{1}{5} \end{pmatrix}", r"\begin{pmatrix} 0.33 \\ 0.2 \end{pmatrix}", 2, True),
+    (r"(\frac{1}{3}, 2)", "(0.33, 2)", 2, True),
+    (r"(\frac{1}{3}, 2)", "(0.34, 2)", 2, False),
+    (r"\sqrt{2}", "1.41", 2, True),
+    (r"\sqrt{2}", "1.41", 3, False),
+])
+def test_precision_compares_decimals_rounded_to_that_many_places(gold, pred, places, equal):
+    assert is_equal(gold, pred, precision=places) is equal
+
+
+def test_without_precision_an_integer_gold_is_compared_exactly():
+    assert is_equal("1234567", "1234568.0") is False
+    assert is_equal("1234567", "1234567.0") is True
+    assert is_equal("1234567.5", "1234567.5000001") is True  # a decimal gold keeps rel_tol
