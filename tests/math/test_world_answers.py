@@ -107,3 +107,17 @@ def test_without_precision_an_integer_gold_is_compared_exactly():
     assert is_equal("1234567", "1234568.0") is False
     assert is_equal("1234567", "1234567.0") is True
     assert is_equal("1234567.5", "1234567.5000001") is True  # a decimal gold keeps rel_tol
+
+
+def test_the_reward_takes_a_precision_in_decimal_places():
+    rounded = make_accuracy(name="math_accuracy_2dp", precision=2)
+    completions = [r"\boxed{0.67}", r"\boxed{0.6667}", r"\boxed{(0.33, 2)}", r"\boxed{0.66}"]
+    golds = [r"\frac{2}{3}", r"\frac{2}{3}", r"(\frac{1}{3}, 2)", r"\frac{2}{3}"]
+    assert rounded(completions=completions, solution=golds) == [1.0, 1.0, 1.0, 0.0]
+    assert REWARD(completions=completions[:1], solution=golds[:1]) == [0.0]
+
+
+@pytest.mark.parametrize("precision", [-1, 2.5, True, "2"])
+def test_a_bad_precision_is_a_one_line_error(precision):
+    with pytest.raises(ValueError, match="precision"):
+        make_accuracy(precision=precision)(completions=["1"], solution=["1"])

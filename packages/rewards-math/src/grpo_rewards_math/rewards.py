@@ -38,11 +38,11 @@ OPTIONS = RewardOptions(timeout=1.0, timeout_value=0.0, invalid_value=0.0)
 _VALUES: dict[str, float | None] = {"correct": 1.0, "gold_unparsable": None}
 
 _CACHE_SIZE = 50_000
-_symbolic_cache: OrderedDict[tuple[str, str, float], str] = OrderedDict()
+_symbolic_cache: OrderedDict[tuple[str, str, Any], str] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _cache_get(key: tuple[str, str, float]) -> str | None:
+def _cache_get(key: tuple[str, str, Any]) -> str | None:
     """The remembered label (``correct``/``wrong``) of a symbolic check of (gold, pred, rel_tol)."""
     with _cache_lock:
         label = _symbolic_cache.get(key)
@@ -51,7 +51,7 @@ def _cache_get(key: tuple[str, str, float]) -> str | None:
         return label
 
 
-def _cache_put(key: tuple[str, str, float], label: str) -> None:
+def _cache_put(key: tuple[str, str, Any], label: str) -> None:
     with _cache_lock:
         _symbolic_cache[key] = label
         while len(_symbolic_cache) > _CACHE_SIZE:
@@ -82,8 +82,9 @@ def _parsable(answer: str) -> bool:
 class SymbolicCheck:
     """Picklable ``(gold, pred) -> bool``: ``symbolic_equal`` (slow: run under a deadline)."""
 
-    def __init__(self, rel_tol: float = 1e-6) -> None:
+    def __init__(self, rel_tol: float = 1e-6, precision: int | None = None) -> None:
         self.rel_tol = rel_tol
+        self.precision = precision
 
     def warmup(self) -> None:
         """Run one small symbolic check, so every import it needs happens before the first deadline."""
@@ -92,7 +93,7 @@ class SymbolicCheck:
     def __call__(self, gold: str, pred: str) -> bool:
         from .equivalence import symbolic_equal
 
-        return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol))
+        return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision))
 
 
 def _labelled(label: str) -> tuple[float | None, str]:
@@ -106,7 +107,8 @@ class Accuracy:
     ``<answer>`` tags, ``#### x``, "the answer is x", the last ``$x$``, then the last number when
     ``fallback_last_number``) and the gold from the ``solution_column`` (a bare answer, a MATH
     solution or a GSM8K solution). The value is 1.0 when they are mathematically equal (numbers
-    within ``rel_tol`` relative tolerance, expressions symbolically, sets unordered, ...), 0.0
+    within ``rel_tol`` relative tolerance, or rounded to ``precision`` decimal places when it is
+    set; an integer gold exactly; expressions symbolically, sets unordered, ...), 0.0
     when they differ, no answer is found or the symbolic check overruns the core's deadline, and
     ``None`` when the gold answer cannot be parsed. Each sample is returned with its label.
 
@@ -124,15 +126,17 @@ class Accuracy:
         solution_column: str = "solution",
         rel_tol: float = 1e-6,
         fallback_last_number: bool = True,
+        precision: int | None = None,
     ) -> None:
         self.solution_column = params.column(solution_column, "solution_column")
+        self.precision = params.integer(precision, "precision", low=0, high=30, none_ok=True)
         self.rel_tol = params.number(rel_tol, "rel_tol", low=0, high=1)
         if self.rel_tol == 1:
             raise ValueError("rel_tol must be below 1 (a relative tolerance of 100% accepts any number)")
         self.fallback_last_number = params.boolean(fallback_last_number, "fallback_last_number")
         self.delimiter: str | None = None
         #: the symbolic comparison run for the samples the bounded checks leave undecided
-        self.checker: Any = SymbolicCheck(self.rel_tol)
+        self.checker: Any = SymbolicCheck(self.rel_tol, self.precision)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} rel_tol={self.rel_tol} solution_column={self.solution_column!r}>"
@@ -157,7 +161,7 @@ class Accuracy:
             have = sorted(k for k in row if k not in ("prompt", "completion", "completion_ids"))
             raise ValueError(f"math.accuracy needs the dataset column {self.solution_column!r} (one gold answer per "
                              f"completion); the row has: {', '.join(have) or 'none'}")
-        gold = extract_gold(row[self.solution_column])
+        gold = extract_gold(row[self.solution_column], accept=_parsable)
         if gold is None or not _parsable(gold):
             return "gold_unparsable", "", ""
         pred = self.extract(text)
@@ -171,7 +175,7 @@ class Accuracy:
         """The bounded comparison: True/False when decided cheaply, None when only symbolic work can decide."""
         from .equivalence import quick_equal
 
-        return quick_equal(gold, pred, rel_tol=self.rel_tol)
+        return quick_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision)
 
     def quick(self, text: str, **row: Any) -> tuple[float | None, str] | None:
         """``(value, label)`` when the bounded checks decide the sample, else ``None`` (run in-process)."""
@@ -187,7 +191,7 @@ class Accuracy:
         except Exception:  # a bug in the quick checks: let the symbolic check decide
             decided = None
         if decided is None:
-            cached = _cache_get((gold, pred, self.rel_tol))
+            cached = _cache_get((gold, pred, (self.rel_tol, self.precision)))
             return None if cached is None else _labelled(cached)
         return _labelled("correct" if decided else "wrong")
 
@@ -200,7 +204,7 @@ class Accuracy:
         """
         text = completion_text(completion)
         value, label = (0.0, "unreadable") if text is None else self(text, **row)
-        gold = extract_gold(row[self.solution_column]) if self.solution_column in row else None
+        gold = extract_gold(row[self.solution_column], accept=_parsable) if self.solution_column in row else None
         return {"answer": None if text is None else self.extract(text), "gold": gold, "label": label, "value": value}
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
@@ -213,7 +217,7 @@ class Accuracy:
             label = "correct" if self.checker(gold, pred) else "wrong"
         except Exception:  # a failure of the symbolic check is a 0.0, labelled, never a crash of the step
             return _labelled("error")
-        _cache_put((gold, pred, self.rel_tol), label)
+        _cache_put((gold, pred, (self.rel_tol, self.precision)), label)
         return _labelled(label)
 
 
@@ -235,8 +239,10 @@ class ReasoningAccuracy(Accuracy):
         delimiter: str = "</think>",
         rel_tol: float = 1e-6,
         fallback_last_number: bool = True,
+        precision: int | None = None,
     ) -> None:
-        super().__init__(solution_column=solution_column, rel_tol=rel_tol, fallback_last_number=fallback_last_number)
+        super().__init__(solution_column=solution_column, rel_tol=rel_tol, fallback_last_number=fallback_last_number,
+                         precision=precision)
         self.delimiter = params.text(delimiter, "delimiter")
 
 

@@ -127,13 +127,24 @@ def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: s
     return found.answer if found else None
 
 
+def _is_prose(text: str) -> bool:
+    """Whether a gold reads as sentences (a reference solution), not as a damaged formula: four words."""
+    words = 0
+    for word in text.split():
+        if len(word) >= 2 and word.strip(".,;:!?").isalpha():
+            words += 1
+            if words >= 4:
+                return True
+    return False
+
+
 def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) -> str | None:
     r"""The gold answer in a dataset column: a bare answer, a MATH solution or a GSM8K solution.
 
     A GSM8K solution gives the text after its last ``####``; a MATH-style solution its boxes
     (as for a completion: ``\boxed{2}, \boxed{5}`` is ``2, 5``); an ``<answer>`` tag its content;
     anything else is the bare answer itself (numbers are turned into text). With ``accept``, a bare
-    text it rejects is read as a whole reference solution: its announced answer ("the answer is …"),
+    text of sentences it rejects is read as a whole reference solution: its announced answer ("the answer is …"),
     last math or last stated result. ``None``, NaN or an empty answer gives ``None``.
 
     >>> extract_gold("She has 3 + 4 = <<3+4=7>>7 apples.\n#### 7")
@@ -168,7 +179,7 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
     answer = clean(solution)
     if not answer or answer.lower() in ("nan", "none", "null"):
         return None
-    if accept is not None and not accept(answer):
+    if accept is not None and _is_prose(answer) and not accept(answer):
         found = _find(solution, fallback_last_number=True, rules=("phrase", "math", "last_number"), accept=accept)
         if found is not None and accept(found.answer):
             return found.answer
