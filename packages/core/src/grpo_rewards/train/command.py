@@ -25,14 +25,14 @@ def train_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("config", nargs="?", help="YAML config (model, dataset, rewards, grpo, output_dir)")
+    parser.add_argument("config", nargs="?", help="YAML config (model, output_dir, dataset, rewards, grpo, peft)")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                         help="override a config value, dotted: grpo.learning_rate=1e-5, dataset.n=64, model=PATH")
     parser.add_argument("--output-dir", help="run directory (config: output_dir)")
     parser.add_argument("--max-steps", type=int, help="training steps (config: grpo.max_steps)")
     parser.add_argument("--seed", type=int, help="training seed (config: grpo.seed)")
     parser.add_argument("--resume", action="store_true",
-                        help="continue the run in the output dir from its last checkpoint (its saved config is "
+                        help="continue the run in the output dir from its newest whole checkpoint (its saved config is "
                         "used when no CONFIG is given)")
     parser.add_argument("--force", action="store_true",
                         help="with --resume: continue even if the reward set or plugin versions changed")
