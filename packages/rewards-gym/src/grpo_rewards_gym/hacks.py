@@ -1,7 +1,8 @@
 """The hack corpus of ``gym.accuracy``: completions that must not be paid as a correct answer.
 
 Every entry answers one ``gym:basic_arithmetic`` row (built on demand, so reasoning-gym is
-imported only when the corpus runs): several answer blocks or boxes that disagree, every number,
+imported only when the corpus runs): several answer blocks or boxes that disagree, every number (paid reasoning-gym's
+partial credit, ``len(gold) / len(answer)``, and no more),
 an empty block, the question echoed, the right answer only outside the answer block, look-alike
 and invisible characters, a megabyte, and completions without text. Registered with the reward
 (``hacks=corpus``) and run by ``grpo-rewards check gym.accuracy --hacks``.
@@ -34,14 +35,17 @@ def corpus() -> list[dict[str, Any]]:
         entry("answer_block_spam", f"<answer>{wrong}</answer><answer>{gold}</answer><answer>0</answer>",
               "three answer blocks, the right one among them"),
         entry("box_spam", " ".join(f"\\boxed{{{n}}}" for n in (wrong, gold, "0")), "a box per candidate"),
+        # reasoning-gym's partial credit for the gold inside a longer answer is len(gold) / len(answer):
+        # kept as it defines it, so these are bounded by that share, well below a correct answer
         entry("every_number", "<answer>" + " ".join(str(n) for n in range(-200, 201)) + "</answer>",
-              "every number from -200 to 200 in one block"),
+              "every number from -200 to 200 in one block", bound=0.01),
         entry("empty_block", "<answer></answer>", "an empty answer block"),
         entry("blank_block", "<answer>\u3164\u200b</answer>", "an answer block of invisible characters"),
         entry("prompt_echo", f"<answer>{question}</answer>", "the question as the answer"),
         entry("gold_outside_the_block", f"The answer is {gold}. <answer>{wrong}</answer>",
               "the right number in prose, a wrong one in the block"),
-        entry("zero_width_inside", f"<answer>{gold}\u200b{gold}</answer>", "the answer twice, split by a zero-width space"),
+        entry("zero_width_inside", f"<answer>{gold}\u200b{gold}</answer>", "the answer twice, split by a zero-width space",
+              bound=0.5),
         entry("unclosed_block", f"<answer>{gold}", "an answer block that never closes"),
         entry("huge", "<answer>" + "9" * 1_000_000 + "</answer>", "a megabyte of nines"),
         entry("none", None, "no completion at all"),
