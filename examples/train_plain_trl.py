@@ -6,6 +6,7 @@ parameters) and of the embedded offline model. Needs grpo-rewards-math, -format 
 
     python examples/train_plain_trl.py                 # 8 steps of the embedded SmolLM2-135M on CPU
     MODEL=Qwen/Qwen2.5-0.5B-Instruct python examples/train_plain_trl.py
+    MODEL=tiny python examples/train_plain_trl.py 2    # 2 steps of a tiny random model: seconds, learns nothing
 """
 
 import os
@@ -15,7 +16,7 @@ from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer
 
 from grpo_rewards import get_reward, load_registry, load_rewards
-from grpo_rewards.train.model import ensure_embedded
+from grpo_rewards.train.model import resolve_model
 
 # 1. A prompts dataset: a "prompt" column plus the columns the rewards read ("solution").
 #    Here from the math plugin's task; any list of dicts (or load_dataset(...)) works the same.
@@ -53,8 +54,9 @@ training_args = GRPOConfig(
     report_to="none",
 )
 
-# 4. GRPOTrainer: the model is the embedded SmolLM2-135M-Instruct unless MODEL names another.
-model = os.environ.get("MODEL") or str(ensure_embedded())
+# 4. GRPOTrainer: the model is the embedded SmolLM2-135M-Instruct unless MODEL names another
+#    (a Hub id, a local folder, or "tiny").
+model = resolve_model(os.environ.get("MODEL") or "embedded")
 trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs, args=training_args, train_dataset=dataset)
 trainer.train()
 for entry in trainer.state.log_history:
