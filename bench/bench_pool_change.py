@@ -7,6 +7,7 @@ it is copied into a temporary module whose workers import it, and timed against 
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -38,6 +39,15 @@ def load_before(rev: str) -> Any:
     return pool_before
 
 
+def _ticks(pids: list[int]) -> int:
+    """User + system CPU clock ticks the processes ``pids`` have used."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
 def main() -> None:
     rev = sys.argv[1] if len(sys.argv) > 1 else "019c70e"
     before = load_before(rev)
@@ -65,6 +75,23 @@ def main() -> None:
         low = {k: min(v) * 1000 for k, v in times.items()}
         cells = " | ".join(f"{med[k]:.2f} ms ({low[k]:.2f})" for k in ("in-process", "before", "after"))
         print(f"| {name} | {cells} | {med['after'] / med['before']:.2f}x ({low['after'] / low['before']:.2f}x) |")
+    print("\nCPU time a batch of 512 (the work, whatever the load): the calling process, and its two workers\n")
+    print("| scorer | batches | before: caller | after: caller | before: workers | after: workers |")
+    print("|---|---|---|---|---|---|")
+    for name, batches in (("trivial (len)", 200), ("sympy expand", 20)):
+        call, items = SCORERS[name], [(text,) for text in completions]
+        cpu: dict[str, list[float]] = {}
+        for label, module in (("before", before), ("after", after)):
+            pool = module.WorkerPool(workers=2, max_tasks_per_worker=10**9)
+            pool.map(call, items, timeout=5.0)
+            own, workers = time.process_time(), _ticks(pool.pids)
+            for _ in range(batches):
+                pool.map(call, items, timeout=5.0)
+            cpu[label] = [(time.process_time() - own) / batches * 1000,
+                          (_ticks(pool.pids) - workers) / os.sysconf("SC_CLK_TCK") / batches * 1000]
+            pool.close()
+        print(f"| {name} | {batches} | {cpu['before'][0]:.2f} ms | {cpu['after'][0]:.2f} ms | "
+              f"{cpu['before'][1]:.2f} ms | {cpu['after'][1]:.2f} ms |")
     print("\nDeadline per item: 16 items of 0.6 s under a 1 s deadline, one worker\n")
     print("| pool | wall time | workers killed |")
     print("|---|---|---|")
