@@ -21,6 +21,7 @@ FIRST_PARTY = {
     "length": "grpo-rewards-length",
     "format": "grpo-rewards-format",
     "math": "grpo-rewards-math",
+    "gym": "grpo-rewards-gym",
 }
 
 _EMPTY = inspect.Parameter.empty
