@@ -10,7 +10,8 @@ Work is sent in chunks. A worker holds a result back only while the oldest unsen
 than 2 ms ago (a twentieth of the deadline, if that is shorter), so each item's deadline is measured
 from the end of the one before it: the pool adds twice that window, so that every item gets at least
 its full deadline. An item that runs longer than that window is named to the pool by a watchdog
-thread in the worker, so an overrun or a crash is pinned on it and nothing runs twice; when the
+thread in the worker (within a tenth of a second, or a quarter of the deadline if shorter), so an
+overrun or a crash is pinned on it and nothing runs twice; when the
 worker could not say (a crash within the window, or one C call holding the GIL), its unreported
 items run again one at a time, which pins the failure on exactly one item.
 

@@ -123,13 +123,10 @@ class Batch:
         w.assigned = time.monotonic()
 
     def _pack(self, chunk: Chunk, fresh: bool, forget: tuple[str, ...]) -> bytes | None:
-        def pack() -> bytes:
-            return pickle.dumps(Run(self.key, self.payload if fresh else None, chunk.items,
-                                    0.0 if chunk.isolated else self.window, 0.0 if chunk.isolated else self.watch,
-                                    list(sys.path) if fresh else None, forget))
-
+        """The :class:`Run` for ``chunk``, pickled; samples that cannot be pickled are settled as errors and
+        left out (None when none is left)."""
         try:
-            return pack()
+            return self._run_message(chunk, fresh, forget)
         except Exception:
             kept = []
             for index, args in chunk.items:
@@ -139,24 +136,29 @@ class Batch:
                 except Exception as exc:
                     self.settle(index, Outcome("error", None, f"cannot send the sample to a worker: {exc}"))
             chunk.items = kept
-            return pack() if kept else None
+            return self._run_message(chunk, fresh, forget) if kept else None
+
+    def _run_message(self, chunk: Chunk, fresh: bool, forget: tuple[str, ...]) -> bytes:
+        window, watch = (0.0, 0.0) if chunk.isolated else (self.window, self.watch)
+        return pickle.dumps(Run(self.key, self.payload if fresh else None, chunk.items, window, watch,
+                                list(sys.path) if fresh else None, forget))
 
     def receive(self, w: WorkerState, message: Any) -> None:
         """Apply one message from worker ``w``."""
-        if isinstance(message, Ready):
-            w.ready = True
+        if isinstance(message, Results):  # the most frequent first
+            self._take(w, message.results)
+            w.clock = time.monotonic()
         elif isinstance(message, Running):
             self._take(w, message.results)
             w.running = message.position
         elif isinstance(message, Go):
             w.clock = time.monotonic()
+        elif isinstance(message, Ready):
+            w.ready = True
         elif isinstance(message, Fail):  # the worker does not hold the function: each item gets the error
             w.functions.pop(self.key, None)
             while w.chunk:
                 self.settle(w.chunk.popleft()[0], Outcome("error", None, message.error))
-        elif isinstance(message, Results):
-            self._take(w, message.results)
-            w.clock = time.monotonic()
 
     def _take(self, w: WorkerState, results: list[ItemResult]) -> None:
         for index, ok, value in results:
