@@ -141,7 +141,8 @@ def test_one_megabyte_of_answer_phrases_is_extracted():
 def test_accept_passes_over_a_rejected_phrase_answer_only():
     text = r"The answer is obtained below. \boxed{x}"
     assert find_answer(text, accept=lambda a: False) == Extraction("x", "boxed")
-    assert find_answer("The answer is about 7 and 5, so 12", accept=str.isdigit) == Extraction("12", "last_number")
+    assert find_answer("The answer is about 7 and 5, so 12", accept=str.isdigit) == Extraction("12", "phrase")
+    assert find_answer("The answer is about 7 and 5, so 12", accept=lambda a: False) == Extraction("12", "last_number")
     assert find_answer("The answer is about 7 and 5, so 12", accept=lambda a: True).rule == "phrase"
 
 

@@ -2,7 +2,7 @@
 
 Rules for a completion, tried in this priority order (the first that finds something wins):
 
-1. ``boxed``: the last ``\\boxed{…}`` / ``\\fbox{…}`` with balanced braces (also ``\\boxed 5``),
+1. ``boxed``: (unless a "final answer" phrase follows the last box) the last ``\\boxed{…}`` / ``\\fbox{…}`` with balanced braces (also ``\\boxed 5``),
    joined with the boxes right before it when only separators stand between them
    (``\\boxed{2}, \\boxed{5}`` is ``2, 5``);
 2. ``answer_tag``: the last ``<answer>…</answer>`` (its content is read again by rules 4-6);
@@ -13,7 +13,8 @@ Rules for a completion, tried in this priority order (the first that finds somet
    to the later rules;
 5. ``math``: the last ``$…$``, ``$$…$$``, ``\\(…\\)`` or ``\\[…\\]`` expression (joined with the
    pieces before it that only separators divide from it);
-6. ``last_number``: the last stated result: the whole expression around the last number (within
+6. ``last_number``: the last stated result (also before rule 5 when the text's last number comes
+   after its last math piece): the whole expression around the last number (within
    the last 64 KiB; "so x = \\sqrt{11}" gives ``x = \\sqrt{11}``, never ``11``), when
    ``fallback_last_number`` is true.
 
@@ -27,20 +28,23 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..latex_lexer import repair_controls
-from .boxes import MAX_BOX_CANDIDATES, boxed_answer, last_boxed
-from .phrases import REGEX_TIMEOUT, answer_tag, gsm8k, phrase_candidates
-from .prose import NUMBER_TAIL_CHARS, last_result
+from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, last_boxed
+from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, phrase_candidates
+from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_BOX_CANDIDATES", "NUMBER_TAIL_CHARS", "REGEX_TIMEOUT", "RULES", "Extraction",
            "extract_answer", "extract_gold", "find_answer", "last_boxed"]
 
 RULES = ("boxed", "answer_tag", "gsm8k", "phrase", "math", "last_number")
+#: Rule names an :class:`Extraction` may carry: :data:`RULES`, and ``whole`` (a short completion
+#: that is an answer by itself, read when ``accept`` takes it, before the last-number fallback).
 
 
 @dataclass(frozen=True)
@@ -69,16 +73,46 @@ _RULE_FUNCS: dict[str, Callable[[str], str | None]] = {
 }
 
 
+#: A completion this short is read whole when the parser accepts it (``\\mathrm{E}``, a bare matrix).
+WHOLE_CHARS = 300
+
+
+_MATH_WORDS = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "sqrt", "pi", "or", "and",
+                         "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "infty", "inf", "mod"})
+_COMMAND_RE = re.compile(r"\\(?:text[a-z]*|mathrm|mbox|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
+_WORDS_RE = re.compile(r"[A-Za-z]{2,}")
+
+
+def _formula_like(text: str) -> bool:
+    """A formula, not prose: no word of two letters or more outside LaTeX commands (``E``,
+    ``\\mathrm{E}``, ``f'``, a bare matrix), except function names."""
+    bare = _COMMAND_RE.sub(" ", text)
+    return all(w.lower() in _MATH_WORDS for w in _WORDS_RE.findall(bare))
+
+
 def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES,
           accept: Callable[[str], bool] | None = None) -> Extraction | None:
     for rule in rules:
         if rule == "last_number" and not fallback_last_number:
             continue
+        if rule == "boxed":
+            found = boxes(text, 1)
+            final = final_phrase_after(text, found[-1][1]) if found else None
+            if final is not None and (accept is None or accept(final)):  # \boxed{255} ... Final answer: 10,455
+                return Extraction(final, "phrase")
         if rule == "phrase":
             for candidate in phrase_candidates(text):
                 if accept is None or accept(candidate):
                     return Extraction(candidate, rule)
             continue
+        if rule == "math" and fallback_last_number and last_digit_after_math(text):
+            answer = last_result(text)  # "... $d = \\frac{90}{n}$ ... there are 12 sequences."
+            if answer:
+                return Extraction(answer, "last_number")
+        if rule == "last_number" and accept is not None and len(text) <= WHOLE_CHARS:
+            whole = clean(text)
+            if whole and _formula_like(whole) and accept(whole):
+                return Extraction(whole, "whole")
         answer = _RULE_FUNCS[rule](text)
         if answer:
             return Extraction(answer, rule)
@@ -102,7 +136,7 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
     >>> find_answer("<think>2+2=4</think> 4", delimiter="</think>")
     Extraction(answer='4', rule='last_number')
     >>> find_answer("The answer is found by adding 7 and 5, giving 12.", accept=str.isdigit)
-    Extraction(answer='12', rule='last_number')
+    Extraction(answer='12', rule='phrase')
     >>> find_answer("no digits here") is None
     True
     """

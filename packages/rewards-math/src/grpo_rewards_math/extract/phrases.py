@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import regex
 
+from .prose import last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math, math_spans
 
 #: Seconds each regular-expression rule may run before it gives up.
@@ -72,6 +73,7 @@ def phrase_candidates(text: str) -> list[str]:
     rest = _phrase_rest(text)
     if rest is None:
         return []
+    sentence = rest.split(". ", 1)[0]
     rest = _sentence(rest)
     out: list[str] = []
     spans = math_spans(rest)
@@ -88,11 +90,29 @@ def phrase_candidates(text: str) -> list[str]:
         m = None
     if m and m.end() < len(rest):
         out.append(clean(rest[m.end():]))
+    result = last_result(sentence)  # "Final Answer: Jane started growing Sphere 3 hours ago."
+    if result:
+        out.append(result)
     seen: list[str] = []
     for c in out:
         if c and len(c) <= MAX_ANSWER_CHARS and c not in seen:
             seen.append(c)
     return seen
+
+
+_FINAL = regex.compile(r"\bfinal\s+answer\b", regex.IGNORECASE)
+
+
+def final_phrase_after(text: str, at: int) -> str | None:
+    """The reading of a "final answer" phrase that comes after ``text[at]``, or None."""
+    tail = text[at:at + 4 * MAX_ANSWER_CHARS]
+    try:
+        if not _FINAL.search(tail, timeout=REGEX_TIMEOUT):
+            return None
+    except TimeoutError:
+        return None
+    candidates = phrase_candidates(tail)
+    return candidates[0] if candidates else None
 
 
 def phrase(text: str) -> str | None:

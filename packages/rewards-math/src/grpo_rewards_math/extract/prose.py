@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .spans import MAX_ANSWER_CHARS
+from .spans import MAX_ANSWER_CHARS, math_spans
 
 #: The fallback reads only this many characters at the end of the text.
 NUMBER_TAIL_CHARS = 65_536
@@ -242,3 +242,15 @@ def last_result(text: str) -> str | None:
     if all(c.isdigit() or c in " ,./%-" for c in span):
         span = span.replace(" ", "") if "/" in span or "%" in span else span
     return span or None
+
+
+def last_digit_after_math(text: str) -> bool:
+    """Whether the text's last digit comes after the end of its last ``$…$`` / ``\\(…\\)`` / ``\\[…\\]``."""
+    floor = max(0, len(text) - NUMBER_TAIL_CHARS)
+    j = len(text) - 1
+    while j >= floor and text[j] not in _DIGITS:
+        j -= 1
+    if j < floor:
+        return False
+    spans = math_spans(text[floor:])
+    return bool(spans) and floor + spans[-1][1] + 1 < j

@@ -21,10 +21,13 @@ MAX_JOINED = 16
 # What may stand between two boxes or two $…$ of one answer: punctuation, "and"/"or", spacing
 # commands, math delimiters, and short labels such as "x =", "x_1 =", "PQ =" (a label is dropped).
 _SEPARATOR_RE = re.compile(
-    r"(?:\s|[,;&$]|\\[()\[\]]|\\\\|\\(?:quad|qquad|text\s*\{\s*(?:and|or|,)?\s*\})|\band\b|\bor\b"
+    r"(?:\s|[,;&$]|\\[()\[\]]|\\\\|\\(?:quad|qquad|text\s*\{[^{}$]{0,40}\})|\band\b|\bor\b"
     r"|(?<![A-Za-z])[A-Za-z]{1,3}(?:_\{?\w{1,3}\}?)?\s*(?:=|:)(?=\s*(?:\\\(|\$|\\boxed|\\fbox))"
     r"|\\[A-Za-z]{1,8}\s*=(?=\s*(?:\\\(|\$|\\boxed|\\fbox)))*"
 )
+
+
+_AND_GAP_RE = re.compile(r"[\s,;$]*(?:[A-Za-z]{1,12}\s+){0,2}and[\s,;$]*")
 
 
 def only_separators(text: str) -> bool:
@@ -36,6 +39,8 @@ def only_separators(text: str) -> bool:
     if len(text) > 80:
         return False
     if not text.strip():
+        return True
+    if _AND_GAP_RE.fullmatch(text):  # "\\boxed{1} papers and \\boxed{2} bins"
         return True
     return _SEPARATOR_RE.fullmatch(text + "$") is not None or _SEPARATOR_RE.fullmatch(text) is not None
 
