@@ -59,6 +59,42 @@ print(json.dumps({{"pid": __import__("os").getpid(), "before": before, "after": 
 """
 
 
+PLAIN_FORK_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, {here!r})
+import hardening_workers as hw
+from grpo_rewards.execution import get_pool
+
+pool = get_pool(2)
+assert [o.value for o in pool.map(hw.whoami, [(0,), (1,)], timeout=60)][0][1] == 0
+before = sorted(pool.pids)
+child = os.fork()
+if child == 0:  # scores, then exits normally: its atexit hook closes its own pool only
+    out = [o.value[1] for o in get_pool(2).map(hw.whoami, [(i,) for i in range(8)], timeout=60)]
+    with open({result!r}, "w") as fh:
+        json.dump({{"values": out, "pool": sorted(get_pool(2).pids)}}, fh)
+    sys.exit(0)
+_, status = os.waitpid(child, 0)
+after = [o.value for o in pool.map(hw.whoami, [(i,) for i in range(8)], timeout=60)]
+print(json.dumps({{"status": status, "before": before, "after": sorted(pool.pids), "stats": pool.stats,
+                  "values": [v[1] for v in after], "served_by": sorted({{v[0] for v in after}})}}))
+"""
+
+
+def _run_script(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter (its own session, killed whole after 120 s); its last line as JSON."""
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=120)  # a hang fails here instead of hanging the suite
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the script hung")
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
@@ -68,17 +104,7 @@ def _alive(pid: int) -> bool:
 
 def test_datasets_map_with_two_processes_after_a_reward_call_scores_every_row_in_fresh_pools():
     pytest.importorskip("datasets")
-    code = FORK_SCRIPT.format(here=str(Path(hw.__file__).parent))
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=120)  # a hang fails here instead of hanging the suite
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("datasets.map(num_proc=2) after a reward call hung")
-    assert proc.returncode == 0, err[-3000:]
-    got = json.loads(out.strip().splitlines()[-1])
+    got = _run_script(FORK_SCRIPT.format(here=str(Path(hw.__file__).parent)))
     assert got["score"] == [float(len(t)) for t in got["text"]]
     assert got["errors"] == [] and got["rounds"] >= 1
     # the parent's workers were neither closed nor killed from the children, and never crashed
@@ -96,6 +122,17 @@ def test_datasets_map_with_two_processes_after_a_reward_call_scores_every_row_in
         time.sleep(0.1)
         leftover = [p for p in leftover if _alive(p)]
     assert leftover == []
+
+
+def test_a_forked_child_that_exits_normally_leaves_the_parents_workers_running(tmp_path):
+    result = tmp_path / "child.json"
+    got = _run_script(PLAIN_FORK_SCRIPT.format(here=str(Path(hw.__file__).parent), result=str(result)))
+    child = json.loads(result.read_text())
+    assert got["status"] == 0 and child["values"] == list(range(8))
+    assert len(child["pool"]) == 2 and not set(child["pool"]) & set(got["before"])
+    assert got["after"] == got["before"] and got["served_by"] == got["before"]
+    assert got["values"] == list(range(8))
+    assert got["stats"] == {"spawned": 2, "killed_timeout": 0, "crashed": 0, "recycled": 0}
 
 
 @pytest.fixture
