@@ -219,3 +219,9 @@ def test_workers_that_cannot_start_give_their_samples_up_as_crashed_instead_of_h
         assert pool.stats["crashed"] == 3
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("nan")])
+def test_a_deadline_that_is_not_a_positive_number_is_refused(pool, timeout):
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds or None"):
+        pool.map(divmod, [(7, 2)], timeout=timeout)

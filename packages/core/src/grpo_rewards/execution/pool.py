@@ -226,6 +226,8 @@ class WorkerPool:
 
         ``timeout`` bounds each item, measured from the end of the one before it in the same worker.
         """
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
         if not items:
             return []
         try:
