@@ -193,6 +193,7 @@ class WorkerPool:
         self._workers = []
         self._lock = threading.Lock()
         self.stats = dict.fromkeys(self.stats, 0)
+        self._failed_starts = 0
 
     @property
     def pids(self) -> list[int]:
