@@ -121,3 +121,17 @@ def test_the_reward_takes_a_precision_in_decimal_places():
 def test_a_bad_precision_is_a_one_line_error(precision):
     with pytest.raises(ValueError, match="precision"):
         make_accuracy(precision=precision)(completions=["1"], solution=["1"])
+
+
+@pytest.mark.parametrize(("completion", "gold"), [
+    (r"$\begin{vmatrix} 2 & 1 \\ 1 & 2 \end{vmatrix} = 3$", "3"),
+    (r"$\lim_{x \to 0} \frac{\sin x}{x} = 1$", "1"),
+    (r"$17 \bmod 5 = 2$", "2"),
+    (r"$\sqrt{4} = 2$", "2"),
+    (r"$x\approx11$", "11"),
+    (r"$x = 5+5+1 = 1/3 \approx 11$", "x = 1/3"),
+    ("$7:32$", "$S_{MBCN}:S=7:32$"),
+    ("${1,3}$", "$(1,3)$"),
+])
+def test_an_equality_chain_is_read_at_its_last_side(completion, gold):
+    assert REWARD(completions=[completion], solution=[gold]) == [1.0]

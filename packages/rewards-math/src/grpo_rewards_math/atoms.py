@@ -224,7 +224,7 @@ class Parser(Grammar):
         self.leave()
         if len(elems) == 1:
             return elems[0]
-        return Answer("set", tuple(elems))
+        return Answer("multi", tuple(Answer("expr", e) for e in elems))  # {1,3} renders as the list 1,3
 
     def bracket(self, opener: str) -> Any:
         self.enter()

@@ -56,14 +56,14 @@ class Comparer:
     # -- answers --------------------------------------------------------------------------------
     def answers(self, g: Answer, p: Answer) -> Tri:
         check_budget()
-        if g.kind == "text" or p.kind == "text":
-            if g.kind == p.kind and g.value == p.value:
-                return True
-            return bool(g.text) and _text_key(g.text) == _text_key(p.text)
         if g.alt is not None or p.alt is not None:
             return _any([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
                          for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]
                         + [self.answers(replace(g, alt=None), replace(p, alt=None))])
+        if g.kind == "text" or p.kind == "text":
+            if g.kind == p.kind and g.value == p.value:
+                return True
+            return bool(g.text) and _text_key(g.text) == _text_key(p.text)
         return _any([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
 
     def variants(self, a: Answer) -> list[Answer]:

@@ -174,7 +174,7 @@ class Grammar:
                 return self.parse_union(rhs)
             if op is None:
                 break
-            if tok.kind == "CMD" and tok.value == "approx":  # "= 1/3 \approx 0.33": the exact value counts
+            if tok.kind == "CMD" and tok.value == "approx" and ops:  # "= 1/3 \approx 0.33": the exact value counts
                 self.next()
                 self.parse_expr()
                 continue

@@ -105,6 +105,7 @@ _TIME_RE = re.compile(r"(\d{1,2}):(\d\d)(?::(\d\d))?\s*(?:\\(?:text|mathrm)\{\s*
                       r"(?:([ap])\.?\s?m\.?)?\}?", re.IGNORECASE)
 _CASES_RE = re.compile(r"\\begin\{(cases|aligned|align\*?|gathered|gather\*?|array)\}(.*)\\end\{\1\}", re.S)
 _PRIMED_RE = re.compile(r"[A-Za-z]'+")
+_RELATION_RE = re.compile(r"[<>]|\\(?:le|ge|ne|lt|gt|leq|geq|neq)(?![A-Za-z])")
 _DECIMAL_COMMA_RE = re.compile(r"-?\d+,\d+")
 _THOUSANDS_RE = re.compile(r"-?[1-9]\d{0,2}(?:,\d{3})+")
 
@@ -143,12 +144,41 @@ def parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
         return Answer("text", s, text=s)
     if len(s) <= 40:
         clock = _time(s)
-        if clock is not None:
-            return clock
+        if clock is not None:  # 7:32 may also be a ratio
+            try:
+                return replace(clock, alt=_parse(text, limits))
+            except ParseError:
+                return clock
         if _DECIMAL_COMMA_RE.fullmatch(s) and not _THOUSANDS_RE.fullmatch(s):  # 0,25: a decimal comma
             decimal = _parse(s.replace(",", "."), limits)
             return replace(decimal, alt=_parse(s, limits))
-    return _parse(text, limits)
+    try:
+        return _parse(text, limits)
+    except ParseError:
+        rest = _after_last_equals(s)
+        if rest is None:
+            raise
+        try:
+            return _parse(rest, limits)  # \\lim_{x \\to 0} \\frac{\\sin x}{x} = 1: the computed value
+        except ParseError:
+            pass
+        raise
+
+
+def _after_last_equals(s: str) -> str | None:
+    """The text after the last ``=`` outside any group, or None."""
+    depth, cut = 0, -1
+    for i, c in enumerate(s):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "=" and depth == 0 and s[i - 1:i] not in ("<", ">", "!", "\\"):
+            cut = i
+    rest = s[cut + 1:].strip() if cut > 0 else ""
+    if _RELATION_RE.search(rest):
+        return None
+    return rest or None
 
 
 def _parse(text: str, limits: Limits) -> Answer:
