@@ -259,3 +259,30 @@ def test_each_samples_label_goes_to_the_completions_table_only_for_a_reward_that
     Reward(labelled, name="lab")(prompts=["p"] * 2, completions=["A", "b"], log_extra=extra.__setitem__)
     Reward(shout, name="plain")(prompts=["p"] * 2, completions=["A", None], log_extra=extra.__setitem__)
     assert extra == {"lab/outcome": ["loud", "quiet"]}
+
+
+class Scaled:
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+
+    def __call__(self, text, **row):
+        return self.scale * len(text) + len(row.get("solution", ""))
+
+
+def test_columns_named_like_the_scorers_text_or_self_are_left_out_with_one_warning():
+    reward = Reward(Scaled, name="scaled", params={"scale": 2.0})
+    trl_kwargs = {"trainer_state": None, "log_metric": lambda *a: None, "log_extra": lambda *a: None}
+    columns = {"text": ["zzzzzz", "zzzzzz"], "self": [0, 1], "solution": ["ab", ""]}
+    with pytest.warns(UserWarning) as caught:
+        first = reward(prompts=["p", "p"], completions=["abc", "x"], completion_ids=[[1], [2]], **columns, **trl_kwargs)
+    assert first == [8.0, 2.0]
+    assert [str(w.message) for w in caught] == [
+        "reward 'scaled': dataset column(s) 'self', 'text' have the name of the scorer's own argument and are not "
+        "passed to it (rename the column to use it)"
+    ]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the second call does not warn again
+        assert reward(prompts=["p"], completions=["abcd"], text=["t"], self=[3]) == [8.0]
+    assert Reward(shout, name="f")(prompts=["p"], completions=["A"], self=["x"]) == [1.0]  # a function has no self

@@ -13,10 +13,12 @@ import inspect
 import pickle
 import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from .arguments import argument_names, keyword_params
 from .errors import RewardError
 from .options import ON_ERROR, RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
@@ -87,18 +89,6 @@ class _BatchCall:
         return result if isinstance(result, RewardResult) else list(result)
 
 
-def _keyword_params(scorer: Any) -> frozenset[str]:
-    """The keyword parameters with defaults of a function scorer: a dataset column never sets them."""
-    if inspect.isclass(scorer) or not callable(scorer):
-        return frozenset()
-    try:
-        sig = inspect.signature(scorer)
-    except (TypeError, ValueError):
-        return frozenset()
-    return frozenset(p.name for p in sig.parameters.values()
-                     if p.kind is p.KEYWORD_ONLY and p.default is not inspect.Parameter.empty)
-
-
 class Reward:
     """A reward as TRL calls it: ``reward(prompts, completions, completion_ids=None, **columns)``.
 
@@ -152,7 +142,10 @@ class Reward:
         self.cache = cache if cache is not None else ResultCache()
         self.impl = impl
         #: parameter names a dataset column of the same name must not override
-        self.param_names = _keyword_params(scorer) | frozenset(params)
+        self.param_names = keyword_params(scorer) | frozenset(params)
+        #: the scorer's own argument names (its text, ``self``): a column so named is left out, with a warning
+        self.argument_names = argument_names(impl, form)
+        self._warned_columns: set[str] = set()
         #: every outcome label counted so far (``ok``/``none`` for unlabelled values)
         self.stats: Counter[str] = Counter()
         #: the labels this reward has reported; logged (zeros included) on every later call
@@ -182,6 +175,7 @@ class Reward:
     # -- the call ----------------------------------------------------------------------------
     def __call__(
         self,
+        /,  # a dataset column named "self" arrives in ``kwargs``
         prompts: Sequence[Any] | None = None,
         completions: Sequence[Any] | None = None,
         completion_ids: Sequence[Sequence[int]] | None = None,
@@ -197,6 +191,7 @@ class Reward:
             return list(cached)
         for column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
             kwargs[column] = dependency(prompts, completions, completion_ids, **kwargs)
+        kwargs = self._without_argument_names(kwargs)
         started = time.perf_counter()
         if self.form == "batch":
             values, labels = self._call_batch(prompts, completions, completion_ids, kwargs)
@@ -270,6 +265,19 @@ class Reward:
         else:
             labels = ["none" if v is None else "ok" for v in values]
         return values, labels
+
+    def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward)."""
+        clash = sorted(set(kwargs) & self.argument_names)
+        if not clash:
+            return kwargs
+        new = [c for c in clash if c not in self._warned_columns]
+        if new:
+            self._warned_columns.update(new)
+            warnings.warn(f"reward {self.__name__!r}: dataset column(s) {', '.join(map(repr, new))} have the name of "
+                          "the scorer's own argument and are not passed to it (rename the column to use it)",
+                          UserWarning, stacklevel=3)
+        return {k: v for k, v in kwargs.items() if k not in self.argument_names}
 
     def _rows(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
               kwargs: dict[str, Any]) -> list[dict[str, Any]]:
