@@ -70,9 +70,9 @@ def test_quick_equal_decides_numeric_answers_without_symbolic_work(monkeypatch: 
 def test_checks_give_the_table_answers_from_several_threads_at_once() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from grpo_rewards_math.parse import parse_answer
+    from grpo_rewards_math.parse import clear_cache
 
-    parse_answer.cache_clear()
+    clear_cache()
     equivalence._quick.cache_clear()
     equivalence._symbolic.cache_clear()
     sample = CASES[::3]

@@ -1,4 +1,4 @@
-"""A per-thread CPU-time budget for the bounded in-process check (``quick_equal``).
+"""A per-thread CPU-time budget for the bounded in-process work (``quick_equal``, ``parse_answer``).
 
 CPU time of the calling thread (``time.thread_time``) measures the work done, not the machine's load.
 
@@ -33,6 +33,18 @@ def time_budget(seconds: float) -> Iterator[None]:
         yield
     finally:
         _local.deadline = previous
+
+
+def budget_active() -> bool:
+    """Whether this thread runs under a budget (or under :func:`unbounded`)."""
+    return getattr(_local, "deadline", None) is not None
+
+
+@contextmanager
+def unbounded() -> Iterator[None]:
+    """No budget inside (the symbolic check in a worker, which runs under a hard deadline instead)."""
+    with time_budget(float("inf")):
+        yield
 
 
 def check_budget() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .answer import Answer
 from .budget import BudgetExceeded, check_budget
+from .certified import certified_equal
 from .numeric import EXACT_TOL, close, random_points, rational_close, rounds_equal, small_enough, to_complex
 from .parse import normalize_text
 
@@ -344,7 +345,7 @@ class Comparer:
         if a == b:
             return True
         if huge:
-            return False
+            return _power_product(a) == _power_product(b) is not None
         sp = self.sp
         tol = self.rel_tol if approx and not (a.is_Integer and self.precision is None) else EXACT_TOL
         if a.is_number and b.is_number:
@@ -354,6 +355,10 @@ class Comparer:
                 return a == b if tol == EXACT_TOL else rational_close(a, b, tol)
             if a.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or b.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
                 return False
+            if tol == EXACT_TOL and not (approx and self.precision is not None):
+                exact = certified_equal(a, b)  # interval arithmetic: never a rounding artefact
+                if exact is not None:
+                    return exact
             quick = not self.symbolic
             if small_enough(a, quick) and small_enough(b, quick):
                 check_budget()
@@ -423,6 +428,25 @@ def _lower_end(piece: tuple[Any, ...]) -> float:
 def _text_key(s: str) -> str:
     """Plain-text key: lower case, no surrounding parentheses (choice letters: (B) == b)."""
     return normalize_text(s).strip("() ")
+
+
+def _power_product(e: Any) -> tuple[tuple[int, Any], ...] | None:
+    """An unevaluated product of integer powers as sorted ``(base, total exponent)`` pairs, bases as
+    their smallest roots (``10^{5000000} \\cdot 10^{5000000}`` and ``100^{5000000}`` give ``((10, 10^7),)``);
+    None for anything else."""
+    from sympy.ntheory import perfect_power
+
+    factors = e.args if e.is_Mul else (e,)
+    if len(factors) > 16:
+        return None
+    total: dict[int, Any] = {}
+    for f in factors:
+        base, exp = (f.args if f.is_Pow else (f, 1))
+        if not (getattr(base, "is_Integer", False) and 1 < int(base) < 10**18 and (exp == 1 or exp.is_Integer)):
+            return None
+        root, k = perfect_power(int(base)) or (int(base), 1)
+        total[root] = total.get(root, 0) + exp * k
+    return tuple(sorted(total.items()))
 
 
 def _has_equation(a: Answer) -> bool:

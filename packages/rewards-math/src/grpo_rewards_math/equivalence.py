@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .budget import BudgetExceeded, time_budget
+from .budget import BudgetExceeded, time_budget, unbounded
 from .latex_lexer import normalize
 from .limits import DEFAULT_LIMITS, Limits
 from .parse import Answer, ParseError, parse_answer
@@ -51,7 +51,7 @@ def _parse_pair(gold: str, pred: str, limits: Limits) -> tuple[Answer, Answer | 
 
 #: CPU-time budget (seconds, this thread) of one uncached ``quick_equal`` call, sympy's import
 #: excluded; when it is spent the answer is None (undecided) and is not cached.
-QUICK_BUDGET_S = 0.005
+QUICK_BUDGET_S = 0.015
 #: predictions longer than this are not parsed in-process (after the text compare): None
 QUICK_MAX_PRED_CHARS = 400
 
@@ -87,10 +87,11 @@ def _quick(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int 
 def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool:
     from .compare import Comparer
 
-    g, p = _parse_pair(gold, pred, limits)
-    if p is None:
-        return False
-    return bool(Comparer(rel_tol, symbolic=True, precision=precision).answers(g, p))
+    with unbounded():  # in a worker, under the core's hard deadline
+        g, p = _parse_pair(gold, pred, limits)
+        if p is None:
+            return False
+        return bool(Comparer(rel_tol, symbolic=True, precision=precision).answers(g, p))
 
 
 def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,

@@ -112,6 +112,7 @@ def _point_values(k: int, n: int, seed: int) -> tuple[tuple[Any, ...], ...]:
     return tuple(rows)
 
 
+@lru_cache(maxsize=1)
 def warm_up() -> None:
     """Load sympy's lazily imported evaluation paths once, outside any time budget."""
     import sympy

@@ -22,10 +22,12 @@ from typing import Any
 
 from .answer import KINDS, Answer
 from .atoms import Parser
+from .budget import BudgetExceeded, budget_active, time_budget
 from .build import Builder
 from .grammar import FUNCS, GREEK
 from .latex_lexer import ParseError, normalize, tokenize
 from .limits import DEFAULT_LIMITS, Limits
+from .numeric import warm_up
 
 __all__ = ["KINDS", "Answer", "ParseError", "parse_answer"]
 
@@ -128,9 +130,34 @@ def _time(s: str) -> Answer | None:
     return Answer("text", f"time {h:02d}:{mi:02d}:{sec:02d}", text=s)
 
 
-@lru_cache(maxsize=8192)
+#: CPU seconds one parse may take when no other budget is running (in-process callers such as the
+#: reward's "can the parser read this answer?"); a parse over it is a ParseError there. The symbolic
+#: check in a worker parses without this bound (under its hard deadline instead).
+PARSE_BUDGET_S = 0.015
+
+
 def parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
-    """Parse one extracted answer; raises :class:`ParseError` when it cannot (message says why)."""
+    """Parse one extracted answer; raises :class:`ParseError` when it cannot (message says why).
+
+    Bounded: outside any budget, a parse gets :data:`PARSE_BUDGET_S` of CPU time.
+    """
+    if budget_active():
+        return _parse_answer(text, limits)
+    warm_up()  # sympy's import and lazy paths: outside the budget
+    try:
+        with time_budget(PARSE_BUDGET_S):
+            return _parse_answer(text, limits)
+    except BudgetExceeded as exc:
+        raise ParseError(f"parsing took more than {PARSE_BUDGET_S * 1000:.0f} ms of CPU time") from exc
+
+
+def clear_cache() -> None:
+    """Forget remembered parses."""
+    _parse_answer.cache_clear()
+
+
+@lru_cache(maxsize=8192)
+def _parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
     if not isinstance(text, str):
         raise ParseError(f"answer must be a str, not {type(text).__name__}")
     if len(text) > limits.max_chars:

@@ -19,7 +19,8 @@ Rules for a completion, tried in this priority order (the first that finds somet
    ``fallback_last_number`` is true.
 
 With ``delimiter`` (e.g. ``"</think>"``) only the text after its last occurrence is read, and a
-text without it has no answer. Every rule is linear in the text length: braces are scanned by
+text without it has no answer. Rules 4-6 read the last :data:`TAIL_CHARS` characters. Every rule
+is linear in the text length: braces are scanned by
 hand (at most :data:`MAX_ANSWER_CHARS` per candidate) and the regular expressions run with a
 timeout (a rule that times out finds nothing), so a 1 MB completion is safe.
 """
@@ -90,16 +91,34 @@ def _formula_like(text: str) -> bool:
     return all(w.lower() in _MATH_WORDS for w in _WORDS_RE.findall(bare))
 
 
+#: The phrase and math rules read only this many characters at the end of a text (from a line start).
+TAIL_CHARS = 32_768
+
+
+def _tail(text: str) -> str:
+    if len(text) <= TAIL_CHARS:
+        return text
+    start = len(text) - TAIL_CHARS
+    line = text.find("\n", start, start + 4096)
+    return text[line + 1 if line >= 0 else start:]
+
+
 def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES,
           accept: Callable[[str], bool] | None = None) -> Extraction | None:
+    full, text = text, _tail(text)
     for rule in rules:
         if rule == "last_number" and not fallback_last_number:
             continue
-        if rule == "boxed":
-            found = boxes(text, 1)
-            final = final_phrase_after(text, found[-1][1]) if found else None
-            if final is not None and (accept is None or accept(final)):  # \boxed{255} ... Final answer: 10,455
-                return Extraction(final, "phrase")
+        if rule in ("boxed", "answer_tag", "gsm8k"):  # found from the end by rfind: the whole text
+            answer = _RULE_FUNCS[rule](full)
+            if answer and rule == "boxed":
+                found = boxes(full, 1)
+                final = final_phrase_after(full, found[-1][1]) if found else None
+                if final is not None and (accept is None or accept(final)):  # \\boxed{255} ... Final answer: 10,455
+                    return Extraction(final, "phrase")
+            if answer:
+                return Extraction(answer, rule)
+            continue
         if rule == "phrase":
             for candidate in phrase_candidates(text):
                 if accept is None or accept(candidate):
