@@ -104,9 +104,10 @@ class Comparer:
         if (g.kind == "equation") != (p.kind == "equation") and {g.kind, p.kind} <= {"equation", "expr", "set", "multi"}:
             if p.kind == "equation":
                 return False
-            g = self.solved(g)  # gold x^2 = 4 against "2, -2": by its solutions
-            if g is None:
+            roots = self.solved(g)  # gold x^2 = 4 against "2, -2": by its solutions
+            if roots is None:
                 return None if not self.symbolic else False
+            g = roots
         gk, pk = g.kind, p.kind
         if gk == "expr" and pk == "expr":
             return self.exprs(g.value, p.value, g.approx or p.approx, g.huge or p.huge)
@@ -197,8 +198,13 @@ class Comparer:
             return self.relation_interval(a)
         if a.kind == "multi":  # x < 1 or x > 2 -> a union
             parts = [self.as_interval(x) for x in a.value]
-            if all(pc is not None for pc in parts) and any(x.kind != "tuple" for x in a.value):
-                return tuple(piece for pc in parts for piece in pc)
+            if any(x.kind != "tuple" for x in a.value):
+                pieces: list[Any] = []
+                for pc in parts:
+                    if pc is None:
+                        return None
+                    pieces.extend(pc)
+                return tuple(pieces)
         return None
 
     def relation_interval(self, a: Answer) -> tuple[Any, ...] | None:
@@ -252,11 +258,11 @@ class Comparer:
     def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...], approx: bool, huge: bool) -> Tri:
         if huge:
             return gi == pi
-        gi, pi = self.merge(gi), self.merge(pi)
-        if len(gi) != len(pi):
+        gm, pm = self.merge(gi), self.merge(pi)
+        if len(gm) != len(pm):
             return False
         results: list[Tri] = []
-        for (a, b, ao, bo), (c, d, co, do) in zip(gi, pi):
+        for (a, b, ao, bo), (c, d, co, do) in zip(gm, pm):
             if (ao, bo) != (co, do):
                 return False
             results += [self.exprs(a, c, approx, False), self.exprs(b, d, approx, False)]
@@ -430,6 +436,12 @@ def _text_key(s: str) -> str:
     return normalize_text(s).strip("() ")
 
 
+def sympy_one() -> Any:
+    import sympy
+
+    return sympy.Integer(1)
+
+
 def _power_product(e: Any) -> tuple[tuple[int, Any], ...] | None:
     """An unevaluated product of integer powers as sorted ``(base, total exponent)`` pairs, bases as
     their smallest roots (``10^{5000000} \\cdot 10^{5000000}`` and ``100^{5000000}`` give ``((10, 10^7),)``);
@@ -441,8 +453,8 @@ def _power_product(e: Any) -> tuple[tuple[int, Any], ...] | None:
         return None
     total: dict[int, Any] = {}
     for f in factors:
-        base, exp = (f.args if f.is_Pow else (f, 1))
-        if not (getattr(base, "is_Integer", False) and 1 < int(base) < 10**18 and (exp == 1 or exp.is_Integer)):
+        base, exp = f.args if f.is_Pow else (f, sympy_one())
+        if not (getattr(base, "is_Integer", False) and 1 < int(base) < 10**18 and exp.is_Integer):
             return None
         root, k = perfect_power(int(base)) or (int(base), 1)
         total[root] = total.get(root, 0) + exp * k

@@ -162,7 +162,8 @@ class Grammar:
                     raise ParseError("a tuple equal to a scalar")
                 return self.parse_union(rhs)
             return self.parse_union(first)
-        chain, ops = [first], []
+        chain: list[Any] = [first]
+        ops: list[str] = []
         while True:
             tok = self.peek()
             op = RELOPS.get(tok.value if tok and tok.kind == "CMD" else tok.kind) if tok else None
@@ -174,7 +175,7 @@ class Grammar:
                 return self.parse_union(rhs)
             if op is None:
                 break
-            if tok.kind == "CMD" and tok.value == "approx" and ops:  # "= 1/3 \approx 0.33": the exact value counts
+            if tok is not None and tok.kind == "CMD" and tok.value == "approx" and ops:  # "= 1/3 \approx 0.33": the exact value counts
                 self.next()
                 self.parse_expr()
                 continue
@@ -321,7 +322,8 @@ class Grammar:
             self.percent = True
         elif word in DEGREE_WORDS:
             self.degree = True
-        if self.at("^") and self.peek(1) is not None and self.peek(1).kind == "NUM":
+        after = self.peek(1)
+        if self.at("^") and after is not None and after.kind == "NUM":
             self.i += 2
 
     def parse_term(self) -> Any:

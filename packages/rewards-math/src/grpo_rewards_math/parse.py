@@ -241,10 +241,11 @@ def _parse(text: str, limits: Limits) -> Answer:
             raise
         raise ParseError(f"cannot build the expression: {exc}") from exc
     flags = {"approx": builder.approx, "percent": parser.percent, "degree": parser.degree, "huge": builder.huge}
-    items = [_expand_pm(replace(it, text=s, **flags), parser.pm) for it in items]
+    items = [_expand_pm(replace(it, text=s, **flags), parser.pm) for it in items]  # type: ignore[arg-type]
     if len(items) == 1:
         return items[0]
     flat: list[Answer] = []
     for it in items:
         flat.extend(it.value if it.kind == "multi" else (it,))
-    return Answer("multi", tuple(flat), text=s, **flags)
+    return Answer("multi", tuple(flat), text=s, approx=builder.approx, percent=parser.percent,
+                  degree=parser.degree, huge=builder.huge)
