@@ -54,10 +54,37 @@ SOLUTIONS = [
     "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "9**9**9", "10^{10^{10}}",
 ]
 
-#: Strategies for dataset columns rewards read, keyed by column name.
+#: Real ``gym.accuracy`` metadata columns (``make_rows("chain_sum" / "word_sorting", 1, seed=3)``, as
+#: grpo_rewards_gym writes them), so a fuzzed row reaches a reasoning-gym scorer.
+GYM_ROWS = {
+    "chain_sum": ('{"seed": 3, "size": 1}',
+                  '{"question": "State the final answer to the following arithmetic problem: 57 + 87 + 70 =", '
+                  '"answer": "214", "metadata": {"source_dataset": "chain_sum", "source_index": 0, "num_terms": 3, '
+                  '"num_digits": 2, "expression": "57 + 87 + 70", "difficulty": {"num_terms": {"__tuple__": [2, 6]}, '
+                  '"num_digits": {"__tuple__": [1, 4]}}}}'),
+    "word_sorting": ('{"min_words": 3, "max_words": 3, "seed": 3, "size": 1}',
+                     '{"question": "Sort these words in ascending order: array, one, strength", '
+                     '"answer": "array, one, strength", "metadata": {"source_dataset": "word_sorting", '
+                     '"source_index": 0, "original_words": ["array", "one", "strength"], '
+                     '"sorted_words": ["array", "one", "strength"], "transformed_words": ["array", "one", "strength"], '
+                     '"direction": "ascending", "num_words": 3, "word_length": 8, "difficulty": {"num_words": '
+                     '{"__tuple__": [3, 3]}, "word_length": {"__tuple__": [3, 12]}}}}'),
+}
+
+#: Strategies for dataset columns rewards read, keyed by column name. The gym columns are drawn
+#: independently, so a row may pair one dataset with another's entry (a corrupt row must score too).
 COLUMN_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "solution": st.sampled_from(SOLUTIONS),
     "correct": st.sampled_from([True, False, 1.0, 0.0, 0.5, None, float("nan")]),
+    "gym_dataset": st.sampled_from([*GYM_ROWS, "no_such_dataset", "", None]),
+    "gym_config": st.sampled_from([*(c for c, _ in GYM_ROWS.values()), "{not json", '{"no_such_param": 1}', "", 3]),
+    "gym_entry": st.sampled_from([*(e for _, e in GYM_ROWS.values()), "{}", "[1, 2", '{"__tuple__": 3}', "", None]),
+}
+
+#: One well-formed value per column (a real gold answer, a real gym row).
+GOOD_COLUMN_VALUES: dict[str, Any] = {
+    "solution": "4", "correct": True, "gym_dataset": "chain_sum", "gym_config": GYM_ROWS["chain_sum"][0],
+    "gym_entry": GYM_ROWS["chain_sum"][1],
 }
 
 _FRAGMENTS = ["\\boxed{", "}", "{", "<think>", "</think>", "<answer>", "</answer>", "$", "$$", "\\frac",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from fuzz_inputs import (
     COLUMN_VALUES,
+    GOOD_COLUMN_VALUES,
     MB,
     REQUIRED_PARAMS,
     build_reward,
@@ -92,14 +93,10 @@ def test_reward_survives_huge_and_empty_completions(hardening_registry, name, co
     reward = build_reward(hardening_registry, name)
     info = hardening_registry.reward(name)
     completions = [[{"role": "assistant", "content": t}] if conversational else t for t in HUGE]
-    columns = {c: [next(iter(_first(c)))] * len(HUGE) for c in reward.columns}
+    columns = {c: [GOOD_COLUMN_VALUES[c]] * len(HUGE) for c in reward.columns}
     values = call_reward(reward, completions, columns, with_ids=True)
     assert values != "contract"
     assert in_range(values, info.output_range, _extra_values(reward)), (name, values)
-
-
-def _first(column: str) -> list:
-    return {"solution": ["4"], "correct": [True]}[column]
 
 
 def _reads_columns(name: str) -> bool:

@@ -61,12 +61,39 @@ def spies(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("name", NAMES)
+def _gym_row(gold: str) -> tuple[str, str, str]:
+    """A reasoning-gym ``countdown`` row (its scorer runs sympy's ``parse_expr`` on the answer) whose gold is ``gold``."""
+    import json
+
+    entry = {"question": "Make 119 from 67, 50, 20, 82.", "answer": gold,
+             "metadata": {"source_dataset": "countdown", "source_index": 0, "numbers": [67, 50, 20, 82],
+                          "target": 119, "expression": gold}}
+    return "countdown", json.dumps({"seed": 3, "size": 1}), json.dumps(entry)
+
+
+def _columns(reward, texts: list[str]) -> dict[str, list]:
+    """Each column the reward reads, carrying the payloads wherever a gold answer goes."""
+    gym = [_gym_row(t) for t in texts]
+    where = {"solution": texts, "gym_dataset": [r[0] for r in gym], "gym_config": [r[1] for r in gym],
+             "gym_entry": [r[2] for r in gym]}
+    return {c: where.get(c, [True] * len(texts)) for c in reward.columns}
+
+
+#: Rewards known to run payloads, each with its finding (/tmp/integration-findings.md); strict, so
+#: the mark must go when the reward is fixed.
+KNOWN_TO_RUN_CODE = {
+    "gym.accuracy": "reasoning-gym's countdown scorer (and others) calls sympy.parse_expr on the answer, which "
+                    "evals it: open(...).write(...) and exec(...) have no '__' and reach it",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_TO_RUN_CODE[n]))
+                                  if n in KNOWN_TO_RUN_CODE else n for n in NAMES])
 def test_code_in_completions_and_gold_answers_never_runs(tmp_path, spies, hardening_registry, name):
     sentinel = tmp_path / "SENTINEL"
     texts = _texts(sentinel)
     reward = build_reward(hardening_registry, name)
-    columns = {c: (texts if c == "solution" else [True] * len(texts)) for c in reward.columns}
+    columns = _columns(reward, texts)
     completions = texts[: len(texts) // 2] + [[{"role": "assistant", "content": t}] for t in texts[len(texts) // 2:]]
     values = call_reward(reward, completions, columns, with_ids=True)
     assert values != "contract"

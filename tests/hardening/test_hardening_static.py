@@ -17,7 +17,7 @@ from code_scan import ROOT, dangerous_calls, project_modules, scan, untimed_rege
 ALLOWED_DANGEROUS = {
     ("packages/core/src/grpo_rewards/execution/worker.py", "_load_function", "pickle.loads"):
         "the worker unpickles the function its parent process sent over a private socket pair; never text",
-    ("packages/core/src/grpo_rewards/contract.py", "run_contract", "pickle.loads"):
+    ("packages/core/src/grpo_rewards/contract/runner.py", "run_contract", "pickle.loads"):
         "the contract check round-trips the reward object it just pickled itself (pickle.loads(pickle.dumps(r)))",
 }
 
@@ -25,6 +25,20 @@ ALLOWED_DANGEROUS = {
 ALLOWED_UNTIMED_REGEX = {
     ("packages/rewards-math/src/grpo_rewards_math/latex_lexer.py", "<module>", "re.compile"):
         "an alternation of re.escape'd constant symbols from the module's own table: no user input, linear",
+    ("packages/rewards-format/src/grpo_rewards_format/boxes.py", "renders_blank", "compiled"):
+        "compiles the module's constant token and dimension patterns; both matches in the loop pass timeout=",
+    ("packages/rewards-format/src/grpo_rewards_format/text_utils.py", "is_blank", "compiled"):
+        "compiles the constant VISIBLE pattern (one character class); no match of its own",
+    ("packages/rewards-format/src/grpo_rewards_format/text_utils.py", "is_blank", "compiled().search"):
+        "VISIBLE is one character class: search tries one character per position, linear",
+    ("packages/rewards-format/src/grpo_rewards_format/text_utils.py", "visible_words", "compiled"):
+        "compiles the constant ZERO_WIDTH and SEPARATOR patterns (character classes); no match of its own",
+    ("packages/rewards-format/src/grpo_rewards_format/text_utils.py", "visible_words", "compiled().sub"):
+        "ZERO_WIDTH is one character class and SEPARATOR one class repeated: each sub reads each character once",
+    ("packages/rewards-format/src/grpo_rewards_format/steps.py", "ReasoningSteps.__call__", "self._pattern.finditer"):
+        r"STEP_LINE is anchored at line starts; its runs ([ \t]*, \d+, [ \t]+, [^\n]*) are separated by "
+        "disjoint characters, so an attempt backtracks at most over its own line: linear; a deadline is "
+        "also checked every 1,024 lines",
     ("examples/third-party-plugin/src/grpo_rewards_keywords/__init__.py", "_patterns", "re.compile"):
         r"re.escape(keyword) between fixed lookarounds (?<!\w)...(?!\w): a literal, matched in linear time",
 }
