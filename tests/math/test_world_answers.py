@@ -135,3 +135,18 @@ def test_a_bad_precision_is_a_one_line_error(precision):
 ])
 def test_an_equality_chain_is_read_at_its_last_side(completion, gold):
     assert REWARD(completions=[completion], solution=[gold]) == [1.0]
+
+
+@pytest.mark.parametrize(("completion", "gold"), [
+    (r"\frac{\sqrt{3}}{3} \approx 0.577", r"\frac{\sqrt{3}}{3}"),
+    (r"\frac{\sqrt{3}}{3}", r"\frac{\sqrt{3}}{3} \approx 0.577"),
+    (r"\tfrac{1}{2} +\! \frac1{72}", r"\\dfrac{1}{2} +\frac{1}{72}"),
+    ("$\\begin{pmatrix}-\\\x0crac{7}{4}&-2\\\\4&\\frac{1}{4}\\\\\\end{pmatrix}$",
+     "$\\begin{pmatrix}-\\\x0crac{7}{4}&-2\\\\4&\\frac{1}{4}\\\\\\end{pmatrix}$"),
+])
+def test_an_exact_value_keeps_its_approximation_and_its_escapes_apart(completion, gold):
+    assert REWARD(completions=[completion], solution=[gold]) == [1.0]
+
+
+def test_a_sentence_gold_without_an_answer_leaves_the_sample_out():
+    assert REWARD(completions=[r"\boxed{43}"], solution=["Answer is forty three."]) == [None]

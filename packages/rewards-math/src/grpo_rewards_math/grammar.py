@@ -175,7 +175,7 @@ class Grammar:
                 return self.parse_union(rhs)
             if op is None:
                 break
-            if tok is not None and tok.kind == "CMD" and tok.value == "approx" and ops:  # "= 1/3 \approx 0.33": the exact value counts
+            if tok is not None and tok.kind == "CMD" and tok.value == "approx" and (ops or not chain[0].is_Symbol):  # "= 1/3 \approx 0.33": the exact value counts
                 self.next()
                 self.parse_expr()
                 continue

@@ -80,6 +80,8 @@ _CONTROL_RE = re.compile(r"\x0c(?=rac)|\x08(?=oxed|inom|egin|eta|ar)|\x07(?=ppro
                          r"|\t(?=ext|imes|an|heta|frac|o\b)|\r(?=ight)")
 _CONTROL = {"\x0c": "\\f", "\x08": "\\b", "\x07": "\\a", "\x0b": "\\v", "\t": "\\t", "\r": "\\r"}
 _DOUBLED_CMD_RE = re.compile(r"(?<!\\)\\\\(?=[A-Za-z{}()\[\]|,%$])")
+_DOUBLED_KNOWN_RE = re.compile(r"(?<!\\)\\\\(?=(?:[dt]?frac|sqrt|cdot|times|pi|left|right|le|ge|leq|geq|text|mathrm|"
+                               r"infty|boxed)(?![A-Za-z]))")
 _SINGLE_CMD_RE = re.compile(r"(?<!\\)\\[A-Za-z]")
 
 
@@ -99,6 +101,8 @@ def undouble(text: str) -> str:
     s = repair_controls(text)
     if _DOUBLED_CMD_RE.search(s) and not _SINGLE_CMD_RE.search(s):
         s = s.replace("\\\\", "\\")
+    elif "\\\\" in s:  # one doubled command among single ones: "\\dfrac{1}{2} + \frac{1}{72}"
+        s = _DOUBLED_KNOWN_RE.sub(lambda m: "\\", s)
     stripped = s.rstrip()
     if stripped.endswith("\\") and not stripped.endswith("\\\\"):
         s = stripped[:-1]

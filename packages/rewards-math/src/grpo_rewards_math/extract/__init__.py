@@ -197,8 +197,9 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
     A GSM8K solution gives the text after its last ``####``; a MATH-style solution its boxes
     (as for a completion: ``\boxed{2}, \boxed{5}`` is ``2, 5``); an ``<answer>`` tag its content;
     anything else is the bare answer itself (numbers are turned into text). With ``accept``, a bare
-    text of sentences it rejects is read as a whole reference solution: its announced answer ("the answer is …"),
-    last math or last stated result. ``None``, NaN or an empty answer gives ``None``.
+    text of sentences (four words or more) is read as a whole reference solution: its announced
+    answer ("the answer is …"), last math or last stated result that ``accept`` takes, else ``None``.
+    ``None``, NaN or an empty answer gives ``None``.
 
     >>> extract_gold("She has 3 + 4 = <<3+4=7>>7 apples.\n#### 7")
     '7'
@@ -232,8 +233,7 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
     answer = clean(solution)
     if not answer or answer.lower() in ("nan", "none", "null"):
         return None
-    if accept is not None and _is_prose(answer) and not accept(answer):
+    if accept is not None and _is_prose(answer):  # a reference solution, or a sentence with no answer
         found = _find(solution, fallback_last_number=True, rules=("phrase", "math", "last_number"), accept=accept)
-        if found is not None and accept(found.answer):
-            return found.answer
+        return found.answer if found is not None and accept(found.answer) else None
     return answer
