@@ -23,9 +23,13 @@ builds the export with the same name, form, columns, units and options.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .options import RewardOptions
+
+if TYPE_CHECKING:
+    from .hookspecs import RegisterReward
+    from .registry import RewardInfo
 
 
 class RewardDefinition:
@@ -51,7 +55,7 @@ class RewardDefinition:
     def __repr__(self) -> str:
         return f"RewardDefinition({self.name!r}, {getattr(self.obj, '__qualname__', self.obj)!r})"
 
-    def register(self, register: Any) -> Any:
+    def register(self, register: RegisterReward) -> RewardInfo:
         """Register this reward with the ``register`` callable a ``register_rewards`` hook receives."""
         return register(self.name.split(".", 1)[1], self.obj, options=self.options, **self.metadata)
 
@@ -66,7 +70,7 @@ class RewardDefinition:
 
         class _Plugin:
             @hookimpl
-            def register_rewards(self, register: Any) -> None:
+            def register_rewards(self, register: RegisterReward) -> None:
                 definition.register(register)
 
         plugins = Plugins()

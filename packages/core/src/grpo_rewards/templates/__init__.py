@@ -148,15 +148,13 @@ PLUGIN = '''\
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpo_rewards
 
 from . import MENTIONS$batch_import
 
 
 @grpo_rewards.hookimpl
-def register_rewards(register: Any) -> None:
+def register_rewards(register: grpo_rewards.RegisterReward) -> None:
     MENTIONS.register(register)  # the same definition the module's TRL exports are built from$batch_register
 '''
 
