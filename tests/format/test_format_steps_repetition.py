@@ -95,3 +95,9 @@ def test_repetition_counts_repeats_that_differ_only_in_invisible_characters():
 
 def test_repetition_reads_blank_characters_as_spaces_and_fullwidth_letters_as_letters():
     assert Repetition(ngram_size=2)("ａ\u2800b a b") == Repetition(ngram_size=2)("a b a b")
+
+
+def test_a_ten_megabyte_list_of_distinct_steps_gets_full_credit_without_reaching_the_bound():
+    text = "".join(f"{i}. step number {i}\n" for i in range(600_000))  # over 10 MB
+    assert len(text) > 10_000_000
+    assert ReasoningSteps(scan_timeout=0.5)(text) == 1.0
