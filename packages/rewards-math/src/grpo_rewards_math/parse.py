@@ -21,10 +21,9 @@ from functools import lru_cache
 from typing import Any
 
 from .answer import KINDS, Answer
-from .atoms import Parser
 from .budget import BudgetExceeded, budget_active, time_budget
 from .build import Builder
-from .grammar import FUNCS, GREEK
+from .grammar import FUNCS, GREEK, Parser
 from .latex_lexer import ParseError, normalize, tokenize
 from .limits import DEFAULT_LIMITS, Limits
 from .numeric import warm_up

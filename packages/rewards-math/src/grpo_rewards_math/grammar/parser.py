@@ -1,93 +1,59 @@
 """Recursive-descent grammar: tokens -> sympy objects (through the guarded :class:`Builder`).
 
-    answer := item (SEP item)*            SEP: , ; or and \\text{ or }
-    item   := expr (RELOP expr)* | struct (\\cup struct)*
-    expr   := term (('+' | '-' | \\pm | \\mp) term)*
+    answer := group (';' group)*          a group of several items is one tuple (a=3, b=1; a=5, b=1)
+    group  := item (SEP item)*            SEP: , or and \\text{ or }
+    item   := expr (RELOP expr)* [\\approx expr] | struct (\\cup struct)* | struct '=' struct
+    expr   := term (('+' | '-' | \\pm | \\mp) term)*      (literal matrices add element-wise)
     term   := unary (('*' | \\cdot | \\times | '/' | \\div) unary | implicit power | unit)*
     unary  := ('-' | '+' | \\pm | \\mp) unary | power
     power  := postfix ('^' exponent)?
     postfix:= atom ('!' | '%' | degree)*
     atom   := number | letter | constant | \\frac | \\sqrt | function | group | |x| | set | tuple | matrix
+
+One class, :class:`Parser`, holds the whole grammar (answer level, expressions, atoms).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .answer import Answer
-from .build import Builder
-from .latex_lexer import ParseError, Token
+from ..answer import Answer
+from ..build import Builder
+from ..latex_lexer import ParseError, Token, tokenize
+from .cursor import TokenCursor
+from .matrices import matrix_product, matrix_sum
+from .vocabulary import (
+    ATOM_CMDS,
+    DEGREE_WORDS,
+    FUNCS,
+    FUNCTION_NAMES,
+    GREEK,
+    INVERSE,
+    MATRIX_ENVS,
+    MULT_CMDS,
+    PERCENT_WORDS,
+    RELOPS,
+    SEPARATOR_WORDS,
+    UNITS,
+    WRAPPERS,
+)
 
-FUNCS = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "arccot", "arcsec",
-                   "arccsc", "sinh", "cosh", "tanh", "coth", "ln", "log", "exp", "abs", "sgn"})
-INVERSE = {"sin": "arcsin", "cos": "arccos", "tan": "arctan", "cot": "arccot", "sec": "arcsec", "csc": "arccsc"}
-GREEK = frozenset("""alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
-    rho varrho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Sigma Phi Psi Omega""".split())
-WRAPPERS = frozenset({"boxed", "fbox", "mathbf", "boldsymbol", "mathit", "bm", "vec", "overline", "mathsf",
-                      "underline", "displaystyle", "mathnormal", "ensuremath"})
-RELOPS = {"=": "=", "<": "<", ">": ">", "LE": "<=", "GE": ">=", "NE": "!=", "le": "<=", "leq": "<=",
-          "leqslant": "<=", "ge": ">=", "geq": ">=", "geqslant": ">=", "ne": "!=", "neq": "!=", "lt": "<",
-          "gt": ">", "approx": "=", "equiv": "=", "cong": "="}
-MATRIX_ENVS = frozenset({"pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "matrix", "array", "smallmatrix"})
-UNITS = frozenset("""cm m km mm kg g mg ft in mi yd hr hrs h min mins sec secs s ml l oz lb lbs sq cu mph kph
-    units unit""".split())
-SEPARATOR_WORDS = frozenset({"or", "and"})
-FUNCTION_NAMES = frozenset("fghpqFGHPQ")
-PERCENT_WORDS = frozenset({"percent", "pct", "percentage", "per cent", "%"})
-DEGREE_WORDS = frozenset({"degree", "degrees", "deg"})
-MULT_CMDS = frozenset({"cdot", "times", "ast"})
-ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "lfloor", "lceil", "emptyset", "varnothing",
-                       "imath", "infin", "mathbb", "langle"}) | FUNCS | GREEK | WRAPPERS
+_CLOSE = {"(": ")", "[": "]"}
 
 
-class Grammar:
+class Parser(TokenCursor):
+    """The whole grammar: tokens in, an :class:`Answer` list out (sympy objects built by ``builder``)."""
+
     def __init__(self, tokens: list[Token], builder: Builder) -> None:
-        self.toks = tokens
-        self.i = 0
+        super().__init__(tokens, builder.limits.max_depth)
         self.b = builder
         self.sp = builder.sp
-        self.depth = 0
         self.abs_depth = 0
         self.in_exponent = 0
         self.percent = False
         self.degree = False
         self.in_trig = 0
         self.pm = self.sp.Dummy("pm")
-
-    # -- token helpers ------------------------------------------------------------------------
-    def peek(self, k: int = 0) -> Token | None:
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
-
-    def next(self) -> Token:
-        tok = self.peek()
-        if tok is None:
-            raise ParseError("unexpected end of input")
-        self.i += 1
-        return tok
-
-    def at(self, kind: str, value: str | None = None) -> bool:
-        tok = self.peek()
-        return tok is not None and tok.kind == kind and (value is None or tok.value == value)
-
-    def accept(self, kind: str, value: str | None = None) -> Token | None:
-        if self.at(kind, value):
-            return self.next()
-        return None
-
-    def expect(self, kind: str) -> Token:
-        tok = self.peek()
-        if tok is None or tok.kind != kind:
-            raise ParseError(f"expected {kind!r}, found {tok.value if tok else 'end of input'!r}")
-        return self.next()
-
-    def enter(self) -> None:
-        self.depth += 1
-        if self.depth > self.b.limits.max_depth:
-            raise ParseError(f"nesting deeper than max_depth={self.b.limits.max_depth}")
-
-    def leave(self) -> None:
-        self.depth -= 1
 
     # -- answer level -------------------------------------------------------------------------
     def at_separator(self) -> bool:
@@ -240,40 +206,8 @@ class Grammar:
         if len(terms) == 1:
             return terms[0]
         if any(isinstance(t, Answer) and t.kind == "matrix" for t in terms):
-            return self.matrix_sum(terms)
+            return matrix_sum(self.b, terms)
         return self.b.add([self.check_scalar(t) for t in terms])
-
-    def matrix_sum(self, terms: list[Any]) -> Answer:
-        """``A + B`` with literal matrices of one shape: the matrix of the sums."""
-        if not all(isinstance(t, Answer) and t.kind == "matrix" for t in terms):
-            raise ParseError("a matrix plus a scalar")
-        shape = {(len(t.value), len(t.value[0])) for t in terms}
-        if len(shape) != 1:
-            raise ParseError("a sum of matrices of different shapes")
-        rows = zip(*(t.value for t in terms))
-        return Answer("matrix", tuple(tuple(self.b.add(list(cells)) for cells in zip(*row)) for row in rows))
-
-    def matrix_product(self, factors: list[Any]) -> Answer:
-        """Scalars and literal matrices multiplied in order (shapes must agree)."""
-        scalar: Any = self.sp.Integer(1)
-        out: tuple[tuple[Any, ...], ...] | None = None
-        for f in factors:
-            if not isinstance(f, Answer):
-                scalar = self.b.mul([scalar, f])
-                continue
-            if f.kind != "matrix":
-                raise ParseError(f"a product with a {f.kind}")
-            if out is None:
-                out = f.value
-                continue
-            if len(out[0]) != len(f.value):
-                raise ParseError("a product of matrices of mismatched shapes")
-            self.b.tick(len(out) * len(f.value[0]) * len(f.value))
-            cols = list(zip(*f.value))
-            out = tuple(tuple(self.b.add([self.b.mul([a, c]) for a, c in zip(row, col)]) for col in cols)
-                        for row in out)
-        assert out is not None
-        return Answer("matrix", tuple(tuple(self.b.mul([scalar, e]) for e in row) for row in out))
 
     def check_scalar(self, x: Any) -> Any:
         if isinstance(x, Answer):
@@ -358,7 +292,7 @@ class Grammar:
         if len(factors) == 1:
             return factors[0]
         if any(isinstance(f, Answer) and f.kind == "matrix" for f in factors):
-            return self.matrix_product(factors)
+            return matrix_product(self.b, factors)
         return self.b.mul([self.check_scalar(f) for f in factors])
 
     def mixed_number(self, factors: list[Any]) -> Any:
@@ -437,5 +371,280 @@ class Grammar:
             else:
                 return x
 
-    def parse_atom(self) -> Any:  # defined in atoms.py (kept apart to keep modules small)
-        raise NotImplementedError
+    # -- atoms -----------------------------------------------------------------------------------
+    def parse_atom(self) -> Any:
+        tok = self.next()
+        k = tok.kind
+        if k == "NUM":
+            x = self.b.number(tok.value)
+            if self.at("_") and x.is_Integer:  # 1011_2: a numeral in another base, compared as written
+                self.next()
+                self.subscript()
+            if not self.in_exponent and x.is_Integer and self.at("CMD", "frac"):
+                self.next()
+                num, den = self.read_arg(), self.read_arg()
+                frac = self.b.div(num, den)
+                if num.is_Integer and den.is_Integer and 0 < num < den and x >= 0:
+                    return self.b.add([x, frac])
+                return self.b.mul([x, frac])
+            return x
+        if k == "WORD":
+            return self.word(tok)
+        if k == "CMD":
+            return self.command(tok)
+        if k in ("(", "["):
+            return self.bracket(k)
+        if k == "{":
+            return self.brace_group()
+        if k == "SETOPEN":
+            return self.set_literal()
+        if k == "|":
+            self.enter()
+            self.abs_depth += 1
+            x = self.check_scalar(self.parse_expr())
+            self.expect("|")
+            self.abs_depth -= 1
+            self.leave()
+            return self.b.func("abs", x)
+        if k == "BEGIN":
+            return self.matrix(tok.value)
+        if k == "TEXT":
+            inner = tokenize(tok.value)
+            if not inner:
+                raise ParseError("empty \\text{}")
+            self.toks[self.i : self.i] = inner
+            return self.parse_atom()
+        raise ParseError(f"unexpected {tok.value!r}")
+
+    # -- letters and words ----------------------------------------------------------------------
+    def word(self, tok: Token) -> Any:
+        w = tok.value
+        sp = self.sp
+        low = w.lower()
+        if low in FUNCS:
+            return self.function(low)
+        if low == "sqrt":
+            return self.b.sqrt(self.check_scalar(self.read_arg()))
+        if low == "pi":
+            return sp.pi
+        if low in ("infty", "inf", "infinity"):
+            return sp.oo
+        if len(w) > 1:  # implicit product of letters: push the rest back
+            self.toks[self.i : self.i] = [Token("WORD", w[1:], False)]
+            w = w[0]
+        return self.symbol(w)
+
+    def symbol(self, name: str) -> Any:
+        sp = self.sp
+        if self.accept("_"):
+            name = f"{name}_{self.subscript()}"
+        elif name == "e":
+            return sp.E
+        elif name == "i":
+            return sp.I
+        self.b.tick()
+        return sp.Symbol(name)
+
+    def subscript(self) -> str:
+        tok = self.next()
+        if tok.kind == "{":
+            parts = []
+            while not self.at("}"):
+                t = self.next()
+                if t.kind not in ("NUM", "WORD", "CMD", ",", "+", "-"):
+                    raise ParseError("unsupported subscript")
+                parts.append(t.value)
+            self.next()
+            return "".join(parts)
+        if tok.kind in ("NUM", "WORD"):
+            return tok.value
+        if tok.kind == "CMD" and tok.value in GREEK:
+            return tok.value
+        raise ParseError("unsupported subscript")
+
+    # -- commands -------------------------------------------------------------------------------
+    def command(self, tok: Token) -> Any:
+        name = tok.value
+        sp = self.sp
+        if name == "langle":
+            return self.bracket("langle")
+        if name == "frac":
+            num, den = self.check_scalar(self.read_arg()), self.check_scalar(self.read_arg())
+            return self.b.div(num, den)
+        if name == "sqrt":
+            n = None
+            if self.accept("["):
+                n = self.check_scalar(self.parse_expr())
+                self.expect("]")
+            return self.b.sqrt(self.check_scalar(self.read_arg()), n)
+        if name == "binom":
+            n, r = self.check_scalar(self.read_arg()), self.check_scalar(self.read_arg())
+            return self.b.binomial(n, r)
+        if name in ("pi",):
+            return sp.pi
+        if name in ("infty", "infin"):
+            return sp.oo
+        if name == "imath":
+            return sp.I
+        if name in GREEK:
+            self.b.tick()
+            return self.symbol(name)
+        if name in FUNCS:
+            return self.function(name)
+        if name in ("lfloor", "lceil"):
+            self.enter()
+            x = self.check_scalar(self.parse_expr())
+            self.expect("CMD")
+            self.leave()
+            return self.b.func("floor" if name == "lfloor" else "ceil", x)
+        if name in ("emptyset", "varnothing"):
+            return Answer("set", ())
+        if name == "mathbb":
+            self.expect("{")
+            letter = self.expect("WORD").value
+            self.expect("}")
+            if letter != "R":
+                raise ParseError(f"unsupported set \\mathbb{{{letter}}}")
+            return Answer("interval", ((-sp.oo, sp.oo, True, True),))
+        if name in WRAPPERS:
+            if name == "displaystyle":
+                return self.parse_atom()
+            return self.read_arg()
+        raise ParseError(f"unsupported command \\{name}")
+
+    def read_arg(self) -> Any:
+        """One macro argument: a {group}, one digit, one letter or one command."""
+        tok = self.peek()
+        if tok is None:
+            raise ParseError("missing argument")
+        if tok.kind == "{":
+            self.next()
+            return self.brace_group()
+        if tok.kind == "(":
+            self.next()
+            return self.bracket("(")
+        if tok.kind in ("NUM", "WORD") and len(tok.value) > 1:
+            self.toks[self.i : self.i + 1] = [Token(tok.kind, tok.value[0], tok.space),
+                                              Token(tok.kind, tok.value[1:], False)]
+        if tok.kind in ("NUM", "WORD", "CMD"):
+            return self.parse_atom()
+        raise ParseError(f"unexpected {tok.value!r} as an argument")
+
+    def function(self, name: str) -> Any:
+        b = self.b
+        base = None
+        power = None
+        if name == "log" and self.accept("_"):
+            if self.at("{"):
+                self.next()
+                base = self.check_scalar(self.brace_group())
+            else:
+                base = self.check_scalar(self.parse_atom())
+        if self.accept("^"):
+            power = self.parse_exponent()
+            if power == -1 and name in INVERSE:
+                name, power = INVERSE[name], None
+        self.in_trig += name in INVERSE
+        try:
+            arg = self.function_argument()
+        finally:
+            self.in_trig -= name in INVERSE
+        out = b.log(arg, base) if base is not None else b.func(name, arg)
+        return b.pow(out, power) if power is not None else out
+
+    def function_argument(self) -> Any:
+        b = self.b
+        if self.at("(") or self.at("{"):
+            arg = self.check_scalar(self.parse_atom())
+        else:
+            factors = [self.check_scalar(self.parse_power())]
+            while True:
+                t = self.peek()
+                if t is None or not (t.kind in ("NUM", "WORD") or (t.kind == "CMD" and (t.value in GREEK
+                                                                                        or t.value == "pi"))):
+                    break
+                if t.kind == "WORD" and t.value.lower() in FUNCS | {"or", "and"}:
+                    break
+                factors.append(self.check_scalar(self.parse_power()))
+            arg = b.mul(factors)
+        return arg
+
+    # -- groups and structures ------------------------------------------------------------------
+    def brace_group(self) -> Any:
+        self.enter()
+        elems = [self.parse_expr()]
+        if self.accept("CMD", "over"):  # {1 \over 2}
+            den = self.check_scalar(self.parse_expr())
+            elems = [self.b.div(self.check_scalar(elems[0]), den)]
+        while self.accept(","):
+            elems.append(self.check_scalar(self.parse_expr()))
+        self.expect("}")
+        self.leave()
+        if len(elems) == 1:
+            return elems[0]
+        return Answer("multi", tuple(Answer("expr", e) for e in elems))  # {1,3} renders as the list 1,3
+
+    def bracket(self, opener: str) -> Any:
+        self.enter()
+        elems = [self.parse_expr()]
+        while self.accept(",") or self.accept(";"):
+            elems.append(self.parse_expr())
+        tok = self.next()
+        self.leave()
+        if opener == "langle" or (tok.kind == "CMD" and tok.value == "rangle"):
+            if opener != "langle" or tok.value != "rangle":
+                raise ParseError("mismatched angle brackets")
+            if len(elems) == 1:
+                return self.check_scalar(elems[0])
+            return Answer("tuple", tuple(self.check_scalar(e) for e in elems))
+        if tok.kind not in (")", "]"):
+            raise ParseError(f"expected a closing bracket, found {tok.value!r}")
+        if len(elems) == 1:
+            if tok.kind != _CLOSE[opener]:
+                raise ParseError("mismatched brackets")
+            return elems[0]
+        elems = [self.check_scalar(e) for e in elems]
+        sp = self.sp
+        infinite = any(e in (sp.oo, -sp.oo) for e in elems)
+        if len(elems) == 2 and (opener == "[" or tok.kind == "]" or infinite):
+            return Answer("interval", ((elems[0], elems[1], opener == "(", tok.kind == ")"),))
+        if opener != "(" or tok.kind != ")":
+            if opener == "[" and tok.kind == "]":
+                return Answer("tuple", tuple(elems))
+            raise ParseError("mismatched brackets")
+        return Answer("tuple", tuple(elems))
+
+    def set_literal(self) -> Answer:
+        self.enter()
+        elems = []
+        if not self.at("SETCLOSE"):
+            elems.append(self.check_scalar(self.parse_expr()))
+            while self.accept(",") or self.accept(";"):
+                elems.append(self.check_scalar(self.parse_expr()))
+        self.expect("SETCLOSE")
+        self.leave()
+        return Answer("set", tuple(elems))
+
+    def matrix(self, env: str) -> Answer:
+        if env not in MATRIX_ENVS:
+            raise ParseError(f"unsupported environment {env!r}")
+        self.enter()
+        rows: list[list[Any]] = [[]]
+        while True:
+            if self.accept("END"):
+                break
+            rows[-1].append(self.check_scalar(self.parse_expr()))
+            if self.accept("&"):
+                continue
+            if self.accept("ROWSEP"):
+                if self.at("END"):
+                    continue
+                rows.append([])
+                continue
+            self.expect("END")
+            break
+        self.leave()
+        rows = [r for r in rows if r]
+        if not rows or len({len(r) for r in rows}) != 1:
+            raise ParseError("ragged or empty matrix")
+        return Answer("matrix", tuple(tuple(r) for r in rows))
