@@ -25,7 +25,7 @@ def test_the_gym_arithmetic_example_trains_on_the_tiny_model_and_logs_gym_accura
     history = json.loads((tmp_path / "run" / "trainer_state.json").read_text())["log_history"]
     steps = [h for h in history if "rewards/gym.accuracy/mean" in h]
     assert len(steps) == 2
-    # eight random tokens never close an answer tag: every completion is labelled no_answer and scores 0.0
+    # eight random tokens write neither an answer block nor a box: every completion is no_answer, 0.0
     assert all(h["rewards/gym.accuracy/mean"] == 0.0 for h in steps)
     assert all(h.get("outcomes/gym.accuracy/no_answer", 0) > 0 for h in steps)
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
