@@ -5,6 +5,8 @@ Run by hand (results go into bench/gym.md):
     python bench/bench_gym.py sweep --n 5        # every gym task: golds 1.0, nonsense / other golds below
     python bench/bench_gym.py throughput --n 1000
     python bench/bench_gym.py import --repeats 7
+    grpo-rewards train examples/gym_arithmetic.yaml --output-dir /tmp/gym-run && \
+        python bench/bench_gym.py train /tmp/gym-run    # summarise the run, copy its reward curves to bench/
 
 ``sweep`` generates ``n`` rows of every dataset, sends them through a JSONL round trip and scores
 the gold answer inside ``<answer>`` tags, nonsense, and another row's gold (``grpo_rewards_gym.sweep``).
@@ -13,6 +15,9 @@ known-broken ones), half gold, a quarter another row's gold, a quarter without a
 process (the scorer alone) and as TRL calls it (``grpo_rewards_gym.accuracy``: worker processes
 under the 10 s deadline) in batches of 64; the first batch, which starts the workers, is timed apart.
 ``import`` times ``grpo-rewards list`` with every plugin and without gym, and ``import reasoning_gym``.
+``train`` reads a finished (or running) run folder's ``metrics.jsonl``: the rewards and
+``gym.accuracy``'s labels over the first and last 8 steps, and copies ``reward_curves.png`` to
+``bench/reward_curve_gym_arithmetic.png``.
 """
 
 from __future__ import annotations
@@ -126,6 +131,36 @@ def run_import(repeats: int) -> None:
     print(f"\nmodules among reasoning_gym, sympy, torch loaded by `list`: {check}")
 
 
+def run_train(run_dir: Path, window: int) -> None:
+    import json
+    import shutil
+
+    steps = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    steps = [s for s in steps if "rewards/gym.accuracy/mean" in s]
+    first, last = steps[:window], steps[-window:]
+    keys = ["reward", *sorted(k for k in steps[0] if k.startswith("rewards/") and k.endswith("/mean"))]
+
+    def mean(rows: list[dict], key: str) -> float:
+        return statistics.mean(r.get(key, 0.0) for r in rows)
+
+    print(f"### Training: {len(steps)} steps of `{run_dir}`\n")
+    print(f"| metric | first {window} steps | last {window} steps |")
+    print("|---|---|---|")
+    for key in keys:
+        print(f"| {key} | {mean(first, key):.3f} | {mean(last, key):.3f} |")
+    labels = sorted({k for s in steps for k in s if k.startswith("outcomes/gym.accuracy/")})
+    for key in labels:
+        if any(s.get(key) for s in steps):
+            print(f"| {key} (per step, of 8) | {mean(first, key):.2f} | {mean(last, key):.2f} |")
+    times = [s["step_time"] for s in steps if "step_time" in s]
+    if times:
+        print(f"\nmedian step time {statistics.median(times):.1f} s")
+    png = run_dir / "reward_curves.png"
+    if png.is_file():
+        shutil.copyfile(png, Path(__file__).with_name("reward_curve_gym_arithmetic.png"))
+        print("reward curves: [reward_curve_gym_arithmetic.png](reward_curve_gym_arithmetic.png)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -137,12 +172,17 @@ def main() -> None:
     t.add_argument("--batch", type=int, default=64)
     i = sub.add_parser("import")
     i.add_argument("--repeats", type=int, default=7)
+    r = sub.add_parser("train")
+    r.add_argument("run_dir", type=Path)
+    r.add_argument("--window", type=int, default=8)
     args = parser.parse_args()
     print(f"<!-- {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs -->\n")
     if args.what == "sweep":
         run_sweep(args.n, args.seed)
     elif args.what == "throughput":
         run_throughput(args.n, args.batch)
+    elif args.what == "train":
+        run_train(args.run_dir, args.window)
     else:
         run_import(args.repeats)
 
