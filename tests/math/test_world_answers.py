@@ -150,3 +150,13 @@ def test_an_exact_value_keeps_its_approximation_and_its_escapes_apart(completion
 
 def test_a_sentence_gold_without_an_answer_leaves_the_sample_out():
     assert REWARD(completions=[r"\boxed{43}"], solution=["Answer is forty three."]) == [None]
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    ("$p=5,q=2;p=7,q=2$", r"\boxed{ p = 5, q = 2 \quad \text{and} \quad p = 7, q = 2}", 1.0),
+    ("$p=5,q=2;p=7,q=2$", r"\boxed{ p = 5, q = 2 \quad \text{and} \quad p = 2, q = 7}", 0.0),
+    (r"\boxed{1, 2 \text{ and } 3}", "1, 2, 3", 1.0),
+    ("how many $? just about 1$", "1", 1.0),
+])
+def test_groups_of_labelled_values_and_unreadable_math(completion, gold, value):
+    assert REWARD(completions=[completion], solution=[gold]) == [value]

@@ -133,8 +133,8 @@ def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RUL
             if whole and _formula_like(whole) and accept(whole):
                 return Extraction(whole, "whole")
         answer = _RULE_FUNCS[rule](text)
-        if answer:
-            return Extraction(answer, rule)
+        if answer and (rule != "math" or accept is None or not fallback_last_number or accept(answer)):
+            return Extraction(answer, rule)  # (an unreadable last $…$ gives way to the last stated result)
     return None
 
 

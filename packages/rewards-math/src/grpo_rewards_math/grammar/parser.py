@@ -1,6 +1,6 @@
 """Recursive-descent grammar: tokens -> sympy objects (through the guarded :class:`Builder`).
 
-    answer := group (';' group)*          a group of several items is one tuple (a=3, b=1; a=5, b=1)
+    answer := group ((';' | and | or) group)*   equal groups of several items are tuples (a=3, b=1; a=5, b=1)
     group  := item (SEP item)*            SEP: , or and \\text{ or }
     item   := expr (RELOP expr)* [\\approx expr] | struct (\\cup struct)* | struct '=' struct
     expr   := term (('+' | '-' | \\pm | \\mp) term)*      (literal matrices add element-wise)
@@ -67,22 +67,23 @@ class Parser(TokenCursor):
         return tok.kind == "TEXT" and tok.value.strip().strip(",").strip().lower() in SEPARATOR_WORDS | {""}
 
     def parse_items(self) -> list[Answer]:
-        """Items divided by separators; ``a=3, b=1; a=5, b=1`` (``;`` between groups of several
-        items) gives one tuple per group: ``(3, 1), (5, 1)``."""
+        """Items divided by separators; ``a=3, b=1; a=5, b=1`` (``;``, "and" or "or" between groups
+        of as many items each, more than one) gives one tuple per group: ``(3, 1), (5, 1)``."""
         groups: list[list[Answer]] = [[self.parse_item()]]
         while self.at_separator():
-            semicolon = False
+            between = False
             while self.at_separator():
-                semicolon |= self.next().kind == ";"
+                between |= self.next().kind != ","  # ';', 'and', 'or', \text{ and }
             if self.peek() is None:
                 break
-            if semicolon:
+            if between:
                 groups.append([])
             groups[-1].append(self.parse_item())
         tok = self.peek()
         if tok is not None:
             raise ParseError(f"unexpected {tok.value!r}")
-        if len(groups) > 1 and any(len(g) > 1 for g in groups):
+        sizes = {len(g) for g in groups}
+        if len(groups) > 1 and len(sizes) == 1 and sizes != {1}:  # p=5, q=2 and p=7, q=2: two pairs
             return [self.group_tuple(g) for g in groups]
         return [it for g in groups for it in g]
 
