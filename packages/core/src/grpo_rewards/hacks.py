@@ -245,7 +245,7 @@ def print_report(report: HackReport) -> int:
 
 def hacks_command(argv: list[str]) -> int:
     """``grpo-rewards check NAME --hacks [--with key=value ...]``."""
-    from .contract.command import _key_values
+    from .contract.command import key_values
 
     parser = argparse.ArgumentParser(
         prog="grpo-rewards check NAME --hacks",
@@ -258,4 +258,4 @@ def hacks_command(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not args.deadline > 0:
         parser.error("--deadline must be a positive number of seconds")
-    return print_report(run_hacks(args.name, params=_key_values(args.params, "--with"), deadline=args.deadline))
+    return print_report(run_hacks(args.name, params=key_values(args.params, "--with"), deadline=args.deadline))

@@ -3,7 +3,7 @@
 Three rooms: :mod:`.cases` (the contract points and the calls that test them), :mod:`.runner`
 (calls the reward on each case in a worker process under a hard deadline) and :mod:`.verdicts`
 (what the calls gave, judged: one :class:`Problem` per broken point). :mod:`.command` is
-``grpo-rewards check``.
+``grpo-rewards check``. The point names are constants in :mod:`.cases`.
 
 >>> def shout(prompts, completions, completion_ids=None, **kwargs):
 ...     return [1.0 if str(c).isupper() else 0.0 for c in completions]
@@ -16,54 +16,9 @@ Three rooms: :mod:`.cases` (the contract points and the calls that test them), :
 
 from __future__ import annotations
 
-from .cases import (
-    COLUMN_VALUES,
-    COLUMNS,
-    CONVERSATIONAL,
-    COUNT,
-    DEFAULT_COLUMN_VALUE,
-    DETERMINISM,
-    EMPTY,
-    EMPTY_BATCH,
-    HUGE,
-    MUTATION,
-    NAME,
-    PATHOLOGICAL,
-    PATHOLOGICAL_INPUTS,
-    PICKLE,
-    POINTS,
-    RANGE,
-    STANDARD,
-    TYPES,
-    UNITS,
-    Case,
-)
+from .cases import COLUMN_VALUES, DEFAULT_COLUMN_VALUE, PATHOLOGICAL_INPUTS, POINTS, Case
 from .runner import contract_problems, run_contract
 from .verdicts import ContractResult, Problem
 
-__all__ = [
-    "COLUMNS",
-    "COLUMN_VALUES",
-    "CONVERSATIONAL",
-    "COUNT",
-    "DEFAULT_COLUMN_VALUE",
-    "DETERMINISM",
-    "EMPTY",
-    "EMPTY_BATCH",
-    "HUGE",
-    "MUTATION",
-    "NAME",
-    "PATHOLOGICAL",
-    "PATHOLOGICAL_INPUTS",
-    "PICKLE",
-    "POINTS",
-    "RANGE",
-    "STANDARD",
-    "TYPES",
-    "UNITS",
-    "Case",
-    "ContractResult",
-    "Problem",
-    "contract_problems",
-    "run_contract",
-]
+__all__ = ["COLUMN_VALUES", "DEFAULT_COLUMN_VALUE", "PATHOLOGICAL_INPUTS", "POINTS", "Case", "ContractResult",
+           "Problem", "contract_problems", "run_contract"]

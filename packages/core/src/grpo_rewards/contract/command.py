@@ -8,7 +8,8 @@ from typing import Any
 from .runner import run_contract
 
 
-def _key_values(pairs: list[str], what: str) -> dict[str, Any]:
+def key_values(pairs: list[str], what: str) -> dict[str, Any]:
+    """``["k=3", "s=[a, b]"]`` as ``{"k": 3, "s": ["a", "b"]}``: each value read as YAML (text if it is not)."""
     import yaml
 
     out: dict[str, Any] = {}
@@ -38,8 +39,8 @@ def check_command(argv: list[str]) -> int:
                         help="a sample value for a dataset column the reward reads (default: '4')")
     parser.add_argument("--deadline", type=float, default=10.0, help="seconds allowed per call (default 10)")
     args = parser.parse_args(argv)
-    result = run_contract(args.name, params=_key_values(args.params, "--with"),
-                          columns=_key_values(args.columns, "--column"), deadline=args.deadline)
+    result = run_contract(args.name, params=key_values(args.params, "--with"),
+                          columns=key_values(args.columns, "--column"), deadline=args.deadline)
     print(f"{result.name}: {len(result.points)} contract points")
     for point in result.points:
         failed = result.failed(point)
