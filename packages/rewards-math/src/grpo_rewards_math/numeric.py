@@ -121,3 +121,7 @@ def warm_up() -> None:
     to_complex(sympy.sqrt(x) + sympy.sin(x) + sympy.log(x) + sympy.exp(x), {x: sympy.Rational(1, 2)})
     to_complex(sympy.sqrt(2) + sympy.pi)
     sympy.Union(sympy.Interval(0, 1), sympy.Interval(2, 3))
+    sympy.expand((sympy.sqrt(2) + sympy.sqrt(3)) ** 2 - 5 - 2 * sympy.sqrt(6))  # certified.py's exact zeros
+    from .certified import certified_equal
+
+    certified_equal(sympy.sqrt(8), 2 * sympy.sqrt(2))
