@@ -192,3 +192,11 @@ def test_the_math_verify_adapter_compares_with_math_accuracy_on_the_bundled_file
     assert "A = math.accuracy, B = math_verify.accuracy" in out
     assert "  math_verify.accuracy " in out  # its precision and recall against the file's label column
     assert "'gold': ['12']" in out  # math-verify's explanation beside a disagreement
+
+
+def test_the_module_examples_run():
+    import doctest
+
+    import grpo_rewards.compare
+
+    assert doctest.testmod(grpo_rewards.compare).failed == 0

@@ -144,3 +144,11 @@ def test_an_entry_that_hangs_is_reported_and_the_run_goes_on():
     assert time.monotonic() - started < 3
     assert [r.line() for r in report.overpaid] == ["ERROR sleeper: TimeoutError: no result within 0.3 s"]
     assert report.results[1].paid == 0.0
+
+
+def test_the_module_examples_run():
+    import doctest
+
+    import grpo_rewards.hacks
+
+    assert doctest.testmod(grpo_rewards.hacks).failed == 0
