@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .protocol import GrpoRewardsError
+from .protocol import GrpoRewardsError, completion_text
 
 _TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
@@ -308,7 +308,8 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
                                                      else ""), file=stream)
     records = [_disagreement(cmp, i, rows[i], numbered[i].line) for i in disagreeing]
     for record, i in list(zip(records, disagreeing))[:show]:
-        print(f"  line {record['line']}: {_shorten(rows[i]['completion'])}", file=stream)
+        text = completion_text(rows[i]["completion"])
+        print(f"  line {record['line']}: {_shorten(rows[i]['completion'] if text is None else text)}", file=stream)
         for key in ("a", "b"):
             side = record[key]
             note = f"  {_shorten(side['explain'], 160)}" if "explain" in side else ""
