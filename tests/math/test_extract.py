@@ -213,3 +213,12 @@ def test_a_whole_reference_solution_as_gold_gives_its_answer():
     solution = "Adding the two parts gives 40 + 2, so the answer is 42. We check: 42 - 2 = 40."
     assert extract_gold(solution, accept=lambda a: a.isdigit()) == "42"
     assert extract_gold("42", accept=lambda a: a.isdigit()) == "42"
+
+
+@pytest.mark.parametrize(("completion", "answer"), [
+    (r"[$\sqrt{3^2 + 4^2}$] = [5]", "[5]"),
+    ("we find (x = 5) then", "x = 5"),
+    ("[45 degrees]", "[45 degrees]"),
+])
+def test_the_last_stated_result_keeps_its_brackets_balanced(completion, answer):
+    assert find_answer(completion) == Extraction(answer, "last_number")

@@ -117,8 +117,7 @@ def _grow_left(text: str, j: int, floor: int) -> int:
                 break
             before, after = text[k], text[start] if start < len(text) else ""
             if _joins(text, k, before, after, start):
-                start = i = k
-                i -= 1
+                i = k  # text[k] is read by the next round (a bracket it closes is jumped over there)
                 continue
             break
         break
@@ -175,13 +174,25 @@ def _balanced_span(s: str) -> str:
     return s
 
 
+def _parens_balanced(s: str) -> bool:
+    depth = 0
+    for c in s:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _trim(s: str) -> str:
     s = s.strip()
     while s and (s[-1] in "=+*/^_<>:,(" or (s[-1] == "." and not s[-2:-1].isdigit())):
         s = s[:-1].rstrip()
     while s and s[0] in "=*/^_<>:,)":
         s = s[1:].lstrip()
-    return _balanced_span(s)
+    s = _balanced_span(s)
+    if s.startswith("(") and s.endswith(")") and "=" in s and _parens_balanced(s[1:-1]):
+        s = s[1:-1].strip()  # "(so x = 5)": the statement inside the parentheses
+    return s
 
 
 def _after_last_equals(s: str) -> str:

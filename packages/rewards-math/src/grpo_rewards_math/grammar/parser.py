@@ -247,7 +247,7 @@ class Parser(TokenCursor):
                     return True
                 j += 1
                 continue
-            return t.kind in (",", ";") or t.kind in ("=", "<", ">", "LE", "GE", "NE")
+            return t.kind in (",", ";", ")", "]") or t.kind in ("=", "<", ">", "LE", "GE", "NE")
         return True
 
     def skip_unit(self) -> None:
