@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .budget import check_budget
 
@@ -109,6 +110,7 @@ def undouble(text: str) -> str:
     return s
 
 
+@lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Formatting-only rewrites: math delimiters, \\left/\\right, spacing, unicode, \\dfrac -> \\frac."""
     s = undouble(text).strip()
