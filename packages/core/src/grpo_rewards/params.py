@@ -34,6 +34,17 @@ def _fail(name: str, wanted: str, value: Any, none_ok: bool) -> ValueError:
     return ValueError(f"{name} must be {wanted}{' or None' if none_ok else ''}, got {quote(value)}")
 
 
+def _within(kind: str, low: float | None, high: float | None, unbounded: str, spec: str = "") -> str:
+    """What a value within ``[low, high]`` is called in an error: ``"an integer >= 1"`` (bounds in ``spec``)."""
+    if low is not None and high is not None:
+        return f"{kind} in [{low:{spec}}, {high:{spec}}]"
+    if low is not None:
+        return f"{kind} >= {low:{spec}}"
+    if high is not None:
+        return f"{kind} <= {high:{spec}}"
+    return unbounded
+
+
 def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float))
 
@@ -49,16 +60,7 @@ def number(value: Any, name: str, *, low: float | None = None, high: float | Non
     """
     if value is None and none_ok:
         return None
-    if positive:
-        wanted = "a positive number"
-    elif low is not None and high is not None:
-        wanted = f"a number in [{low:g}, {high:g}]"
-    elif low is not None:
-        wanted = f"a number >= {low:g}"
-    elif high is not None:
-        wanted = f"a number <= {high:g}"
-    else:
-        wanted = "a finite number"
+    wanted = "a positive number" if positive else _within("a number", low, high, "a finite number", "g")
     if not _is_number(value) or not math.isfinite(value):
         raise _fail(name, wanted, value, none_ok)
     if (positive and not value > 0) or (low is not None and value < low) or (high is not None and value > high):
@@ -75,14 +77,7 @@ def integer(value: Any, name: str, *, low: int | None = None, high: int | None =
     """
     if value is None and none_ok:
         return None
-    if low is not None and high is not None:
-        wanted = f"an integer in [{low}, {high}]"
-    elif low is not None:
-        wanted = f"an integer >= {low}"
-    elif high is not None:
-        wanted = f"an integer <= {high}"
-    else:
-        wanted = "an integer"
+    wanted = _within("an integer", low, high, "an integer")
     if isinstance(value, bool) or not isinstance(value, int):
         raise _fail(name, wanted, value, none_ok)
     if (low is not None and value < low) or (high is not None and value > high):

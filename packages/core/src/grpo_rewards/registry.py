@@ -310,20 +310,23 @@ class Registry:
 
     def reward(self, name: str) -> RewardInfo:
         """The :class:`RewardInfo` for ``name``, or an error that says what to do instead."""
-        namespace = name.split(".", 1)[0]
-        if namespace in self.conflicts:
-            raise PluginError(f"cannot use {name!r}: {self.conflicts[namespace]}")
+        self._check_namespace(name, ".")
         if name in self.rewards:
             return self.rewards[name]
         raise RewardNotFoundError(self._not_found(name, list(self.rewards), "reward", "."))
 
     def task(self, name: str) -> TaskInfo:
-        namespace = name.split(":", 1)[0]
-        if namespace in self.conflicts:
-            raise PluginError(f"cannot use {name!r}: {self.conflicts[namespace]}")
+        """The :class:`TaskInfo` for ``name``, or an error that says what to do instead."""
+        self._check_namespace(name, ":")
         if name in self.tasks:
             return self.tasks[name]
         raise TaskNotFoundError(self._not_found(name, list(self.tasks), "task", ":"))
+
+    def _check_namespace(self, name: str, sep: str) -> None:
+        """Refuse ``name`` when two plugins claim its namespace."""
+        namespace = name.split(sep, 1)[0]
+        if namespace in self.conflicts:
+            raise PluginError(f"cannot use {name!r}: {self.conflicts[namespace]}")
 
     def _not_found(self, name: str, known: list[str], kind: str, sep: str) -> str:
         namespace = name.split(sep, 1)[0] if sep in name else name
