@@ -286,3 +286,14 @@ def test_columns_named_like_the_scorers_text_or_self_are_left_out_with_one_warni
         warnings.simplefilter("error")  # the second call does not warn again
         assert reward(prompts=["p"], completions=["abcd"], text=["t"], self=[3]) == [8.0]
     assert Reward(shout, name="f")(prompts=["p"], completions=["A"], self=["x"]) == [1.0]  # a function has no self
+
+
+class GroupSize:
+    def __call__(self, prompts, completions, completion_ids=None, **columns):
+        return [float(len(completions) + len(columns.get("text", [])))] * len(completions)
+
+
+def test_a_batch_reward_gets_a_text_column_and_loses_only_a_self_column():
+    reward = Reward(GroupSize(), name="group", form="batch")
+    with pytest.warns(UserWarning, match=r"column\(s\) 'self' have the name of the scorer's own argument"):
+        assert reward(prompts=["p", "q"], completions=["a", "b"], text=["x", "y"], self=[1, 2]) == [4.0, 4.0]
