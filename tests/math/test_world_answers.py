@@ -160,3 +160,13 @@ def test_a_sentence_gold_without_an_answer_leaves_the_sample_out():
 ])
 def test_groups_of_labelled_values_and_unreadable_math(completion, gold, value):
     assert REWARD(completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("gold", "pred", "equal"), [
+    (r"F_n = \sum_{k=0}^{n-1} F_k F_{n-k-1}", r"F_n = \sum_{k=0}^{n-1} F_{n-k-1} F_k", True),
+    ("55", r"\sum_{k=1}^{10} k", True),
+    ("120", r"\prod_{k=1}^{5} k", True),
+    ("1", r"\sum_{k=1}^{10^9} k", False),
+])
+def test_sums_and_products_with_bounds(gold, pred, equal):
+    assert is_equal(gold, pred) is equal

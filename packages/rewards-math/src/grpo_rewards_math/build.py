@@ -208,6 +208,22 @@ class Builder:
             return sp.Integer(math.comb(int(n), int(k))) if 0 <= int(k) <= int(n) else sp.Integer(0)
         return sp.binomial(n, k, evaluate=self.ev)
 
+    #: Terms a sum or product with integer bounds is expanded into at most; a longer one stays unevaluated.
+    MAX_BIG_OPERATOR_TERMS = 200
+
+    def big_operator(self, name: str, body: Any, var: Any, lo: Any, hi: Any) -> Any:
+        """``Sum``/``Product`` of ``body`` for ``var`` from ``lo`` to ``hi``: added or multiplied out when the
+        bounds are integers at most :data:`MAX_BIG_OPERATOR_TERMS` apart, else kept unevaluated (and ``huge``:
+        compared structurally only, never evaluated numerically)."""
+        self.tick()
+        sp = self.sp
+        if not self.huge and lo.is_Integer and hi.is_Integer and 0 <= int(hi) - int(lo) < self.MAX_BIG_OPERATOR_TERMS:
+            terms = [body.subs(var, sp.Integer(k)) for k in range(int(lo), int(hi) + 1)]
+            self.tick(len(terms))
+            return self.add(terms) if name == "sum" else self.mul(terms)
+        cls = sp.Sum if name == "sum" else sp.Product
+        return self._mark_huge(cls(body, (var, lo, hi)))
+
     def func(self, name: str, arg: Any) -> Any:
         """Apply a named elementary function (sin, arctan, ln, exp, abs, floor, ...)."""
         self.tick()

@@ -481,6 +481,8 @@ class Parser(TokenCursor):
         if name == "binom":
             n, r = self.check_scalar(self.read_arg()), self.check_scalar(self.read_arg())
             return self.b.binomial(n, r)
+        if name in ("sum", "prod"):
+            return self.big_operator(name)
         if name in ("pi",):
             return sp.pi
         if name in ("infty", "infin"):
@@ -512,6 +514,23 @@ class Parser(TokenCursor):
                 return self.parse_atom()
             return self.read_arg()
         raise ParseError(f"unsupported command \\{name}")
+
+    def big_operator(self, name: str) -> Any:
+        """``\\sum_{k=a}^{b} term`` / ``\\prod_{k=a}^{b} term`` (the term: the product that follows)."""
+        self.expect("_")
+        self.expect("{")
+        var = self.check_scalar(self.parse_atom())
+        if not var.is_Symbol:
+            raise ParseError(f"\\{name} needs an index variable")
+        self.expect("=")
+        lo = self.check_scalar(self.parse_expr())
+        self.expect("}")
+        self.expect("^")
+        hi = self.check_scalar(self.read_arg())
+        self.enter()
+        body = self.check_scalar(self.parse_term())
+        self.leave()
+        return self.b.big_operator(name, body, var, lo, hi)
 
     def read_arg(self) -> Any:
         """One macro argument: a {group}, one digit, one letter or one command."""

@@ -20,5 +20,5 @@ FUNCTION_NAMES = frozenset("fghpqFGHPQ")
 PERCENT_WORDS = frozenset({"percent", "pct", "percentage", "per cent", "%"})
 DEGREE_WORDS = frozenset({"degree", "degrees", "deg"})
 MULT_CMDS = frozenset({"cdot", "times", "ast"})
-ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "lfloor", "lceil", "emptyset", "varnothing",
+ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "sum", "prod", "lfloor", "lceil", "emptyset", "varnothing",
                        "imath", "infin", "mathbb", "langle"}) | FUNCS | GREEK | WRAPPERS
