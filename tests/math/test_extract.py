@@ -222,3 +222,8 @@ def test_a_whole_reference_solution_as_gold_gives_its_answer():
 ])
 def test_the_last_stated_result_keeps_its_brackets_balanced(completion, answer):
     assert find_answer(completion) == Extraction(answer, "last_number")
+
+
+def test_a_bare_matrix_completion_is_read_whole():
+    text = r"\begin{bmatrix} 0 & 0 \\ 0 & 1 \end{bmatrix}"
+    assert find_answer(text, accept=lambda a: True) == Extraction(text, "whole")

@@ -80,7 +80,7 @@ WHOLE_CHARS = 300
 
 _MATH_WORDS = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "sqrt", "pi", "or", "and",
                          "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "infty", "inf", "mod"})
-_COMMAND_RE = re.compile(r"\\(?:text[a-z]*|mathrm|mbox|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
+_COMMAND_RE = re.compile(r"\\(?:text[a-z]*|mathrm|mbox|operatorname|begin|end)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _WORDS_RE = re.compile(r"[A-Za-z]{2,}")
 
 
