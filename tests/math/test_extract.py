@@ -227,3 +227,8 @@ def test_the_last_stated_result_keeps_its_brackets_balanced(completion, answer):
 def test_a_bare_matrix_completion_is_read_whole():
     text = r"\begin{bmatrix} 0 & 0 \\ 0 & 1 \end{bmatrix}"
     assert find_answer(text, accept=lambda a: True) == Extraction(text, "whole")
+
+
+def test_a_text_gold_of_several_words_stays_a_text_answer():
+    assert extract_gold("none of the above", accept=lambda a: True) == "none of the above"
+    assert extract_gold("Answer is forty two.", accept=lambda a: a.isdigit()) is None

@@ -181,7 +181,10 @@ def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: s
 
 
 def _is_prose(text: str) -> bool:
-    """Whether a gold reads as sentences (a reference solution), not as a damaged formula: four words."""
+    """Whether a gold reads as sentences (a reference solution), not as a damaged formula or a text
+    answer ("none of the above"): four words, and math or a full stop."""
+    if not (any(c.isdigit() or c in "$\\" for c in text) or text.rstrip().endswith((".", "!", "?"))):
+        return False
     words = 0
     for word in text.split():
         if len(word) >= 2 and word.strip(".,;:!?").isalpha():
