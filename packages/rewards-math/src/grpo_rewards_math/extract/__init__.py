@@ -236,7 +236,7 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
     answer = clean(solution)
     if not answer or answer.lower() in ("nan", "none", "null"):
         return None
-    if accept is not None and _is_prose(answer):  # a reference solution, or a sentence with no answer
+    if accept is not None and _is_prose(solution.strip()):  # a reference solution, or a sentence with no answer
         found = _find(solution, fallback_last_number=True, rules=("phrase", "math", "last_number"), accept=accept)
         return found.answer if found is not None and accept(found.answer) else None
     return answer
