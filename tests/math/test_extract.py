@@ -216,7 +216,7 @@ def test_a_whole_reference_solution_as_gold_gives_its_answer():
 
 
 @pytest.mark.parametrize(("completion", "answer"), [
-    (r"[$\sqrt{3^2 + 4^2}$] = [5]", "[5]"),
+    ("we get [2 + 3] = [5]", "[5]"),
     ("we find (x = 5) then", "x = 5"),
     ("[45 degrees]", "[45 degrees]"),
 ])
@@ -232,3 +232,11 @@ def test_a_bare_matrix_completion_is_read_whole():
 def test_a_text_gold_of_several_words_stays_a_text_answer():
     assert extract_gold("none of the above", accept=lambda a: True) == "none of the above"
     assert extract_gold("Answer is forty two.", accept=lambda a: a.isdigit()) is None
+
+
+@pytest.mark.parametrize(("completion", "answer", "rule"), [
+    ("So $d = \\frac{90}{n}$ for each divisor. Therefore there are 12 sequences.", "12", "last_number"),
+    ("The area is $12$ square units (see Figure 1).", "12", "math"),
+])
+def test_a_number_in_a_later_sentence_wins_over_the_last_math(completion, answer, rule):
+    assert find_answer(completion) == Extraction(answer, rule)

@@ -256,7 +256,7 @@ def last_result(text: str) -> str | None:
 
 
 def last_digit_after_math(text: str) -> bool:
-    """Whether the text's last digit comes after the end of its last ``$…$`` / ``\\(…\\)`` / ``\\[…\\]``."""
+    """Whether the text's last digit comes in a later sentence than its last ``$…$`` / ``\\(…\\)`` / ``\\[…\\]``."""
     floor = max(0, len(text) - NUMBER_TAIL_CHARS)
     j = len(text) - 1
     while j >= floor and text[j] not in _DIGITS:
@@ -264,4 +264,10 @@ def last_digit_after_math(text: str) -> bool:
     if j < floor:
         return False
     spans = math_spans(text[floor:])
-    return bool(spans) and floor + spans[-1][1] + 1 < j
+    if not spans:
+        return False
+    end = floor + spans[-1][1] + 1
+    if end >= j:
+        return False
+    between = text[end:j]  # only a later sentence counts: "$12$ square units (see Figure 1)" keeps 12
+    return ". " in between or "\n" in between or ".\n" in between
