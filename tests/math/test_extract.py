@@ -240,3 +240,8 @@ def test_a_text_gold_of_several_words_stays_a_text_answer():
 ])
 def test_a_number_in_a_later_sentence_wins_over_the_last_math(completion, answer, rule):
     assert find_answer(completion) == Extraction(answer, rule)
+
+
+def test_a_final_answer_phrase_after_the_last_box_wins_only_with_math():
+    assert find_answer("so \\boxed{255}. Final Answer: The final answer is $10,455$.") == Extraction("10,455", "phrase")
+    assert find_answer("so \\boxed{255}. Final answer: the box above.") == Extraction("255", "boxed")

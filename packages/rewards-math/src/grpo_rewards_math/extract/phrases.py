@@ -111,8 +111,10 @@ def final_phrase_after(text: str, at: int) -> str | None:
             return None
     except TimeoutError:
         return None
-    candidates = phrase_candidates(tail)
-    return candidates[0] if candidates else None
+    for candidate in phrase_candidates(tail):  # math only: "Final answer: the box above" keeps the box
+        if any(c.isdigit() or c == "\\" for c in candidate):
+            return candidate
+    return None
 
 
 def phrase(text: str) -> str | None:
