@@ -43,5 +43,27 @@ def echoes_prompt(answer: str, prompt: Any, gold: str) -> bool:
     question = prompt_text(prompt)
     if not squashed or squashed not in _squash(question):
         return False
-    spaced_gold = r"\s*".join(re.escape(c) for c in _squash(gold))  # the gold, spaced in any way
-    return re.search(r"(?<![\w.])" + spaced_gold + r"(?![\w.])", question.replace("$", " ")) is None
+    return not _holds(question, _squash(gold))
+
+
+def _is_boundary(text: str, index: int) -> bool:
+    return not (0 <= index < len(text) and (text[index].isalnum() or text[index] in "._"))
+
+
+def _holds(question: str, gold: str) -> bool:
+    """Whether ``gold`` occurs in ``question`` spaced in any way, not inside a longer word or number.
+
+    Linear in the question's length per occurrence: a plain substring search on the squashed
+    question, each hit checked for word boundaries in the original text.
+    """
+    if not gold:
+        return False
+    kept = [i for i, c in enumerate(question) if not c.isspace() and c != "$"]
+    squashed = "".join(question[i] for i in kept)
+    start = squashed.find(gold)
+    while start != -1:
+        first, last = kept[start], kept[start + len(gold) - 1]
+        if _is_boundary(question, first - 1) and _is_boundary(question, last + 1):
+            return True
+        start = squashed.find(gold, start + 1)
+    return False
