@@ -341,6 +341,8 @@ class Reward:
                 else:
                     values[i], labels[i] = self._accept(decided, i)
             todo = undecided
+        if not todo:  # all decided in-process: no worker pool to look up
+            return values, labels
         from .execution import map_with_deadline
 
         first: dict[bytes, int] = {}  # identical samples (a GRPO group that agrees) go to a worker once

@@ -86,6 +86,13 @@ _DOUBLED_KNOWN_RE = re.compile(r"(?<!\\)\\\\(?=(?:[dt]?frac|sqrt|cdot|times|pi|l
 _SINGLE_CMD_RE = re.compile(r"(?<!\\)\\[A-Za-z]")
 
 
+_CONTROL_CHARS = tuple(_CONTROL)
+
+
+def _has_controls(text: str) -> bool:
+    return any(c in text for c in _CONTROL_CHARS)
+
+
 def repair_controls(text: str) -> str:
     """Control characters that a Python string made of a LaTeX command, turned back (``"\\x08oxed"`` -> ``\\boxed``)."""
     return _CONTROL_RE.sub(lambda m: _CONTROL[m.group(0)], text)
@@ -99,10 +106,12 @@ def undouble(text: str) -> str:
     >>> undouble(r"-3 \\le x \\le 4"), undouble("42\\"), undouble("\x0crac12")
     ('-3 \\le x \\le 4', '42', '\\frac12')
     """
-    s = repair_controls(text)
-    if _DOUBLED_CMD_RE.search(s) and not _SINGLE_CMD_RE.search(s):
+    s = repair_controls(text) if _has_controls(text) else text
+    if "\\\\" not in s:  # nothing doubled (every test below needs a doubled backslash)
+        pass
+    elif _DOUBLED_CMD_RE.search(s) and not _SINGLE_CMD_RE.search(s):
         s = s.replace("\\\\", "\\")
-    elif "\\\\" in s:  # one doubled command among single ones: "\\dfrac{1}{2} + \frac{1}{72}"
+    else:  # one doubled command among single ones: "\\dfrac{1}{2} + \frac{1}{72}"
         s = _DOUBLED_KNOWN_RE.sub(lambda m: "\\", s)
     stripped = s.rstrip()
     if stripped.endswith("\\") and not stripped.endswith("\\\\"):
@@ -130,19 +139,30 @@ def normalize(text: str) -> str:
                 break
             if end == len(s):
                 s, changed = inner.strip(), True
-    s = _scripts(s)
-    s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
-    s = _ALIAS_RE.sub(lambda m: _ALIASES[m.group(1)], s)
-    s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
-    s = _THIN_THOUSANDS_RE.sub(r"\1", s)
-    s = _SPACE_THOUSANDS_RE.sub(lambda m: m.group(0).replace(" ", ""), s)
-    s = _REPEATING_RE.sub(_repeating_to_fraction, s)
-    s = re.sub(r"\\left\.|\\right\.", "", s)
-    s = _DELIM_RE.sub("", s)
-    s = _SPACING_RE.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else ("" if m.group(0) == r"\!" else " "), s)
-    s = re.sub(r"\\[dtc]frac(?![A-Za-z])", r"\\frac", s)
-    s = re.sub(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])", r"\\degree ", s)
-    s = re.sub(r"\\\$|\$", " ", s)
+    # each rewrite below runs only when the character its pattern needs is there (same result, less work)
+    if not s.isascii():  # unicode symbols and scripts
+        s = _scripts(s)
+        s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
+    backslash = "\\" in s
+    if backslash:
+        s = _ALIAS_RE.sub(lambda m: _ALIASES[m.group(1)], s)
+    if "," in s:
+        s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
+    if backslash or "{" in s:
+        s = _THIN_THOUSANDS_RE.sub(r"\1", s)
+    if " " in s:
+        s = _SPACE_THOUSANDS_RE.sub(lambda m: m.group(0).replace(" ", ""), s)
+    if backslash:
+        s = _REPEATING_RE.sub(_repeating_to_fraction, s)
+        s = re.sub(r"\\left\.|\\right\.", "", s)
+        s = _DELIM_RE.sub("", s)
+    if backslash or "~" in s:
+        s = _SPACING_RE.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else ("" if m.group(0) == r"\!" else " "), s)
+    if backslash:
+        s = re.sub(r"\\[dtc]frac(?![A-Za-z])", r"\\frac", s)
+        s = re.sub(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])", r"\\degree ", s)
+    if "$" in s:
+        s = re.sub(r"\\\$|\$", " ", s)
     s = s.strip().rstrip(". ").strip()
     return s
 

@@ -207,6 +207,19 @@ def _after_last_equals(s: str) -> str | None:
     return rest or None
 
 
+#: an unsigned or negative decimal numeral in ASCII digits and nothing else (no separators, exponent or unit)
+_BARE_NUMBER_RE = re.compile(r"-?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)")
+
+
+def _bare_number(s: str, limits: Limits) -> Answer:
+    """What the grammar gives a bare numeral (the builder's digit limits included), built directly."""
+    builder = Builder(limits)
+    value = builder.number(s.lstrip("-"))
+    if s.startswith("-"):
+        value = builder.neg(value)
+    return Answer("expr", value, text=s, approx=builder.approx)
+
+
 def _parse(text: str, limits: Limits) -> Answer:
     if not isinstance(text, str):
         raise ParseError(f"answer must be a str, not {type(text).__name__}")
@@ -215,6 +228,8 @@ def _parse(text: str, limits: Limits) -> Answer:
     s = normalize(text)
     if not s:
         raise ParseError("empty answer")
+    if _BARE_NUMBER_RE.fullmatch(s):  # '12', '-0.5': the value the grammar builds, without tokens
+        return _bare_number(s, limits)
     m = _WHOLE_TEXT_RE.match(s)
     if m and _balanced(m.group(1)):
         inner = m.group(1).strip()
