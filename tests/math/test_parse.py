@@ -292,3 +292,22 @@ def test_importing_the_parser_and_checker_does_not_import_sympy() -> None:
     code = ("import sys, grpo_rewards_math.parse, grpo_rewards_math.equivalence; "
             "sys.exit('sympy' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+@pytest.mark.parametrize("text", ["0", "12", "-3", "0.5", "-0.5", ".5", "-.5", "004", "1000.99", "00.0100",
+                                  "999999999999999", "3.14159265358979323846", "-0", "1" * 200])
+def test_a_bare_numeral_parses_as_the_grammar_parses_it(monkeypatch, text):
+    import re
+
+    from grpo_rewards_math import parse as parse_module
+
+    def result(text):
+        try:
+            answer = parse_module._parse(text, DEFAULT_LIMITS)
+        except ParseError as exc:
+            return str(exc)
+        return answer, type(answer.value)
+
+    fast = result(text)
+    monkeypatch.setattr(parse_module, "_BARE_NUMBER_RE", re.compile(r"(?!)"))  # the grammar's path
+    assert fast == result(text)
