@@ -34,10 +34,7 @@ def _encode(value: Any) -> Any:
         if all(isinstance(k, str) for k in value) and not (len(value) == 1 and next(iter(value)) in _MARKS):
             return {k: _encode(v) for k, v in value.items()}
         return {_DICT: [[_encode(k), _encode(v)] for k, v in value.items()]}
-    item = getattr(value, "item", None)  # a numpy scalar
-    if callable(item):
-        return _encode(item())
-    tolist = getattr(value, "tolist", None)  # a numpy array
+    tolist = getattr(value, "tolist", None)  # a numpy array (a list) or scalar (a Python scalar)
     if callable(tolist):
         return _encode(tolist())
     raise TypeError(f"cannot store a {type(value).__module__}.{type(value).__name__} in a gym row: {value!r:.80}")
