@@ -170,3 +170,31 @@ def test_groups_of_labelled_values_and_unreadable_math(completion, gold, value):
 ])
 def test_sums_and_products_with_bounds(gold, pred, equal):
     assert is_equal(gold, pred) is equal
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    # a gold whose last \boxed{ lost its closing brace (doubled backslashes too) is read to its end
+    ("W(x)=1 or W(x)=-1", r"\\boxed{W(n) = 1 \\text{ and } W(n) = -1", 1.0),
+    ("W(x)=1", r"\\boxed{W(n) = 1 \\text{ and } W(n) = -1", 0.0),
+    (r"\boxed{\frac12}", r"So the answer is $\boxed{\frac{1}{2}$", 1.0),
+    ("1", r"So the answer is $\boxed{\frac{1}{2}$", 0.0),
+    (r"\boxed{3}", r"\boxed{3} and then \boxed{4", 1.0),  # a complete box before it still wins
+    # a unit with a braced or superscript power, and a one-letter unit glued to a measure
+    ("The area is 12 m^{2}.", "12", 1.0),
+    ("The area is 12 m².", "12", 1.0),
+    ("The area is 12 cm^{2}.", "12", 1.0),
+    ("The area is 12 cm^{2}.", "2", 0.0),
+    ("so the number is 10 which is 1,000.99m²", "1000.99", 1.0),
+    ("It is 2.5m", "2.5", 1.0),
+    ("It is 2.5m", "3.5", 0.0),
+])
+def test_an_open_gold_box_and_units_with_powers(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("gold", "pred", "equal"), [
+    ("2", "2m", False),  # a one-letter variable glued to a small integer stays algebra
+    ("x^2 + 2.5", "x^{2} + 2.5m", False),  # ... and inside an expression
+])
+def test_a_glued_letter_is_a_unit_only_after_a_measure(gold, pred, equal):
+    assert is_equal(gold, pred) is equal

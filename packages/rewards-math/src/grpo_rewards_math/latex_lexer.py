@@ -95,6 +95,8 @@ def _has_controls(text: str) -> bool:
 
 def repair_controls(text: str) -> str:
     """Control characters that a Python string made of a LaTeX command, turned back (``"\\x08oxed"`` -> ``\\boxed``)."""
+    if not _has_controls(text):
+        return text
     return _CONTROL_RE.sub(lambda m: _CONTROL[m.group(0)], text)
 
 
@@ -106,7 +108,7 @@ def undouble(text: str) -> str:
     >>> undouble(r"-3 \\le x \\le 4"), undouble("42\\"), undouble("\x0crac12")
     ('-3 \\le x \\le 4', '42', '\\frac12')
     """
-    s = repair_controls(text) if _has_controls(text) else text
+    s = repair_controls(text)
     if "\\\\" not in s:  # nothing doubled (every test below needs a doubled backslash)
         pass
     elif _DOUBLED_CMD_RE.search(s) and not _SINGLE_CMD_RE.search(s):

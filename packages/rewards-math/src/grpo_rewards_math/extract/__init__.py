@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..latex_lexer import repair_controls
-from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, last_boxed
+from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, last_boxed, open_box
 from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, phrase_candidates
 from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
@@ -233,6 +233,9 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
         answer = _RULE_FUNCS[rule](solution)
         if answer:
             return answer
+    cut_off = open_box(solution)  # "\\boxed{W(n) = 1 \\text{ and } W(n) = -1": a lost closing brace
+    if cut_off is not None and (accept is None or accept(cut_off)):
+        return cut_off
     answer = clean(solution)
     if not answer or answer.lower() in ("nan", "none", "null"):
         return None

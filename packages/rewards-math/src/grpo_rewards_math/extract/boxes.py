@@ -78,3 +78,22 @@ def boxed_answer(text: str) -> str | None:
     if not found:
         return None
     return join_run(text, [(s, e) for s, e, _ in found], [c for _, _, c in found])
+
+
+def open_box(text: str) -> str | None:
+    r"""The content of a last ``\boxed{`` left open to the end of the text, or ``None``: a gold answer
+    whose closing brace was lost (read for golds only; a cut-off completion earns nothing).
+
+    >>> open_box(r"\boxed{W(n) = 1 \text{ and } W(n) = -1"), open_box(r"\boxed{3}")
+    ('W(n) = 1 \\text{ and } W(n) = -1', None)
+    """
+    at, command = max((text.rfind(c), c) for c in _BOX_COMMANDS)
+    if at < 0:
+        return None
+    i = at + len(command)
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i >= len(text) or text[i] != "{" or braced_group(text, i) is not None:
+        return None
+    inner = text[i + 1:].strip().rstrip("$").strip()
+    return inner if inner and len(inner) <= MAX_ANSWER_CHARS else None

@@ -16,12 +16,15 @@ crossed only next to an operator (``x = 5``, never ``a 5``). Linear in the text 
 '12'
 >>> last_result("It ends at 2:05 p.m. sharp")
 '2:05 p.m.'
+>>> last_result("The area is 12 cm^{2}.")
+'12 cm^{2}'
 """
 
 from __future__ import annotations
 
 import re
 
+from ..grammar.vocabulary import UNITS
 from .spans import MAX_ANSWER_CHARS, math_spans
 
 #: The fallback reads only this many characters at the end of the text.
@@ -38,6 +41,8 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _PM_RE = re.compile(r"\s*(?:[ap]\.\s?m\.|[AP]\.\s?M\.|[ap]m\b|[AP]M\b)")
 _TIME_RE = re.compile(r"\d{1,2}:\d\d(?::\d\d)?$")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
+#: a number, then a unit raised to a power ("12 m^2", "12 cm^{2}", "5\text{ m}^3"): the last digit is the power's
+_UNIT_POWER_RE = re.compile(r"\d\s*(?:\\(?:text|mathrm)\s*\{\s*)?([A-Za-z]{1,3})\s*\}?\s*\^\s*\{?\s*[23]\s*\}?$")
 
 
 def _command_start(text: str, j: int) -> int:
@@ -219,11 +224,16 @@ def last_result(text: str) -> str | None:
         j -= 1
     if j < floor:
         return None
+    power = _UNIT_POWER_RE.search(text, max(floor, j - 40), j + 1 + (text[j + 1:j + 2] == "}"))
+    if power and power.group(1).lower() in UNITS:  # the number before the unit with its power, not the power
+        j, end = power.start(), power.end()
+    else:
+        end = j + 1
     start = _grow_left(text, j, floor)
     depth = 0
-    for c in text[start:j + 1]:
+    for c in text[start:end]:
         depth += (c in "({[") - (c in ")}]")
-    end, n = j + 1, len(text)
+    n = len(text)
     while end < n and end - start <= MAX_ANSWER_CHARS:  # grow right: close what is open, then suffixes
         c = text[end]
         if c in "({[":

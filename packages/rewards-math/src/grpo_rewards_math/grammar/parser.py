@@ -233,7 +233,7 @@ class Parser(TokenCursor):
         if tok.kind != "WORD" or tok.value.lower() in SEPARATOR_WORDS:
             return False
         w = tok.value
-        if w.lower() in UNITS and (len(w) > 1 or tok.space):
+        if w.lower() in UNITS and (len(w) > 1 or tok.space or self.after_measure()):
             return self.unit_position()
         return len(w) >= 3 and tok.space and w.lower() not in FUNCS and w not in GREEK and self.unit_position()
 
@@ -242,6 +242,9 @@ class Parser(TokenCursor):
         j = self.i + 1
         while j < len(self.toks):
             t = self.toks[j]
+            if self.power_end(j) > j:  # m^2, m^{2}
+                j = self.power_end(j)
+                continue
             if t.kind in ("WORD", "TEXT", "^", "NUM", "/"):
                 if t.kind == "WORD" and t.value.lower() in SEPARATOR_WORDS:
                     return True
@@ -257,9 +260,27 @@ class Parser(TokenCursor):
             self.percent = True
         elif word in DEGREE_WORDS:
             self.degree = True
-        after = self.peek(1)
-        if self.at("^") and after is not None and after.kind == "NUM":
-            self.i += 2
+        self.i = self.power_end(self.i)
+
+    def power_end(self, j: int) -> int:
+        """The index after a unit's power ``^2`` or ``^{2}`` starting at token ``j``, else ``j``."""
+        t = self.toks
+        if j < len(t) and t[j].kind == "^":
+            if j + 1 < len(t) and t[j + 1].kind == "NUM":
+                return j + 2
+            if j + 3 < len(t) and t[j + 1].kind == "{" and t[j + 2].kind == "NUM" and t[j + 3].kind == "}":
+                return j + 4
+        return j
+
+    def after_measure(self) -> bool:
+        """Whether the answer so far is one number written as a measure (a decimal point, or four digits or
+        more): a one-letter unit glued to it is a unit (``1,000.99m²``, ``2.5m``), not a variable (``2m``,
+        ``x + 2.5m``)."""
+        start = 1 if self.toks[0].kind == "-" else 0
+        if self.i != start + 1:
+            return False
+        number = self.toks[start]
+        return number.kind == "NUM" and ("." in number.value or len(number.value) >= 4)
 
     def parse_term(self) -> Any:
         factors = [self.parse_unary()]
