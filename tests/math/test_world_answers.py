@@ -198,3 +198,14 @@ def test_an_open_gold_box_and_units_with_powers(completion, gold, value):
 ])
 def test_a_glued_letter_is_a_unit_only_after_a_measure(gold, pred, equal):
     assert is_equal(gold, pred) is equal
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    ("W(x)=1orW(x)=-1", r"\\boxed{W(n) = 1 \\text{ and } W(n) = -1", 1.0),  # math-verify's own test
+    ("W(x)=1orW(x)=-2", r"\\boxed{W(n) = 1 \\text{ and } W(n) = -1", 0.0),
+    ("x=1orx=2", "1, 2", 1.0),
+    ("x=1orx=3", "1, 2", 0.0),
+    ("2order", "2", 1.0),  # a word that only starts with "or" stays a word
+])
+def test_or_glued_between_two_answers(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]

@@ -173,6 +173,8 @@ _DIGITS = frozenset("0123456789")
 _NUM_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
 _PLAIN_NUM_RE = re.compile(r"\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+(?![A-Za-z]))?")
 _WORD_RE = re.compile(r"[A-Za-z]+")
+#: "or"/"and" glued to the number before it and to the answer after it ("1orW", "2andx")
+_GLUED_SEPARATOR_RE = re.compile(r"(or|and)([A-Z][A-Za-z]*|[a-z])")
 _CMD_RE = re.compile(r"\\([A-Za-z]+)\s*\*?")
 _TWO = {"**": "^", "<=": "LE", ">=": "GE", "!=": "NE", "=<": "LE", "=>": "GE"}
 _SINGLE = set("+-*/^_()[]{}|,;=<>!'&:")
@@ -241,7 +243,12 @@ def tokenize(s: str) -> list[Token]:
             m = _WORD_RE.match(s, i)
             if m is None:  # pragma: no cover
                 raise ParseError(f"unexpected letter {c!r}")
-            out.append(Token("WORD", m.group(0), space))
+            word = m.group(0)
+            glued = _GLUED_SEPARATOR_RE.match(word) if not space and out and out[-1].kind in ("NUM", ")") else None
+            if glued:  # "W(x)=1orW(x)=-1": "or" glued between two answers
+                out.append(Token("WORD", glued.group(1), False))
+                word, space = glued.group(2), False
+            out.append(Token("WORD", word, space))
             i = m.end()
         elif c == "\\":
             m = _CMD_RE.match(s, i)

@@ -82,12 +82,13 @@ _MATH_WORDS = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", 
                          "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "infty", "inf", "mod"})
 _COMMAND_RE = re.compile(r"\\(?:text[a-z]*|mathrm|mbox|operatorname|begin|end)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _WORDS_RE = re.compile(r"[A-Za-z]{2,}")
+_GLUED_SEPARATOR_RE = re.compile(r"(?<=[0-9)])(or|and)(?=[A-Z]|[a-z](?![A-Za-z]))")
 
 
 def _formula_like(text: str) -> bool:
     """A formula, not prose: no word of two letters or more outside LaTeX commands (``E``,
     ``\\mathrm{E}``, ``f'``, a bare matrix), except function names."""
-    bare = _COMMAND_RE.sub(" ", text)
+    bare = _GLUED_SEPARATOR_RE.sub(r" \1 ", _COMMAND_RE.sub(" ", text))  # 1orW(x): "or" between two answers
     return all(w.lower() in _MATH_WORDS for w in _WORDS_RE.findall(bare))
 
 
