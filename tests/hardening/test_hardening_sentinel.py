@@ -81,10 +81,7 @@ def _columns(reward, texts: list[str]) -> dict[str, list]:
 
 #: Rewards known to run payloads, each with its finding (/tmp/integration-findings.md); strict, so
 #: the mark must go when the reward is fixed.
-KNOWN_TO_RUN_CODE = {
-    "gym.accuracy": "reasoning-gym's countdown scorer (and others) calls sympy.parse_expr on the answer, which "
-                    "evals it: open(...).write(...) and exec(...) have no '__' and reach it",
-}
+KNOWN_TO_RUN_CODE: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_TO_RUN_CODE[n]))

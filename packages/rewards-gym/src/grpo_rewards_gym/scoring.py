@@ -7,17 +7,17 @@ candidates must not be paid for the right one). The value is what the dataset's 
 returns, partial credit included, clipped to [0, 1].
 
 Each sample carries a label: ``correct`` (1.0), ``partial`` (between 0 and 1), ``wrong`` (0.0),
-``no_answer`` (0.0: no block), ``several_answers`` (0.0), ``refused`` (0.0: the answer holds
-``__``, see below), ``unscorable`` (0.0: the dataset's
+``no_answer`` (0.0: no block), ``several_answers`` (0.0), ``refused`` (0.0: an answer the
+dataset's scorer could run as code, see below), ``unscorable`` (0.0: the dataset's
 scorer raised on the answer, or returned something that is not a number), and ``None`` with
 ``no_gym_metadata`` for a row without the gym columns (a row from another source) or
 ``bad_gym_metadata`` when they cannot be read or the dataset cannot be rebuilt.
 
 Some reasoning-gym scorers evaluate the answer (``sympy.parse_expr``, which calls ``eval``, in
-countdown, puzzle24, the integration and polynomial datasets). They run in worker processes under
-a deadline, which bounds their time but is no sandbox; an answer containing ``__`` (the way out of
-an evaluator's namespace, and in no gold answer of any dataset: ``bench/gym.md``) is never passed
-to a scorer.
+countdown, puzzle24, the integration and polynomial datasets; Python's ``eval`` in n_queens and
+three grid and string datasets). They run in worker processes under a deadline, which bounds their
+time but is no sandbox: an answer those scorers could run as code is ``refused`` before it reaches
+them (:mod:`grpo_rewards_gym.safety`), and a gold answer they would run gives ``bad_gym_metadata``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from grpo_rewards import RewardOptions, completion_text
 from grpo_rewards import params as checks
 
 from . import codec
+from .safety import unsafe_answer, unsafe_gold
 
 OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unscorable", "no_gym_metadata",
             "bad_gym_metadata")
@@ -174,7 +175,10 @@ class Accuracy:
         answer, label = extract_answer(text, self.boxed)
         if answer is None:
             return 0.0, label or "no_answer"
-        if "__" in answer:
+        name = str(row["gym_dataset"])
+        if isinstance(entry, dict) and isinstance(entry.get("answer"), str) and unsafe_gold(name, entry["answer"]):
+            return None, "bad_gym_metadata"  # a tampered row: a gold answer its own scorer would run as code
+        if unsafe_answer(name, answer):
             return 0.0, "refused"
         try:
             value = float(dataset.score_answer(answer, entry))
