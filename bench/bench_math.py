@@ -5,6 +5,7 @@ Run by hand (math-verify is a benchmark-only dependency)::
     python bench/bench_math.py                 # prints the full report (markdown)
     python bench/bench_math.py --out FILE      # also writes it to FILE
     python bench/bench_math.py --quick         # every 10th case
+    python bench/bench_math.py --batch-only    # only the 512-completion batches, ours vs TRL's accuracy_reward
 
 These cases are our own writing, so they show what we thought of, not what the world writes; the
 evidence that counts is in ``bench/peers/`` (cases mined from other projects' test suites, and
@@ -176,7 +177,28 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def run(quick: bool, kill_after: float) -> str:
+def throughput_section(table: list[tuple[str, str, bool]]) -> list[str]:
+    """The batch path, as TRL calls a reward: one call with 512 completions (chat messages), ours
+    against TRL's own ``accuracy_reward`` (math-verify inside) on the same completions and golds."""
+    lines = ["## Throughput: one batch of 512 completions, as TRL calls a reward (caches cleared first)\n",
+             "Each batch is timed four ways on the same 512 conversational completions and golds: ours as TRL "
+             "calls it (`grpo_rewards_math.accuracy(prompts=, completions=, solution=)`, one call); ours one "
+             "completion per call (as `bench/peers/run.py` times it); TRL's `trl.rewards.accuracy_reward` (one "
+             "call); math-verify's `verify(parse(gold), parse(answer))` per pair (its README's defaults). Ratios are "
+             "TRL's or math-verify's seconds over ours in one batch call.\n",
+             "| batch | ours, one call: s (completions/s) | ours, 512 calls: s | TRL accuracy_reward: s "
+             "(completions/s) | math-verify parse+verify: s | **TRL / ours** | math-verify / ours | "
+             "agree with TRL | mean reward ours / TRL |", "|---|---|---|---|---|---|---|---|---|"]
+    for title, (batch, golds) in (("task mix: arithmetic, fractions, linear; 8 styles", throughput_batch()),
+                                  ("MATH-style: the table's answers in \\boxed{}", table_batch(table)),
+                                  ("mined: bench/peers/cases.jsonl (pred, gold), cycled", mined_batch())):
+        if batch:
+            lines.append(_throughput_row(title, batch, golds))
+    lines.append("")
+    return lines
+
+
+def run(quick: bool, kill_after: float, batch_only: bool = False) -> str:
     from grpo_rewards import map_with_deadline
 
     load = os.getloadavg()[0]
@@ -191,14 +213,9 @@ def run(quick: bool, kill_after: float) -> str:
     from grpo_rewards_math.rewards import SymbolicCheck
 
     map_with_deadline(SymbolicCheck(), [("(y+1)^2", "y^2+2y+1")] * 16, timeout=60)  # start the workers
-    throughput = ["## Throughput: one batch of 512 completions (caches cleared first)\n",
-                  "| batch | ours: seconds (completions/s) | math-verify: seconds (completions/s) | ratio | "
-                  "agree | mean reward ours / math-verify |", "|---|---|---|---|---|---|"]
-    for title, (batch, golds) in (("task mix: arithmetic, fractions, linear; 8 styles", throughput_batch()),
-                                  ("MATH-style: the table's answers in \\boxed{}", table_batch(table))):
-        if batch:
-            throughput.append(_throughput_row(title, batch, golds))
-    throughput.append("")
+    throughput = throughput_section(table)
+    if batch_only:
+        return "\n".join(throughput)
     _cold()  # the throughput batches saw the table's answers: time every case without their caches
     rows = []
     for gold, answer, expected, source in cases:
@@ -287,7 +304,7 @@ def _cold() -> None:
     from grpo_rewards_math.rewards import clear_cache
 
     clear_cache()
-    for name in ("parse", "equivalence", "compare", "numeric"):
+    for name in ("parse", "equivalence", "compare", "numeric", "latex_lexer"):
         module = getattr(grpo_rewards_math, name, None) or sys.modules.get(f"grpo_rewards_math.{name}")
         for value in vars(module).values() if module else ():
             if callable(getattr(value, "cache_clear", None)):
@@ -295,19 +312,47 @@ def _cold() -> None:
 
 
 def _throughput_row(title: str, batch: list[str], golds: list[str]) -> str:
+    from trl.rewards import accuracy_reward
+
     import grpo_rewards_math
 
+    n = len(batch)
+    messages = [[{"role": "assistant", "content": c}] for c in batch]
     _cold()
     started = time.perf_counter()
-    values = grpo_rewards_math.accuracy(prompts=[""] * len(batch), completions=batch, solution=golds)
+    values = grpo_rewards_math.accuracy(prompts=[""] * n, completions=messages, solution=golds)
     t_ours = time.perf_counter() - started
+    _cold()
     started = time.perf_counter()
-    mv = [theirs(g, c)[0] for g, c in zip(golds, batch)]
+    for message, gold in zip(messages, golds):
+        grpo_rewards_math.accuracy(prompts=[""], completions=[message], solution=[gold])
+    t_single = time.perf_counter() - started
+    started = time.perf_counter()
+    trl = accuracy_reward(messages, golds)
+    t_trl = time.perf_counter() - started
+    started = time.perf_counter()
+    for gold, completion in zip(golds, batch):
+        theirs(gold, completion)
     t_mv = time.perf_counter() - started
-    agree = sum((v == 1.0) == m for v, m in zip(values, mv))
-    mean_ours = sum(v or 0.0 for v in values) / len(values)
-    return (f"| {title} | {t_ours:.3f} ({len(batch) / t_ours:.0f}) | {t_mv:.3f} ({len(batch) / t_mv:.0f}) | "
-            f"**{t_mv / t_ours:.1f}x** | {agree}/{len(batch)} | {mean_ours:.3f} / {sum(mv) / len(mv):.3f} |")
+    agree = sum((v == 1.0) == (t == 1.0) for v, t in zip(values, trl))
+    mean_ours = sum(v or 0.0 for v in values) / n
+    mean_trl = sum(t or 0.0 for t in trl) / n
+    return (f"| {title} | {t_ours:.3f} ({n / t_ours:.0f}) | {t_single:.3f} | {t_trl:.3f} ({n / t_trl:.0f}) | "
+            f"{t_mv:.3f} | **{t_trl / t_ours:.1f}x** | {t_mv / t_ours:.1f}x | {agree}/{n} | "
+            f"{mean_ours:.3f} / {mean_trl:.3f} |")
+
+
+def mined_batch() -> tuple[list[str], list[str]]:
+    """512 (prediction, gold) pairs cycled from the mined outside cases (``bench/peers/cases.jsonl``)."""
+    import json
+
+    path = ROOT / "bench" / "peers" / "cases.jsonl"
+    if not path.exists():
+        return [], []
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if isinstance(r["pred"], str) and r["gold"] is not None]
+    rows = [rows[i % len(rows)] for i in range(512)]
+    return [r["pred"] for r in rows], [str(r["gold"]) for r in rows]
 
 
 def table_batch(table: list[tuple[str, str, bool]]) -> tuple[list[str], list[str]]:
@@ -366,9 +411,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every 10th case")
     parser.add_argument("--out", type=Path, help="also write the report to this file")
+    parser.add_argument("--batch-only", action="store_true", help="only the 512-completion batches (TRL's path)")
     parser.add_argument("--kill-after", type=float, default=20.0, help="seconds before math-verify is killed")
     args = parser.parse_args()
-    report = run(args.quick, args.kill_after)
+    report = run(args.quick, args.kill_after, args.batch_only)
     print(report)
     if args.out:
         args.out.write_text(report + "\n")
