@@ -82,7 +82,7 @@ class Builder:
             num *= 10**e
         else:
             den *= 10 ** (-e)
-        return sp.Rational(num, den)
+        return sp.Integer(num) if den == 1 else sp.Rational(num, den)
 
     def integer(self, k: int) -> Any:
         return self.sp.Integer(k)

@@ -86,11 +86,11 @@ _DOUBLED_KNOWN_RE = re.compile(r"(?<!\\)\\\\(?=(?:[dt]?frac|sqrt|cdot|times|pi|l
 _SINGLE_CMD_RE = re.compile(r"(?<!\\)\\[A-Za-z]")
 
 
-_CONTROL_CHARS = tuple(_CONTROL)
+_CONTROL_CHARS_RE = re.compile("[" + "".join(_CONTROL) + "]")
 
 
 def _has_controls(text: str) -> bool:
-    return any(c in text for c in _CONTROL_CHARS)
+    return _CONTROL_CHARS_RE.search(text) is not None
 
 
 def repair_controls(text: str) -> str:
