@@ -195,7 +195,39 @@ def throughput_section(table: list[tuple[str, str, bool]]) -> list[str]:
         if batch:
             lines.append(_throughput_row(title, batch, golds))
     lines.append("")
+    lines.append(_wrapper_overhead())
     return lines
+
+
+class _Decided:
+    """A per-sample scorer decided in-process at once (``quick``), as math.accuracy's usual sample."""
+
+    def quick(self, text: str, **row: Any) -> tuple[float, str]:
+        return 1.0, "correct"
+
+    def __call__(self, text: str, **row: Any) -> tuple[float, str]:
+        return 1.0, "correct"
+
+
+def _wrapper_overhead() -> str:
+    """The core's per-call cost around a scorer that does nothing: what a one-completion call adds."""
+    from grpo_rewards import Reward, RewardOptions
+
+    reward = Reward(_Decided, name="decided", columns=("solution",),
+                    options=RewardOptions(timeout=1.0, timeout_value=0.0, invalid_value=0.0))
+    log = {}.__setitem__
+    singles = [[f"answer {i}"] for i in range(20_000)]
+    started = time.perf_counter()
+    for completions in singles:
+        reward(prompts=[""], completions=completions, solution=["1"], log_metric=log, log_extra=log)
+    per_call = (time.perf_counter() - started) / len(singles)
+    batches = [[f"answer {i} {k}" for k in range(512)] for i in range(40)]
+    started = time.perf_counter()
+    for completions in batches:
+        reward(prompts=[""] * 512, completions=completions, solution=["1"] * 512, log_metric=log, log_extra=log)
+    per_sample = (time.perf_counter() - started) / (512 * len(batches))
+    return (f"The core's wrapper around a scorer decided at once: {per_call * 1e6:.1f} us per one-completion call, "
+            f"{per_sample * 1e6:.1f} us per completion in a 512-completion call.\n")
 
 
 def run(quick: bool, kill_after: float, batch_only: bool = False) -> str:
