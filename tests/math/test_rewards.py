@@ -226,3 +226,21 @@ def test_prose_after_the_answer_is_phrase_falls_back_to_the_last_number():
     assert make_accuracy()(completions=completions, solution=["12", "12"]) == [1.0, 0.0]
     assert reward.extract(completions[0]) == "12"
     assert reward.extract(completions[1]) == "twelve"
+
+
+def test_remembered_golds_keep_their_type_and_unhashable_golds_are_read():
+    score = Accuracy()
+    assert score("1", solution=1) == (1.0, "correct")
+    assert score("1", solution=True) == (None, "gold_unparsable")  # not the remembered gold of 1
+    assert score("1", solution=1.0) == (1.0, "correct")
+    assert score("1", solution=["1"]) == (None, "gold_unparsable")  # a list: no gold, and no crash
+
+
+def test_remembered_answers_follow_the_reward_parameters():
+    text = "<think>so 3</think> It is 4"
+    plain, reasoning, strict = Accuracy(), ReasoningAccuracy(), Accuracy(fallback_last_number=False)
+    assert plain.extract(text) == "4"
+    assert reasoning.extract("<think>so 3</think> \\boxed{5}") == "5"
+    assert reasoning.extract(text) == "4" and strict.extract(text) is None
+    clear_cache()
+    assert strict.extract(text) is None and plain.extract(text) == "4"

@@ -59,10 +59,13 @@ def _cache_put(key: tuple[str, str, Any], label: str) -> None:
 
 
 def clear_cache() -> None:
-    """Forget the remembered results of symbolic checks (``(gold, pred, rel_tol) -> label``)."""
+    """Forget the remembered results of symbolic checks (``(gold, pred, rel_tol) -> label``) and the
+    remembered readings of golds and completions."""
     with _cache_lock:
         _symbolic_cache.clear()
     _parsable.cache_clear()
+    _gold_of.cache_clear()
+    _answer_of.cache_clear()
 
 
 @lru_cache(maxsize=4096)
@@ -77,6 +80,30 @@ def _parsable(answer: str) -> bool:
     except Exception:  # a parser bug on a dataset answer: leave the sample out, never guess
         return False
     return True
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: the gold True is not the gold 1
+def _gold_of(solution: Any) -> str | None:
+    """The gold answer a dataset value gives, or None when the parser cannot read it (remembered: a
+    GRPO group of completions shares one gold)."""
+    gold = extract_gold(solution, accept=_parsable)
+    return gold if gold is not None and _parsable(gold) else None
+
+
+def _gold(solution: Any) -> str | None:
+    try:
+        return _gold_of(solution)
+    except TypeError:  # an unhashable dataset value (a list): read it every time
+        return _gold_of.__wrapped__(solution)
+
+
+#: completions up to this long have their extracted answer remembered (identical answers in a group)
+_REMEMBERED_CHARS = 2_000
+
+
+@lru_cache(maxsize=4096)
+def _answer_of(text: str, fallback_last_number: bool, delimiter: str | None) -> str | None:
+    return extract_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=_parsable)
 
 
 class SymbolicCheck:
@@ -152,6 +179,8 @@ class Accuracy:
         text = completion_text(completion)
         if text is None:
             return None
+        if len(text) <= _REMEMBERED_CHARS:
+            return _answer_of(text, self.fallback_last_number, self.delimiter)
         return extract_answer(text, fallback_last_number=self.fallback_last_number, delimiter=self.delimiter,
                               accept=_parsable)
 
@@ -161,8 +190,8 @@ class Accuracy:
             have = sorted(k for k in row if k not in ("prompt", "completion", "completion_ids"))
             raise ValueError(f"math.accuracy needs the dataset column {self.solution_column!r} (one gold answer per "
                              f"completion); the row has: {', '.join(have) or 'none'}")
-        gold = extract_gold(row[self.solution_column], accept=_parsable)
-        if gold is None or not _parsable(gold):
+        gold = _gold(row[self.solution_column])
+        if gold is None:
             return "gold_unparsable", "", ""
         pred = self.extract(text)
         if pred is None:
