@@ -216,7 +216,7 @@ def _bare_number(s: str, limits: Limits) -> Answer:
     builder = Builder(limits)
     value = builder.number(s.lstrip("-"))
     if s.startswith("-"):
-        value = builder.neg(value)
+        value = -value  # a sympy number's negation: the grammar's evaluated (-1)*value, without Mul's work
     return Answer("expr", value, text=s, approx=builder.approx)
 
 
