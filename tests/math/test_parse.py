@@ -311,3 +311,15 @@ def test_a_bare_numeral_parses_as_the_grammar_parses_it(monkeypatch, text):
     fast = result(text)
     monkeypatch.setattr(parse_module, "_BARE_NUMBER_RE", re.compile(r"(?!)"))  # the grammar's path
     assert fast == result(text)
+
+
+@pytest.mark.parametrize("values", [(1, 2), (R(1, 2), R(-3, 4), 5), (R(7, 10), R(-7, 10)), (0, R(9, 1000), -1),
+                                    (10**30, R(1, 3), -2)])
+def test_sums_and_products_of_numbers_are_what_sympy_evaluates(values):
+    from grpo_rewards_math.build import Builder
+
+    values = [sympy.Integer(v) if isinstance(v, int) else v for v in values]
+    builder = Builder(DEFAULT_LIMITS)
+    for got, want in ((builder.add(list(values)), sympy.Add(*values)), (builder.mul(list(values)), sympy.Mul(*values)),
+                      (builder.neg(values[0]), sympy.Mul(-1, values[0]))):
+        assert got == want and type(got) is type(want)

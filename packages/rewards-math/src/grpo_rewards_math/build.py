@@ -33,6 +33,13 @@ def _digits(n: int) -> int:
     return int(abs(n).bit_length() * 0.30103) + 1
 
 
+def _fold(values: list[Any], op: Any) -> Any:
+    result = values[0]
+    for value in values[1:]:
+        result = op(result, value)
+    return result
+
+
 class Builder:
     """Builds sympy objects under size limits; one per parse (not shared between threads)."""
 
@@ -98,6 +105,8 @@ class Builder:
         self.tick(len(terms))
         if len(terms) == 1:
             return terms[0]
+        if self.ev and all(getattr(t, "is_Rational", False) for t in terms):
+            return _fold(terms, lambda x, y: x + y)  # exact: what Add evaluates to, without its work
         self._no_infinity(terms, "a sum")
         return self.sp.Add(*terms, evaluate=self.ev)
 
@@ -108,6 +117,8 @@ class Builder:
         sp = self.sp
         if len(factors) == 2 and factors[0] == -1 and factors[1] in (sp.oo, -sp.oo):
             return -factors[1]
+        if self.ev and all(getattr(f, "is_Rational", False) for f in factors):
+            return _fold(factors, lambda x, y: x * y)  # exact: what Mul evaluates to, without its work
         self._no_infinity(factors, "a product")
         return sp.Mul(*factors, evaluate=self.ev)
 
