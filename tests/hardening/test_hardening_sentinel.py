@@ -34,8 +34,17 @@ PAYLOADS = [
 WRAPS = ["{}", "\\boxed{{{}}}", "The answer is ${}$.", "<think>{}</think><answer>{}</answer>", "#### {}"]
 
 
+def _quote_free(sentinel) -> list[str]:
+    """Payloads with no quote, dot or '__': exec of a bytes tuple, and the same in full-width letters
+    (Python's tokenizer folds ``ｅｘｅｃ`` to ``exec``; an ASCII-only name check does not)."""
+    code = tuple(f"import os; os.system('touch {sentinel}')".encode())
+    plain = f"exec(bytes({code}))"
+    wide = plain.replace("exec", "\uff45\uff58\uff45\uff43").replace("bytes", "\uff42\uff59\uff54\uff45\uff53")
+    return [plain, wide.encode().decode("unicode_escape")]
+
+
 def _texts(sentinel) -> list[str]:
-    payloads = [p.format(s=sentinel) for p in PAYLOADS]
+    payloads = [p.format(s=sentinel) for p in PAYLOADS] + _quote_free(sentinel)
     return [w.format(p, p) for p in payloads for w in WRAPS]
 
 
