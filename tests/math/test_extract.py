@@ -245,3 +245,14 @@ def test_a_number_in_a_later_sentence_wins_over_the_last_math(completion, answer
 def test_a_final_answer_phrase_after_the_last_box_wins_only_with_math():
     assert find_answer("so \\boxed{255}. Final Answer: The final answer is $10,455$.") == Extraction("10,455", "phrase")
     assert find_answer("so \\boxed{255}. Final answer: the box above.") == Extraction("255", "boxed")
+
+
+@pytest.mark.parametrize("text", ["0", "12", "-3", "0.5", "-0.5", "004", "1000.99", "00.0100", "-0", "1" * 60,
+                                  "1" * 61, "3.14159265358979323846"])
+def test_a_bare_numeral_reads_as_the_rules_read_it(monkeypatch, text):
+    import grpo_rewards_math.extract as extract_module
+    from grpo_rewards_math.rewards import _parsable
+
+    fast = (extract_answer(text, accept=_parsable), extract_gold(text, accept=_parsable))
+    monkeypatch.setattr(extract_module, "_is_numeral", lambda text: False)
+    assert fast == (extract_answer(text, accept=_parsable), extract_gold(text, accept=_parsable)) == (text, text)

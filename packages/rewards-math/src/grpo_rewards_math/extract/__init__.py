@@ -177,8 +177,18 @@ def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: s
     >>> extract_answer(r"<answer>The answer is $x = 3$.</answer>")
     'x = 3'
     """
+    if fallback_last_number and delimiter is None and isinstance(text, str) and _is_numeral(text):
+        return text  # a bare numeral: what the rules find (the last number), without running them
     found = find_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=accept)
     return found.answer if found else None
+
+
+_NUMERAL_RE = re.compile(r"-?[0-9]{1,60}(?:\.[0-9]{1,30})?")
+
+
+def _is_numeral(text: str) -> bool:
+    """A short decimal numeral and nothing else (no space, sign ``+``, separator or exponent)."""
+    return _NUMERAL_RE.fullmatch(text) is not None
 
 
 def _is_prose(text: str) -> bool:
@@ -227,6 +237,8 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
         return repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(value)
     if not isinstance(solution, str):
         return None
+    if _is_numeral(solution):  # a bare numeral is its own answer (what the rules below give)
+        return solution
     solution = repair_controls(solution)
     for rule in ("gsm8k", "boxed", "answer_tag"):
         if rule == "gsm8k" and "####" not in solution:
