@@ -254,8 +254,8 @@ def _parse(text: str, limits: Limits) -> Answer:
         if isinstance(exc, ParseError):
             raise
         raise ParseError(f"cannot build the expression: {exc}") from exc
-    flags = {"approx": builder.approx, "percent": parser.percent, "degree": parser.degree, "huge": builder.huge}
-    items = [_expand_pm(replace(it, text=s, **flags), parser.pm) for it in items]  # type: ignore[arg-type]
+    flags = (builder.approx, parser.percent, parser.degree, builder.huge)
+    items = [_expand_pm(Answer(it.kind, it.value, s, *flags, alt=it.alt), parser.pm) for it in items]
     if len(items) == 1:
         return items[0]
     flat: list[Answer] = []
