@@ -19,6 +19,8 @@ def check_value(name: str, value: Any, index: int) -> float | None:
     """``value`` as a finite ``float`` (or ``None``), else a :class:`RewardError` naming the sample."""
     if value is None:
         return None
+    if type(value) is float and math.isfinite(value):  # the usual case, without the numbers.Real check
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
         raise RewardError(name, f"returned {type(value).__name__} {quote(value)}, expected a float or None", index)
     value = float(value)
@@ -40,6 +42,14 @@ def split_label(name: str, value: Any, index: int) -> tuple[Any, str | None]:
 
 def check_label(name: str, label: Any, index: int | None) -> None:
     """A label is a short word (it becomes the metric ``outcomes/<name>/<label>``)."""
+    if type(label) is str and label in _GOOD_LABELS:  # checked before: a reward reuses a few labels
+        return
     if not isinstance(label, str) or not label or len(label) > 40 or "/" in label or any(c.isspace() for c in label):
         raise RewardError(name, f"returned the outcome label {quote(label)}; a label is a short word "
                                 "without spaces or '/' (like 'correct')", index)
+    if len(_GOOD_LABELS) < 1024:
+        _GOOD_LABELS.add(label)
+
+
+#: labels that passed :func:`check_label` (bounded)
+_GOOD_LABELS: set[str] = set()
