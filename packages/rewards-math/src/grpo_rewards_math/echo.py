@@ -23,7 +23,7 @@ _OPERATORS = frozenset("+-*/^=\\")
 
 
 def _squash(text: str) -> str:
-    return "".join(c for c in text if not c.isspace() and c != "$")
+    return "".join(text.replace("$", "").split())  # every whitespace character and "$" out
 
 
 def prompt_text(prompt: Any) -> str:

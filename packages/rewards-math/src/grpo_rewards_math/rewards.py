@@ -23,6 +23,7 @@ from grpo_rewards import Reward, RewardOptions, completion_text, params
 
 from .echo import echoes_prompt
 from .extract import extract_answer, extract_gold
+from .latex_lexer import ParseError
 
 #: Outcome labels, one per sample: 1.0 for ``correct``; 0.0 for ``wrong``, ``no_answer``
 #: (nothing to extract, or no reasoning delimiter), ``prompt_echo`` (the answer only repeats an
@@ -208,8 +209,6 @@ class Accuracy:
 
     def quick(self, text: str, **row: Any) -> tuple[float | None, str] | None:
         """``(value, label)`` when the bounded checks decide the sample, else ``None`` (run in-process)."""
-        from .parse import ParseError
-
         label, gold, pred = self._pair(text, row)
         if label is not None:
             return _labelled(label)
