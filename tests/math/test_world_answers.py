@@ -209,3 +209,15 @@ def test_a_glued_letter_is_a_unit_only_after_a_measure(gold, pred, equal):
 ])
 def test_or_glued_between_two_answers(completion, gold, value):
     assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    ("so x = 5 + y", "5", 0.0),  # was read as x = 5: the expression goes on past the last number
+    ("so x = 5 + y.", "5 + y", 1.0),
+    (r"so x = 2\pi", "2", 0.0),
+    (r"so x = 2\pi", r"2\pi", 1.0),
+    (r"we get 3 + \pi", r"3 + \pi", 1.0),
+    ("It is 5 - a bit more", "5", 1.0),  # prose after the operator: the number stays the answer
+])
+def test_the_last_number_is_not_cut_out_of_symbols_after_it(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]

@@ -41,6 +41,9 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _PM_RE = re.compile(r"\s*(?:[ap]\.\s?m\.|[AP]\.\s?M\.|[ap]m\b|[AP]M\b)")
 _TIME_RE = re.compile(r"\d{1,2}:\d\d(?::\d\d)?$")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
+#: operators and one-letter symbols or commands after the last number, up to the end or a full stop
+_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+"
+                             r"(?=[ \t]*(?:[.,;!?)]|$))")
 #: a number, then a unit raised to a power ("12 m^2", "12 cm^{2}", "5\text{ m}^3"): the last digit is the power's
 _UNIT_POWER_RE = re.compile(r"\d\s*(?:\\(?:text|mathrm)\s*\{\s*)?([A-Za-z]{1,3})\s*\}?\s*\^\s*\{?\s*[23]\s*\}?$")
 
@@ -247,6 +250,10 @@ def last_result(text: str) -> str | None:
                                      and not text[end - 1].isalpha())):
             break
         end += 1
+    if depth <= 0:  # "x = 5 + y": the expression goes on past the number with symbols (no digits are left)
+        more = _SYMBOL_TAIL_RE.match(text, end)
+        if more:
+            end = more.end()
     if end - start > MAX_ANSWER_CHARS:
         return None
     span = text[start:end]
