@@ -112,9 +112,9 @@ def test_the_regex_reward_pickles_with_its_pattern_and_flags():
 def test_a_deadline_is_a_deadline_on_ten_megabytes():
     # The regex module's own timeout overshoots in proportion to the text (5 s for 0.1 s on 10 MB);
     # the core's per-sample timeout kills the worker, whatever the size.
-    reward = grpo_rewards.get_reward("format.regex", pattern=r"(a|aa)+$", regex_timeout=60.0,
+    reward = grpo_rewards.get_reward("format.regex", pattern=r"a.*b", regex_timeout=60.0,  # quadratic: hours
                                      options=grpo_rewards.RewardOptions(timeout=1.0, timeout_value=-1.0))
     reward(prompts=[None], completions=["a"])  # starts the worker
     started = time.monotonic()
-    assert reward(prompts=[None], completions=["a" * 10_000_000 + "b"]) == [-1.0]
+    assert reward(prompts=[None], completions=["a" * 10_000_000]) == [-1.0]
     assert time.monotonic() - started < 4.0
