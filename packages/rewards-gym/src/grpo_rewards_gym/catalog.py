@@ -3,7 +3,7 @@
 ``grpo-rewards list`` must not import reasoning-gym (it takes about a second and imports sympy), so
 the task names, descriptions and parameters (name, type, default) are read from ``catalog.json``,
 written from the installed reasoning-gym by ``python -m grpo_rewards_gym.catalog`` and checked
-against it by the tests (``tests/gym/test_catalog.py``).
+against it by the tests (``tests/gym/test_gym_catalog.py``).
 
 >>> "chain_sum" in dataset_names() and "composite" not in dataset_names()
 True

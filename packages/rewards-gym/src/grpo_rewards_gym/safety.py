@@ -12,7 +12,7 @@ time but are no sandbox, so an answer for those datasets must pass a check first
   ``open``, ``exec``, ``sympify`` and ``lambda`` are refused.
 
 The sweep (``bench/gym.md``) checks that every gold answer still passes. The lists were read from
-reasoning-gym 0.1.25's ``score_answer`` methods; ``tests/gym/test_safety.py`` fails when a
+reasoning-gym 0.1.25's ``score_answer`` methods; ``tests/gym/test_gym_safety.py`` fails when a
 dataset's code calls an evaluator and is in none of the lists.
 
 >>> unsafe_answer("countdown", "67 + 50 - (20 - 82)"), unsafe_answer("countdown", "open('f', 'w')")
