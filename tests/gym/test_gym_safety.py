@@ -41,6 +41,13 @@ def test_real_math_answers_pass_the_sympy_check():
     assert not unsafe_answer("leg_counting", "open('f')")  # a scorer that never evaluates gets any text
 
 
+def test_full_width_letters_that_python_folds_to_a_name_are_refused_by_evaluating_scorers():
+    # Python reads the name "ｅｘｅｃ" as exec; the ASCII name rules never see it
+    assert unsafe_answer("countdown", "ｅｘｅｃ(1)")
+    assert unsafe_answer("n_queens", "[ｑ]")
+    assert not unsafe_answer("basic_arithmetic", "ｅｘｅｃ(1)")  # a scorer that never evaluates gets any text
+
+
 def test_a_tampered_gold_that_its_scorer_would_evaluate_is_bad_metadata(tmp_path):
     from grpo_rewards_gym import codec
 

@@ -6,6 +6,8 @@ Some reasoning-gym scorers evaluate the model's answer (:data:`ANSWER_EVALUATORS
 time but are no sandbox, so an answer for those datasets must pass a check first:
 
 - every dataset: no ``__`` (the way out of any evaluator's namespace);
+- every evaluating dataset: ASCII only (Python folds full-width and other compatibility letters in
+  names to ASCII, so ``ｅｘｅｃ`` would otherwise pass as an unknown name and run as ``exec``);
 - Python's ``eval``: no ``(``: without a call, a Python expression can only build literals;
 - sympy's ``parse_expr``: no quotes, backslashes or attribute access (``.`` before a letter), and every
   name either one letter (a symbol: ``x``, ``C``) or a math function of :data:`MATH_NAMES` —
@@ -19,6 +21,8 @@ dataset's code calls an evaluator and is in none of the lists.
 (False, True)
 >>> unsafe_answer("n_queens", "[['Q', '_'], ['_', 'Q']]"), unsafe_answer("n_queens", "print(1)")
 (False, True)
+>>> unsafe_answer("countdown", "ｅｘｅｃ(1)"), unsafe_answer("basic_arithmetic", "４")
+(True, False)
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ _ATTRIBUTE = re.compile(r"\.\s*[A-Za-z_]")
 
 
 def _unsafe_for(evaluator: str | None, text: str) -> bool:
+    if evaluator is not None and not text.isascii():
+        return True
     if evaluator == "python":
         return "(" in text
     if evaluator == "sympy":
