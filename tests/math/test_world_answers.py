@@ -221,3 +221,18 @@ def test_or_glued_between_two_answers(completion, gold, value):
 ])
 def test_the_last_number_is_not_cut_out_of_symbols_after_it(completion, gold, value):
     assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    (r"\boxed{\{(9, -1), (11, -7)\}}", "(9, -1), (11, -7)", 1.0),
+    (r"\boxed{\{(9, -1), (11, -7)\}}", "$(9, -1), (11, -7)$", 1.0),
+    (r"The answer is \{(11, -7), (9, -1)\}.", "(9, -1), (11, -7)", 1.0),
+    (r"\boxed{(9, -1), (11, -7)}", r"\{(9,-1),(11,-7)\}", 1.0),
+    (r"\boxed{\{(11,-7),(9,-1)\}}", r"\{(9,-1),(11,-7)\}", 1.0),
+    (r"\boxed{\{(11,-7),(9,-2)\}}", r"\{(9,-1),(11,-7)\}", 0.0),
+    (r"\boxed{\{(9,-1)\}}", r"\{(9,-1),(11,-7)\}", 0.0),
+    (r"\boxed{(1, 2)}", r"\{(1, 2)\}", 1.0),
+    (r"\boxed{(2, 1)}", r"\{(1, 2)\}", 0.0),
+])
+def test_a_set_of_points_in_braces_is_the_list_of_its_points(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]

@@ -659,12 +659,22 @@ class Parser(TokenCursor):
         self.enter()
         elems = []
         if not self.at("SETCLOSE"):
-            elems.append(self.check_scalar(self.parse_expr()))
+            elems.append(self.set_element(self.parse_expr()))
             while self.accept(",") or self.accept(";"):
-                elems.append(self.check_scalar(self.parse_expr()))
+                elems.append(self.set_element(self.parse_expr()))
         self.expect("SETCLOSE")
         self.leave()
+        if any(isinstance(e, Answer) for e in elems):  # \{(9,-1),(11,-7)\}: a set of points
+            if not all(isinstance(e, Answer) for e in elems):
+                raise ParseError("a set mixing points and numbers")
+            return elems[0] if len(elems) == 1 else Answer("multi", tuple(elems))
         return Answer("set", tuple(elems))
+
+    def set_element(self, x: Any) -> Any:
+        """A number or expression, or a point (a tuple): ``\\{(1, 2), (3, 4)\\}``."""
+        if isinstance(x, Answer) and x.kind == "tuple":
+            return x
+        return self.check_scalar(x)
 
     def matrix(self, env: str) -> Answer:
         if env not in MATRIX_ENVS:
