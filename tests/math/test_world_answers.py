@@ -10,6 +10,7 @@ import pytest
 
 from grpo_rewards_math import make_accuracy
 from grpo_rewards_math.equivalence import is_equal
+from grpo_rewards_math.rewards import Accuracy
 
 REWARD = make_accuracy()
 
@@ -236,3 +237,20 @@ def test_the_last_number_is_not_cut_out_of_symbols_after_it(completion, gold, va
 ])
 def test_a_set_of_points_in_braces_is_the_list_of_its_points(completion, gold, value):
     assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("completion", "gold", "value", "label"), [
+    ("yes", r"\text{yes}", 1.0, "correct"),
+    ("Yes", r"$\text{yes}$", 1.0, "correct"),
+    ("east", r"\text{east}", 1.0, "correct"),
+    ("East.", r"\text{east}", 1.0, "correct"),
+    ("North  East", r"\text{north east}", 1.0, "correct"),
+    ("no", r"\text{yes}", 0.0, "wrong"),
+    ("west", r"\text{east}", 0.0, "wrong"),
+    ("no idea", "12", 0.0, "no_answer"),  # plain words are an answer only against a text gold
+])
+def test_a_completion_of_plain_words_is_a_text_answer(completion, gold, value, label):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+    explained = Accuracy().explain(completion, solution=gold)
+    assert explained["label"] == label
+    assert explained["answer"] == (None if label == "no_answer" else completion.strip())

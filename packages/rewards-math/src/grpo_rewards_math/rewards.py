@@ -22,7 +22,7 @@ from typing import Any
 from grpo_rewards import Reward, RewardOptions, completion_text, params
 
 from .echo import echoes_prompt
-from .extract import extract_answer, extract_gold
+from .extract import extract_answer, extract_gold, plain_words
 from .latex_lexer import ParseError
 
 #: Outcome labels, one per sample: 1.0 for ``correct``; 0.0 for ``wrong``, ``no_answer``
@@ -65,6 +65,7 @@ def clear_cache() -> None:
     with _cache_lock:
         _symbolic_cache.clear()
     _parsable.cache_clear()
+    _text_gold.cache_clear()
     _gold_of.cache_clear()
     _answer_of.cache_clear()
 
@@ -81,6 +82,17 @@ def _parsable(answer: str) -> bool:
     except Exception:  # a parser bug on a dataset answer: leave the sample out, never guess
         return False
     return True
+
+
+@lru_cache(maxsize=4096)
+def _text_gold(gold: str) -> bool:
+    """Whether a (parsable) gold is a plain-text answer such as ``\\text{yes}``."""
+    from .parse import parse_answer
+
+    try:
+        return parse_answer(gold).kind == "text"
+    except Exception:  # unreadable after all: not a text gold
+        return False
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: the gold True is not the gold 1
@@ -196,10 +208,23 @@ class Accuracy:
             return "gold_unparsable", "", ""
         pred = self.extract(text)
         if pred is None:
+            pred = self._text_reply(text, gold)
+        if pred is None:
             return "no_answer", gold, ""
         if echoes_prompt(pred, row.get("prompt"), gold):
             return "prompt_echo", gold, pred
         return None, gold, pred
+
+    def _text_reply(self, text: str, gold: str) -> str | None:
+        """A completion of plain words (``east``) is the answer when the gold is a text answer
+        (``\\text{east}``); against any other gold it stays no answer."""
+        if self.delimiter:
+            at = text.rfind(self.delimiter)
+            if at < 0:
+                return None
+            text = text[at + len(self.delimiter):]
+        words = plain_words(text)
+        return words if words is not None and _text_gold(gold) else None
 
     def quick_equal(self, gold: str, pred: str) -> bool | None:
         """The bounded comparison: True/False when decided cheaply, None when only symbolic work can decide."""
@@ -233,7 +258,10 @@ class Accuracy:
         text = completion_text(completion)
         value, label = (0.0, "unreadable") if text is None else self(text, **row)
         gold = extract_gold(row[self.solution_column], accept=_parsable) if self.solution_column in row else None
-        return {"answer": None if text is None else self.extract(text), "gold": gold, "label": label, "value": value}
+        answer = None if text is None else self.extract(text)
+        if answer is None and text is not None and gold is not None and _parsable(gold):
+            answer = self._text_reply(text, gold)
+        return {"answer": answer, "gold": gold, "label": label, "value": value}
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
         """The sample's ``(value, label)``: the bounded checks, then the symbolic comparison."""

@@ -41,7 +41,7 @@ from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_BOX_CANDIDATES", "NUMBER_TAIL_CHARS", "REGEX_TIMEOUT", "RULES", "Extraction",
-           "extract_answer", "extract_gold", "find_answer", "last_boxed"]
+           "extract_answer", "extract_gold", "find_answer", "last_boxed", "plain_words"]
 
 RULES = ("boxed", "answer_tag", "gsm8k", "phrase", "math", "last_number")
 #: Rule names an :class:`Extraction` may carry: :data:`RULES`, and ``whole`` (a short completion
@@ -90,6 +90,20 @@ def _formula_like(text: str) -> bool:
     ``\\mathrm{E}``, ``f'``, a bare matrix), except function names."""
     bare = _GLUED_SEPARATOR_RE.sub(r" \1 ", _COMMAND_RE.sub(" ", text))  # 1orW(x): "or" between two answers
     return all(w.lower() in _MATH_WORDS for w in _WORDS_RE.findall(bare))
+
+
+_PLAIN_WORDS_RE = re.compile(r"[A-Za-z]{2,30}(?:[ \t-]{1,3}[A-Za-z]{1,30}){0,2}\.?")
+
+
+def plain_words(text: str) -> str | None:
+    """A completion of one to three plain words and nothing else (``yes``, ``North East.``), stripped,
+    else ``None``: a text answer by itself, read only against a text gold (``\\text{yes}``).
+
+    >>> plain_words(" Yes."), plain_words("x = 3"), plain_words("I think the answer is yes")
+    ('Yes.', None, None)
+    """
+    text = text.strip()
+    return text if _PLAIN_WORDS_RE.fullmatch(text) else None
 
 
 #: The phrase and math rules read only this many characters at the end of a text (from a line start).
