@@ -254,3 +254,16 @@ def test_a_completion_of_plain_words_is_a_text_answer(completion, gold, value, l
     explained = Accuracy().explain(completion, solution=gold)
     assert explained["label"] == label
     assert explained["answer"] == (None if label == "no_answer" else completion.strip())
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    ("So x = −59.", "-59", 1.0),  # U+2212, as models and PDFs write the minus
+    ("So x = −59.", "59", 0.0),
+    ("x = −3", "-3", 1.0),
+    ("We get 4 − 7 = −3.", "-3", 1.0),
+    ("So x = π/6.", r"\frac{\pi}{6}", 1.0),
+    ("So x = π/6.", "6", 0.0),
+    ("So x = 2π.", r"2\pi", 1.0),
+])
+def test_unicode_minus_and_pi_belong_to_the_stated_result(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]

@@ -32,11 +32,15 @@ NUMBER_TAIL_CHARS = 65_536
 
 _MATH_WORDS = frozenset({"sqrt", "pi", "sin", "cos", "tan", "cot", "sec", "csc", "log", "ln", "exp", "arcsin",
                          "arccos", "arctan", "frac", "infty"})
-_OPERATORS = set("+-*/^_=<>")
+#: Unicode operators the lexer reads (U+2212 minus, ×, ·, ÷, ≤, ≥, ≠, ±, ≈; not the en dash of prose)
+_UNICODE_OPERATORS = frozenset("\u2212×·÷⋅∗≤≥≠±∓≈")
+#: Unicode symbols the lexer reads that stand for a value or a suffix (π, √, ∞, ², ³, °)
+_UNICODE_SYMBOLS = frozenset("π√∞²³°")
+_OPERATORS = set("+-*/^_=<>") | _UNICODE_OPERATORS
 _DIGITS = frozenset("0123456789")
 _OP_COMMANDS = frozenset({"cdot", "times", "div", "le", "leq", "ge", "geq", "ne", "neq", "pm", "mp", "approx",
                           "lt", "gt", "cup", "cap"})
-_MATH_CHARS = set("0123456789.+-*/^_=<>()[]{}|!%:'")
+_MATH_CHARS = set("0123456789.+-*/^_=<>()[]{}|!%:'") | _UNICODE_OPERATORS | _UNICODE_SYMBOLS
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _PM_RE = re.compile(r"\s*(?:[ap]\.\s?m\.|[AP]\.\s?M\.|[ap]m\b|[AP]M\b)")
 _TIME_RE = re.compile(r"\d{1,2}:\d\d(?::\d\d)?$")
@@ -245,7 +249,8 @@ def last_result(text: str) -> str | None:
             if depth <= 0:
                 break
             depth -= 1
-        elif depth <= 0 and not (c.isdigit() or c in "!%'" or (c in ".:" and text[end + 1:end + 2].isdigit())
+        elif depth <= 0 and not (c.isdigit() or c in "!%'" or c in _UNICODE_SYMBOLS
+                                 or (c in ".:" and text[end + 1:end + 2].isdigit())
                                  or (c.isascii() and c.isalpha() and not text[end + 1:end + 2].isalpha()
                                      and not text[end - 1].isalpha())):
             break
