@@ -267,3 +267,23 @@ def test_a_completion_of_plain_words_is_a_text_answer(completion, gold, value, l
 ])
 def test_unicode_minus_and_pi_belong_to_the_stated_result(completion, gold, value):
     assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    ("so g = 9.8 m/s^2", "9.8", 1.0),  # was read as m/s^2
+    ("so g = 9.8 m/s^2", "2", 0.0),
+    ("The speed is 12 km/h.", "12", 1.0),
+    ("so g = 9.8 m/s^{2}.", "9.8", 1.0),
+])
+def test_a_compound_unit_ends_the_stated_result(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("gold", "pred", "equal"), [
+    ("9.8", "9.8 m/s^2", True),
+    ("5", "5 m/s", True),
+    ("9.8", r"9.8 \text{ m/s}^2", True),
+    ("5", "5 m/n", False),  # n is no unit: 5 m/n stays a quotient
+])
+def test_a_unit_with_a_slash_is_skipped_as_one_unit(gold, pred, equal):
+    assert is_equal(gold, pred) is equal

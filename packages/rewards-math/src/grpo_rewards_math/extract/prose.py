@@ -48,8 +48,10 @@ _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
 #: operators and one-letter symbols or commands after the last number, up to the end or a full stop
 _SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+"
                              r"(?=[ \t]*(?:[.,;!?)]|$))")
-#: a number, then a unit raised to a power ("12 m^2", "12 cm^{2}", "5\text{ m}^3"): the last digit is the power's
-_UNIT_POWER_RE = re.compile(r"\d\s*(?:\\(?:text|mathrm)\s*\{\s*)?([A-Za-z]{1,3})\s*\}?\s*\^\s*\{?\s*[23]\s*\}?$")
+#: a number, then a unit raised to a power ("12 m^2", "12 cm^{2}", "5\text{ m}^3", "9.8 m/s^2"): the last digit
+#: is the power's
+_UNIT_POWER_RE = re.compile(r"\d\s*(?:\\(?:text|mathrm)\s*\{\s*)?((?:[A-Za-z]{1,3}\s*/\s*)?[A-Za-z]{1,3})\s*\}?\s*"
+                            r"\^\s*\{?\s*[23]\s*\}?$")
 
 
 def _command_start(text: str, j: int) -> int:
@@ -232,7 +234,8 @@ def last_result(text: str) -> str | None:
     if j < floor:
         return None
     power = _UNIT_POWER_RE.search(text, max(floor, j - 40), j + 1 + (text[j + 1:j + 2] == "}"))
-    if power and power.group(1).lower() in UNITS:  # the number before the unit with its power, not the power
+    if power and all(u.strip().lower() in UNITS for u in power.group(1).split("/")):
+        # the number before the unit with its power, not the power
         j, end = power.start(), power.end()
     else:
         end = j + 1

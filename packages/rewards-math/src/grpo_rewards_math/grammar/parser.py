@@ -261,6 +261,13 @@ class Parser(TokenCursor):
         elif word in DEGREE_WORDS:
             self.degree = True
         self.i = self.power_end(self.i)
+        while self.at("/") and self.slash_unit(self.peek(1)):  # m/s^2, km/h: one unit
+            self.i = self.power_end(self.i + 2)
+
+    @staticmethod
+    def slash_unit(tok: Token | None) -> bool:
+        """A word after a unit's ``/`` that is a unit too (``s`` in ``m/s``)."""
+        return tok is not None and tok.kind == "WORD" and tok.value.lower() in UNITS
 
     def power_end(self, j: int) -> int:
         """The index after a unit's power ``^2`` or ``^{2}`` starting at token ``j``, else ``j``."""
