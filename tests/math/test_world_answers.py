@@ -287,3 +287,15 @@ def test_a_compound_unit_ends_the_stated_result(completion, gold, value):
 ])
 def test_a_unit_with_a_slash_is_skipped_as_one_unit(gold, pred, equal):
     assert is_equal(gold, pred) is equal
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    (r"so x = 2\pi r.", r"2\pi r", 1.0),  # was read as x = 2
+    (r"so x = 2\pi r.", "2", 0.0),
+    (r"so x = 2\pi r", r"2\pi", 0.0),
+    (r"The area is 3\pi r^2.", r"3\pi r^2", 1.0),
+    (r"so x = 2\alpha t.", r"2\alpha t", 1.0),
+    (r"so x = 2\implies y.", "2", 1.0),  # only a symbol's command (pi, Greek) is multiplied across a space
+])
+def test_a_product_after_a_command_stays_in_the_stated_result(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ..grammar.vocabulary import UNITS
+from ..grammar.vocabulary import GREEK, UNITS
 from .spans import MAX_ANSWER_CHARS, math_spans
 
 #: The fallback reads only this many characters at the end of the text.
@@ -45,9 +45,14 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _PM_RE = re.compile(r"\s*(?:[ap]\.\s?m\.|[AP]\.\s?M\.|[ap]m\b|[AP]M\b)")
 _TIME_RE = re.compile(r"\d{1,2}:\d\d(?::\d\d)?$")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
+#: commands that stand for a value (``\\pi``, Greek letters): a space after one may be crossed to a
+#: one-letter factor (``2\\pi r``)
+_SYMBOL_COMMANDS = GREEK | {"pi"}
+_SYMBOL_COMMAND = "|".join(sorted(_SYMBOL_COMMANDS, key=len, reverse=True))
 #: operators and one-letter symbols or commands after the last number, up to the end or a full stop
-_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+"
-                             r"(?=[ \t]*(?:[.,;!?)]|$))")
+_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])"
+                             r"|\\(?:" + _SYMBOL_COMMAND + r")(?![A-Za-z])(?:[ \t]+(?=[A-Za-z](?![A-Za-z])))?"
+                             r"|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+(?=[ \t]*(?:[.,;!?)]|$))")
 #: a number, then a unit raised to a power ("12 m^2", "12 cm^{2}", "5\text{ m}^3", "9.8 m/s^2"): the last digit
 #: is the power's
 _UNIT_POWER_RE = re.compile(r"\d\s*(?:\\(?:text|mathrm)\s*\{\s*)?((?:[A-Za-z]{1,3}\s*/\s*)?[A-Za-z]{1,3})\s*\}?\s*"
@@ -159,8 +164,11 @@ def _joins(text: str, k: int, before: str, after: str, start: int) -> bool:
         m = re.match(r"\\([A-Za-z]+)", text[start:start + 12])
         if m and m.group(1) in _OP_COMMANDS:
             return True
-    if before.isalpha() and _command_start(text, k) >= 0 and after and not after.isalpha():
-        return True  # \sqrt 2, \pi r
+    cmd = _command_start(text, k) if before.isalpha() else -1
+    if cmd >= 0 and after and not after.isalpha():
+        return True  # \sqrt 2
+    if cmd >= 0 and after.isalpha() and text[cmd + 1:k + 1] in _SYMBOL_COMMANDS:
+        return not text[start + 1:start + 2].isalpha()  # \pi r: a symbol times a one-letter factor
     return False
 
 
