@@ -48,11 +48,15 @@ _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
 #: commands that stand for a value (``\\pi``, Greek letters): a space after one may be crossed to a
 #: one-letter factor (``2\\pi r``)
 _SYMBOL_COMMANDS = GREEK | {"pi"}
-_SYMBOL_COMMAND = "|".join(sorted(_SYMBOL_COMMANDS, key=len, reverse=True))
 #: operators and one-letter symbols or commands after the last number, up to the end or a full stop
-_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])"
-                             r"|\\(?:" + _SYMBOL_COMMAND + r")(?![A-Za-z])(?:[ \t]+(?=[A-Za-z](?![A-Za-z])))?"
-                             r"|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+(?=[ \t]*(?:[.,;!?)]|$))")
+_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+"
+                             r"(?=[ \t]*(?:[.,;!?)]|$))")
+#: the same, where a command may be followed by a space and a one-letter factor (kept only when each
+#: such command is in :data:`_SYMBOL_COMMANDS`, checked with ``_SPACED_COMMAND_RE``)
+_SPACED_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])"
+                                    r"|\\[A-Za-z]+(?![A-Za-z{])[ \t]+(?=[A-Za-z](?![A-Za-z]))"
+                                    r"|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+(?=[ \t]*(?:[.,;!?)]|$))")
+_SPACED_COMMAND_RE = re.compile(r"\\([A-Za-z]+)[ \t]")
 #: a number, then a unit raised to a power ("12 m^2", "12 cm^{2}", "5\text{ m}^3", "9.8 m/s^2"): the last digit
 #: is the power's
 _UNIT_POWER_RE = re.compile(r"\d\s*(?:\\(?:text|mathrm)\s*\{\s*)?((?:[A-Za-z]{1,3}\s*/\s*)?[A-Za-z]{1,3})\s*\}?\s*"
@@ -267,7 +271,9 @@ def last_result(text: str) -> str | None:
             break
         end += 1
     if depth <= 0:  # "x = 5 + y": the expression goes on past the number with symbols (no digits are left)
-        more = _SYMBOL_TAIL_RE.match(text, end)
+        more = _SPACED_SYMBOL_TAIL_RE.match(text, end)
+        if more and not all(name in _SYMBOL_COMMANDS for name in _SPACED_COMMAND_RE.findall(more.group())):
+            more = _SYMBOL_TAIL_RE.match(text, end)
         if more:
             end = more.end()
     if end - start > MAX_ANSWER_CHARS:
