@@ -248,12 +248,15 @@ def test_a_set_of_points_in_braces_is_the_list_of_its_points(completion, gold, v
     ("no", r"\text{yes}", 0.0, "wrong"),
     ("west", r"\text{east}", 0.0, "wrong"),
     ("no idea", "12", 0.0, "no_answer"),  # plain words are an answer only against a text gold
+    ("No", r"\text{no}", 1.0, "correct"),  # a two-letter word in \text{} is a word, not n*o
+    (r"\boxed{No}", r"$\text{no}$", 1.0, "correct"),
+    ("Yes", r"\text{no}", 0.0, "wrong"),
 ])
 def test_a_completion_of_plain_words_is_a_text_answer(completion, gold, value, label):
     assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
     explained = Accuracy().explain(completion, solution=gold)
     assert explained["label"] == label
-    assert explained["answer"] == (None if label == "no_answer" else completion.strip())
+    assert (explained["answer"] is None) == (label == "no_answer")
 
 
 @pytest.mark.parametrize(("completion", "gold", "value"), [

@@ -51,6 +51,12 @@ def normalize_text(s: str) -> str:
     return s.strip(" .!?;:")
 
 
+def _text_words(s: str) -> bool:
+    """Plain words, one of two letters or more that is no math word (``no``, ``north east``)."""
+    return _PLAIN_TEXT_RE.fullmatch(s) is not None and any(
+        len(w) >= 2 and w.lower() not in _MATH_WORDS for w in re.findall(r"[A-Za-z]+", s))
+
+
 def _as_text(s: str) -> str | None:
     m = _CHOICE_RE.fullmatch(s)
     if m:
@@ -235,6 +241,8 @@ def _parse(text: str, limits: Limits) -> Answer:
         inner = m.group(1).strip()
         if not inner:
             raise ParseError("empty \\text{}")
+        if not s.startswith("\\mathrm") and _text_words(inner):  # \text{no}: the word, not n*o
+            return Answer("text", normalize_text(inner), text=inner)
         return _parse(inner, limits)
     as_text = _as_text(s)
     if as_text is not None:
