@@ -302,3 +302,15 @@ def test_a_unit_with_a_slash_is_skipped_as_one_unit(gold, pred, equal):
 ])
 def test_a_product_after_a_command_stays_in_the_stated_result(completion, gold, value):
     assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]
+
+
+@pytest.mark.parametrize(("completion", "gold", "value"), [
+    ("So x = pi.", r"\pi", 1.0),  # no digit anywhere: the stated result is read at its last pi
+    ("So x = π.", r"\pi", 1.0),
+    (r"So x = \pi.", r"\pi", 1.0),
+    ("So x = π.", "3", 0.0),
+    ("So x = 3; pi is not involved.", "3", 1.0),  # a number in the text keeps the last-number rule
+    ("I love apple pie.", r"\pi", 0.0),
+])
+def test_a_result_of_pi_without_digits_is_read(completion, gold, value):
+    assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]

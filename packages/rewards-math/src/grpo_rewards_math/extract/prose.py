@@ -237,14 +237,28 @@ def _after_last_equals(s: str) -> str:
     return s
 
 
+_PI_RE = re.compile(r"(?:\\pi|(?<![A-Za-z\\])pi|π)(?![A-Za-z])")
+
+
+def _last_pi(text: str, floor: int) -> int | None:
+    """Index of the last character of the last ``pi``, ``\\pi`` or ``π`` (a whole word) at or after ``floor``."""
+    end = -1
+    for match in _PI_RE.finditer(text, floor):
+        end = match.end()
+    return None if end < 0 else end - 1
+
+
 def last_result(text: str) -> str | None:
     """The expression around the last number in the last :data:`NUMBER_TAIL_CHARS` of ``text``."""
     floor = max(0, len(text) - NUMBER_TAIL_CHARS)
     j = len(text) - 1
     while j >= floor and text[j] not in _DIGITS:
         j -= 1
-    if j < floor:
-        return None
+    if j < floor:  # no digit at all: a result of pi alone ("So x = π.") is read at its last pi
+        pi = _last_pi(text, floor)
+        if pi is None:
+            return None
+        j = pi
     power = _UNIT_POWER_RE.search(text, max(floor, j - 40), j + 1 + (text[j + 1:j + 2] == "}"))
     if power and all(u.strip().lower() in UNITS for u in power.group(1).split("/")):
         # the number before the unit with its power, not the power
@@ -287,7 +301,7 @@ def last_result(text: str) -> str | None:
     if thousands and thousands.start() < start and thousands.end() == end:
         span = text[thousands.start():end]
     span = _after_last_equals(_trim(span))
-    if not any(c.isdigit() for c in span):
+    if not any(c.isdigit() for c in span) and _last_pi(span, 0) is None:
         return None
     if all(c.isdigit() or c in " ,./%-" for c in span):
         span = span.replace(" ", "") if "/" in span or "%" in span else span
