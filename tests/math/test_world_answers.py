@@ -311,6 +311,8 @@ def test_a_product_after_a_command_stays_in_the_stated_result(completion, gold, 
     ("So x = π.", "3", 0.0),
     ("So x = 3; pi is not involved.", "3", 1.0),  # a number in the text keeps the last-number rule
     ("I love apple pie.", r"\pi", 0.0),
+    ("So x = 2*pi.", r"2\pi", 1.0),  # found by fuzz.py --seed 2: was read as x = 2
+    ("So x = 2*pi.", "2", 0.0),
 ])
 def test_a_result_of_pi_without_digits_is_read(completion, gold, value):
     assert REWARD(prompts=[""], completions=[completion], solution=[gold]) == [value]

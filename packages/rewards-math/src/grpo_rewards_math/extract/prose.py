@@ -48,12 +48,12 @@ _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
 #: commands that stand for a value (``\\pi``, Greek letters): a space after one may be crossed to a
 #: one-letter factor (``2\\pi r``)
 _SYMBOL_COMMANDS = GREEK | {"pi"}
-#: operators and one-letter symbols or commands after the last number, up to the end or a full stop
-_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+"
+#: operators and one-letter symbols, ``pi`` or commands after the last number, up to the end or a full stop
+_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:(?:[A-Za-z]|pi)(?![A-Za-z])|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+"
                              r"(?=[ \t]*(?:[.,;!?)]|$))")
 #: the same, where a command may be followed by a space and a one-letter factor (kept only when each
 #: such command is in :data:`_SYMBOL_COMMANDS`, checked with ``_SPACED_COMMAND_RE``)
-_SPACED_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:[A-Za-z](?![A-Za-z])"
+_SPACED_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:(?:[A-Za-z]|pi)(?![A-Za-z])"
                                     r"|\\[A-Za-z]+(?![A-Za-z{])[ \t]+(?=[A-Za-z](?![A-Za-z]))"
                                     r"|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+(?=[ \t]*(?:[.,;!?)]|$))")
 _SPACED_COMMAND_RE = re.compile(r"\\([A-Za-z]+)[ \t]")
