@@ -267,6 +267,8 @@ class WorkerPool:
                          if (d := w.state.deadline(batch.timeout, batch.slack)) is not None]
             wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
             for conn in wait(list(watched), timeout=wait_for):
+                if batch.finished:  # given up on (workers cannot start): later news is the next batch's
+                    break
                 self._receive(batch, watched[conn])  # type: ignore[index]
             now = time.monotonic()
             for w in list(self._workers):
