@@ -200,21 +200,37 @@ class Reward:
             values, labels = self._call_samples(prompts, completions, completion_ids, kwargs)
             logged = LOGGED_OUTCOMES
         seconds = time.perf_counter() - started
-        counts = Counter(labels)
+        counts: dict[str, int] = {}
+        for label in labels:  # a plain dict: Counter's update checks cost more than the counting here
+            counts[label] = counts.get(label, 0) + 1
         with _STATS_LOCK:  # TRL may call one reward from several threads
             self.seconds += seconds
-            self.stats.update(counts)
+            stats = self.stats
+            for label, count in counts.items():
+                stats[label] += count
             self.labels_seen.update(label for label in counts if label not in ("ok", "none"))
         self.cache.put(self.__name__, completions, values)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
-            for label in (*logged, *sorted(self.labels_seen - set(logged))):
-                log_metric(f"outcomes/{self.__name__}/{label}", float(counts.get(label, 0)))
+            for label, metric in self._outcome_metrics(logged):
+                log_metric(metric, float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
-        if callable(log_extra) and self.labels_seen - set(LOGGED_OUTCOMES):  # the reward reports labels
+        if callable(log_extra) and not self.labels_seen.issubset(LOGGED_OUTCOMES):  # the reward reports labels
             log_extra(f"{self.__name__}/outcome", list(labels))  # a column of TRL's completions table
         return list(values)
+
+    def _outcome_metrics(self, logged: Sequence[str]) -> tuple[tuple[str, str], ...]:
+        """``(label, "outcomes/<name>/<label>")`` of every label logged on a call: ``logged``, then the
+        labels seen so far in name order (remembered until the name or the labels seen change)."""
+        key = (self.__name__, tuple(logged), frozenset(self.labels_seen))
+        remembered = self.__dict__.get("_metric_names")
+        if remembered is not None and remembered[0] == key:
+            return remembered[1]
+        names = tuple((label, f"outcomes/{self.__name__}/{label}")
+                      for label in (*logged, *sorted(self.labels_seen - set(logged))))
+        self.__dict__["_metric_names"] = (key, names)
+        return names
 
     def _failed(self, n: int, status: str, error: str, index: int | None = None,
                 cause: BaseException | None = None) -> tuple[list[Any], list[str]]:
@@ -310,16 +326,18 @@ class Reward:
         labels: list[str] = ["none"] * n
         todo: list[int] = []
         texts: list[str | None] = []
+        options = self.options  # read once: the option properties cost a call each
+        max_chars = options.max_chars
         for i, completion in enumerate(completions):
             text = completion_text(completion)
             texts.append(text)
             if text is None:
-                values[i], labels[i] = self.invalid_value, "unreadable"
-            elif self.max_chars is not None and len(text) > self.max_chars:
-                values[i], labels[i] = self.too_large_value, "too_large"
+                values[i], labels[i] = options.invalid_value, "unreadable"
+            elif max_chars is not None and len(text) > max_chars:
+                values[i], labels[i] = options.too_large_value, "too_large"
             else:
                 todo.append(i)
-        if self.timeout is None:
+        if options.timeout is None:
             for i in todo:
                 try:
                     value = self.impl(texts[i], **rows[i])
