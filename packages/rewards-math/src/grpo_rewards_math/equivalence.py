@@ -28,6 +28,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .budget import BudgetExceeded, time_budget, unbounded
+from .compare import Comparer
 from .latex_lexer import normalize
 from .limits import DEFAULT_LIMITS, Limits
 from .parse import Answer, ParseError, parse_answer
@@ -64,8 +65,6 @@ def _warm_up() -> None:
 
 @lru_cache(maxsize=16384)
 def _quick(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool | None:
-    from .compare import Comparer
-
     _warm_up()  # sympy's import and lazy paths: outside the budget
     with time_budget(QUICK_BUDGET_S):
         g = parse_answer(gold, limits)  # ParseError for an unparsable gold goes to the caller
@@ -84,8 +83,6 @@ def _quick(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int 
 
 @lru_cache(maxsize=4096)
 def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool:
-    from .compare import Comparer
-
     with unbounded():  # in a worker, under the core's hard deadline
         g, p = _parse_pair(gold, pred, limits)
         if p is None:

@@ -22,8 +22,10 @@ from typing import Any
 from grpo_rewards import Reward, RewardOptions, completion_text, params
 
 from .echo import echoes_prompt
+from .equivalence import quick_equal as _quick_equal
 from .extract import extract_answer, extract_gold, plain_words
 from .latex_lexer import ParseError
+from .parse import parse_answer  # imported here, not per call: sympy itself is imported on first use
 
 #: Outcome labels, one per sample: 1.0 for ``correct``; 0.0 for ``wrong``, ``no_answer``
 #: (nothing to extract, or no reasoning delimiter), ``prompt_echo`` (the answer only repeats an
@@ -73,8 +75,6 @@ def clear_cache() -> None:
 @lru_cache(maxsize=4096)
 def _parsable(answer: str) -> bool:
     """Whether the parser can read ``answer`` (bounded; parse errors and parser bugs both say no)."""
-    from .parse import ParseError, parse_answer
-
     try:
         parse_answer(answer)
     except ParseError:
@@ -87,8 +87,6 @@ def _parsable(answer: str) -> bool:
 @lru_cache(maxsize=4096)
 def _text_gold(gold: str) -> bool:
     """Whether a (parsable) gold is a plain-text answer such as ``\\text{yes}``."""
-    from .parse import parse_answer
-
     try:
         return parse_answer(gold).kind == "text"
     except Exception:  # unreadable after all: not a text gold
@@ -228,9 +226,7 @@ class Accuracy:
 
     def quick_equal(self, gold: str, pred: str) -> bool | None:
         """The bounded comparison: True/False when decided cheaply, None when only symbolic work can decide."""
-        from .equivalence import quick_equal
-
-        return quick_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision)
+        return _quick_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision)
 
     def quick(self, text: str, **row: Any) -> tuple[float | None, str] | None:
         """``(value, label)`` when the bounded checks decide the sample, else ``None`` (run in-process)."""
