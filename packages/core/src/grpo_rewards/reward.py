@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import pickle
 import threading
 import time
@@ -22,7 +23,7 @@ from .arguments import argument_names, keyword_params
 from .errors import RewardError
 from .options import ON_ERROR, RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
-from .values import check_label, check_value, split_label
+from .values import check_label, check_value, is_checked_label, split_label
 
 __all__ = ["ON_ERROR", "ResultCache", "Reward", "make_reward"]
 
@@ -206,9 +207,11 @@ class Reward:
         with _STATS_LOCK:  # TRL may call one reward from several threads
             self.seconds += seconds
             stats = self.stats
+            seen = self.labels_seen
             for label, count in counts.items():
                 stats[label] += count
-            self.labels_seen.update(label for label in counts if label not in ("ok", "none"))
+                if label != "ok" and label != "none":
+                    seen.add(label)
         self.cache.put(self.__name__, completions, values)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
@@ -385,6 +388,10 @@ class Reward:
         return values, labels
 
     def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
+        if type(value) is tuple and len(value) == 2 and is_checked_label(value[1]):  # the usual (value, label)
+            raw = value[0]
+            if raw is None or (type(raw) is float and math.isfinite(raw)):
+                return raw, value[1]
         try:
             raw, label = split_label(self.__name__, value, index)
             checked = check_value(self.__name__, raw, index)

@@ -51,5 +51,10 @@ def check_label(name: str, label: Any, index: int | None) -> None:
         _GOOD_LABELS.add(label)
 
 
+def is_checked_label(label: Any) -> bool:
+    """Whether ``label`` already passed :func:`check_label` (a quick test, no error)."""
+    return type(label) is str and label in _GOOD_LABELS
+
+
 #: labels that passed :func:`check_label` (bounded)
 _GOOD_LABELS: set[str] = set()
