@@ -26,8 +26,11 @@ class TokenCursor:
         return tok
 
     def at(self, kind: str, value: str | None = None) -> bool:
-        tok = self.peek()
-        return tok is not None and tok.kind == kind and (value is None or tok.value == value)
+        toks, i = self.toks, self.i  # peek() inlined: the parser's hottest test
+        if i >= len(toks):
+            return False
+        tok = toks[i]
+        return tok.kind == kind and (value is None or tok.value == value)
 
     def accept(self, kind: str, value: str | None = None) -> Token | None:
         if self.at(kind, value):
