@@ -63,6 +63,12 @@ def _warm_up() -> None:
     warm_up()
 
 
+@lru_cache(maxsize=64)
+def _comparer(rel_tol: float, symbolic: bool, precision: int | None) -> Comparer:
+    """One (stateless) comparer per configuration, not one per comparison."""
+    return Comparer(rel_tol, symbolic=symbolic, precision=precision)
+
+
 @lru_cache(maxsize=16384)
 def _quick(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool | None:
     _warm_up()  # sympy's import and lazy paths: outside the budget
@@ -78,7 +84,7 @@ def _quick(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int 
             p = parse_answer(pred, limits)
         except ParseError:
             return False
-        return Comparer(rel_tol, symbolic=False, precision=precision).answers(g, p)
+        return _comparer(rel_tol, False, precision).answers(g, p)
 
 
 @lru_cache(maxsize=4096)
@@ -87,7 +93,7 @@ def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits, precision: i
         g, p = _parse_pair(gold, pred, limits)
         if p is None:
             return False
-        return bool(Comparer(rel_tol, symbolic=True, precision=precision).answers(g, p))
+        return bool(_comparer(rel_tol, True, precision).answers(g, p))
 
 
 def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
