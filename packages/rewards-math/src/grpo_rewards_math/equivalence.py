@@ -25,6 +25,8 @@ Unevaluated towers (``9^{9^{9^9}}``, ``100000!``) are only ever compared structu
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from functools import lru_cache
 
 from .budget import BudgetExceeded, time_budget, unbounded
@@ -47,6 +49,43 @@ def _parse_pair(gold: str, pred: str, limits: Limits) -> tuple[Answer, Answer | 
     except ParseError:
         p = None
     return g, p
+
+
+#: a plain number: an integer or decimal without leading zeros or separators, ``a/b`` or ``\\frac{a}{b}``
+_PLAIN = re.compile(r"(-?)(?:(0|[1-9]\d{0,17})(\.\d{1,12})?|([1-9]\d{0,8})/([1-9]\d{0,8})"
+                    r"|\\frac\{([1-9]\d{0,8})\}\{([1-9]\d{0,8})\})")
+
+
+def _plain_number(s: str) -> tuple[Fraction, bool] | None:
+    """``(exact value, written with a decimal point)`` of a plain number, else None."""
+    m = _PLAIN.fullmatch(s)
+    if m is None:
+        return None
+    sign, whole, dec, num, den, fnum, fden = m.groups()
+    if whole is not None:
+        v = Fraction(whole + (dec or ""))
+    else:
+        v = Fraction(int(num or fnum), int(den or fden))
+    return (-v if sign else v), dec is not None
+
+
+def _plain_equal(gold: str, pred: str, rel_tol: float, precision: int | None) -> bool | None:
+    """The comparison of two plain numbers without parsing (the same answer as ``Comparer`` gives:
+    exact unless a side is a decimal; then within ``rel_tol``, except against an integer gold, or
+    rounded to ``precision`` places); None when either side is not a plain number."""
+    g, p = _plain_number(gold), _plain_number(pred)
+    if g is None or p is None:
+        return None
+    (a, ga), (b, pa) = g, p
+    if a == b:
+        return True
+    approx = ga or pa
+    if approx and precision is not None:
+        return round(a, precision) == round(b, precision)
+    if not approx or a.denominator == 1:
+        return False
+    scale = max(abs(a), abs(b))
+    return abs(a - b) <= Fraction(rel_tol) * scale * Fraction(1_000_000_001, 1_000_000_000)
 
 
 #: CPU-time budget (seconds, this thread) of one uncached ``quick_equal`` call, sympy's import
@@ -109,6 +148,9 @@ def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits =
         raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
     if not isinstance(pred, str):
         return False
+    plain = _plain_equal(gold, pred, float(rel_tol), precision)
+    if plain is not None:
+        return plain
     try:
         return _quick(gold, pred, float(rel_tol), limits, precision)
     except BudgetExceeded:
