@@ -78,6 +78,8 @@ _number = st.builds(
 def test_fast_path_equals_the_full_comparison_on_random_numbers(gold: str, pred: str,
                                                                 params: tuple[float, int | None]) -> None:
     rel_tol, precision = params
+    for number in (gold, pred):  # rewards._parsable says yes to a plain number without parsing it
+        equivalence.parse_answer(number)
     plain = equivalence._plain_equal(gold, pred, rel_tol, precision)
     full = equivalence._quick.__wrapped__(gold, pred, rel_tol, equivalence.DEFAULT_LIMITS, precision)
     if equivalence._plain_number(gold) is not None and equivalence._plain_number(pred) is not None:

@@ -22,6 +22,7 @@ from typing import Any
 from grpo_rewards import Reward, RewardOptions, completion_text, params
 
 from .echo import echoes_prompt
+from .equivalence import _plain_number
 from .equivalence import quick_equal as _quick_equal
 from .extract import extract_answer, extract_gold, plain_words
 from .latex_lexer import ParseError
@@ -75,6 +76,8 @@ def clear_cache() -> None:
 @lru_cache(maxsize=4096)
 def _parsable(answer: str) -> bool:
     """Whether the parser can read ``answer`` (bounded; parse errors and parser bugs both say no)."""
+    if _plain_number(answer) is not None:  # a plain number always parses (tests/math/test_plain_numbers.py)
+        return True
     try:
         parse_answer(answer)
     except ParseError:
