@@ -160,9 +160,9 @@ def corpus_of(info: Any) -> list[Hack] | None:
     return read_corpus(raw, f"the hack corpus of {info.name} ({info.distribution or info.plugin})")
 
 
-def call_with_deadline(call: Callable[[], Any], deadline: float) -> Any:
-    """``call()`` in a thread: its result, its exception, or ``TimeoutError`` after ``deadline`` seconds
-    (the thread is left behind, so a check that runs untrusted rewards never hangs on one)."""
+def run_in_thread(call: Callable[[], Any], deadline: float) -> tuple[bool, Any, BaseException | None]:
+    """``call()`` in a daemon thread, waited for ``deadline`` seconds: ``(finished, value, error)``
+    (an unfinished thread is left behind, so a check that runs untrusted code never hangs on it)."""
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -175,10 +175,19 @@ def call_with_deadline(call: Callable[[], Any], deadline: float) -> Any:
     thread.start()
     thread.join(deadline)
     if thread.is_alive():
+        return False, None, None
+    return True, box.get("value"), box.get("error")
+
+
+def call_with_deadline(call: Callable[[], Any], deadline: float) -> Any:
+    """``call()`` in a thread: its result, its exception, or ``TimeoutError`` after ``deadline`` seconds
+    (see :func:`run_in_thread`)."""
+    finished, value, error = run_in_thread(call, deadline)
+    if not finished:
         raise TimeoutError(f"no result within {deadline:g} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    if error is not None:
+        raise error
+    return value
 
 
 def _score(reward: Any, hack: Hack, completion: Any, ids: list[int] | None, deadline: float) -> float | None:

@@ -7,8 +7,8 @@ a reward that hangs is reported as hanging instead of hanging the check.
 from __future__ import annotations
 
 import copy
+import functools
 import pickle
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -91,26 +91,19 @@ class Runner:
 def run_threads(runner: Runner, items: list[Arguments], deadline: float) -> list[Any]:
     """Like ``execution.map_with_deadline``, in daemon threads: for a reward that cannot be pickled."""
     from ..execution import Outcome
+    from ..hacks import run_in_thread
 
     outcomes = []
     for args in items:
-        box: dict[str, Any] = {}
-
-        def target(args: Arguments = args, box: dict[str, Any] = box) -> None:
-            try:
-                box["value"] = runner(*args)
-            except Exception as exc:
-                box["error"] = error_line(exc)
-
-        thread = threading.Thread(target=target, daemon=True)
-        thread.start()
-        thread.join(deadline)
-        if thread.is_alive():
+        finished, value, error = run_in_thread(functools.partial(runner, *args), deadline)
+        if not finished:
             outcomes.append(Outcome("timeout", None, f"exceeded its {deadline:g} s deadline"))
-        elif "error" in box:
-            outcomes.append(Outcome("error", None, box["error"]))
+        elif isinstance(error, Exception):
+            outcomes.append(Outcome("error", None, error_line(error)))
+        elif error is not None:  # Ctrl-C or SystemExit inside the reward: the caller's to handle
+            raise error
         else:
-            outcomes.append(Outcome("ok", box["value"]))
+            outcomes.append(Outcome("ok", value))
     return outcomes
 
 
