@@ -15,8 +15,7 @@ import sys
 from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer
 
-from grpo_rewards import get_reward, load_registry, load_rewards
-from grpo_rewards.train.model import resolve_model
+from grpo_rewards import get_reward, load_registry, load_rewards, model_path
 
 # 1. A prompts dataset: a "prompt" column plus the columns the rewards read ("solution").
 #    Here from the math plugin's task; any list of dicts (or load_dataset(...)) works the same.
@@ -55,8 +54,9 @@ training_args = GRPOConfig(
 )
 
 # 4. GRPOTrainer: the model is the embedded SmolLM2-135M-Instruct unless MODEL names another
-#    (a Hub id, a local folder, or "tiny").
-model = resolve_model(os.environ.get("MODEL") or "embedded")
+#    (a Hub id, a local folder, or "tiny"). model_path gives the local folder of the two built-in
+#    models, making it first if needed; anything else comes back unchanged.
+model = model_path(os.environ.get("MODEL") or "embedded")
 trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs, args=training_args, train_dataset=dataset)
 trainer.train()
 for entry in trainer.state.log_history:

@@ -1,8 +1,8 @@
 """Every code block in README.md and docs/*.md runs (or is validated) as written.
 
-- ``python``: the blocks of one file run in order in one fresh interpreter, sharing their names
-  (a later block may use what an earlier one defined), in an empty folder with the installed
-  plugins; a block that raises fails with its file and line.
+- ``python``: each block runs alone, as a user who copies it would run it: in a fresh interpreter,
+  in an empty folder, with the installed plugins and no name from another block; a block that
+  raises fails with its file and line.
 - ``yaml``: parsed; a reward set (``rewards:``) is validated against the installed plugins, a
   training config (``model:``/``dataset:``) with ``grpo-rewards train --dry-run``.
 - ``toml``: parsed.
@@ -15,12 +15,10 @@ preceded by ``<!-- not run: why -->``; the reason is shown as the skip reason.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 import sys
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,27 +85,20 @@ def test_every_block_has_a_known_language_and_every_skip_a_reason():
         assert block.not_run is None or block.not_run.strip(), f"{block.id}: 'not run:' needs a reason"
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_the_python_blocks_of_a_file_run_in_order(path, tmp_path):
-    blocks = [b for b in blocks_of(path) if b.language == "python" and b.not_run is None]
-    if not blocks:
-        pytest.skip("no python block to run")
-    runner = textwrap.dedent("""
-        import json, sys, traceback
-        namespace = {"__name__": "__docs__"}
-        for line, code in json.load(open(sys.argv[1])):
-            try:
-                exec(compile(code, f"block at line {line}", "exec"), namespace)
-            except BaseException:
-                print(f"the block at line {line} failed:", file=sys.stderr)
-                traceback.print_exc()
-                sys.exit(1)
-    """)
-    script = tmp_path / "blocks.json"
-    script.write_text(json.dumps([[b.line, b.code] for b in blocks]))
-    run = subprocess.run([sys.executable, "-c", runner, str(script)], cwd=tmp_path, env=_env(),
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, f"{path.name}: {run.stderr[-4000:]}"
+PYTHON = [b for b in ALL if b.language == "python" and b.not_run is None]
+
+
+def test_there_are_python_blocks_to_run():
+    assert PYTHON, "no python block to run"
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.id)
+def test_a_python_block_runs_alone(block, tmp_path):
+    script = tmp_path / f"block_at_line_{block.line}.py"
+    script.write_text(block.code, encoding="utf-8")
+    run = subprocess.run([sys.executable, script.name], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, f"{block.id} does not run alone:\n{run.stderr[-4000:]}"
 
 
 @pytest.mark.parametrize("block", [b for b in ALL if b.language in ("yaml", "toml", "bash")], ids=lambda b: b.id)

@@ -29,8 +29,14 @@ def score_solution(text: str, *, solution: str, **row: Any) -> float:
     return float(text.rstrip(". ").endswith(str(solution)))
 
 
+def score_integer_gold(text: str, *, solution: str, **row: Any) -> float:
+    """1.0 when the text ends with the solution, which must be an integer (``int`` raises otherwise)."""
+    return float(text.rstrip(". ").endswith(str(int(solution))))
+
+
 char_length = Reward(score_length, name="kit.char_length")
 solution_match = Reward(score_solution, name="kit.solution_match", columns=("solution",))
+integer_gold = Reward(score_integer_gold, name="kit.integer_gold", columns=("solution",))
 
 
 def token_count(prompts, completions, completion_ids=None, **kwargs):

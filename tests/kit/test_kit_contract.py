@@ -116,8 +116,26 @@ def test_a_reward_that_returns_none_for_every_case_gets_a_warning_not_a_failure(
     assert run_contract(kit_rewards.char_length, pathological=False).warnings == []
 
 
+def test_sample_rows_are_given_to_the_completions_of_a_call_in_turn():
+    from grpo_rewards.contract.cases import build_cases
+
+    case = build_cases("chars", pathological=False)[0]  # three string completions
+    _, _, _, kwargs, _ = case.arguments([{"solution": "4"}, {"solution": "12"}])
+    assert kwargs["solution"] == ["4", "12", "4"]
+
+
+def test_assert_reward_contract_takes_a_few_sample_rows_and_each_reaches_the_reward():
+    assert contract_problems(kit_rewards.integer_gold, columns={"solution": "4"}, pathological=False) == []
+    problems = contract_problems(kit_rewards.integer_gold, columns=[{"solution": "4"}, {"solution": "twelve"}],
+                                 pathological=False)
+    assert problems[0] == ("string completions: raised ValueError: invalid literal for int() with base 10: "
+                           "'twelve'")
+    assert_reward_contract(kit_rewards.integer_gold, columns=[{"solution": "4"}, {"solution": "12"}],
+                           pathological=False)
+
+
 @pytest.mark.parametrize("module", ["grpo_rewards.contract", "grpo_rewards.contract.cases",
-                                    "grpo_rewards.contract.verdicts"])
+                                    "grpo_rewards.contract.verdicts", "grpo_rewards.contract.runner"])
 def test_contract_module_examples_run(module):
     import doctest
     import importlib

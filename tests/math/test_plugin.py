@@ -33,6 +33,15 @@ def test_tasks_are_registered_with_default_rewards(registry):
     assert rows[0] == {"prompt": "What is 18 + 1? Put the final answer in \\boxed{}.", "solution": "19"}
 
 
+def test_a_reward_set_without_the_gold_column_is_told_to_set_solution_column(registry):
+    with pytest.raises(RewardSetError) as info:
+        load_reward_set({"rewards": [{"use": "math.accuracy"}]}, registry=registry, columns=["prompt", "answer"])
+    assert info.value.problems == [
+        "entry 1 (math.accuracy): needs dataset column(s) 'solution'; the dataset has: answer, prompt. To read "
+        "another column, set solution_column (with: {solution_column: NAME} in a reward set, solution_column=NAME "
+        "in Python)"]
+
+
 def test_reward_set_checks_the_gold_column_exists(registry):
     with pytest.raises(RewardSetError, match="needs dataset column\\(s\\) 'answer'"):
         load_reward_set({"rewards": [{"use": "math.accuracy", "with": {"solution_column": "answer"}}]},

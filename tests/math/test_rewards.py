@@ -93,9 +93,12 @@ def test_solution_column_names_the_gold_column():
     assert reward(completions=[r"\boxed{7}"], answer=["7"]) == [1.0]
 
 
-def test_missing_gold_column_is_a_clear_error():
-    with pytest.raises(RewardError, match=r"needs dataset column\(s\) 'solution'; the batch has: answer"):
+def test_missing_gold_column_is_a_clear_error_that_names_the_parameter_to_set():
+    with pytest.raises(RewardError) as info:
         grpo_rewards_math.accuracy(prompts=["q"], completions=["7"], answer=["7"])
+    assert str(info.value) == (
+        "reward 'math.accuracy': needs dataset column(s) 'solution'; the batch has: answer. To read another column, "
+        "set solution_column (with: {solution_column: NAME} in a reward set, solution_column=NAME in Python)")
 
 
 @pytest.mark.parametrize(("params", "message"), [

@@ -107,13 +107,10 @@ def test_a_dataset_section_needs_exactly_one_source_and_known_keys(tmp_path):
     ]
 
 
-def test_relative_dataset_and_reward_set_paths_are_read_next_to_the_config(tmp_path):
-    (tmp_path / "data.jsonl").write_text('{"prompt": "hi"}\n')
-    (tmp_path / "set.yaml").write_text("rewards: [{use: toy.digits}]\n")
-    (tmp_path / "run.yaml").write_text("dataset: {path: data.jsonl}\nrewards: set.yaml\n")
+def test_relative_dataset_and_reward_set_paths_are_kept_as_written_for_the_current_folder(tmp_path):
+    (tmp_path / "run.yaml").write_text("dataset: {path: data.jsonl}\nrewards: set.yaml\noutput_dir: runs/x\n")
     config, _ = build_config(tmp_path / "run.yaml")
-    assert config["dataset"]["path"] == str(tmp_path / "data.jsonl")
-    assert config["rewards"] == str(tmp_path / "set.yaml")
+    assert (config["dataset"]["path"], config["rewards"], config["output_dir"]) == ("data.jsonl", "set.yaml", "runs/x")
 
 
 def test_examples_default_yaml_is_the_embedded_default():

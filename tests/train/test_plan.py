@@ -10,6 +10,7 @@ from conftest import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
+from grpo_rewards.errors import ConfigError
 from grpo_rewards.train import runner
 
 
@@ -36,3 +37,72 @@ def test_the_module_entry_point_is_the_train_command():
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("model: embedded\noutput_dir: runs/arithmetic\ndataset:\n  task: math:arithmetic\n")
     assert "  max_steps: 3\n" in result.stdout
+
+
+def _file_config(folder, out):
+    """A config in ``folder`` naming a dataset file and a reward-set file by relative paths."""
+    (folder / "data.jsonl").write_text("".join(f'{{"prompt": "Count from {k}:", "k": {k}}}\n' for k in range(4)))
+    (folder / "set.yaml").write_text("rewards:\n  - {use: toy.digits, weight: 2.0}\n  - use: toy.short\n"
+                                     "    with: {limit: 12}\n")
+    return write_config(folder / "run.yaml", {"model": "tiny", "output_dir": str(out),
+                                              "dataset": {"path": "data.jsonl"}, "rewards": "set.yaml",
+                                              "grpo": {"max_steps": 1}})
+
+
+def test_relative_paths_in_a_config_are_read_from_the_current_folder_and_the_error_says_so(tmp_path, monkeypatch):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    config = _file_config(tmp_path / "project", tmp_path / "out")
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    with pytest.raises(ConfigError) as info:
+        runner.prepare(config, registry=toy_registry())
+    rule = ("relative paths in a training config (output_dir, dataset.path, rewards: FILE.yaml) are read from the "
+            f"current folder, as on the command line: {tmp_path / 'elsewhere'}")
+    assert info.value.problems == [f"rewards: reward-set file not found: set.yaml ({rule})",
+                                   f"dataset.path: file not found: data.jsonl ({rule})"]
+    monkeypatch.chdir(tmp_path / "project")
+    plan = runner.prepare(config, registry=toy_registry())
+    assert (len(plan.dataset), plan.reward_set.names) == (4, ["toy.digits", "toy.short"])
+
+
+def test_a_reward_set_file_named_by_the_config_is_recorded_as_its_entries(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rewards").mkdir()
+    (tmp_path / "rewards" / "mine.py").write_text("def shout(text, **row):\n    return float(text.isupper())\n")
+    config = _file_config(tmp_path, tmp_path / "out")
+    with open(tmp_path / "set.yaml", "a") as f:
+        f.write("  - {use: rewards/mine.py:shout, weight: 0.5}\n")
+    plan = runner.prepare(config, registry=toy_registry())
+    assert plan.config["dataset"]["path"] == str(tmp_path / "data.jsonl")
+    assert plan.config["rewards"] == [
+        {"use": "toy.digits", "weight": 2.0},
+        {"use": "toy.short", "with": {"limit": 12}},
+        {"use": f"{tmp_path / 'rewards' / 'mine.py'}:shout", "weight": 0.5},
+    ]
+    from grpo_rewards.train import manifest
+
+    manifest.write_start(tmp_path / "out", {"created": "now"}, plan.config, resumed_from=None, changes=[])
+    (tmp_path / "set.yaml").write_text("rewards: [{use: toy.digits}]\n")  # the file changes after the run
+    monkeypatch.chdir(tmp_path / "rewards")  # and the run is resumed from another folder
+    again = runner.prepare(tmp_path / "out" / "config.yaml", output_dir=str(tmp_path / "again"),
+                           registry=toy_registry())
+    assert [(e.name, e.weight, e.params) for e in again.reward_set.entries] == [
+        ("toy.digits", 2.0, {}), ("toy.short", 1.0, {"limit": 12}), ("shout", 0.5, {})]
+
+
+def test_an_output_dir_holding_a_run_is_reported_with_every_other_problem(tmp_path, tiny_model):
+    out = tmp_path / "out"
+    (out / "checkpoint-2").mkdir(parents=True)
+    (out / "checkpoint-2" / "trainer_state.json").write_text("{}")
+    (out / "manifest.json").write_text("{}")
+    config = tiny_config(tiny_model, out, max_stesp=2)
+    config["dataset"]["columns"] = {"prompt": "question"}
+    with pytest.raises(ConfigError) as info:
+        runner.prepare(write_config(tmp_path / "run.yaml", config), registry=toy_registry())
+    assert info.value.problems == [
+        "grpo.max_stesp: not a GRPOConfig field (did you mean 'max_steps'?)",
+        f"output dir {out} already holds another run (manifest.json, 1 checkpoint); nothing was changed. "
+        "Use --resume to continue that run, --overwrite to delete it and start over, or another --output-dir",
+        "dataset.columns: task toy:count has no column(s) 'question'; its columns: prompt, k",
+    ]
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint-2", "manifest.json"]

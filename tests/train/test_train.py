@@ -56,6 +56,18 @@ def test_a_run_writes_config_manifest_checkpoints_state_and_png(finished_run):
     assert manifest["libraries"]["trl"]
 
 
+def test_the_final_model_is_written_to_final_even_when_the_last_step_kept_a_checkpoint(finished_run):
+    from safetensors.torch import load_file
+    from transformers import AutoTokenizer
+
+    run_dir, stdout, _ = finished_run
+    final = load_file(str(run_dir / "final" / "model.safetensors"))
+    last = load_file(str(run_dir / "checkpoint-3" / "model.safetensors"))
+    assert final.keys() == last.keys() and all(bool((final[k] == last[k]).all()) for k in final)
+    assert AutoTokenizer.from_pretrained(run_dir / "final")("2 + 2")["input_ids"]
+    assert f"model in {run_dir / 'final'}, metrics in " in stdout
+
+
 def test_logged_reward_metrics_are_named_after_the_reward_set_entries(finished_run):
     run_dir, _, _ = finished_run
     steps = [h for h in _history(run_dir) if "reward" in h]

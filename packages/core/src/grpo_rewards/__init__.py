@@ -50,6 +50,7 @@ _EXPORTS = {
     "get_reward": "rewardset",
     "load_reward_set": "rewardset",
     "load_rewards": "rewardset",
+    "model_path": "train.model",
 }
 
 #: public submodules, imported on first use like the names above
@@ -88,6 +89,7 @@ __all__ = [
     "load_reward_set",
     "load_rewards",
     "map_with_deadline",
+    "model_path",
 ]
 
 
@@ -146,3 +148,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .registry import Registry, RewardInfo, TaskInfo, load_registry
     from .reward import Reward
     from .rewardset import RewardSet, get_reward, load_reward_set, load_rewards
+    from .train.model import model_path

@@ -57,6 +57,25 @@ def quote(value: Any) -> str:
     return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 3] + "..."
 
 
+def missing_columns(missing: list[str], have: list[str], where: str, column_params: dict[str, str]) -> str:
+    """The one message for dataset columns a reward needs and ``where`` (the dataset, the batch) lacks.
+
+    ``column_params`` maps a column to the parameter that names it (``solution_column``): the fix
+    is then to point that parameter at the column the data has.
+
+    >>> missing_columns(["solution"], ["answer"], "the batch", {"solution": "solution_column"})
+    "needs dataset column(s) 'solution'; the batch has: answer. To read another column, set solution_column \
+(with: {solution_column: NAME} in a reward set, solution_column=NAME in Python)"
+    """
+    text = f"needs dataset column(s) {', '.join(map(repr, missing))}; {where} has: {', '.join(have) or 'none'}"
+    params = [column_params[c] for c in missing if c in column_params]
+    if params:
+        p = params[0]
+        text += (f". To read another column, set {' / '.join(params)} (with: {{{p}: NAME}} in a reward set, "
+                 f"{p}=NAME in Python)")
+    return text
+
+
 class GrpoRewardsError(Exception):
     """Base class of every error the core raises on purpose."""
 

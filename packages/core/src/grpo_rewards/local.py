@@ -109,11 +109,30 @@ def _import_module(module: str, base: Path, use: str) -> types.ModuleType:
         raise GrpoRewardsError(f"{use}: importing {module} raised {type(exc).__name__}: {exc}") from exc
 
 
+def _is_file(where: str) -> bool:
+    """Whether the part of a reference before ``:`` is a file path rather than a dotted module."""
+    return where.endswith(".py") or "/" in where or os.sep in where
+
+
+def absolute_reference(use: str, base: Path) -> str:
+    """``use`` with a relative file path made absolute against ``base``; anything else unchanged.
+
+    >>> absolute_reference("my_rewards.py:shout", Path("/work/sets")), absolute_reference("math.accuracy", Path("/w"))
+    ('/work/sets/my_rewards.py:shout', 'math.accuracy')
+    """
+    if not is_local_reference(use):
+        return use
+    where, _, attr = use.rpartition(":")
+    if not _is_file(where) or Path(where).expanduser().is_absolute():
+        return use
+    return f"{base / where}:{attr}"
+
+
 def load_object(use: str, base: Path | None = None) -> Any:
     """The object ``use`` names: ``file.py:name`` (relative to ``base``) or ``package.module:name``."""
     where, _, attr = use.rpartition(":")
     base = base if base is not None else Path.cwd()
-    if where.endswith(".py") or "/" in where or os.sep in where:
+    if _is_file(where):
         module = _import_file(where, base, use)
     else:
         module = _import_module(where, base, use)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .arguments import argument_names, keyword_params
-from .errors import RewardError
+from .errors import RewardError, missing_columns
 from .options import ON_ERROR, RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .values import check_label, check_value, is_checked_label, split_label
@@ -138,6 +138,11 @@ class Reward:
         self.form = form
         self.params = params
         self.columns = tuple(columns)
+        #: column -> the ``*_column`` parameter that names it, for the missing-column message: given, or
+        #: kept by a built scorer (``Accuracy().solution_column``); a reward set also knows signature defaults
+        self.column_params = {value: key for key, value in sorted(
+            {**{k: v for k, v in getattr(impl, "__dict__", {}).items() if k.endswith("_column")}, **params}.items())
+            if key.endswith("_column") and isinstance(value, str)}
         self.units = units
         self.inputs = dict(inputs or {})
         self.cache = cache if cache is not None else ResultCache()
@@ -307,11 +312,8 @@ class Reward:
         }
         missing = [c for c in self.columns if c not in per_sample]
         if missing:
-            have = sorted(per_sample) or ["none"]
-            raise RewardError(
-                self.__name__,
-                f"needs dataset column(s) {', '.join(map(repr, missing))}; the batch has: {', '.join(have)}",
-            )
+            raise RewardError(self.__name__, missing_columns(missing, sorted(per_sample), "the batch",
+                                                             self.column_params))
         rows = []
         for i in range(n):
             row = {k: v[i] for k, v in per_sample.items()}

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import RewardSetError, quote, read_yaml
+from .errors import RewardSetError, missing_columns, quote, read_yaml
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options
 from .registry import Registry, RewardInfo, load_registry
@@ -57,15 +57,20 @@ def _type_name(annotation: Any) -> str:
     return str(annotation).replace("typing.", "")
 
 
-def required_columns(info: RewardInfo, params: dict[str, Any]) -> tuple[str, ...]:
-    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter."""
-    columns = list(info.columns)
+def column_params(info: RewardInfo, params: dict[str, Any]) -> dict[str, str]:
+    """The columns that ``*_column`` parameters name, each with its parameter (``{"solution": "solution_column"}``)."""
+    named: dict[str, str] = {}
     for p in info.params.values():
         if p.name.endswith("_column"):
             value = params.get(p.name, None if p.required else p.default)
-            if isinstance(value, str) and value not in columns:
-                columns.append(value)
-    return tuple(columns)
+            if isinstance(value, str):
+                named.setdefault(value, p.name)
+    return named
+
+
+def required_columns(info: RewardInfo, params: dict[str, Any]) -> tuple[str, ...]:
+    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter."""
+    return tuple(dict.fromkeys([*info.columns, *column_params(info, params)]))
 
 
 @dataclass
@@ -216,8 +221,7 @@ def _column_problems(where: str, entry: Entry, info: RewardInfo, have: set[str])
     problems = []
     missing = [c for c in required_columns(info, entry.params) if c not in have and c not in entry.inputs]
     if missing:
-        problems.append(f"{where}: needs dataset column(s) {', '.join(map(repr, missing))}; "
-                        f"the dataset has: {', '.join(sorted(have)) or 'none'}")
+        problems.append(f"{where}: {missing_columns(missing, sorted(have), 'the dataset', column_params(info, entry.params))}")
     if info.form == "sample" and not info.is_factory:
         clash = sorted(have & set(info.params))
         if clash:
@@ -314,6 +318,7 @@ def _build(entries: list[Entry], infos: list[RewardInfo], source: str) -> Reward
         inputs = {column: build(other) for column, other in entry.inputs.items()}
         reward = make_reward(info, entry.params, name=entry.name, options=entry.options, inputs=inputs, cache=cache)
         reward.columns = tuple(c for c in required_columns(info, entry.params) if c not in entry.inputs)
+        reward.column_params = column_params(info, entry.params)
         built[name] = reward
         return reward
 

@@ -68,7 +68,8 @@ def assert_reward_contract(reward: Any, **options: Any) -> None:
 
     ``reward``: a TRL reward callable, a ``grpo_rewards.Reward``, or a registered name like
     ``"math.accuracy"`` (with ``params={...}``). Options (see ``grpo_rewards.contract.run_contract``):
-    ``columns={"solution": "4"}`` sample values for the dataset columns it reads, ``units``,
+    ``columns={"solution": "4"}`` sample values for the dataset columns it reads (or a few sample
+    rows, ``columns=[{"solution": "4"}, {"solution": "12"}]``, taken in turn), ``units``,
     ``output_range``, ``deadline`` (seconds per call, default 10), ``pathological=False`` to skip
     the pathological inputs.
     """

@@ -203,7 +203,8 @@ class Accuracy:
         if self.solution_column not in row:
             have = sorted(k for k in row if k not in ("prompt", "completion", "completion_ids"))
             raise ValueError(f"math.accuracy needs the dataset column {self.solution_column!r} (one gold answer per "
-                             f"completion); the row has: {', '.join(have) or 'none'}")
+                             f"completion); the row has: {', '.join(have) or 'none'}. To read another column, set "
+                             "solution_column (with: {solution_column: NAME} in a reward set)")
         gold = _gold(row[self.solution_column])
         if gold is None:
             return "gold_unparsable", "", ""

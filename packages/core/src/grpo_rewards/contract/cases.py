@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,15 +78,17 @@ class Case:
     repeat: bool = False  # call again on fresh copies of the inputs (determinism)
     conversational_prompts: bool = False
 
-    def arguments(self, columns: Mapping[str, Any]) -> Arguments:
-        """The call's arguments, with ``columns`` (one sample value each) repeated per completion."""
+    def arguments(self, rows: Sequence[Mapping[str, Any]]) -> Arguments:
+        """The call's arguments, the dataset columns taken from ``rows`` in turn (completion ``i``
+        gets row ``i % len(rows)``; one row: its values repeated per completion)."""
         n = len(self.completions)
         if self.conversational_prompts:
             prompts: list[Any] = [[{"role": "user", "content": f"Question {i}?"}] for i in range(n)]
         else:
             prompts = [f"Question {i}?" for i in range(n)]
         ids = [_ids(c) for c in self.completions] if self.ids else None
-        kwargs = {name: [copy.deepcopy(value) for _ in range(n)] for name, value in columns.items()}
+        names = list(dict.fromkeys(name for row in rows for name in row))
+        kwargs = {name: [copy.deepcopy(rows[i % len(rows)][name]) for i in range(n)] for name in names}
         kwargs.update(copy.deepcopy(self.extra))
         return prompts, list(self.completions), ids, kwargs, self.repeat
 

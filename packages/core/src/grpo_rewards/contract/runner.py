@@ -119,10 +119,26 @@ def built_units(reward: Any, registered: str | None) -> str:
     return own if isinstance(own, str) else "none"
 
 
+def sample_rows(columns: Mapping[str, Any] | Sequence[Mapping[str, Any]] | Sequence[str] | None) -> list[dict[str, Any]]:
+    """The sample rows a contract run takes its dataset columns from (fresh dicts, at least one).
+
+    >>> sample_rows({"solution": "4"}), sample_rows([{"solution": "4"}, {"solution": "12"}]), sample_rows(["k"])
+    ([{'solution': '4'}], [{'solution': '4'}, {'solution': '12'}], [{'k': '4'}])
+    """
+    if isinstance(columns, Mapping):
+        return [dict(columns)]
+    items: list[Any] = list(columns or ())
+    if items and all(isinstance(item, Mapping) for item in items):
+        return [dict(item) for item in items]
+    if all(isinstance(item, str) for item in items):
+        return [{name: DEFAULT_COLUMN_VALUE for name in items}]
+    raise TypeError("columns: expected {column: value}, a list of sample rows [{column: value}, ...] or column names")
+
+
 def run_contract(
     reward: Any,
     *,
-    columns: Mapping[str, Any] | Sequence[str] | None = None,
+    columns: Mapping[str, Any] | Sequence[Mapping[str, Any]] | Sequence[str] | None = None,
     units: str | None = None,
     output_range: tuple[float, float] | None = None,
     params: Mapping[str, Any] | None = None,
@@ -133,8 +149,10 @@ def run_contract(
 ) -> ContractResult:
     """Check ``reward`` (a TRL reward callable, a ``Reward``, or a registered name) against the contract.
 
-    ``columns`` gives sample values of dataset columns (``{"solution": "4"}``); columns the reward
-    declares and the caller does not give get a value from ``COLUMN_VALUES`` (``"4"`` otherwise).
+    ``columns`` gives sample values of dataset columns: one value each (``{"solution": "4"}``), or a
+    few sample rows (``[{"solution": "4"}, {"solution": "12"}]``, taken in turn by the completions of
+    each call); columns the reward declares and the caller does not give get a value from
+    ``COLUMN_VALUES`` (``"4"`` otherwise).
     ``units`` defaults to what the built reward says (see :func:`built_units`), ``output_range``
     to what the registry declares. ``deadline`` is the hard limit per call in seconds. The result
     lists only the points this run checked.
@@ -147,9 +165,10 @@ def run_contract(
         registry = registry or load_registry()
         reward, info = load_one(reward, params, registry=registry)
         other_names = set(other_names) | (set(registry.rewards) - {info.name})
-    values = dict(columns) if isinstance(columns, Mapping) else {c: DEFAULT_COLUMN_VALUE for c in columns or ()}
-    for column in getattr(reward, "columns", None) or (info.columns if info else ()):
-        values.setdefault(column, COLUMN_VALUES.get(column, DEFAULT_COLUMN_VALUE))
+    rows = sample_rows(columns)
+    for column in [*(getattr(reward, "columns", None) or (info.columns if info else ())), *(k for r in rows for k in r)]:
+        for row in rows:
+            row.setdefault(column, COLUMN_VALUES.get(column, DEFAULT_COLUMN_VALUE))
     units = units or built_units(reward, info.units if info else None)
     if output_range is None and info is not None:
         output_range = info.output_range
@@ -164,7 +183,7 @@ def run_contract(
         problems.append(Problem(NAME, f"__name__ is not stable: {getattr(reward, '__name__', None)!r} becomes "
                                       f"{getattr(twin, '__name__', None)!r} after a pickle round trip"))
     cases = build_cases(units, pathological)
-    items = [case.arguments(values) for case in cases]
+    items = [case.arguments(rows) for case in cases]
     if twin is not None:
         from ..execution import map_with_deadline
 
@@ -174,7 +193,7 @@ def run_contract(
                                      outcomes[0].value if outcomes[0].status == "ok" else None)
     else:
         outcomes = run_threads(runner, items, deadline)
-    problems += judge(cases, outcomes, list(values), deadline, output_range)
+    problems += judge(cases, outcomes, list(rows[0]), deadline, output_range)
     warning = all_none_warning(cases, outcomes)
     name = getattr(reward, "__name__", repr(reward))
     return ContractResult(str(name), points_run(cases, output_range), problems, [warning] if warning else [])

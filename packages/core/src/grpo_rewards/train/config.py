@@ -9,11 +9,14 @@ A config has up to six sections; each one given replaces the default's whole sec
       n: 512
       seed: 0
       params: {ops: "+"}
-    rewards:                        # a reward set (or the path of a reward-set YAML file)
+    rewards:                        # a reward set, or the path of a reward-set YAML file (rewards: set.yaml)
       - {use: math.accuracy, weight: 1.0}
     grpo:                           # passed unchanged to trl.GRPOConfig (values range-checked first)
       learning_rate: 1.0e-5
     peft: {r: 16, merge: true}      # optional: peft.LoraConfig fields (+ merge), GRPOTrainer(peft_config=...)
+
+Relative paths (``output_dir``, ``dataset.path``, ``rewards: set.yaml``) are read from the current
+folder, like the command line's; paths inside a reward-set file are relative to that file.
 
 Overrides are ``key=value`` with a dotted key (``grpo.learning_rate=1e-5``, ``dataset.n=64``,
 ``rewards.0.weight=0.5``); the value is read as YAML (numbers like ``1e-5`` included).
@@ -76,6 +79,43 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "disable_tqdm": True,
     },
 }
+
+
+#: The one rule for relative paths in a training config, said in every error about such a path.
+PATH_RULE = "relative paths in a training config (output_dir, dataset.path, rewards: FILE.yaml) are read " \
+    "from the current folder, as on the command line"
+
+
+def path_rule(path_text: str) -> str:
+    """`` (PATH_RULE: /the/current/folder)`` for a relative path, ``""`` for an absolute one.
+
+    >>> path_rule("/data/train.jsonl")
+    ''
+    """
+    if Path(path_text).expanduser().is_absolute():
+        return ""
+    return f" ({PATH_RULE}: {Path.cwd()})"
+
+
+def reward_file_entries(path_text: str) -> list[Any]:
+    """The entries of the reward-set file a config names (``rewards: set.yaml``), as the run records them.
+
+    The run folder's ``config.yaml`` holds the set that ran, not a reference to a file that may
+    change: each entry as the file writes it, a file reward's path (relative to the set file) made
+    absolute. Call it once the set has loaded (the file is known to be readable).
+    """
+    from ..local import absolute_reference
+
+    data = read_yaml(path_text, what="a YAML file with a 'rewards:' list", error=ConfigError)
+    entries = data.get("rewards") if isinstance(data, dict) else data
+    base = Path(path_text).expanduser().resolve().parent
+    out = []
+    for raw in entries if isinstance(entries, list) else []:
+        entry = {"use": raw} if isinstance(raw, str) else dict(raw)
+        if isinstance(entry.get("use"), str):
+            entry["use"] = absolute_reference(entry["use"], base)
+        out.append(entry)
+    return out
 
 
 def suggest(key: str, known: Any) -> str:
@@ -147,15 +187,6 @@ def read_config(path: str | Path | None) -> tuple[dict[str, Any], str]:
     if not isinstance(data, dict):
         raise ConfigError(f"expected a mapping with sections {', '.join(TOP_KEYS)}, got {type(data).__name__}",
                           source)
-    if isinstance(data.get("rewards"), str):  # a reward-set file, relative to the config
-        rewards_path = Path(data["rewards"])
-        if not rewards_path.is_absolute() and (path.parent / rewards_path).exists():
-            rewards_path = path.parent / rewards_path  # relative to the config file first
-        data["rewards"] = str(rewards_path)
-    if isinstance(data.get("dataset"), dict) and isinstance(data["dataset"].get("path"), str):
-        data_path = Path(data["dataset"]["path"])
-        if not data_path.is_absolute() and (path.parent / data_path).exists():
-            data["dataset"]["path"] = str(path.parent / data_path)
     if "dataset" in data and "rewards" not in data:
         data["rewards"] = None  # the task's default rewards, or an error naming the missing section
     if data.get("grpo") is None and "grpo" in data:

