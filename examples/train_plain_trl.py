@@ -2,11 +2,12 @@
 
 A prompts dataset, reward functions, ``GRPOConfig`` with ``num_generations``, ``GRPOTrainer``:
 plain TRL code. The only grpo-rewards calls are the lookups of the rewards (by name, with
-parameters) and of the embedded offline model. Needs grpo-rewards-math, -format and -length.
+parameters) and of the offline model's folder (``grpo_rewards.model_path``). Needs grpo-rewards-math,
+-format and -length.
 
     python examples/train_plain_trl.py                 # 8 steps of the embedded SmolLM2-135M on CPU
     MODEL=Qwen/Qwen2.5-0.5B-Instruct python examples/train_plain_trl.py
-    MODEL=tiny python examples/train_plain_trl.py 2    # 2 steps of a tiny random model: seconds, learns nothing
+    MODEL=tiny python examples/train_plain_trl.py 2    # 2 steps of a tiny random model (~30 s), learns nothing
 """
 
 import os

@@ -70,9 +70,16 @@ def blocks_of(path: Path) -> list[Block]:
 ALL = [b for f in FILES for b in blocks_of(f)]
 
 
-def _env() -> dict[str, str]:
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    """The model cache the blocks share (``model_path("tiny")`` writes the tiny model there once)."""
+    return tmp_path_factory.mktemp("cache")
+
+
+def _env(cache: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("GRPO_REWARDS_PLUGINS", None)
+    env["GRPO_REWARDS_CACHE"] = str(cache)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     return env
@@ -93,16 +100,16 @@ def test_there_are_python_blocks_to_run():
 
 
 @pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.id)
-def test_a_python_block_runs_alone(block, tmp_path):
+def test_a_python_block_runs_alone(block, tmp_path, cache):
     script = tmp_path / f"block_at_line_{block.line}.py"
     script.write_text(block.code, encoding="utf-8")
-    run = subprocess.run([sys.executable, script.name], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+    run = subprocess.run([sys.executable, script.name], cwd=tmp_path, env=_env(cache), capture_output=True, text=True,
                          timeout=600)
     assert run.returncode == 0, f"{block.id} does not run alone:\n{run.stderr[-4000:]}"
 
 
 @pytest.mark.parametrize("block", [b for b in ALL if b.language in ("yaml", "toml", "bash")], ids=lambda b: b.id)
-def test_a_block_runs_or_validates(block, tmp_path):
+def test_a_block_runs_or_validates(block, tmp_path, cache):
     if block.not_run is not None:
         pytest.skip(f"not run: {block.not_run}")
     if block.language == "toml":
@@ -114,7 +121,7 @@ def test_a_block_runs_or_validates(block, tmp_path):
             config = tmp_path / "run.yaml"
             config.write_text(block.code)
             run = subprocess.run([sys.executable, "-m", "grpo_rewards.cli", "train", str(config), "--dry-run",
-                                  "--output-dir", str(tmp_path / "run")], cwd=tmp_path, env=_env(),
+                                  "--output-dir", str(tmp_path / "run")], cwd=tmp_path, env=_env(cache),
                                  capture_output=True, text=True, timeout=600)
             assert run.returncode == 0, run.stdout + run.stderr
         elif isinstance(data, dict) and "rewards" in data:
@@ -125,6 +132,6 @@ def test_a_block_runs_or_validates(block, tmp_path):
         # never run a block that would change the environment: it must say why it is not run
         assert not INSTALLS.search(block.code), f"{block.id} installs or publishes: mark it <!-- not run: why -->"
         (tmp_path / "examples").symlink_to(ROOT / "examples")  # the bundled example files, by their paths
-        run = subprocess.run(["bash", "-e", "-c", block.code], cwd=tmp_path, env=_env(), capture_output=True,
+        run = subprocess.run(["bash", "-e", "-c", block.code], cwd=tmp_path, env=_env(cache), capture_output=True,
                              text=True, timeout=600)
         assert run.returncode == 0, run.stdout + run.stderr

@@ -58,3 +58,33 @@ def test_a_converted_model_in_the_cache_is_reused_without_converting(tmp_path, m
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["SmolLM2-135M-Instruct",
                                                                        "SmolLM2-135M-Instruct.lock"]
     assert EMBEDDED == "embedded"
+
+
+def test_model_path_writes_the_tiny_model_once_and_gives_its_folder(tmp_path, monkeypatch):
+    pytest.importorskip("transformers")
+    from transformers import AutoConfig
+
+    import grpo_rewards
+
+    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "cache"))
+    path = grpo_rewards.model_path("tiny")
+    assert path == str(tmp_path / "cache" / "tiny-random-qwen2")
+    assert AutoConfig.from_pretrained(path).model_type == "qwen2"
+    written = (Path(path) / "model.safetensors").stat().st_mtime_ns
+    assert grpo_rewards.model_path("tiny") == path
+    assert (Path(path) / "model.safetensors").stat().st_mtime_ns == written  # not written again
+
+
+def test_model_path_gives_a_hub_id_back_and_refuses_a_folder_that_is_not_a_model(tmp_path):
+    import grpo_rewards
+
+    assert grpo_rewards.model_path("Qwen/Qwen2.5-0.5B-Instruct") == "Qwen/Qwen2.5-0.5B-Instruct"
+    with pytest.raises(ModelError, match=r"is not a model folder: it has no config\.json"):
+        grpo_rewards.model_path(str(tmp_path))
+
+
+def test_the_model_module_examples_run():
+    import doctest
+
+    result = doctest.testmod(model)
+    assert result.failed == 0 and result.attempted > 0

@@ -11,7 +11,7 @@ examples:
   grpo-rewards train run.yaml grpo.learning_rate=1e-5 dataset.n=64
   grpo-rewards train run.yaml --output-dir runs/x --resume
   grpo-rewards train --print-config > run.yaml          # start from the default config
-  grpo-rewards train run.yaml model=tiny --max-steps 2 --output-dir /tmp/smoke   # the config end to end, seconds
+  grpo-rewards train run.yaml model=tiny --max-steps 2 --output-dir /tmp/smoke   # the config end to end, ~30 s
   torchrun --nproc_per_node 2 -m grpo_rewards.train run.yaml   # many processes (or: accelerate launch)
 """
 
@@ -21,7 +21,8 @@ def train_parser() -> argparse.ArgumentParser:
         prog="grpo-rewards train",
         description="Train with TRL's GRPOTrainer, the installed reward plugins and one config file. "
         "With no config: the embedded SmolLM2-135M-Instruct on math:arithmetic, offline, about 7 minutes "
-        "on 2 CPU cores. model=tiny: a tiny random model, for checking a config end to end in seconds.",
+        "on 2 CPU cores. model=tiny: a tiny random model, for checking a config end to end (about half a minute "
+        "on 2 CPU cores).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

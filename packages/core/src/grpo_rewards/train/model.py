@@ -21,7 +21,7 @@ from ..errors import ModelError
 
 #: The ``model:`` value that selects the embedded default (also used when ``model`` is omitted).
 EMBEDDED = "embedded"
-#: The ``model:`` value for a tiny random model (seconds per step): checks a config end to end, learns nothing.
+#: The ``model:`` value for a tiny random model (a few seconds per step): checks a config end to end, learns nothing.
 TINY = "tiny"
 TINY_NAME = "tiny-random-qwen2"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
