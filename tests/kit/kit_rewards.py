@@ -34,9 +34,9 @@ def score_integer_gold(text: str, *, solution: str, **row: Any) -> float:
     return float(text.rstrip(". ").endswith(str(int(solution))))
 
 
-char_length = Reward(score_length, name="kit.char_length")
-solution_match = Reward(score_solution, name="kit.solution_match", columns=("solution",))
-integer_gold = Reward(score_integer_gold, name="kit.integer_gold", columns=("solution",))
+char_length = Reward(score_length, metric="kit.char_length")
+solution_match = Reward(score_solution, metric="kit.solution_match", columns=("solution",))
+integer_gold = Reward(score_integer_gold, metric="kit.integer_gold", columns=("solution",))
 
 
 def token_count(prompts, completions, completion_ids=None, **kwargs):
@@ -119,7 +119,7 @@ class ForgetsOnPickle:
 unpicklable = Unpicklable()
 forgets_on_pickle = ForgetsOnPickle()
 
-space_name = Reward(score_length, name="kit.char length")
+space_name = Reward(score_length, metric="kit.char length")
 lambda_reward = lambda prompts, completions, completion_ids=None, **kwargs: [0.0 for _ in completions]  # noqa: E731
 
 

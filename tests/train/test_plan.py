@@ -62,7 +62,7 @@ def test_relative_paths_in_a_config_are_read_from_the_current_folder_and_the_err
                                    f"dataset.path: file not found: data.jsonl ({rule})"]
     monkeypatch.chdir(tmp_path / "project")
     plan = runner.prepare(config, registry=toy_registry())
-    assert (len(plan.dataset), plan.reward_set.names) == (4, ["toy.digits", "toy.short"])
+    assert (len(plan.dataset), plan.reward_set.metrics) == (4, ["toy.digits", "toy.short"])
 
 
 def test_a_reward_set_file_named_by_the_config_is_recorded_as_its_entries(tmp_path, monkeypatch):
@@ -86,7 +86,7 @@ def test_a_reward_set_file_named_by_the_config_is_recorded_as_its_entries(tmp_pa
     monkeypatch.chdir(tmp_path / "rewards")  # and the run is resumed from another folder
     again = runner.prepare(tmp_path / "out" / "config.yaml", output_dir=str(tmp_path / "again"),
                            registry=toy_registry())
-    assert [(e.name, e.weight, e.params) for e in again.reward_set.entries] == [
+    assert [(e.metric, e.weight, e.params) for e in again.reward_set.entries] == [
         ("toy.digits", 2.0, {}), ("toy.short", 1.0, {"limit": 12}), ("shout", 0.5, {})]
 
 

@@ -17,8 +17,8 @@ from conftest import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
+from grpo_rewards.cli.train import PLOT, train_command
 from grpo_rewards.errors import RunDirError, TrainError
-from grpo_rewards.train.command import plot_command, train_command
 
 HERE = Path(__file__).parent
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -88,7 +88,7 @@ def test_the_run_starts_with_one_header_line_naming_plugins_and_versions(finishe
 def test_plot_redraws_the_png_from_the_run_directory(finished_run, tmp_path, capsys):
     run_dir, _, _ = finished_run
     out = tmp_path / "curves.png"
-    assert plot_command([str(run_dir), "--out", str(out)]) == 0
+    assert PLOT.main([str(run_dir), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == PNG_MAGIC
     assert capsys.readouterr().out == f"grpo-rewards: wrote {out}\n"
 
@@ -200,7 +200,7 @@ def test_overwrite_replaces_a_finished_run_with_a_new_one(finished_run, tmp_path
     assert "--overwrite: deleted the previous run's README.md, checkpoint-2, checkpoint-3, config.yaml" \
         in capsys.readouterr().out
     assert sorted(p.name for p in copy.iterdir()) == [
-        "README.md", "checkpoint-1", "config.yaml", "manifest.json", "metrics.jsonl", "reward_curves.png",
+        "README.md", "checkpoint-1", "config.yaml", "final", "manifest.json", "metrics.jsonl", "reward_curves.png",
         "trainer_state.json"]
     assert [e["step"] for e in _metrics(copy) if "reward" in e] == [1]
 
