@@ -79,6 +79,7 @@ def test_a_reward_set_file_named_by_the_config_is_recorded_as_its_entries(tmp_pa
         {"use": "toy.short", "with": {"limit": 12}},
         {"use": f"{tmp_path / 'rewards' / 'mine.py'}:shout", "weight": 0.5},
     ]
+    assert plan.reward_set.manifest()[2]["use"] == f"{tmp_path / 'rewards' / 'mine.py'}:shout"  # what config.yaml says
     from grpo_rewards.train import manifest
 
     manifest.write_start(tmp_path / "out", {"created": "now"}, plan.config, resumed_from=None, changes=[])

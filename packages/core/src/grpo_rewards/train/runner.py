@@ -179,8 +179,14 @@ def prepare(
         reward_set = load_reward_set(spec, registry=registry)  # names and parameters first
     except GrpoRewardsError as exc:
         problems += _problems(exc, "rewards: ")
-    if reward_set is not None and isinstance(spec, str):  # rewards: set.yaml: the run records the set itself
-        config["rewards"] = reward_file_entries(spec)
+    if reward_set is not None and isinstance(spec, str):  # rewards: set.yaml: the run records the set itself,
+        entries = reward_file_entries(spec)                # and runs what it records (a resume compares them)
+        try:
+            reward_set = load_reward_set(entries, registry=registry)
+        except GrpoRewardsError:  # a module found only beside the set file: keep the file's reference
+            pass
+        else:
+            config["rewards"] = spec = entries
     if isinstance(config.get("dataset"), dict) and not any(p.startswith("dataset") for p in problems):
         if verbose:
             say(f"grpo-rewards: building the dataset ({describe(config['dataset'])})")
