@@ -163,12 +163,8 @@ def _length(text, **row):
 
 def test_a_dataset_column_named_like_a_parameter_is_reported_and_the_parameter_wins(registry):
     spec = [{"use": "fixture.shout", "with": {"bonus": 0.5}}]
-    with pytest.raises(RewardSetError) as err:
-        load_reward_set(spec, registry=registry, columns=["prompt", "bonus"])
-    assert err.value.problems == [
-        "entry 1 (fixture.shout): dataset column(s) 'bonus' have the name of a parameter; the parameter's value "
-        "is used, not the column (rename the column to use it)"]
-    reward = load_reward_set(spec, registry=registry).rewards[0]
+    with pytest.warns(UserWarning, match=r"entry 1 \(fixture.shout\): dataset column\(s\) 'bonus' have the name"):
+        reward = load_reward_set(spec, registry=registry, columns=["prompt", "bonus"]).rewards[0]
     assert reward(prompts=["p"], completions=["HI"], bonus=[100.0]) == [1.5]
 
 
@@ -217,3 +213,15 @@ def test_file_errors_are_one_line_naming_the_file(registry, tmp_path):
         "bad.yaml": messages["bad.yaml"],
     }
     assert messages["bad.yaml"].startswith(f"{bad}: not valid YAML: ") and "\n" not in messages["bad.yaml"]
+
+
+def test_a_dataset_column_named_like_a_parameter_is_a_warning_for_class_and_function_rewards(registry):
+    with pytest.warns(UserWarning) as caught:
+        rs = load_reward_set([{"use": "fixture.offset"}, {"use": "fixture.shout"}], registry=registry,
+                             columns=["prompt", "offset", "bonus"])
+    assert rs.metrics == ["fixture.offset", "fixture.shout"]  # a warning: another reward may read the column
+    assert [str(w.message) for w in caught] == [
+        f"reward set: entry {i} ({name}): dataset column(s) {column!r} have the name of a parameter of {name}; "
+        "this reward uses the parameter's value, not the column (rename the column if it should read it)"
+        for i, name, column in [(1, "fixture.offset", "offset"), (2, "fixture.shout", "bonus")]]
+

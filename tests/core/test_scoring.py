@@ -235,3 +235,12 @@ def test_outcome_counts_are_counted_once_when_an_entry_that_reads_another_fails(
         "reward error: length.cosine failed on 8 row(s) (lines 1-8): raised ValueError: length.cosine measures "
         "tokens and needs completion_ids")
     assert "bad row" not in captured.err
+
+
+def test_a_row_column_named_like_a_class_rewards_parameter_is_warned_about(plugins, tmp_path):
+    with pytest.warns(UserWarning, match=r"set.yaml: entry 1 \(fixture.offset\): dataset column\(s\) 'offset' "
+                                         r"have the name of a parameter of fixture.offset; this reward uses the "
+                                         r"parameter's value, not the column"):
+        code, scored = _score(tmp_path, [{"prompt": "p", "completion": "abc", "offset": 5}],
+                              _set(tmp_path, "rewards:\n  - use: fixture.offset\n"))
+    assert code == 0 and scored[0]["rewards"] == {"fixture.offset": 3.0}  # the parameter (0) wins over the column

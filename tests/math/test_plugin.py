@@ -68,3 +68,13 @@ def test_discovered_reward_scores_like_the_importable_one(registry):
 def test_importing_the_plugin_does_not_import_sympy():
     code = "import sys, grpo_rewards_math.plugin; sys.exit('sympy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_a_dataset_column_named_like_a_parameter_of_math_accuracy_is_reported(registry):
+    with pytest.warns(UserWarning) as caught:
+        load_reward_set({"rewards": [{"use": "math.accuracy"}]}, registry=registry,
+                        columns=["prompt", "solution", "rel_tol"])
+    assert [str(w.message) for w in caught] == [
+        "reward set: entry 1 (math.accuracy): dataset column(s) 'rel_tol' have the name of a parameter of "
+        "math.accuracy; this reward uses the parameter's value, not the column (rename the column if it should "
+        "read it)"]

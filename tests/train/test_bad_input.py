@@ -147,3 +147,15 @@ def test_resume_skips_a_newer_checkpoint_whose_trainer_state_was_cut_short(tmp_p
     with pytest.raises(RunDirError, match=r"has no manifest.json, so the reward set cannot be checked"):
         train_command([str(path), "--resume"], registry=toy_registry())
     assert "skipping checkpoint-2: its trainer_state.json does not read" in capsys.readouterr().out
+
+
+def test_a_dry_run_warns_of_a_dataset_column_named_like_a_parameter_of_a_class_reward(tmp_path, tiny_model):
+    (tmp_path / "d.jsonl").write_text(json.dumps({"prompt": "p", "step": 3}) + "\n")
+    path = _config(tmp_path, tiny_model, rewards=[{"use": "toy.fail_from", "with": {"step": 99}}],
+                   dataset={"path": str(tmp_path / "d.jsonl")})
+    with pytest.warns(UserWarning) as caught:
+        assert train_command([str(path), "--dry-run"], registry=toy_registry()) == 0
+    assert [str(w.message) for w in caught if "parameter of" in str(w.message)] == [
+        "reward set: entry 1 (toy.fail_from): dataset column(s) 'step' have the name of a parameter of "
+        "toy.fail_from; this reward uses the parameter's value, not the column (rename the column if it should "
+        "read it)"]

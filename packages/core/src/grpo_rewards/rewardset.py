@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections.abc as cabc
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,16 +251,20 @@ def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo]) -> _Resolved:
 
 
 def _column_problems(entry: Entry, info: RewardInfo, have: set[str]) -> list[str]:
-    problems = []
     missing = [c for c in required_columns(info, entry.params) if c not in have and c not in entry.inputs]
     if missing:
-        problems.append(missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params)))
-    if info.form == "sample" and not info.is_factory:
-        clash = sorted(have & set(info.params))
-        if clash:
-            problems.append(f"dataset column(s) {', '.join(map(repr, clash))} have the name of a parameter; "
-                            "the parameter's value is used, not the column (rename the column to use it)")
-    return problems
+        return [missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))]
+    return []
+
+
+def _parameter_columns(info: RewardInfo, have: set[str]) -> str | None:
+    """A warning for dataset columns named like one of the reward's parameters (a function's keyword
+    parameters, a class's ``__init__`` ones): not an error, since another reward may read the column."""
+    clash = sorted(have & set(info.params))
+    if not clash:
+        return None
+    return (f"dataset column(s) {', '.join(map(repr, clash))} have the name of a parameter of {info.name}; this "
+            "reward uses the parameter's value, not the column (rename the column if it should read it)")
 
 
 def load_reward_set(
@@ -270,8 +275,9 @@ def load_reward_set(
     Every problem is collected and raised together as one :class:`RewardSetError` before any
     reward runs: unknown reward, unknown or ill-typed parameter, a parameter value the reward
     rejects, an option out of range, duplicate metric name, unknown or circular ``inputs``, and
-    (when ``columns`` lists the dataset's columns) a column a reward needs that the dataset lacks
-    or one named like a reward's parameter.
+    (when ``columns`` lists the dataset's columns) a column a reward needs that the dataset lacks.
+    A column named like a reward's parameter is a ``UserWarning`` (the parameter wins, and another
+    reward may well read that column).
     """
     raw_entries, source, base = _read_spec(spec)
     registry = registry or load_registry()
@@ -312,6 +318,10 @@ def load_reward_set(
                 problems += [f"entry {i + 1} ({one.entry.use}): {p}" for p in _column_problems(one.entry, one.info, have)]
     if problems:
         raise RewardSetError(problems, source)
+    for i, one in enumerate(resolved if have is not None else []):
+        warning = _parameter_columns(one.info, have) if one.entry is not None and one.info is not None else None
+        if warning and one.entry is not None:
+            warnings.warn(f"{source}: entry {i + 1} ({one.entry.use}): {warning}", UserWarning, stacklevel=2)
     return _build(resolved)
 
 
