@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from grpo_rewards import RewardSetError, load_reward_set
@@ -225,3 +227,30 @@ def test_a_dataset_column_named_like_a_parameter_is_a_warning_for_class_and_func
         "this reward uses the parameter's value, not the column (rename the column if it should read it)"
         for i, name, column in [(1, "fixture.offset", "offset"), (2, "fixture.shout", "bonus")]]
 
+
+def longest(prompts, completions, completion_ids=None, **kwargs):
+    """1.0 for the longest completion of the batch, else 0.0 (a plain TRL reward function)."""
+    lengths = [len(c) for c in completions]
+    return [float(n == max(lengths)) for n in lengths]
+
+
+def test_with_functions_gives_the_sets_rewards_then_the_added_ones_with_their_weights(registry):
+    rs = load_reward_set([{"use": "fixture.shout"}, {"use": "fixture.offset", "weight": 0.25}], registry=registry)
+    funcs, weights = rs.with_functions(longest, weights=[2])
+    assert (funcs, weights) == ([*rs.reward_funcs, longest], [1.0, 0.25, 2.0])
+    assert rs.with_functions(longest)[1] == [1.0, 0.25, 1.0]
+    with pytest.raises(ValueError, match=r"^weights: 2 weight\(s\) for 1 function\(s\)$"):
+        rs.with_functions(longest, weights=[1.0, 2.0])
+
+
+def test_with_functions_refuses_a_function_named_like_a_reward_of_the_set(registry):
+    from grpo_rewards import get_reward
+
+    rs = load_reward_set([{"use": "fixture.shout"}, {"use": "fixture.offset", "as": "longest"}], registry=registry)
+    with pytest.raises(RewardSetError) as err:
+        rs.with_functions(get_reward("fixture.shout", registry=registry), functools.partial(longest))
+    assert err.value.problems == [
+        f"the reward functions entry {i} ({use}) of the set and added function {j} are both named {name!r}: TRL "
+        f"would log them as one rewards/{name}/* series and average their outcome counts; give one another name "
+        "('as:' in a reward set, metric= when you make the function)"
+        for i, use, j, name in [(1, "fixture.shout", 1, "fixture.shout"), (2, "fixture.offset", 2, "longest")]]

@@ -107,3 +107,19 @@ def test_an_output_dir_holding_a_run_is_reported_with_every_other_problem(tmp_pa
         "dataset.columns: task toy:count has no column(s) 'question'; its columns: prompt, k",
     ]
     assert sorted(p.name for p in out.iterdir()) == ["checkpoint-2", "manifest.json"]
+
+
+def test_the_trainer_is_not_built_with_two_reward_functions_of_one_name(tmp_path, tiny_model):
+    from grpo_rewards.errors import RewardSetError
+
+    plan = runner.prepare(write_config(tmp_path / "run.yaml", tiny_config(tiny_model, tmp_path / "out")),
+                          registry=toy_registry())
+    plan.reward_set.rewards.append(plan.reward_set.rewards[0])  # as a script that mixes in an imported reward
+    plan.reward_set.entries.append(plan.reward_set.entries[0])
+    with pytest.raises(RewardSetError) as info:
+        runner.run(plan)
+    assert info.value.problems == [
+        "the reward functions 1 and 3 are both named 'toy.digits': TRL would log them as one rewards/toy.digits/* "
+        "series and average their outcome counts; give one another name ('as:' in a reward set, metric= when you "
+        "make the function)"]
+    assert not (tmp_path / "out").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections.abc as cabc
+import functools
 import types
 import typing
 import warnings
@@ -119,6 +120,28 @@ class RewardSet:
     def __len__(self) -> int:
         return len(self.rewards)
 
+    def with_functions(self, *functions: Any, weights: cabc.Sequence[float] | None = None
+                       ) -> tuple[list[Any], list[float]]:
+        """``reward_funcs`` and ``reward_weights`` for GRPOTrainer: this set's rewards, then ``functions``.
+
+        ``weights`` gives each added function its weight (default 1.0 each). TRL keys a reward's
+        metrics by its name (``rewards/<name>/mean``) and silently merges two functions of one name
+        into one series, averaging their outcome counts; a function named like one of the set's
+        rewards (``grpo_rewards_math.accuracy`` beside a ``math.accuracy`` entry) is refused with a
+        :class:`RewardSetError` naming both.
+
+        >>> reward_funcs, reward_weights = rewards.with_functions(my_reward, weights=[0.5])  # doctest: +SKIP
+        """
+        weights = [1.0] * len(functions) if weights is None else [float(w) for w in weights]
+        if len(weights) != len(functions):
+            raise ValueError(f"weights: {len(weights)} weight(s) for {len(functions)} function(s)")
+        named = [(f"entry {i + 1} ({e.use}) of the set", r) for i, (e, r) in enumerate(zip(self.entries, self.rewards))]
+        named += [(f"added function {j + 1}", f) for j, f in enumerate(functions)]
+        problems = name_clashes(named)
+        if problems:
+            raise RewardSetError(problems, "with_functions")
+        return [*self.rewards, *functions], [*self.reward_weights, *weights]
+
     def total(self, values: list[float | None]) -> float:
         """The weighted sum TRL computes for one sample (``None`` counts as absent)."""
         return float(sum(w * v for w, v in zip(self.reward_weights, values) if v is not None))
@@ -141,6 +164,34 @@ class RewardSet:
                 "version": info.version,
             })
         return out
+
+
+def trl_name(func: Any) -> str:
+    """The name TRL keys a reward function's metrics by: a callable's ``__name__`` (through
+    ``functools.partial``; a callable instance without one: its class name), a reward model's id.
+
+    >>> trl_name(len), trl_name("org/reward-model")
+    ('len', 'reward-model')
+    """
+    if isinstance(func, str):  # a reward model's id or folder: TRL names the loaded model by its last part
+        return func.rstrip("/").split("/")[-1]
+    model_id = getattr(getattr(func, "config", None), "_name_or_path", None)
+    if isinstance(model_id, str) and hasattr(func, "forward"):  # a loaded reward model (a torch module)
+        return model_id.rstrip("/").split("/")[-1]
+    while isinstance(func, functools.partial):
+        func = func.func
+    return str(getattr(func, "__name__", type(func).__name__))
+
+
+def name_clashes(named: cabc.Sequence[tuple[str, Any]]) -> list[str]:
+    """One line for each name that two of the reward functions share; ``named`` is ``(where, function)``."""
+    places: dict[str, list[str]] = {}
+    for where, func in named:
+        places.setdefault(trl_name(func), []).append(where)
+    return [f"the reward functions {' and '.join(p)} are both named {name!r}: TRL would log them as one "
+            f"rewards/{name}/* series and average their outcome counts; give one another name ('as:' in a "
+            "reward set, metric= when you make the function)"
+            for name, p in places.items() if len(p) > 1]
 
 
 def _read_spec(spec: Any) -> tuple[list[Any], str, Path | None]:
@@ -318,9 +369,11 @@ def load_reward_set(
                 problems += [f"entry {i + 1} ({one.entry.use}): {p}" for p in _column_problems(one.entry, one.info, have)]
     if problems:
         raise RewardSetError(problems, source)
-    for i, one in enumerate(resolved if have is not None else []):
-        warning = _parameter_columns(one.info, have) if one.entry is not None and one.info is not None else None
-        if warning and one.entry is not None:
+    for i, one in enumerate(resolved):
+        if have is None or one.entry is None or one.info is None:
+            continue
+        warning = _parameter_columns(one.info, have)
+        if warning:
             warnings.warn(f"{source}: entry {i + 1} ({one.entry.use}): {warning}", UserWarning, stacklevel=2)
     return _build(resolved)
 

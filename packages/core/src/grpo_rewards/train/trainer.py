@@ -12,14 +12,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelError, RewardError, TrainError
+from ..errors import ModelError, RewardError, RewardSetError, TrainError
+from ..rewardset import name_clashes
 from . import rundir
 from .checks import lora_config
 from .progress import say
 
 
 def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], base_model: str) -> Any:
-    """``GRPOTrainer`` for ``plan``; a model that cannot load is a one-line :class:`ModelError`."""
+    """``GRPOTrainer`` for ``plan``; a model that cannot load is a one-line :class:`ModelError`.
+
+    Reward functions that share a name are refused first: TRL would merge their metrics silently.
+    """
+    clashes = name_clashes([(str(i + 1), f) for i, f in enumerate(plan.reward_set.reward_funcs)])
+    if clashes:
+        raise RewardSetError(clashes, "reward_funcs")
     from trl import GRPOTrainer
 
     class Trainer(GRPOTrainer):
