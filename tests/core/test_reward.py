@@ -163,8 +163,7 @@ def test_a_failing_batch_reward_under_on_error_none_counts_each_sample_once():
     reward = Reward(fails, metric="f", form="batch", on_error="none")
     assert reward(prompts=["p"] * 2, completions=["a", "b"], log_metric=logged.__setitem__) == [None, None]
     assert reward.stats == {"error": 2}
-    assert logged == {"timing/f": logged["timing/f"], "outcomes/f/timeout": 0.0, "outcomes/f/error": 2.0,
-                      "outcomes/f/crashed": 0.0}
+    assert logged == {"timing/f": logged["timing/f"], "outcomes/f/error": 2.0}
 
 
 def labelled(text, **row):
@@ -182,6 +181,22 @@ def test_a_per_sample_label_is_counted_and_logged_by_the_core_with_zeros_after_f
     assert dict(logged)["outcomes/lab/loud"] == 0.0
     assert len(logged) == len(dict(logged))  # every metric once per call
     assert reward.stats == {"loud": 2, "quiet": 2}
+
+
+def test_a_label_is_logged_from_the_call_it_first_occurs_on_and_then_on_every_call():
+    calls: list[dict[str, float]] = []
+
+    def call(*completions):
+        calls.append({})
+        reward(prompts=["p"] * len(completions), completions=list(completions), log_metric=calls[-1].__setitem__)
+        return {k: v for k, v in calls[-1].items() if k.startswith("outcomes/")}
+
+    reward = Reward(labelled, name="lab", max_chars=3)
+    assert call("A", "B") == {"outcomes/lab/loud": 2.0}  # no zeros for labels that never occurred
+    assert call("b", "long text") == {"outcomes/lab/loud": 0.0, "outcomes/lab/quiet": 1.0,
+                                      "outcomes/lab/too_large": 1.0}
+    assert call("C") == {"outcomes/lab/loud": 1.0, "outcomes/lab/quiet": 0.0, "outcomes/lab/too_large": 0.0}
+    assert all("timing/lab" in logged for logged in calls)
 
 
 def test_a_batch_reward_reports_labels_with_a_reward_result():

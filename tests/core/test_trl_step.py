@@ -53,7 +53,7 @@ def test_grpo_step_logs_each_reward_under_its_reward_set_name(registry, tiny_mod
     assert logged["rewards/fixture.offset/mean"] >= 1.0
     # the core reports its per-reward timing through TRL's log_metric
     assert logged["timing/loud"] >= 0.0
-    assert logged["outcomes/fixture.matches/error"] == 0.0
+    assert not any(k.startswith("outcomes/fixture.matches/") for k in logged)  # no label occurred: none logged
     assert trainer.reward_func_names == ["loud", "fixture.offset", "fixture.matches"]
 
 
@@ -85,8 +85,7 @@ def test_dataset_columns_named_text_and_self_do_not_break_a_grpo_step(registry, 
     logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
     assert logged["rewards/fixture.offset/mean"] >= 1.0
     assert logged["rewards/offset_in_worker/mean"] >= 2.0
-    assert logged["outcomes/offset_in_worker/error"] == 0.0
-    assert logged["outcomes/fixture.matches/error"] == 0.0
+    assert "outcomes/offset_in_worker/error" not in logged and "outcomes/fixture.matches/error" not in logged
     tail = "have the name of the scorer's own argument and are not passed to it (rename the column to use it)"
     warned = sorted(str(w.message) for w in caught if "scorer's own argument" in str(w.message))
     assert warned == [  # once per reward; a function scorer has no 'self' to collide with

@@ -22,11 +22,10 @@ UNITS = ("chars", "words", "tokens", "none")
 #: Keyword arguments TRL passes to every reward that are not dataset columns.
 TRL_CONTROL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "environments"})
 
-#: Outcome labels the core counts for a per-sample reward and logs as ``outcomes/<name>/<label>``
-#: on every call (zeros included), besides the labels the reward reports itself.
+#: Outcome labels the core itself gives samples (a batch-form reward only the first three: it has no
+#: per-sample text to guard), besides the labels the reward reports; each is logged as
+#: ``outcomes/<name>/<label>`` from the call it first occurs on (zeros included after that).
 LOGGED_OUTCOMES = ("timeout", "error", "crashed", "too_large", "unreadable")
-#: The core's labels for a batch-form reward (it has no per-sample text to guard).
-BATCH_OUTCOMES = ("timeout", "error", "crashed")
 
 
 class RewardFunc(Protocol):

@@ -27,7 +27,7 @@ from typing import Any
 from .errors import RewardError, missing_columns
 from .execution import map_with_deadline
 from .options import RewardOptions
-from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
+from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import RewardInfo
 from .signatures import argument_names, keyword_params
 from .values import check_label, check_value, is_checked_label, split_label
@@ -166,7 +166,7 @@ class Reward:
         self._warned_columns: set[str] = set()
         #: every outcome label counted so far (``ok``/``none`` for unlabelled values)
         self.stats: Counter[str] = Counter()
-        #: the labels this reward has reported; logged (zeros included) on every later call
+        #: the labels this reward has reported; each logged from the call it first occurs on, zeros after that
         self.labels_seen: set[str] = set()
         self.seconds = 0.0
 
@@ -223,10 +223,8 @@ class Reward:
         started = time.perf_counter()
         if self.form == "batch":
             values, labels = self._call_batch(prompts, completions, completion_ids, kwargs)
-            logged: Sequence[str] = BATCH_OUTCOMES
         else:
             values, labels = self._call_samples(prompts, completions, completion_ids, kwargs)
-            logged = LOGGED_OUTCOMES
         seconds = time.perf_counter() - started
         counts: dict[str, int] = {}
         for label in labels:  # a plain dict: Counter's update checks cost more than the counting here
@@ -244,22 +242,22 @@ class Reward:
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
-            for label, metric in self._outcome_metrics(logged):
+            for label, metric in self._outcome_metrics():
                 log_metric(metric, float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
         if callable(log_extra) and not self.labels_seen.issubset(LOGGED_OUTCOMES):  # the reward reports labels
             log_extra(f"{self.__name__}/outcome", list(labels))  # a column of TRL's completions table
         return result
 
-    def _outcome_metrics(self, logged: Sequence[str]) -> tuple[tuple[str, str], ...]:
-        """``(label, "outcomes/<name>/<label>")`` of every label logged on a call: ``logged``, then the
-        labels seen so far in name order (remembered until the name or the labels seen change)."""
-        key = (self.__name__, tuple(logged), frozenset(self.labels_seen))
+    def _outcome_metrics(self) -> tuple[tuple[str, str], ...]:
+        """``(label, "outcomes/<name>/<label>")`` of every label logged on a call: each label from the
+        call it first occurs on (the core's ``timeout``, ``error``, ... included), zeros after that, so
+        a series is continuous once it starts; in name order, remembered until the name or labels change."""
+        key = (self.__name__, frozenset(self.labels_seen))
         remembered = self.__dict__.get("_metric_names")
         if remembered is not None and remembered[0] == key:
             return remembered[1]
-        names = tuple((label, f"outcomes/{self.__name__}/{label}")
-                      for label in (*logged, *sorted(self.labels_seen - set(logged))))
+        names = tuple((label, f"outcomes/{self.__name__}/{label}") for label in sorted(self.labels_seen))
         self.__dict__["_metric_names"] = (key, names)
         return names
 
