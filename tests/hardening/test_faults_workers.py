@@ -135,7 +135,7 @@ def test_sample_that_kills_its_worker_is_counted_in_the_logged_outcomes():
     logged: dict[str, float] = {}
     reward = Reward(hw.crash_on_crash, metric="hardening.crash", timeout=30.0, workers=2, on_error="none")
     reward(completions=["a", "CRASH", "ccc"], log_metric=logged.__setitem__)
-    assert logged.get("outcomes/hardening.crash/crashed", 0.0) + logged["outcomes/hardening.crash/error"] == 1.0
+    assert logged.get("outcomes/hardening.crash/crashed", 0.0) + logged.get("outcomes/hardening.crash/error", 0.0) == 1.0
 
 
 def test_score_rows_reports_the_failing_row_by_reward_name_and_scores_the_others():
