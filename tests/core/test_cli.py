@@ -259,3 +259,31 @@ def test_every_command_warns_about_a_doubtful_allow_list(monkeypatch, capsys):
     monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "format, length")
     assert main(["show", "format.boxed"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# -- output a newcomer reads (issue 24) ----------------------------------------------------------------
+def _closed_stdout_run(args, tmp_path):
+    """Run the console script with a stdout whose reader has already gone (``grpo-rewards list | head``)."""
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "grpo-rewards"
+    env = {**os.environ, "GRPO_REWARDS_CACHE": str(tmp_path / "cache")}
+    env.pop("GRPO_REWARDS_PLUGINS", None)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([str(script), *args], stdout=write_end, stderr=subprocess.PIPE, text=True, env=env,
+                              cwd=tmp_path, timeout=300)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["show", "math.accuracy"], ["--version"],
+                                  ["train", "--print-config"], ["score", "rows.jsonl", "--rewards", "set.yaml"],
+                                  ["model", "tiny"]], ids=lambda a: " ".join(a))
+def test_a_closed_stdout_ends_a_printing_command_quietly_as_sigpipe_would(args, tmp_path):
+    (tmp_path / "rows.jsonl").write_text('{"prompt": "2+2?", "completion": "\\\\boxed{4}", "solution": "4"}\n')
+    (tmp_path / "set.yaml").write_text("rewards:\n  - use: math.accuracy\n")
+    run = _closed_stdout_run(args, tmp_path)
+    assert run.returncode == 141, run.stderr  # 128 + SIGPIPE, what a shell reports for a tool a pipe ended
+    assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr, run.stderr

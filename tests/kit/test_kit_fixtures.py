@@ -68,6 +68,21 @@ def test_check_command_passes_a_good_registered_reward(capsys):
     assert out.splitlines()[-1] == "all contract points pass"
 
 
+def test_check_command_says_which_value_each_column_the_reward_reads_got(capsys):
+    with plugin_registered(kit_rewards.KitPlugin(), "kit"):
+        assert main(["check", "kit.solution_match", "--deadline", "5"]) == 0
+        assert main(["check", "kit.solution_match", "--column", "solution=12", "--deadline", "5"]) == 0
+    default, given = [line for line in capsys.readouterr().out.splitlines() if "dataset columns" in line]
+    assert default == "  dataset columns: solution='4' (a default); give real values with --column solution=VALUE"
+    assert given == "  dataset columns: solution=12"
+
+
+def test_check_help_names_the_hack_corpus_option(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    assert "--hacks  " in capsys.readouterr().out
+
+
 def test_check_command_passes_parameters_given_with_with(capsys):
     with plugin_registered(kit_rewards.KitPlugin(), "kit"):
         assert main(["check", "kit.scaled", "--with", "factor=2.5"]) == 0

@@ -88,3 +88,17 @@ def test_the_model_module_examples_run():
 
     result = doctest.testmod(model)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_the_model_command_prints_only_the_folder_it_wrote(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("transformers")
+    script = Path(sys.executable).parent / "grpo-rewards"
+    env = {**os.environ, "GRPO_REWARDS_CACHE": str(tmp_path / "cache")}
+    run = subprocess.run([str(script), "model", "tiny"], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == f"{tmp_path / 'cache' / 'tiny-random-qwen2'}\n"
+    assert (tmp_path / "cache" / "tiny-random-qwen2" / "model.safetensors").is_file()

@@ -7,6 +7,7 @@
 ``compare``         :mod:`grpo_rewards.cli.compare`
 ``new-plugin``      :mod:`grpo_rewards.cli.new_plugin`
 ``train``, ``plot`` :mod:`grpo_rewards.cli.train`
+``model``           :mod:`grpo_rewards.cli.model`
 =================  ==========================================
 
 Each module's ``COMMANDS`` are :class:`~grpo_rewards.cli.command.Command` records; :func:`main`
@@ -17,17 +18,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
 from ..errors import GrpoRewardsError
 from ..plugin.allowlist import allow_list_warning
-from . import check, compare, listing, new_plugin, score, train
+from . import check, compare, listing, model, new_plugin, score, train
 from .command import Command
 
 #: Every command, in the order ``grpo-rewards --help`` lists them.
 COMMANDS: dict[str, Command] = {
-    c.name: c for module in (listing, score, check, compare, train, new_plugin) for c in module.COMMANDS
+    c.name: c for module in (listing, score, check, compare, train, new_plugin, model) for c in module.COMMANDS
 }
 
 
@@ -45,7 +47,31 @@ def top_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_closed() -> int:
+    """What a Unix tool does when the reader of its output has gone (``grpo-rewards list | head``):
+    stop quietly, with the status of a process that SIGPIPE ended. Later writes go to /dev/null, so
+    the interpreter's last flush does not print a traceback either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture): nothing to redirect
+        pass
+    finally:
+        os.close(devnull)
+    return 128 + int(signal.SIGPIPE)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every command's output passes through here, so a closed stdout is handled once."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a buffered tail meets the closed pipe here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         warning = allow_list_warning()
@@ -68,6 +94,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("grpo-rewards: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader stopped early (grpo-rewards list | head): nothing is wrong
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
-        return 0

@@ -42,6 +42,13 @@ def run(args: argparse.Namespace) -> int:
     result = run_contract(args.name, params=params, columns=key_values(args.columns, "--column"),
                           deadline=args.deadline or CONTRACT_DEADLINE)
     print(f"{result.name}: {len(result.points)} contract points")
+    given = key_values(args.columns, "--column")
+    used = result.rows[0] if result.rows else {}
+    if used:  # which value each column the reward reads got: a default one says little about the reward
+        defaults = [name for name in used if name not in given]
+        print("  dataset columns: " + ", ".join(f"{k}={v!r}" + ("" if k in given else " (a default)")
+                                                 for k, v in used.items())
+              + (f"; give real values with --column {defaults[0]}=VALUE" if defaults else ""))
     for point in result.points:
         failed = result.failed(point)
         print(f"  {'ok  ' if not failed else 'FAIL'}  {point}")

@@ -189,7 +189,7 @@ def run_contract(
     problems += judge(cases, outcomes, list(rows[0]), deadline, output_range)
     warning = all_none_warning(cases, outcomes)
     name = getattr(reward, "__name__", repr(reward))
-    return ContractResult(str(name), points_run(cases, output_range), problems, [warning] if warning else [])
+    return ContractResult(str(name), points_run(cases, output_range), problems, [warning] if warning else [], rows)
 
 
 def contract_problems(reward: Any, **options: Any) -> list[str]:

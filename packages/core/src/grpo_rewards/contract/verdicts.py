@@ -70,6 +70,8 @@ class ContractResult:
     points: list[str]
     problems: list[Problem]
     warnings: list[str] = field(default_factory=list)
+    #: the sample rows the dataset columns were taken from (given, or filled with default values)
+    rows: list[dict[str, Any]] = field(default_factory=list)
 
     def failed(self, point: str) -> list[Problem]:
         return [p for p in self.problems if p.point == point]
