@@ -191,7 +191,7 @@ def test_a_label_is_logged_from_the_call_it_first_occurs_on_and_then_on_every_ca
         reward(prompts=["p"] * len(completions), completions=list(completions), log_metric=calls[-1].__setitem__)
         return {k: v for k, v in calls[-1].items() if k.startswith("outcomes/")}
 
-    reward = Reward(labelled, name="lab", max_chars=3)
+    reward = Reward(labelled, metric="lab", max_chars=3)
     assert call("A", "B") == {"outcomes/lab/loud": 2.0}  # no zeros for labels that never occurred
     assert call("b", "long text") == {"outcomes/lab/loud": 0.0, "outcomes/lab/quiet": 1.0,
                                       "outcomes/lab/too_large": 1.0}
