@@ -67,16 +67,16 @@ from grpo_rewards.execution import get_pool
 
 pool = get_pool(2)
 assert [o.value for o in pool.map(hw.whoami, [(0,), (1,)], timeout=60)][0][1] == 0
-before = sorted(pool.pids)
+before = sorted(pool.worker_pids)
 child = os.fork()
 if child == 0:  # scores, then exits normally: its atexit hook closes its own pool only
     out = [o.value[1] for o in get_pool(2).map(hw.whoami, [(i,) for i in range(8)], timeout=60)]
     with open({result!r}, "w") as fh:
-        json.dump({{"values": out, "pool": sorted(get_pool(2).pids)}}, fh)
+        json.dump({{"values": out, "pool": sorted(get_pool(2).worker_pids)}}, fh)
     sys.exit(0)
 _, status = os.waitpid(child, 0)
 after = [o.value for o in pool.map(hw.whoami, [(i,) for i in range(8)], timeout=60)]
-print(json.dumps({{"status": status, "before": before, "after": sorted(pool.pids), "stats": pool.stats,
+print(json.dumps({{"status": status, "before": before, "after": sorted(pool.worker_pids), "stats": pool.stats,
                   "values": [v[1] for v in after], "served_by": sorted({{v[0] for v in after}})}}))
 """
 

@@ -240,6 +240,8 @@ class Reward:
         """The values and labels of ``n`` samples whose scoring failed (or the error, under ``raise``)."""
         if status == "timeout":
             return [self.timeout_value] * n, ["timeout"] * n
+        if status == "memory":  # the sample's cost, like a timeout: never raised
+            return [self.error_value] * n, ["memory"] * n
         if self.on_error == "raise":
             raise RewardError(self.__name__, error, index) from cause
         return [self.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
@@ -253,7 +255,8 @@ class Reward:
 
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
-            outcome = map_with_deadline(_BatchCall(self.impl), [item], timeout=self.timeout, workers=self.workers)[0]
+            outcome = map_with_deadline(_BatchCall(self.impl), [item], timeout=self.timeout, workers=self.workers,
+                                        max_memory=self.options.max_memory)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {self.timeout:g} s deadline")
@@ -377,6 +380,7 @@ class Reward:
         unique = list(dict.fromkeys(same.values()))
         sent = map_with_deadline(
             _SampleCall(self.impl), [(texts[i], rows[i]) for i in unique], timeout=self.timeout, workers=self.workers,
+            max_memory=self.options.max_memory,
         )
         by_index = dict(zip(unique, sent))
         for i in todo:
