@@ -142,3 +142,11 @@ def test_no_bare_name_a_grammar_admits_is_defined_where_its_scorer_evaluates():
         defined = set(vars(module)) | set(dir(builtins)) | set(cls.score_answer.__code__.co_varnames)
         assert {name for name in defined if bare.fullmatch(name)} == set(), dataset
     assert set(GRAMMARS) >= set(ANSWER_EVALUATORS)
+
+
+@pytest.mark.parametrize(("dataset", "text"), [("spiral_matrix", " " * 100 + "!"), ("spiral_matrix", "1" * 100 + "!"),
+                                               ("simple_integration", "1 " * 100 + "e!"),
+                                               ("string_insertion", "AB " * 100 + "!")])
+def test_a_long_near_miss_is_refused_without_backtracking(dataset, text):
+    # the grammars are possessive: nested repeats such as (\s+)* would backtrack 2**100 ways here
+    assert unsafe_answer(dataset, text)

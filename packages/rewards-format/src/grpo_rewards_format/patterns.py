@@ -1,4 +1,4 @@
-"""``format.regex``: a user pattern from the config, compiled at set-up, matched under a timeout.
+r"""``format.regex``: a user pattern from the config, compiled at set-up, matched under a timeout.
 
 A per-sample reward like the others, so the core's execution options apply to it, and it is
 registered with two of them set, because the ``regex`` module's ``timeout=`` does not stop one long

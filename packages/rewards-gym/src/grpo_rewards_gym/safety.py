@@ -60,13 +60,14 @@ MATH_NAMES = frozenset({
     "Abs", "abs", "pi", "E", "oo", "factorial", "floor", "ceiling", "sign", "Rational", "Integer", "Float",
 })
 
-_NUMBER = r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
+_NUMBER = r"\d++(?:\.\d++)?+(?:[eE][+-]?\d++)?+"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-_ARITHMETIC = re.compile(r"(?:\s+|\d+|[-+/()]|\*(?!\*))*")
+_ARITHMETIC = re.compile(r"(?:\s++|\d++|[-+/()]|\*(?!\*))*+")
 
 
 def _tokens(pattern: str) -> re.Pattern[str]:
-    return re.compile(f"(?:{pattern})*")
+    """``pattern``'s tokens, any number: possessive (no backtracking), so a match is linear in the text."""
+    return re.compile(f"(?:{pattern})*+")
 
 
 #: The grammar of each evaluating dataset: ``(tokens, names)``; ``tokens`` must cover the whole text,
@@ -75,19 +76,19 @@ GRAMMARS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     # arithmetic on the given numbers; no powers (a real answer has none, and 9**9**9 would run long)
     "countdown": (_ARITHMETIC, frozenset()),
     "puzzle24": (_ARITHMETIC, frozenset()),
-    "simple_integration": (_tokens(rf"\s+|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*"), MATH_NAMES | {"C", "{variables}"}),
-    "intermediate_integration": (_tokens(rf"\s+|{_NUMBER}|\*\*|[-+*/(),]|[A-Za-z]\w*"),
+    "simple_integration": (_tokens(rf"\s++|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*+"), MATH_NAMES | {"C", "{variables}"}),
+    "intermediate_integration": (_tokens(rf"\s++|{_NUMBER}|\*\*|[-+*/(),]|[A-Za-z]\w*+"),
                                  MATH_NAMES | {"C", "Integral", "I", "{variables}"}),
-    "polynomial_multiplication": (_tokens(rf"\s+|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*"), frozenset({"{variables}"})),
+    "polynomial_multiplication": (_tokens(rf"\s++|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*+"), frozenset({"{variables}"})),
     # a grid: rows of numbers, or Python lists of them
-    "binary_matrix": (_tokens(r"\s+|\d+|[-\[\],]"), frozenset()),
-    "spiral_matrix": (_tokens(r"\s+|\d+|[-\[\],]"), frozenset()),
+    "binary_matrix": (_tokens(r"\s++|\d++|[-\[\],]"), frozenset()),
+    "spiral_matrix": (_tokens(r"\s++|\d++|[-\[\],]"), frozenset()),
     # a board of Q and _, or a Python list of lists of 'Q' and '_'
-    "n_queens": (_tokens(r"\s+|[\[\],]|'[Q_]'|\"[Q_]\"|[Q_]"), frozenset({"Q", "_"})),
+    "n_queens": (_tokens(r"\s++|[\[\],]|'[Q_]'|\"[Q_]\"|[Q_]"), frozenset({"Q", "_"})),
     # the letters A to E, or a Python list of them
-    "string_insertion": (_tokens(r"\s+|[\[\],]|'[A-E]'|\"[A-E]\"|[A-E]+"), frozenset({"A-E"})),
+    "string_insertion": (_tokens(r"\s++|[\[\],]|'[A-E]'|\"[A-E]\"|[A-E]++"), frozenset({"A-E"})),
     # a gold list of numbers, quoted or not (number_sorting writes "['-1.5', '2.0']")
-    "number_list": (_tokens(rf"\s+|[\[\],]|'-?{_NUMBER}'|\"-?{_NUMBER}\"|-?{_NUMBER}"), frozenset()),
+    "number_list": (_tokens(rf"\s++|[\[\],]|'-?{_NUMBER}'|\"-?{_NUMBER}\"|-?{_NUMBER}"), frozenset()),
 }
 _LETTERS_A_TO_E = re.compile(r"[A-E]+")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
