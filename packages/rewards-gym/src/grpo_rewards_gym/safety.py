@@ -174,7 +174,3 @@ def unsafe_entry(dataset: str, entry: Any) -> str | None:
             return ".".join(path)
     return None
 
-
-def unsafe_gold(dataset: str, gold: str) -> bool:
-    """Whether the scorer of ``dataset`` would evaluate ``gold`` as code (a tampered row)."""
-    return unsafe_entry(dataset, {"answer": gold}) == "answer"
