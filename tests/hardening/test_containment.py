@@ -144,3 +144,20 @@ def test_a_task_that_changes_its_worker_leaves_it_as_it_found_it(pool, change, e
     after = pool.map(cs.look_at_worker, [(0,)], timeout=30)[0].value
     assert {key: after[key] for key in expected} == expected
     assert after == before
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_supervisor_told_to_stop_mid_task_takes_the_whole_tree_with_it(pool, tmp_path, sig):
+    import threading
+
+    pid_file = tmp_path / "grandchild.pid"
+    box: list = []
+    runner = threading.Thread(target=lambda: box.extend(pool.map(cs.escape, [(str(pid_file), "overrun")], timeout=600)))
+    runner.start()
+    give_up = time.monotonic() + 120
+    while not pid_file.exists() and time.monotonic() < give_up:
+        time.sleep(0.05)
+    os.kill(pool.pids[0], sig)  # a hang-up of the terminal, or someone else's kill
+    runner.join(60)
+    assert [o.status for o in box] == ["crashed"]
+    assert _survivors(pid_file) == []

@@ -169,10 +169,12 @@ def supervise(fd: int, parent: int) -> None:
                 pass
 
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)  # a closed terminal: clean up rather than die and leave the tree behind
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pool; the pool stops its workers
     worker = os.fork()
     if worker == 0:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         _run_worker(fd, os.getppid(), reaper)
         os._exit(0)
