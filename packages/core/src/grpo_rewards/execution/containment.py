@@ -5,7 +5,8 @@ parent (a double fork): a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``), a
 cgroup. This module uses the subreaper, the one that needs no privilege and no delegated cgroup:
 
 - each worker is two processes. The pool starts the **supervisor** (this file, run as a script, so
-  that it imports nothing of the package); it becomes a subreaper, forks the **worker** and only waits.
+  that it imports nothing of the package); it becomes a subreaper, forks and executes the **worker**
+  (a fresh interpreter, :mod:`.worker`), and only waits.
   The worker is a subreaper too. A process a task starts is the worker's descendant; when its parent
   dies it is re-parented to the worker (the nearest subreaper), never to pid 1.
 - when a task ends, the worker kills every process still below it (:func:`kill_descendants`; a
@@ -41,6 +42,9 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 #: ``waitpid`` flag: wait for every kind of child (linux/wait.h ``__WALL``).
 _WALL = 0x40000000
+#: What the supervisor's child executes: the worker on the inherited socket ``fd``.
+WORKER_CODE = ("from grpo_rewards.execution.worker import _worker_entry; "
+               "_worker_entry({fd}, {parent}, subreaper={reaper})")
 #: Seconds :func:`kill_descendants` keeps killing (a fork bomb) before it gives up.
 KILL_PATIENCE = 5.0
 
@@ -173,11 +177,7 @@ def supervise(fd: int, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pool; the pool stops its workers
     worker = os.fork()
     if worker == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        _run_worker(fd, os.getppid(), reaper)
-        os._exit(0)
+        _exec_worker(fd, reaper)
     os.close(fd)
     code = 1
     while True:
@@ -192,16 +192,18 @@ def supervise(fd: int, parent: int) -> None:
     os._exit(code if code >= 0 else 128 - code)
 
 
-def _run_worker(fd: int, supervisor: int, reaper: bool) -> None:
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]  # the package, not this folder
+def _exec_worker(fd: int, reaper: bool) -> None:
+    """In the forked child: lead a session of its own, then become the worker (a fresh interpreter)."""
     try:
         os.setsid()  # the fallback's handle on the task's processes: they share the worker's group
     except OSError:  # pragma: no cover - already a group leader
         pass
-    from grpo_rewards.execution.worker import _worker_entry
-
-    _worker_entry(fd, supervisor, subreaper=reaper)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    try:
+        os.execv(sys.executable, [sys.executable, "-c", WORKER_CODE.format(fd=fd, parent=os.getppid(), reaper=reaper)])
+    finally:
+        os._exit(127)  # exec failed: the pool sees a worker that exited before it was ready
 
 
 if __name__ == "__main__":

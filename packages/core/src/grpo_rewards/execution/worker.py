@@ -32,7 +32,7 @@ MAX_UNSENT = 256
 
 
 def _worker_entry(fd: int, parent: int | None = None, *, subreaper: bool = False) -> None:
-    """Entry point of a worker (forked by its supervisor, :mod:`.containment`): serve requests on socket ``fd``.
+    """Entry point of a worker (started by its supervisor, :mod:`.containment`): serve requests on socket ``fd``.
 
     ``subreaper``: the supervisor is one, so this worker becomes one too and holds every process its
     tasks start.
