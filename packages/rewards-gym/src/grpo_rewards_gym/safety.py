@@ -83,7 +83,7 @@ GRAMMARS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     # a grid: rows of numbers, or Python lists of them
     "binary_matrix": (_tokens(r"\s++|\d++|[-\[\],]"), frozenset()),
     "spiral_matrix": (_tokens(r"\s++|\d++|[-\[\],]"), frozenset()),
-    # a board of Q and _, or a Python list of lists of 'Q' and '_'
+    # a board of Q and _ (two tokens at least, so never one name), or a Python list of lists of 'Q' and '_'
     "n_queens": (_tokens(r"\s++|[\[\],]|'[Q_]'|\"[Q_]\"|[Q_]"), frozenset({"Q", "_"})),
     # the letters A to E, or a Python list of them
     "string_insertion": (_tokens(r"\s++|[\[\],]|'[A-E]'|\"[A-E]\"|[A-E]++"), frozenset({"A-E"})),
@@ -91,6 +91,7 @@ GRAMMARS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     "number_list": (_tokens(rf"\s++|[\[\],]|'-?{_NUMBER}'|\"-?{_NUMBER}\"|-?{_NUMBER}"), frozenset()),
 }
 _LETTERS_A_TO_E = re.compile(r"[A-E]+")
+_BARE_QUEENS = re.compile(r"[Q_]")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _LITERAL = re.compile(rf"(?<![\w.]){_NUMBER}")
 
@@ -140,6 +141,9 @@ def unsafe_answer(dataset: str, answer: str, entry: Any = None) -> bool:
     variables = _variables(entry)
     if dataset in ("simple_integration", "intermediate_integration", "polynomial_multiplication") and not variables:
         variables = frozenset("xyzXYZ")  # a row without its metadata: the generators' own choices
+    if dataset == "n_queens" and _BARE_QUEENS.search(_QUOTED.sub(" ", answer)) and (
+            "[" in answer or len(answer.split()) < 2):
+        return True  # a bare Q or _ is read as a name unless the answer is a board (not an expression at all)
     return not fits_grammar(dataset, answer, variables)
 
 
