@@ -99,7 +99,7 @@ def test_linux_gives_the_workers_a_subreaper():
 
 
 def test_a_3_gb_allocation_past_the_cap_is_labelled_memory_and_the_parent_stays_healthy():
-    reward = Reward(cs.allocate_for_text, name="hardening.allocate", timeout=60.0, workers=1,
+    reward = Reward(cs.allocate_for_text, metric="hardening.allocate", timeout=60.0, workers=1,
                     options=RewardOptions(max_memory="1 GiB", on_error="raise"))
     values = reward(completions=["3000", "1", "3000"])
     assert values == [None, 1.0, None]

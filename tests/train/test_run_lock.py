@@ -15,8 +15,8 @@ from conftest import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
+from grpo_rewards.cli.train import train_command
 from grpo_rewards.errors import RunDirError
-from grpo_rewards.train.command import train_command
 from grpo_rewards.train.lock import LOCK, RunLock, check_free, holder
 
 HOLD = """

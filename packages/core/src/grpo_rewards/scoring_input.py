@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import GrpoRewardsError
 from .outfile import atomic_writer, check_out
-from .protocol import GrpoRewardsError
+from .protocol import completion_text
 
 BOM = b"\xef\xbb\xbf"
 
@@ -131,8 +132,6 @@ class TokenIds:
         self.eos: int | None = eos if isinstance(eos, int) else None
 
     def ids(self, completion: Any, truncated: bool = False) -> list[int]:
-        from .protocol import completion_text
-
         text = completion_text(completion) or ""
         ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
         if self.eos is not None and not truncated:

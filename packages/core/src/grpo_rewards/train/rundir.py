@@ -29,7 +29,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..errors import RunComplete, RunDirError  # noqa: F401 - RunComplete is used as rundir.RunComplete
+from ..errors import RunDirError
 
 MANIFEST = "manifest.json"
 #: The proof that this program made a run folder: it holds the run id the manifest repeats.
