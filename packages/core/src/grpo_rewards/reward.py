@@ -263,6 +263,8 @@ class Reward:
         """The values and labels of ``n`` samples whose scoring failed (or the error, under ``raise``)."""
         if status == "timeout":
             return [self.options.timeout_value] * n, ["timeout"] * n
+        if status == "memory":  # the sample's cost, like a timeout: never raised
+            return [self.options.error_value] * n, ["memory"] * n
         if self.options.on_error == "raise":
             raise RewardError(self.__name__, error, index) from cause
         return [self.options.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
@@ -276,7 +278,7 @@ class Reward:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
-                                        workers=self.options.workers)[0]
+                                        workers=self.options.workers, max_memory=self.options.max_memory)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {timeout:g} s deadline")
@@ -398,7 +400,7 @@ class Reward:
         unique = list(dict.fromkeys(same.values()))
         sent = map_with_deadline(
             _SampleCall(self.scorer), [(texts[i], rows[i]) for i in unique], timeout=options.timeout,
-            workers=options.workers,
+            workers=options.workers, max_memory=options.max_memory,
         )
         by_index = dict(zip(unique, sent))
         for i in todo:
