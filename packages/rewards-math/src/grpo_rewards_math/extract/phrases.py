@@ -131,8 +131,16 @@ def gsm8k(text: str) -> str | None:
     return answer if answer and len(answer) <= MAX_ANSWER_CHARS else None
 
 
-def answer_tag(text: str) -> str | None:
-    """The content of the last ``<answer>…</answer>`` (or of a cut-off last ``<answer>``)."""
+def answer_tag(text: str, *, first: bool = False) -> str | None:
+    """The content of the last ``<answer>…</answer>`` (or of a cut-off last ``<answer>``); ``first``:
+    of the first ``<answer>`` (to its ``</answer>``, or to the end when it is cut off)."""
+    if first:
+        open_ = text.find("<answer>")
+        if open_ < 0:
+            return None
+        close = text.find("</answer>", open_)
+        content = text[open_ + len("<answer>"):close if close >= 0 else len(text)]
+        return content if len(content) <= MAX_ANSWER_CHARS else None
     close = text.rfind("</answer>")
     if close >= 0:
         open_ = text.rfind("<answer>", 0, close)

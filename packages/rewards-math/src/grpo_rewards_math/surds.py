@@ -1,0 +1,278 @@
+r"""Exact, bounded arithmetic on real numbers of the form ``c0 + c1·√r1 + c2·√r2 + …`` (rational ``c``,
+integer radicands ``r``): the values most constant answers have (``\frac{\sqrt3}{2}``, ``2^{10}``,
+``(\sqrt{2}+1)(\sqrt{2}-1)``, ``\sqrt[3]{27}``).
+
+Every operation checks the sizes it will produce *before* it computes: at most :data:`MAX_TERMS`
+terms, numerators, denominators and radicands of at most :data:`MAX_BITS` bits, exponents of at
+most :data:`MAX_EXPONENT`. Anything beyond (or anything else: ``\pi``, functions, a root of a
+surd, a variable) is :class:`Undecidable`, never a long computation. So the cost of
+:func:`evaluate` is bounded by the size of the tree alone.
+
+Powers with the same integer exponent are multiplied base first (``a^k b^k = (ab)^k``), so the
+conjugate product ``(\sqrt{N+1}+\sqrt N)^k (\sqrt{N+1}-\sqrt N)^k`` is ``1^k`` without ever
+writing out a power of either factor.
+
+Two values are told apart exactly when every radicand is known to be square-free (then the
+square roots are linearly independent over the rationals): :attr:`Surd.canonical`.
+
+>>> from grpo_rewards_math.light import LightBuilder
+>>> b = LightBuilder()
+>>> evaluate(b.mul([b.number("2"), b.sqrt(b.number("8"))]))
+Surd({2: Fraction(4, 1)})
+>>> evaluate(b.div(b.sqrt(b.number("3")), b.number("2")))
+Surd({3: Fraction(1, 2)})
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .light import ADD, BINOM, FACT, MUL, NUM, POW, REAL_ROOT, Node
+
+#: Terms one value may have.
+MAX_TERMS = 8
+#: Bits of a numerator, denominator or radicand.
+MAX_BITS = 8192
+#: Largest |integer exponent| raised to (by repeated squaring, sizes checked at each step).
+MAX_EXPONENT = 1 << 20
+#: Radicands up to this are reduced to their square-free part by trial division (primes below 1000).
+SQUAREFREE_UP_TO = 10**6
+#: Largest n! and binomial(n, k) evaluated.
+MAX_FACTORIAL = 300
+
+_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
+
+
+class Undecidable(Exception):
+    """The value is not a surd within the size bounds (the caller answers "undecided")."""
+
+
+class Surd:
+    """``{radicand: coefficient}``; radicand 1 is the rational part. Zero coefficients are dropped."""
+
+    __slots__ = ("canonical", "terms")
+
+    def __init__(self, terms: dict[int, Fraction], canonical: bool = True) -> None:
+        if len(terms) > MAX_TERMS:
+            raise Undecidable("too many terms")
+        for r, c in terms.items():
+            if r.bit_length() > MAX_BITS or c.numerator.bit_length() > MAX_BITS or c.denominator.bit_length() > MAX_BITS:
+                raise Undecidable("a number over the size bounds")
+        self.terms = {r: c for r, c in terms.items() if c}
+        self.canonical = canonical
+
+    def __repr__(self) -> str:
+        return f"Surd({self.terms!r})"
+
+    @property
+    def rational(self) -> Fraction | None:
+        if not self.terms:
+            return Fraction(0)
+        if set(self.terms) == {1}:
+            return self.terms[1]
+        return None
+
+    def __add__(self, other: Surd) -> Surd:
+        out = dict(self.terms)
+        for r, c in other.terms.items():
+            out[r] = out.get(r, Fraction(0)) + c
+        return Surd(out, self.canonical and other.canonical)
+
+    def __neg__(self) -> Surd:
+        return Surd({r: -c for r, c in self.terms.items()}, self.canonical)
+
+    def __mul__(self, other: Surd) -> Surd:
+        if len(self.terms) * len(other.terms) > MAX_TERMS * MAX_TERMS:
+            raise Undecidable("too many terms")
+        out: dict[int, Fraction] = {}
+        canonical = self.canonical and other.canonical
+        for r1, c1 in self.terms.items():
+            for r2, c2 in other.terms.items():
+                if (r1.bit_length() + r2.bit_length() > MAX_BITS
+                        or c1.numerator.bit_length() + c2.numerator.bit_length() > MAX_BITS
+                        or c1.denominator.bit_length() + c2.denominator.bit_length() > MAX_BITS):
+                    raise Undecidable("a product over the size bounds")
+                g = math.gcd(r1, r2)  # √r1·√r2 = g·√(r1/g · r2/g)
+                square, rest = g, (r1 // g) * (r2 // g)
+                root = math.isqrt(rest)
+                if root * root == rest:
+                    square, rest = square * root, 1
+                out[rest] = out.get(rest, Fraction(0)) + c1 * c2 * square
+        return Surd(out, canonical)
+
+    def inverse(self) -> Surd:
+        q = self.rational
+        if q is not None:
+            if q == 0:
+                raise Undecidable("division by zero")
+            return Surd({1: 1 / q})
+        items = sorted(self.terms.items())
+        if len(items) == 1:  # 1/(c√r) = √r/(c r)
+            (r, c), = items
+            return Surd({r: 1 / (c * r)}, self.canonical)
+        if len(items) == 2 and items[0][0] == 1:  # 1/(a + b√r) = (a - b√r)/(a² - b² r)
+            (_, a), (r, b) = items
+            den = a * a - b * b * r
+            if den == 0:
+                raise Undecidable("a zero denominator")
+            return Surd({1: a / den, r: -b / den}, self.canonical)
+        raise Undecidable("the inverse of a sum of several radicals")
+
+    def power(self, k: int) -> Surd:
+        if abs(k) > MAX_EXPONENT:
+            raise Undecidable("an exponent over the bound")
+        base = self if k >= 0 else self.inverse()
+        k = abs(k)
+        q = base.rational
+        if q is not None:  # a rational power: its size is known before computing it
+            if q not in (0, 1, -1) and k * max(q.numerator.bit_length(), q.denominator.bit_length()) > MAX_BITS:
+                raise Undecidable("a power over the size bounds")
+            return Surd({1: q**k})
+        out = Surd({1: Fraction(1)})
+        while k:
+            if k & 1:
+                out = out * base
+            k >>= 1
+            if k:
+                base = base * base
+        return out
+
+    def float_parts(self) -> tuple[float, float]:
+        """``(value, sum of |terms|)`` as floats (OverflowError when they do not fit)."""
+        total = scale = 0.0
+        for r, c in self.terms.items():
+            term = float(c) * math.sqrt(r)
+            total += term
+            scale += abs(term)
+        return total, scale
+
+
+def squarefree(r: int) -> tuple[int, int, bool]:
+    """``(s, f, certain)`` with ``r = s² f``; ``certain``: ``f`` is known to be square-free."""
+    if r < 2:
+        return 1, r, True
+    root = math.isqrt(r)
+    if root * root == r:
+        return root, 1, True
+    if r > SQUAREFREE_UP_TO:
+        return 1, r, False
+    s = 1
+    for p in _PRIMES:
+        if p * p > r:
+            break
+        while r % (p * p) == 0:
+            r //= p * p
+            s *= p
+    return s, r, True
+
+
+def _iroot(x: int, n: int) -> int | None:
+    """The integer n-th root of ``x >= 0`` when ``x`` is a perfect n-th power, else None."""
+    if x < 2:
+        return x
+    r = 1 << -(-x.bit_length() // n)  # >= the root
+    while True:
+        s = ((n - 1) * r + x // r ** (n - 1)) // n
+        if s >= r:
+            break
+        r = s
+    return r if r**n == x else None
+
+
+def _root(q: Fraction, n: int) -> Surd:
+    """The real n-th root of a rational: exact when it is rational, a square root as a surd."""
+    if n == 1:
+        return Surd({1: q})
+    if q < 0:
+        if n % 2 == 0:
+            raise Undecidable("an even root of a negative number")
+        return -_root(-q, n)
+    if q.numerator.bit_length() > MAX_BITS or q.denominator.bit_length() > MAX_BITS:
+        raise Undecidable("a root of a number over the size bounds")
+    p, d = _iroot(q.numerator, n), _iroot(q.denominator, n)
+    if p is not None and d is not None:
+        return Surd({1: Fraction(p, d)})
+    if n != 2:
+        raise Undecidable("an irrational root other than a square root")
+    radicand = q.numerator * q.denominator  # √(p/q) = √(pq)/q
+    s, f, certain = squarefree(radicand)
+    return Surd({f: Fraction(s, q.denominator)}, certain)
+
+
+def evaluate(node: Node) -> Surd:
+    """The exact value of a constant light tree, or :class:`Undecidable`."""
+    op = node.op
+    if op == NUM:
+        return Surd({1: node.value})
+    if op == ADD:
+        out = Surd({})
+        for a in node.args:
+            out = out + evaluate(a)
+        return out
+    if op == MUL:
+        return _product(node.args)
+    if op == POW:
+        return _power(node.args[0], node.args[1], real_root=node.value == REAL_ROOT)
+    if op == FACT:
+        n = _small_integer(node.args[0])
+        return Surd({1: Fraction(math.factorial(n))})
+    if op == BINOM:
+        n, k = _small_integer(node.args[0]), _small_integer(node.args[1])
+        return Surd({1: Fraction(math.comb(n, k) if 0 <= k <= n else 0)})
+    raise Undecidable(f"a {op} node")
+
+
+def _small_integer(node: Node) -> int:
+    q = evaluate(node).rational
+    if q is None or q.denominator != 1 or not 0 <= q <= MAX_FACTORIAL:
+        raise Undecidable("not a small integer")
+    return int(q)
+
+
+def _integer_exponent(node: Node) -> int | None:
+    if node.op == POW and node.args[1].op == NUM and node.args[1].value.denominator == 1:
+        k = int(node.args[1].value)
+        return k if abs(k) >= 2 else None
+    return None
+
+
+def _product(factors: tuple[Node, ...]) -> Surd:
+    """Factors multiplied, powers with one integer exponent base first (``a^k b^k = (ab)^k``)."""
+    by_exponent: dict[int, list[Node]] = {}
+    out = Surd({1: Fraction(1)})
+    for f in factors:
+        k = _integer_exponent(f)
+        if k is None:
+            out = out * evaluate(f)
+        else:
+            by_exponent.setdefault(k, []).append(f.args[0])
+    for k, bases in by_exponent.items():
+        base = Surd({1: Fraction(1)})
+        for b in bases:
+            base = base * evaluate(b)
+        out = out * base.power(k)
+    return out
+
+
+def _power(base_node: Node, exp_node: Node, real_root: bool = False) -> Surd:
+    exp = evaluate(exp_node).rational
+    if exp is None:
+        raise Undecidable("an irrational exponent")
+    if abs(exp.numerator) > MAX_EXPONENT or exp.denominator > MAX_EXPONENT:
+        raise Undecidable("an exponent over the bound")
+    base = evaluate(base_node)
+    if exp.denominator == 1:
+        if base.rational == 0 and exp < 0:
+            raise Undecidable("division by zero")
+        return base.power(int(exp))
+    q = base.rational
+    if q is None:
+        raise Undecidable("a root of an irrational number")
+    if q == 0:
+        if exp < 0:
+            raise Undecidable("division by zero")
+        return Surd({})
+    if q < 0 and not real_root:  # (-8)^{1/3} is sympy's principal (complex) root; \sqrt[3]{-8} is -2
+        raise Undecidable("a fractional power of a negative number")
+    return _root(q, exp.denominator).power(exp.numerator)
