@@ -30,6 +30,7 @@ from .conventions import DEFAULT, Conventions
 from .latex_lexer import ParseError, normalize
 from .light import FUNC, MUL, POW, SYM, Node, num
 from .limits import DEFAULT_LIMITS, Limits
+from .parse import clear_cache as parse_cache_clear
 from .parse import normalize_text, read_answer
 from .surds import Surd, Undecidable, evaluate
 
@@ -82,10 +83,7 @@ def numbers(a: Node, b: Node, approx: bool, conventions: Conventions) -> Tri:
     tolerant = approx and not (gold_integer and conventions.precision is None)
     diff = va + (-vb)
     if not tolerant and not (approx and conventions.precision is not None):
-        if not diff.terms:
-            return True
-        if va.canonical and vb.canonical:
-            return False  # square roots of distinct square-free numbers are independent
+        return not diff.terms  # normal forms: equal values have equal terms (surds.Surd)
     if approx and conventions.precision is not None:
         return None
     try:
@@ -93,8 +91,6 @@ def numbers(a: Node, b: Node, approx: bool, conventions: Conventions) -> Tri:
     except OverflowError:
         return None
     noise = 1e-12 * (sx + sy + sd) + 1e-300
-    if not tolerant:
-        return False if abs(d) > 1e6 * noise else None
     bound = max(conventions.rel_tol * max(abs(x), abs(y)), conventions.abs_tol)
     if abs(d) + noise < bound * (1 - 1e-9):
         return True
@@ -199,7 +195,7 @@ class BoundedComparer:
                 if a.kind != "expr" or a.approx or a.percent or a.degree or a.huge or a.alt is not None:
                     return None
                 v = _value(a.value)
-                if v is None or not v.canonical:
+                if v is None:
                     return None
                 keys.append(frozenset(v.terms.items()))
             keyed.append(set(keys))
@@ -238,3 +234,9 @@ def bounded_equal(gold: str, pred: str, conventions: Conventions = DEFAULT,
     """
     return _bounded(gold, pred, conventions, limits)
 
+
+
+def clear_cache() -> None:
+    """Forget remembered bounded comparisons and light parses."""
+    _bounded.cache_clear()
+    parse_cache_clear()

@@ -21,6 +21,7 @@ from typing import Any
 
 from grpo_rewards import Reward, RewardOptions, completion_text, params
 
+from .bounded import clear_cache as bounded_cache_clear
 from .conventions import UNITS, log_base_value
 from .echo import echoes_prompt
 from .equivalence import _plain_number
@@ -64,10 +65,11 @@ def _cache_put(key: tuple[str, str, Any], label: str) -> None:
 
 
 def clear_cache() -> None:
-    """Forget the remembered results of symbolic checks (``(gold, pred, rel_tol) -> label``) and the
-    remembered readings of golds and completions."""
+    """Forget the remembered results of symbolic and bounded checks and the remembered readings of
+    golds and completions."""
     with _cache_lock:
         _symbolic_cache.clear()
+    bounded_cache_clear()
     _parsable.cache_clear()
     _text_gold.cache_clear()
     _gold_of.cache_clear()

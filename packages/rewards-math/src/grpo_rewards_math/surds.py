@@ -3,8 +3,8 @@ integer radicands ``r``): the values most constant answers have (``\frac{\sqrt3}
 ``(\sqrt{2}+1)(\sqrt{2}-1)``, ``\sqrt[3]{27}``).
 
 Every operation checks the sizes it will produce *before* it computes: at most :data:`MAX_TERMS`
-terms, numerators, denominators and radicands of at most :data:`MAX_BITS` bits, exponents of at
-most :data:`MAX_EXPONENT`. Anything beyond (or anything else: ``\pi``, functions, a root of a
+terms, numerators and denominators of at most :data:`MAX_BITS` bits, exponents of at
+most :data:`MAX_EXPONENT` (radicands of at most :data:`MAX_RADICAND_BITS`). Anything beyond (or anything else: ``\pi``, functions, a root of a
 surd, a variable) is :class:`Undecidable`, never a long computation. So the cost of
 :func:`evaluate` is bounded by the size of the tree alone.
 
@@ -12,8 +12,8 @@ Powers with the same integer exponent are multiplied base first (``a^k b^k = (ab
 conjugate product ``(\sqrt{N+1}+\sqrt N)^k (\sqrt{N+1}-\sqrt N)^k`` is ``1^k`` without ever
 writing out a power of either factor.
 
-Two values are told apart exactly when every radicand is known to be square-free (then the
-square roots are linearly independent over the rationals): :attr:`Surd.canonical`.
+Values are kept in a normal form (:class:`Surd`) in which equal numbers have equal terms, so
+two values are told apart exactly, never by a rounding.
 
 >>> from grpo_rewards_math.light import LightBuilder
 >>> b = LightBuilder()
@@ -32,8 +32,10 @@ from .light import ADD, BINOM, FACT, MUL, NUM, POW, REAL_ROOT, Node
 
 #: Terms one value may have.
 MAX_TERMS = 8
-#: Bits of a numerator, denominator or radicand.
+#: Bits of a numerator or denominator.
 MAX_BITS = 8192
+#: Bits of a radicand.
+MAX_RADICAND_BITS = 2048
 #: Largest |integer exponent| raised to (by repeated squaring, sizes checked at each step).
 MAX_EXPONENT = 1 << 20
 #: Radicands up to this are reduced to their square-free part by trial division (primes below 1000).
@@ -49,18 +51,40 @@ class Undecidable(Exception):
 
 
 class Surd:
-    """``{radicand: coefficient}``; radicand 1 is the rational part. Zero coefficients are dropped."""
+    """``{radicand: coefficient}``; radicand 1 is the rational part. Kept in a normal form: no zero
+    coefficient, no radicand that is a perfect square, and no two radicands whose product is a
+    perfect square (``√8`` and ``√2`` are merged into one term). Square roots of integers whose
+    products are pairwise non-squares are linearly independent over the rationals, so two surds
+    are equal exactly when their normal forms are."""
 
-    __slots__ = ("canonical", "terms")
+    __slots__ = ("terms",)
 
-    def __init__(self, terms: dict[int, Fraction], canonical: bool = True) -> None:
-        if len(terms) > MAX_TERMS:
+    def __init__(self, terms: dict[int, Fraction]) -> None:
+        if len(terms) > 4 * MAX_TERMS:
             raise Undecidable("too many terms")
+        out: dict[int, Fraction] = {}
         for r, c in terms.items():
-            if r.bit_length() > MAX_BITS or c.numerator.bit_length() > MAX_BITS or c.denominator.bit_length() > MAX_BITS:
+            if r.bit_length() > MAX_RADICAND_BITS or c.numerator.bit_length() > MAX_BITS or c.denominator.bit_length() > MAX_BITS:
                 raise Undecidable("a number over the size bounds")
-        self.terms = {r: c for r, c in terms.items() if c}
-        self.canonical = canonical
+            if not c:
+                continue
+            if r != 1:
+                root = math.isqrt(r)
+                if root * root == r:
+                    r, c = 1, c * root
+            if r != 1:
+                for s_ in out:
+                    if s_ == 1 or s_ == r:
+                        continue
+                    product = r * s_
+                    root = math.isqrt(product)
+                    if root * root == product:  # √r = (√(r s)/s)·√s
+                        r, c = s_, c * Fraction(root, s_)
+                        break
+            out[r] = out.get(r, Fraction(0)) + c
+        self.terms = {r: c for r, c in out.items() if c}
+        if len(self.terms) > MAX_TERMS:
+            raise Undecidable("too many terms")
 
     def __repr__(self) -> str:
         return f"Surd({self.terms!r})"
@@ -77,19 +101,18 @@ class Surd:
         out = dict(self.terms)
         for r, c in other.terms.items():
             out[r] = out.get(r, Fraction(0)) + c
-        return Surd(out, self.canonical and other.canonical)
+        return Surd(out)
 
     def __neg__(self) -> Surd:
-        return Surd({r: -c for r, c in self.terms.items()}, self.canonical)
+        return Surd({r: -c for r, c in self.terms.items()})
 
     def __mul__(self, other: Surd) -> Surd:
-        if len(self.terms) * len(other.terms) > MAX_TERMS * MAX_TERMS:
+        if len(self.terms) * len(other.terms) > 4 * MAX_TERMS:
             raise Undecidable("too many terms")
         out: dict[int, Fraction] = {}
-        canonical = self.canonical and other.canonical
         for r1, c1 in self.terms.items():
             for r2, c2 in other.terms.items():
-                if (r1.bit_length() + r2.bit_length() > MAX_BITS
+                if (r1.bit_length() + r2.bit_length() > 2 * MAX_RADICAND_BITS
                         or c1.numerator.bit_length() + c2.numerator.bit_length() > MAX_BITS
                         or c1.denominator.bit_length() + c2.denominator.bit_length() > MAX_BITS):
                     raise Undecidable("a product over the size bounds")
@@ -99,7 +122,7 @@ class Surd:
                 if root * root == rest:
                     square, rest = square * root, 1
                 out[rest] = out.get(rest, Fraction(0)) + c1 * c2 * square
-        return Surd(out, canonical)
+        return Surd(out)
 
     def inverse(self) -> Surd:
         q = self.rational
@@ -110,13 +133,13 @@ class Surd:
         items = sorted(self.terms.items())
         if len(items) == 1:  # 1/(c√r) = √r/(c r)
             (r, c), = items
-            return Surd({r: 1 / (c * r)}, self.canonical)
+            return Surd({r: 1 / (c * r)})
         if len(items) == 2 and items[0][0] == 1:  # 1/(a + b√r) = (a - b√r)/(a² - b² r)
             (_, a), (r, b) = items
             den = a * a - b * b * r
             if den == 0:
                 raise Undecidable("a zero denominator")
-            return Surd({1: a / den, r: -b / den}, self.canonical)
+            return Surd({1: a / den, r: -b / den})
         raise Undecidable("the inverse of a sum of several radicals")
 
     def power(self, k: int) -> Surd:
@@ -196,8 +219,8 @@ def _root(q: Fraction, n: int) -> Surd:
     if n != 2:
         raise Undecidable("an irrational root other than a square root")
     radicand = q.numerator * q.denominator  # √(p/q) = √(pq)/q
-    s, f, certain = squarefree(radicand)
-    return Surd({f: Fraction(s, q.denominator)}, certain)
+    s, f, _ = squarefree(radicand)
+    return Surd({f: Fraction(s, q.denominator)})
 
 
 def evaluate(node: Node) -> Surd:
