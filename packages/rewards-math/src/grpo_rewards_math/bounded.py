@@ -21,14 +21,16 @@ True
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from .answer import Answer
 from .conventions import DEFAULT, Conventions
 from .latex_lexer import ParseError, normalize
-from .light import FUNC, MUL, POW, SYM, Node, num
+from .light import CONST, FUNC, MUL, POW, SYM, Node, num
 from .limits import DEFAULT_LIMITS, Limits
 from .parse import clear_cache as parse_cache_clear
 from .parse import normalize_text, read_answer
@@ -135,7 +137,7 @@ class BoundedComparer:
             if a.percent:
                 out.append(replace(a, value=Node(MUL, (a.value, num(Fraction(1, 100))))))
             if a.degree:
-                out.append(None)  # 30° as pi/6: pi is the worker's
+                out.append(replace(a, value=Node(MUL, (a.value, _PI, num(Fraction(1, 180))))))
         return out
 
     def reduce(self, a: Answer, last_side: bool = False) -> Answer:
@@ -161,6 +163,8 @@ class BoundedComparer:
         g = self.reduce(g)
         p = self.reduce(p, last_side=not _has_equation(g))
         kinds = {g.kind, p.kind}
+        if "relation" in kinds:
+            return self.relations(g, p)
         if "equation" in kinds:
             return False if p.kind == "equation" and kinds <= {"equation", "expr", "set", "multi"} else None
         if g.kind == "expr" and p.kind == "expr":
@@ -169,12 +173,110 @@ class BoundedComparer:
             return self.unordered(_elements(g), _elements(p))
         if g.kind in ("set", "multi") and p.kind == "tuple":
             return self.unordered(_elements(g), _elements(p))
+        if "interval" in kinds and "multi" in kinds:
+            gi, pi = self.as_interval(g), self.as_interval(p)
+            if gi is not None and pi is not None:
+                return self.intervals(gi, pi, g.approx or p.approx)
+            return None
+        if g.kind in ("set", "multi") and p.kind == "tuple":
+            return self.unordered(_elements(g), _elements(p))
         if kinds <= {"tuple", "multi"}:
             gs, ps = _elements(g), _elements(p)
             if len(gs) != len(ps):
                 return False
             return _all([self.answers(a, b) for a, b in zip(gs, ps)])
-        return None  # intervals, relations, matrices: the worker's
+        if "interval" in kinds:
+            gi, pi = self.as_interval(g), self.as_interval(p)
+            if gi is None or pi is None:
+                return None
+            return self.intervals(gi, pi, g.approx or p.approx)
+        if "matrix" in kinds:
+            return self.matrices(g, p)
+        return None
+
+    # -- intervals, relations, matrices (constant ends and elements only) -----------------------
+    def as_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
+        if a.kind == "interval":
+            return a.value
+        if a.kind == "tuple" and len(a.value) == 2:
+            return ((a.value[0], a.value[1], True, True),)
+        if a.kind == "relation":
+            return self.relation_interval(a)
+        if a.kind == "multi" and any(x.kind != "tuple" for x in a.value):
+            pieces: list[tuple[Node, Node, bool, bool]] = []
+            for x in a.value:
+                part = self.as_interval(x)
+                if part is None:
+                    return None
+                pieces.extend(part)
+            return tuple(pieces)
+        return None
+
+    def relation_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
+        """A chain about one symbol with constant bounds (``1 < x <= 3``, ``5 >= x``) as one piece;
+        None for anything else (a label, ``|t|``, ``2x``: the worker's)."""
+        terms, ops = a.value
+        syms = [t for t in terms if t.symbols]
+        if len(syms) != 1 or "!=" in ops or syms[0].op != SYM:
+            return None
+        x = syms[0]
+        lo, hi, lo_open, hi_open = -_INFINITY, _INFINITY, True, True
+        for (left, right), op in zip(itertools.pairwise(terms), ops):
+            strict = op in ("<", ">")
+            if op in (">", ">="):
+                left, right = right, left
+            if left == x:
+                hi, hi_open = right, strict
+            elif right == x:
+                lo, lo_open = left, strict
+            else:
+                return None
+        return ((lo, hi, lo_open, hi_open),)
+
+    def relations(self, g: Answer, p: Answer) -> Tri:
+        gi, pi = self.as_interval(g), self.as_interval(p)
+        if gi is not None and pi is not None:
+            return self.intervals(gi, pi, g.approx or p.approx)
+        if g.kind == "relation" and p.kind == "relation" and g.value == p.value:
+            return True
+        return None
+
+    def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...], approx: bool) -> Tri:
+        """Unions of pieces with constant ends, when each side's pieces are disjoint (so the union is
+        written in its merged form; otherwise merging is the worker's)."""
+        gm, pm = _sorted_pieces(gi), _sorted_pieces(pi)
+        if gm is None or pm is None:
+            return None
+        if len(gm) != len(pm):
+            return False
+        results: list[Tri] = []
+        for (a, b, ao, bo), (c, d, co, do) in zip(gm, pm):
+            if (ao, bo) != (co, do):
+                return False
+            results += [self.end(a, c, approx), self.end(b, d, approx)]
+        return _all(results)
+
+    def end(self, a: Node, b: Node, approx: bool) -> Tri:
+        if a.has_infinity or b.has_infinity:
+            return a == b if _infinite(a) and _infinite(b) else (False if _infinite(a) or _infinite(b) else None)
+        return self.exprs(a, b, approx)
+
+    def matrices(self, g: Answer, p: Answer) -> Tri:
+        def flat(a: Answer) -> tuple[tuple[int, int], list[Node]] | None:
+            if a.kind == "matrix":
+                return (len(a.value), len(a.value[0])), [e for row in a.value for e in row]
+            if a.kind == "tuple":
+                return (len(a.value), 1), list(a.value)
+            return None
+
+        fg, fp = flat(g), flat(p)
+        if fg is None or fp is None:
+            return False
+        (gr, gc), (pr, pc) = fg[0], fp[0]
+        vector = min(gr, gc) == 1 and min(pr, pc) == 1
+        if not ((gr, gc) == (pr, pc) or (vector and len(fg[1]) == len(fp[1]))):
+            return False
+        return _all([self.exprs(a, b, g.approx or p.approx) for a, b in zip(fg[1], fp[1])])
 
     def exprs(self, a: Node, b: Node, approx: bool) -> Tri:
         if a == b:
@@ -200,6 +302,44 @@ class BoundedComparer:
                 keys.append(frozenset(v.terms.items()))
             keyed.append(set(keys))
         return keyed[0] == keyed[1]
+
+
+_PI = Node(CONST, value="pi")
+_INFINITY = Node(CONST, value="oo")
+
+
+def _infinite(e: Node) -> bool:
+    return e.op == CONST and e.value in ("oo", "-oo")
+
+
+def _float(e: Node) -> float | None:
+    """An end's value as a float (for ordering pieces), or None."""
+    if _infinite(e):
+        return float("inf") if e.value == "oo" else float("-inf")
+    v = _value(e)
+    if v is None:
+        return None
+    try:
+        return v.float_parts()[0]
+    except OverflowError:
+        return None
+
+
+def _sorted_pieces(pieces: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
+    """Pieces sorted by their lower end when every end is a constant and they are clearly apart
+    (a gap of more than rounding between one piece's upper end and the next one's lower end)."""
+    keyed = []
+    for piece in pieces:
+        lo, hi = _float(piece[0]), _float(piece[1])
+        if lo is None or hi is None or not lo < hi:
+            return None  # a point, an empty or reversed piece, or an end we cannot place: the worker's
+        a, b, a_open, b_open = piece
+        keyed.append((lo, hi, (a, b, a_open or _infinite(a), b_open or _infinite(b))))  # an infinite end is open
+    keyed.sort(key=lambda k: k[0])
+    for (_, hi, _), (lo, _, _) in itertools.pairwise(keyed):
+        if not hi < lo - 1e-9 * max(1.0, abs(lo)):
+            return None  # touching or overlapping pieces: merging is the worker's
+    return [piece for _, _, piece in keyed]
 
 
 def _elements(a: Answer) -> list[Answer]:

@@ -119,11 +119,15 @@ def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits =
 
     Raises ParseError when ``gold`` cannot be parsed.
     """
+    return decide(gold, pred, conventions_of(rel_tol, precision, abs_tol, log_base, trailing_units), limits)
+
+
+def decide(gold: str, pred: str, conventions: Conventions, limits: Limits = DEFAULT_LIMITS) -> bool | None:
+    """:func:`quick_equal` with the conventions as one value (what the reward calls, per sample)."""
     if not isinstance(gold, str):
         raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
     if not isinstance(pred, str):
         return False
-    conventions = conventions_of(rel_tol, precision, abs_tol, log_base, trailing_units)
     plain = _plain_equal(gold, pred, conventions)
     if plain is not None:
         return plain

@@ -26,6 +26,7 @@ from .limits import DEFAULT_LIMITS, Limits
 NUM, SYM, CONST, ADD, MUL, POW, FUNC, LOG, FACT, BINOM, BIG = (
     "num", "sym", "const", "add", "mul", "pow", "func", "log", "factorial", "binomial", "big")
 _INFINITE = frozenset({"oo", "-oo", "zoo"})
+_NO_SYMBOLS: frozenset[Any] = frozenset()
 #: the value of a POW node written as an odd root (``\\sqrt[3]{-27}`` is -3, the real root)
 REAL_ROOT = "real root"
 
@@ -41,15 +42,20 @@ class Node:
     def __init__(self, op: str, args: tuple[Node, ...] = (), value: Any = None) -> None:
         self.op, self.args, self.value = op, args, value
         self._hash = hash((op, value, args))
-        if op == SYM:
-            self.symbols = frozenset((self,))
-        elif args:
-            self.symbols = frozenset().union(*(a.symbols for a in args))
-        else:
-            self.symbols = frozenset()
+        if not args:  # a leaf
+            self.symbols = frozenset((self,)) if op == SYM else _NO_SYMBOLS
+            self.has_infinity = op == CONST and value in _INFINITE
+            return
+        symbols = _NO_SYMBOLS
+        infinite = False
+        for a in args:
+            if a.symbols:
+                symbols = symbols | a.symbols
+            infinite = infinite or a.has_infinity
         if op == BIG:  # the index variable is bound
-            self.symbols = self.symbols - args[1].symbols
-        self.has_infinity = (op == CONST and value in _INFINITE) or any(a.has_infinity for a in args)
+            symbols = symbols - args[1].symbols
+        self.symbols = symbols
+        self.has_infinity = infinite
 
     # -- what the grammar asks of a value ----------------------------------------------------
     @property
@@ -142,8 +148,9 @@ class LightBuilder:
         self.huge = False
         self.approx = False
         self.nodes = 0
-        self.pi, self.infinity, self.e = Node(CONST, value="pi"), Node(CONST, value="oo"), Node(CONST, value="e")
-        self.imaginary_unit = Node(CONST, value="i")
+
+    #: the constants the grammar asks for (shared: nodes are immutable)
+    pi, infinity, e, imaginary_unit = (Node(CONST, value=name) for name in ("pi", "oo", "e", "i"))
 
     def tick(self, k: int = 1) -> None:
         check_budget()
@@ -169,11 +176,14 @@ class LightBuilder:
             raise ParseError(f"number with more than max_digits={self.limits.max_digits} digits")
         if frac or exp:
             self.approx = True
+        if not frac and not exp:
+            return Node(NUM, value=Fraction(int(intpart)))
         e = int(exp) if exp else 0
         if abs(e) > self.limits.max_digits:
             raise ParseError("scientific exponent over max_digits")
-        value = Fraction(int((intpart or "0") + frac), 10 ** len(frac))
-        return num(value * Fraction(10) ** e)
+        digits = int((intpart or "0") + frac)
+        shift = e - len(frac)
+        return num(Fraction(digits * 10**shift) if shift >= 0 else Fraction(digits, 10**-shift))
 
     def integer(self, k: int) -> Node:
         return num(k)
@@ -258,3 +268,4 @@ class LightBuilder:
     def log(self, x: Any, base: Any) -> Node:
         self.tick()
         return Node(LOG, (x, base))
+

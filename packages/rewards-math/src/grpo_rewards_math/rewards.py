@@ -24,8 +24,7 @@ from grpo_rewards import Reward, RewardOptions, completion_text, params
 from .bounded import clear_cache as bounded_cache_clear
 from .conventions import UNITS, log_base_value
 from .echo import echoes_prompt
-from .equivalence import _plain_number
-from .equivalence import quick_equal as _quick_equal
+from .equivalence import _plain_number, conventions_of, decide
 from .extract import FORMATS, POSITIONS, extract_answer, extract_gold, plain_words
 from .latex_lexer import ParseError
 from .parse import read_answer
@@ -210,6 +209,7 @@ class Accuracy:
         self.checker: Any = SymbolicCheck(self.rel_tol, self.precision, self.abs_tol, self.log_base, self.trailing_units)
         #: the key of the remembered symbolic results: every convention that can change one
         self.conventions = (self.rel_tol, self.precision, self.abs_tol, self.log_base, self.trailing_units)
+        self._conventions = conventions_of(*self.conventions)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} rel_tol={self.rel_tol} solution_column={self.solution_column!r}>"
@@ -263,8 +263,7 @@ class Accuracy:
 
     def quick_equal(self, gold: str, pred: str) -> bool | None:
         """The bounded comparison: True/False when decided cheaply, None when only symbolic work can decide."""
-        return _quick_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision, abs_tol=self.abs_tol,
-                            log_base=self.log_base, trailing_units=self.trailing_units)
+        return decide(gold, pred, self._conventions)
 
     def quick(self, text: str, **row: Any) -> tuple[float | None, str] | None:
         """``(value, label)`` when the bounded checks decide the sample, else ``None`` (run in-process)."""

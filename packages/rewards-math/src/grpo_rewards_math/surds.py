@@ -1,10 +1,10 @@
 r"""Exact, bounded arithmetic on real numbers of the form ``c0 + c1·√r1 + c2·√r2 + …`` (rational ``c``,
-integer radicands ``r``): the values most constant answers have (``\frac{\sqrt3}{2}``, ``2^{10}``,
-``(\sqrt{2}+1)(\sqrt{2}-1)``, ``\sqrt[3]{27}``).
+integer radicands ``r``), each term possibly times a power of π: the values most constant answers
+have (``\frac{\sqrt3}{2}``, ``2^{10}``, ``(\sqrt{2}+1)(\sqrt{2}-1)``, ``\sqrt[3]{27}``, ``\frac{5\pi}{6}``).
 
 Every operation checks the sizes it will produce *before* it computes: at most :data:`MAX_TERMS`
 terms, numerators and denominators of at most :data:`MAX_BITS` bits, exponents of at
-most :data:`MAX_EXPONENT` (radicands of at most :data:`MAX_RADICAND_BITS`). Anything beyond (or anything else: ``\pi``, functions, a root of a
+most :data:`MAX_EXPONENT` (radicands of at most :data:`MAX_RADICAND_BITS`). Anything beyond (or anything else: ``e``, functions, a root of a
 surd, a variable) is :class:`Undecidable`, never a long computation. So the cost of
 :func:`evaluate` is bounded by the size of the tree alone.
 
@@ -18,9 +18,9 @@ two values are told apart exactly, never by a rounding.
 >>> from grpo_rewards_math.light import LightBuilder
 >>> b = LightBuilder()
 >>> evaluate(b.mul([b.number("2"), b.sqrt(b.number("8"))]))
-Surd({2: Fraction(4, 1)})
->>> evaluate(b.div(b.sqrt(b.number("3")), b.number("2")))
-Surd({3: Fraction(1, 2)})
+Surd({(0, 2): Fraction(4, 1)})
+>>> evaluate(b.div(b.mul([b.number("5"), b.pi]), b.number("6")))
+Surd({(1, 1): Fraction(5, 6)})
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .light import ADD, BINOM, FACT, MUL, NUM, POW, REAL_ROOT, Node
+from .light import ADD, BINOM, CONST, FACT, MUL, NUM, POW, REAL_ROOT, Node
 
 #: Terms one value may have.
 MAX_TERMS = 8
@@ -40,6 +40,8 @@ MAX_RADICAND_BITS = 2048
 MAX_EXPONENT = 1 << 20
 #: Radicands up to this are reduced to their square-free part by trial division (primes below 1000).
 SQUAREFREE_UP_TO = 10**6
+#: Largest |power of π| a term may carry.
+MAX_PI_POWER = 64
 #: Largest n! and binomial(n, k) evaluated.
 MAX_FACTORIAL = 300
 
@@ -51,20 +53,22 @@ class Undecidable(Exception):
 
 
 class Surd:
-    """``{radicand: coefficient}``; radicand 1 is the rational part. Kept in a normal form: no zero
-    coefficient, no radicand that is a perfect square, and no two radicands whose product is a
-    perfect square (``√8`` and ``√2`` are merged into one term). Square roots of integers whose
-    products are pairwise non-squares are linearly independent over the rationals, so two surds
-    are equal exactly when their normal forms are."""
+    """``{(k, r): c}``: the sum of the terms ``c·π^k·√r`` (``r = 1``: no root; ``k = 0``: no π). Kept in
+    a normal form: no zero coefficient, no radicand that is a perfect square, and no two radicands
+    of one power of π whose product is a perfect square (``√8`` and ``√2`` are merged into one
+    term). Square roots of integers whose products are pairwise non-squares are linearly
+    independent over the rationals, and π is transcendental over the numbers they span, so two
+    values are equal exactly when their normal forms are."""
 
     __slots__ = ("terms",)
 
-    def __init__(self, terms: dict[int, Fraction]) -> None:
+    def __init__(self, terms: dict[tuple[int, int], Fraction]) -> None:
         if len(terms) > 4 * MAX_TERMS:
             raise Undecidable("too many terms")
-        out: dict[int, Fraction] = {}
-        for r, c in terms.items():
-            if r.bit_length() > MAX_RADICAND_BITS or c.numerator.bit_length() > MAX_BITS or c.denominator.bit_length() > MAX_BITS:
+        out: dict[tuple[int, int], Fraction] = {}
+        for (k, r), c in terms.items():
+            if r.bit_length() > MAX_RADICAND_BITS or c.numerator.bit_length() > MAX_BITS \
+                    or c.denominator.bit_length() > MAX_BITS or abs(k) > MAX_PI_POWER:
                 raise Undecidable("a number over the size bounds")
             if not c:
                 continue
@@ -73,18 +77,22 @@ class Surd:
                 if root * root == r:
                     r, c = 1, c * root
             if r != 1:
-                for s_ in out:
-                    if s_ == 1 or s_ == r:
+                for k2, s_ in out:
+                    if k2 != k or s_ == 1 or s_ == r:
                         continue
                     product = r * s_
                     root = math.isqrt(product)
                     if root * root == product:  # √r = (√(r s)/s)·√s
                         r, c = s_, c * Fraction(root, s_)
                         break
-            out[r] = out.get(r, Fraction(0)) + c
-        self.terms = {r: c for r, c in out.items() if c}
+            out[k, r] = out.get((k, r), Fraction(0)) + c
+        self.terms = {key: c for key, c in out.items() if c}
         if len(self.terms) > MAX_TERMS:
             raise Undecidable("too many terms")
+
+    @classmethod
+    def of(cls, q: Fraction | int, radicand: int = 1, pi_power: int = 0) -> Surd:
+        return cls({(pi_power, radicand): Fraction(q)})
 
     def __repr__(self) -> str:
         return f"Surd({self.terms!r})"
@@ -93,25 +101,25 @@ class Surd:
     def rational(self) -> Fraction | None:
         if not self.terms:
             return Fraction(0)
-        if set(self.terms) == {1}:
-            return self.terms[1]
+        if set(self.terms) == {(0, 1)}:
+            return self.terms[0, 1]
         return None
 
     def __add__(self, other: Surd) -> Surd:
         out = dict(self.terms)
-        for r, c in other.terms.items():
-            out[r] = out.get(r, Fraction(0)) + c
+        for key, c in other.terms.items():
+            out[key] = out.get(key, Fraction(0)) + c
         return Surd(out)
 
     def __neg__(self) -> Surd:
-        return Surd({r: -c for r, c in self.terms.items()})
+        return Surd({key: -c for key, c in self.terms.items()})
 
     def __mul__(self, other: Surd) -> Surd:
         if len(self.terms) * len(other.terms) > 4 * MAX_TERMS:
             raise Undecidable("too many terms")
-        out: dict[int, Fraction] = {}
-        for r1, c1 in self.terms.items():
-            for r2, c2 in other.terms.items():
+        out: dict[tuple[int, int], Fraction] = {}
+        for (k1, r1), c1 in self.terms.items():
+            for (k2, r2), c2 in other.terms.items():
                 if (r1.bit_length() + r2.bit_length() > 2 * MAX_RADICAND_BITS
                         or c1.numerator.bit_length() + c2.numerator.bit_length() > MAX_BITS
                         or c1.denominator.bit_length() + c2.denominator.bit_length() > MAX_BITS):
@@ -121,7 +129,8 @@ class Surd:
                 root = math.isqrt(rest)
                 if root * root == rest:
                     square, rest = square * root, 1
-                out[rest] = out.get(rest, Fraction(0)) + c1 * c2 * square
+                key = (k1 + k2, rest)
+                out[key] = out.get(key, Fraction(0)) + c1 * c2 * square
         return Surd(out)
 
     def inverse(self) -> Surd:
@@ -129,18 +138,18 @@ class Surd:
         if q is not None:
             if q == 0:
                 raise Undecidable("division by zero")
-            return Surd({1: 1 / q})
+            return Surd.of(1 / q)
         items = sorted(self.terms.items())
-        if len(items) == 1:  # 1/(c√r) = √r/(c r)
-            (r, c), = items
-            return Surd({r: 1 / (c * r)})
-        if len(items) == 2 and items[0][0] == 1:  # 1/(a + b√r) = (a - b√r)/(a² - b² r)
-            (_, a), (r, b) = items
+        if len(items) == 1:  # 1/(c π^k √r) = √r/(c r) π^-k
+            ((k, r), c), = items
+            return Surd({(-k, r): 1 / (c * r)})
+        if len(items) == 2 and items[0][0] == (0, 1) and items[1][0][0] == 0:  # 1/(a + b√r) = (a - b√r)/(a² - b² r)
+            (_, a), ((_, r), b) = items
             den = a * a - b * b * r
             if den == 0:
                 raise Undecidable("a zero denominator")
-            return Surd({1: a / den, r: -b / den})
-        raise Undecidable("the inverse of a sum of several radicals")
+            return Surd({(0, 1): a / den, (0, r): -b / den})
+        raise Undecidable("the inverse of a sum of several terms")
 
     def power(self, k: int) -> Surd:
         if abs(k) > MAX_EXPONENT:
@@ -151,8 +160,8 @@ class Surd:
         if q is not None:  # a rational power: its size is known before computing it
             if q not in (0, 1, -1) and k * max(q.numerator.bit_length(), q.denominator.bit_length()) > MAX_BITS:
                 raise Undecidable("a power over the size bounds")
-            return Surd({1: q**k})
-        out = Surd({1: Fraction(1)})
+            return Surd.of(q**k)
+        out = Surd.of(1)
         while k:
             if k & 1:
                 out = out * base
@@ -164,8 +173,8 @@ class Surd:
     def float_parts(self) -> tuple[float, float]:
         """``(value, sum of |terms|)`` as floats (OverflowError when they do not fit)."""
         total = scale = 0.0
-        for r, c in self.terms.items():
-            term = float(c) * math.sqrt(r)
+        for (k, r), c in self.terms.items():
+            term = float(c) * math.sqrt(r) * math.pi**k
             total += term
             scale += abs(term)
         return total, scale
@@ -206,7 +215,7 @@ def _iroot(x: int, n: int) -> int | None:
 def _root(q: Fraction, n: int) -> Surd:
     """The real n-th root of a rational: exact when it is rational, a square root as a surd."""
     if n == 1:
-        return Surd({1: q})
+        return Surd.of(q)
     if q < 0:
         if n % 2 == 0:
             raise Undecidable("an even root of a negative number")
@@ -215,19 +224,21 @@ def _root(q: Fraction, n: int) -> Surd:
         raise Undecidable("a root of a number over the size bounds")
     p, d = _iroot(q.numerator, n), _iroot(q.denominator, n)
     if p is not None and d is not None:
-        return Surd({1: Fraction(p, d)})
+        return Surd.of(Fraction(p, d))
     if n != 2:
         raise Undecidable("an irrational root other than a square root")
     radicand = q.numerator * q.denominator  # √(p/q) = √(pq)/q
     s, f, _ = squarefree(radicand)
-    return Surd({f: Fraction(s, q.denominator)})
+    return Surd.of(Fraction(s, q.denominator), f)
 
 
 def evaluate(node: Node) -> Surd:
     """The exact value of a constant light tree, or :class:`Undecidable`."""
     op = node.op
     if op == NUM:
-        return Surd({1: node.value})
+        return Surd.of(node.value)
+    if op == CONST and node.value == "pi":
+        return Surd.of(1, pi_power=1)
     if op == ADD:
         out = Surd({})
         for a in node.args:
@@ -239,10 +250,10 @@ def evaluate(node: Node) -> Surd:
         return _power(node.args[0], node.args[1], real_root=node.value == REAL_ROOT)
     if op == FACT:
         n = _small_integer(node.args[0])
-        return Surd({1: Fraction(math.factorial(n))})
+        return Surd.of(math.factorial(n))
     if op == BINOM:
         n, k = _small_integer(node.args[0]), _small_integer(node.args[1])
-        return Surd({1: Fraction(math.comb(n, k) if 0 <= k <= n else 0)})
+        return Surd.of(math.comb(n, k) if 0 <= k <= n else 0)
     raise Undecidable(f"a {op} node")
 
 
@@ -263,7 +274,7 @@ def _integer_exponent(node: Node) -> int | None:
 def _product(factors: tuple[Node, ...]) -> Surd:
     """Factors multiplied, powers with one integer exponent base first (``a^k b^k = (ab)^k``)."""
     by_exponent: dict[int, list[Node]] = {}
-    out = Surd({1: Fraction(1)})
+    out = Surd.of(1)
     for f in factors:
         k = _integer_exponent(f)
         if k is None:
@@ -271,7 +282,7 @@ def _product(factors: tuple[Node, ...]) -> Surd:
         else:
             by_exponent.setdefault(k, []).append(f.args[0])
     for k, bases in by_exponent.items():
-        base = Surd({1: Fraction(1)})
+        base = Surd.of(1)
         for b in bases:
             base = base * evaluate(b)
         out = out * base.power(k)
