@@ -20,7 +20,7 @@ from grpo_rewards_math import make_accuracy
 from grpo_rewards_math.rewards import clear_cache
 
 #: one reward for every example: its worker pool starts once
-REWARD = make_accuracy(name="adversarial_accuracy")
+REWARD = make_accuracy(metric="adversarial_accuracy")
 
 
 def _heavy_calls(fn: Any) -> tuple[Any, set[str]]:
@@ -56,5 +56,5 @@ def test_adversarial_answers_score_right_without_sympy_in_the_calling_process(dr
 def test_the_conjugate_surd_family_is_decided_in_the_calling_process():
     pred, gold, _ = case("conjugate_surds", 7, True)
     clear_cache()
-    decided, heavy = _heavy_calls(lambda: REWARD.impl.quick(rf"\boxed{{{pred}}}", solution=gold))
+    decided, heavy = _heavy_calls(lambda: REWARD.scorer.quick(rf"\boxed{{{pred}}}", solution=gold))
     assert (decided, heavy) == ((1.0, "correct"), set())
