@@ -251,6 +251,7 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
 
     quiet_warnings()
     started = time.monotonic()
+    plan.reward_set.start_workers()  # while the model loads: step 1 does not wait for worker start-up
     if not plan.announced:
         say(run_files.header_line(plan.registry))
     say(f"grpo-rewards: {plan.source} · rewards: "
