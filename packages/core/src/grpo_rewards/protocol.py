@@ -60,12 +60,16 @@ class RewardResult:
     ``outcomes/<metric>/<label>``; TRL still gets only the values. A per-sample scorer reports a
     label by returning ``(value, "label")`` instead.
 
+    ``metrics`` are numbers about the call itself (a judge's latency, the tokens it used), logged
+    by the core beside ``timing/<metric>`` as ``<key>/<metric>``.
+
     >>> RewardResult(values=[1.0, 0.0], labels=["correct", "wrong"]).values
     [1.0, 0.0]
     """
 
     values: list[RewardValue]
     labels: list[str] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
 
 
 def _content_text(content: Any) -> str | None:

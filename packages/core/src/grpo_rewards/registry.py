@@ -22,6 +22,7 @@ FIRST_PARTY = {
     "format": "grpo-rewards-format",
     "math": "grpo-rewards-math",
     "gym": "grpo-rewards-gym",
+    "judge": "grpo-rewards-judge",
 }
 
 _EMPTY = inspect.Parameter.empty

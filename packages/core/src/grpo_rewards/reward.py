@@ -194,8 +194,9 @@ class Reward:
             kwargs[column] = dependency(prompts, completions, completion_ids, **kwargs)
         kwargs = self._without_argument_names(kwargs)
         started = time.perf_counter()
+        metrics: dict[str, float] = {}
         if self.form == "batch":
-            values, labels = self._call_batch(prompts, completions, completion_ids, kwargs)
+            values, labels, metrics = self._call_batch(prompts, completions, completion_ids, kwargs)
             logged: Sequence[str] = BATCH_OUTCOMES
         else:
             values, labels = self._call_samples(prompts, completions, completion_ids, kwargs)
@@ -216,6 +217,8 @@ class Reward:
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
+            for key, number in metrics.items():  # the batch reward's own numbers about this call
+                log_metric(f"{key}/{self.__name__}", number)
             for label, metric in self._outcome_metrics(logged):
                 log_metric(metric, float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
@@ -245,7 +248,7 @@ class Reward:
         return [self.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
 
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-                    kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
+                    kwargs: dict[str, Any]) -> tuple[list[float | None], list[str], dict[str, float]]:
         n = len(completions)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
         if self.timeout is not None:
@@ -257,7 +260,7 @@ class Reward:
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {self.timeout:g} s deadline")
-                return self._failed(n, outcome.status, message)
+                return (*self._failed(n, outcome.status, message), {})
             raw = outcome.value
         else:
             try:
@@ -265,10 +268,12 @@ class Reward:
             except RewardError:
                 raise
             except Exception as exc:
-                return self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc)
+                return (*self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc), {})
         labels: list[str] | None = None
+        metrics: dict[str, float] = {}
         if isinstance(raw, RewardResult):
             labels = list(raw.labels)
+            metrics = self._checked_metrics(raw.metrics)
             raw = raw.values
         if raw is None or isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
             raise RewardError(self.__name__, f"returned {type(raw).__name__}, expected a list of floats")
@@ -283,7 +288,18 @@ class Reward:
                 check_label(self.__name__, label, i)
         else:
             labels = ["none" if v is None else "ok" for v in values]
-        return values, labels
+        return values, labels, metrics
+
+    def _checked_metrics(self, metrics: Any) -> dict[str, float]:
+        """A batch result's ``metrics``: names without a slash, finite numbers (else a ``RewardError``)."""
+        checked: dict[str, float] = {}
+        for key, number in dict(metrics or {}).items():
+            if not isinstance(key, str) or not key or "/" in key:
+                raise RewardError(self.__name__, f"metric names must be non-empty strings without '/', got {key!r}")
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+                raise RewardError(self.__name__, f"metric {key!r} is {number!r}, expected a finite number")
+            checked[key] = float(number)
+        return checked
 
     def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward)."""
