@@ -195,6 +195,7 @@ class StoppingRelay:
         self.after = after
         self.responses = 0
         self.stopped = False
+        self.closed = False
         self._lock = threading.Lock()
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
@@ -240,16 +241,19 @@ class StoppingRelay:
                 response, buffer = buffer[:end + 4 + length], buffer[end + 4 + length:]
                 with self._lock:
                     self.responses += 1
-                    if self.responses >= self.after and not self.stopped:
-                        os.kill(self.pid, signal.SIGSTOP)
+                    if self.responses >= self.after and not self.stopped and not self.closed:
+                        os.kill(self.pid, signal.SIGSTOP)  # once: close() resumes it for good
                         self.stopped = True
-                sink.sendall(response)
+                try:
+                    sink.sendall(response)
+                except OSError:  # the relay was closed
+                    return
 
     def close(self) -> None:
         with self._lock:
+            self.closed = True
             if self.stopped:
                 os.kill(self.pid, signal.SIGCONT)
-                self.stopped = False
         for s in self._sockets:
             try:
                 s.close()

@@ -72,3 +72,7 @@ def test_conversations_render_as_role_lines():
 def test_bad_parameters_are_one_clear_error_each(params, message):
     with pytest.raises(ValueError, match=message):
         Rubric(model="m", **{"base_url": NOWHERE, **params})
+
+
+def test_text_that_is_not_valid_utf8_is_replaced_not_sent_broken():
+    assert fill("<completion>{completion}</completion>", {"completion": "a\ud800b"}) == "<completion>a?b</completion>"
