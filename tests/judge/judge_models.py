@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 
-def make_tiny_reward_model(path: Path, seed: int = 0) -> Path:
-    """A 2-layer Qwen2ForSequenceClassification (one label, random weights for ``seed``) with the
+def make_tiny_reward_model(path: Path, seed: int = 0, num_labels: int = 1) -> Path:
+    """A 2-layer Qwen2ForSequenceClassification (``num_labels``, random weights for ``seed``) with the
     tiny model's tokenizer and ChatML chat template, saved at ``path``."""
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification
@@ -16,7 +16,7 @@ def make_tiny_reward_model(path: Path, seed: int = 0) -> Path:
 
     lm = make_tiny_model(path.parent / f"{path.name}-lm", seed=seed)
     config = AutoConfig.from_pretrained(lm)
-    config.num_labels = 1
+    config.num_labels = num_labels
     config.architectures = ["Qwen2ForSequenceClassification"]
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)

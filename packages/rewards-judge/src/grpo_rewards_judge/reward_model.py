@@ -10,7 +10,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
-from .templates import render
+from .templates import render, utf8
 
 NAME = "judge.reward_model"
 NORMALISE = ("none", "sigmoid", "zscore")
@@ -128,7 +128,7 @@ class RewardModel:
 
         model, tokenizer = self.load()
         scores: list[float] = []
-        conversations = [self.text_of(tokenizer, p, t) for p, t in zip(prompts, texts)]
+        conversations = [utf8(self.text_of(tokenizer, p, t)) for p, t in zip(prompts, texts)]
         with torch.inference_mode():
             for start in range(0, len(conversations), self.batch_size):
                 batch = tokenizer(conversations[start:start + self.batch_size], return_tensors="pt", padding=True,
