@@ -46,7 +46,7 @@ class Pairwise:
     0.0, best 1.0, ties shared). The server, sampling, cache, retries and labels are those of
     ``judge.rubric`` (``unparsable`` per response whose line is missing or off the scale). The
     template has ``{prompt}``, ``{completions}`` (the numbered responses, each delimited) and any
-    dataset column.
+    dataset column. Units: none (a grade, not a length).
 
     Example::
 

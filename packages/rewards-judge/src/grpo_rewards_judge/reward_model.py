@@ -29,7 +29,7 @@ class RewardModel:
     ``torch.inference_mode``. The score is the logit of ``label`` (default: the only one of a
     one-label head), then ``normalise``: ``none`` (the raw logit), ``sigmoid`` (into (0, 1): the
     Bradley-Terry probability of beating a score-0 answer) or ``zscore`` (minus the batch mean,
-    over the batch's standard deviation; 0.0 when all are equal).
+    over the batch's standard deviation; 0.0 when all are equal). Units: none (a score, not a length).
 
     Example::
 

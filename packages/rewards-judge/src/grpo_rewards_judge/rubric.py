@@ -34,7 +34,7 @@ class Rubric:
     masked by TRL. A completion longer than ``max_completion_chars`` is not sent (``too_large``,
     0.0). The judge's mean latency, the tokens it used, the requests sent and the cache hits are
     logged as ``judge_latency/<metric>``, ``judge_tokens/<metric>``, ``judge_requests/<metric>``
-    and ``judge_cache_hits/<metric>``.
+    and ``judge_cache_hits/<metric>``. Units: none (a grade, not a length).
 
     Example (a reward-set entry; a server such as ``transformers serve --port 8000`` running)::
 
