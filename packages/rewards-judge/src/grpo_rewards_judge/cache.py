@@ -1,7 +1,7 @@
 """The judge's cache: a reply is asked for once per (model, template, inputs, sampling).
 
 In memory always (bounded, oldest out first); on disk too when the reward is given a
-``cache_path`` (an SQLite file it creates, or one it created before), so a second
+``cache_path`` (an SQLite file it creates on first use, or one it created before), so a second
 ``grpo-rewards score`` of the same rows, or a completion a policy repeats across steps, costs no
 request. Only a judge's actual replies are kept (``scored``, ``unparsable``, ``refused``): a
 timeout or an unreachable server is asked again next time.
@@ -43,8 +43,8 @@ class JudgeCache:
         self._memory: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        if self.path is not None:
-            self._db = _open(self.path)
+        if self.path is not None and self.path.exists():  # refused now, before training; a new file is made on first use
+            _open(self.path).close()
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "max_entries": self.max_entries}
@@ -57,9 +57,9 @@ class JudgeCache:
             if k in self._memory:
                 self._memory.move_to_end(k)
                 return self._memory[k]
-            if self._db is None:
+            if self.path is None:
                 return None
-            row = self._db.execute(f"SELECT reply FROM {_TABLE} WHERE key = ?", (k,)).fetchone()
+            row = self._connection().execute(f"SELECT reply FROM {_TABLE} WHERE key = ?", (k,)).fetchone()
         if row is None:
             return None
         self._remember(k, row[0])
@@ -67,10 +67,18 @@ class JudgeCache:
 
     def put(self, k: str, reply: str) -> None:
         self._remember(k, reply)
-        if self._db is not None:
+        if self.path is not None:
             with self._lock:
-                self._db.execute(f"INSERT OR REPLACE INTO {_TABLE} (key, reply) VALUES (?, ?)", (k, reply))
-                self._db.commit()
+                db = self._connection()
+                db.execute(f"INSERT OR REPLACE INTO {_TABLE} (key, reply) VALUES (?, ?)", (k, reply))
+                db.commit()
+
+    def _connection(self) -> sqlite3.Connection:
+        """The open cache file (opened, or created, on first use); call with the lock held."""
+        if self._db is None:
+            assert self.path is not None
+            self._db = _open(self.path)
+        return self._db
 
     def _remember(self, k: str, reply: str) -> None:
         with self._lock:
