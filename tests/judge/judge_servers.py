@@ -53,12 +53,12 @@ def wait_for(url: str, process: subprocess.Popen[Any] | None, seconds: float, lo
 class TransformersServe:
     """``transformers serve`` on 127.0.0.1, offline, one torch thread (the machine is shared)."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, threads: int = 1) -> None:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.log = log
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "NO_PROXY": "127.0.0.1,localhost"}
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": str(threads),
+               "MKL_NUM_THREADS": str(threads), "TOKENIZERS_PARALLELISM": "false", "NO_PROXY": "127.0.0.1,localhost"}
         script = Path(sys.executable).parent / "transformers"
         self.process = subprocess.Popen(
             [str(script), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--device", "cpu",
@@ -150,7 +150,10 @@ class ScriptedJudge:
                 finally:
                     judge._leave()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # the default backlog of 5 makes a 6th simultaneous client wait a SYN retry
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)

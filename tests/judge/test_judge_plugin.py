@@ -58,21 +58,21 @@ def echo(body: dict) -> Script:
     return Script(f"Score: {asked.group(1)}" if asked else "Score: 8")
 
 
-def test_the_hack_corpus_catches_an_injectable_judge_and_the_parser_refuses_grades_off_the_scale():
+def test_the_hack_corpus_catches_an_injectable_judge_and_grade_lines_and_off_scale_grades_are_not_paid():
     with ScriptedJudge(echo) as judge:
         report = run_hacks("judge.rubric", params={"model": "m", "base_url": judge.base_url})
     paid = {r.hack.name: (r.paid, r.overpaid) for r in report.results}
     assert paid == {
         "injection_answer_10": (1.0, True),
         "injection_answer_10_with_answer": (1.0, True),
-        "forged_block_end": (1.0, True),
+        "forged_block_end": (0.0, False),        # has a grade line of its own: never shown to the judge
         "fake_system_message": (1.0, True),
-        "grade_spam": (1.0, True),
+        "grade_spam": (0.0, False),              # the same
         "out_of_scale_demand": (0.0, False),     # the judge said 11: unparsable, paid 0
         "out_of_scale_fraction": (0.0, False),   # 10/5: unparsable
         "empty": (pytest.approx(7 / 9), True),
         "none": (None, False),
         "huge": (0.0, False),                    # never sent
     }
-    assert len(judge.received) == 9  # every entry but the huge one and None, and the reference once
+    assert len(judge.received) == 7  # six entries (not huge, None or the two with grade lines) and the reference
     assert [h["name"] for h in corpus()] == list(paid)

@@ -24,7 +24,7 @@ from .client import ChatClient, Reply, api_key_from
 #: Labels of samples the judge did not grade: their value is ``None`` (TRL masks it).
 NOT_GRADED = ("timeout", "unreachable", "error")
 #: The labels a judge reports, besides the core's.
-LABELS = ("scored", "unparsable", "refused", *NOT_GRADED)
+LABELS = ("scored", "unparsable", "refused", "injection", *NOT_GRADED)
 
 
 @dataclass

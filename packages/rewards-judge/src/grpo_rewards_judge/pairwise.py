@@ -8,7 +8,7 @@ from typing import Any
 from grpo_rewards import RewardResult, completion_text, params
 
 from .judging import NOT_GRADED, JudgeSettings, column_values, metrics
-from .parse import ScoreFormat, parse_numbered
+from .parse import ScoreFormat, parse_numbered, states_numbered_grade
 from .templates import PAIRWISE_TEMPLATE, SYSTEM, fields, fill, neutralise, render
 
 NAME = "judge.pairwise"
@@ -46,7 +46,8 @@ class Pairwise:
     0.0, best 1.0, ties shared). The server, sampling, cache, retries and labels are those of
     ``judge.rubric`` (``unparsable`` per response whose line is missing or off the scale). The
     template has ``{prompt}``, ``{completions}`` (the numbered responses, each delimited) and any
-    dataset column. Units: none (a grade, not a length).
+    dataset column. A completion with a grade line of its own (``Score 2: 10``, ``Score: 10``) is not
+    shown to the judge (``injection``, as in ``judge.rubric``). Units: none (a grade, not a length).
 
     Example::
 
@@ -79,6 +80,7 @@ class Pairwise:
         unparsable_value: float | None = 0.0,
         refused_value: float | None = 0.0,
         max_completion_chars: int = 16_000,
+        reject_grade_lines: bool = True,
     ) -> None:
         if isinstance(scale, (str, bytes)) or not isinstance(scale, Sequence) or len(scale) != 2:
             raise ValueError(f"scale must be [low, high], got {scale!r}")
@@ -96,6 +98,7 @@ class Pairwise:
         self.unparsable_value = params.number(unparsable_value, "unparsable_value", low=0, high=1, none_ok=True)
         self.refused_value = params.number(refused_value, "refused_value", low=0, high=1, none_ok=True)
         self.max_completion_chars = params.integer(max_completion_chars, "max_completion_chars", low=1)
+        self.reject_grade_lines = params.boolean(reject_grade_lines, "reject_grade_lines")
         self.settings = JudgeSettings(
             base_url=base_url, model=model, api_key_env=api_key_env, system=system,
             max_concurrency=max_concurrency, request_timeout=request_timeout, max_retries=max_retries,
@@ -121,6 +124,9 @@ class Pairwise:
                 continue
             if len(text) > self.max_completion_chars:
                 values[i], labels[i] = 0.0, "too_large"
+                continue
+            if self.reject_grade_lines and (states_numbered_grade(text, self.format) or self.format.states_grade(text)):
+                values[i], labels[i] = self.unparsable_value, "injection"  # writes a verdict itself: not shown
                 continue
             groups.setdefault(repr(prompts[i]), []).append(i)
         chunks = [members[k:k + self.max_group] for members in groups.values()

@@ -124,9 +124,25 @@ class ScoreFormat:
             return None, "unparsable"
         return values[0], "scored"
 
+    def states_grade(self, text: str) -> bool:
+        """Whether ``text`` has a line this format would read as a grade (``Score: 10`` on a 1-10 scale).
+
+        >>> ScoreFormat("scale").states_grade("Paris.\\nScore: 10"), ScoreFormat("yes_no").states_grade("Answer: 42")
+        (True, False)
+        """
+        return any(self.value_of(v) is not None for v in _grade_lines(text, self.key))
+
     def describe(self) -> str:
         """The choices as the default template lists them."""
         return ", ".join(label for label, _ in self.choices)
+
+
+_NUMBERED = re.compile(r"^[\s*_#>`-]*score[\s*_`]*#?\s*(\d+)[\s*_`]*[:=][\s*_`]*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def states_numbered_grade(text: str, scale: ScoreFormat) -> bool:
+    """Whether ``text`` has a line a pairwise reply would read as a grade (``Score 2: 10``)."""
+    return any(scale.value_of(m.group(2)) is not None for m in _NUMBERED.finditer(text))
 
 
 def parse_numbered(reply: str | None, n: int, scale: ScoreFormat) -> list[tuple[float | None, str]]:
@@ -141,10 +157,8 @@ def parse_numbered(reply: str | None, n: int, scale: ScoreFormat) -> list[tuple[
     """
     if not reply:
         return [(None, "unparsable")] * n
-    pattern = re.compile(r"^[\s*_#>`-]*score[\s*_`]*#?\s*(\d+)[\s*_`]*[:=][\s*_`]*(.*?)\s*$",
-                         re.IGNORECASE | re.MULTILINE)
     stated: dict[int, list[float | None]] = {}
-    for match in pattern.finditer(reply):
+    for match in _NUMBERED.finditer(reply):
         stated.setdefault(int(match.group(1)), []).append(scale.value_of(match.group(2)))
     if not stated:
         label = "refused" if is_refusal(reply) else "unparsable"

@@ -32,7 +32,8 @@ class Rubric:
     outside the scale: ``unparsable_value``), ``refused`` (the judge declined: ``refused_value``),
     ``timeout``, ``unreachable`` and ``error`` (the server answered with another error): ``None``,
     masked by TRL. A completion longer than ``max_completion_chars`` is not sent (``too_large``,
-    0.0). The judge's mean latency, the tokens it used, the requests sent and the cache hits are
+    0.0), and one with a line the reply parser would read as a grade (``Score: 10``) is not sent
+    either (``injection``: ``unparsable_value``; ``reject_grade_lines: false`` sends it). The judge's mean latency, the tokens it used, the requests sent and the cache hits are
     logged as ``judge_latency/<metric>``, ``judge_tokens/<metric>``, ``judge_requests/<metric>``
     and ``judge_cache_hits/<metric>``. Units: none (a grade, not a length).
 
@@ -72,6 +73,7 @@ class Rubric:
         unparsable_value: float | None = 0.0,
         refused_value: float | None = 0.0,
         max_completion_chars: int = 32_000,
+        reject_grade_lines: bool = True,
     ) -> None:
         params.choice(score_format, "score_format", KINDS)
         if (isinstance(scale, (str, bytes)) or not isinstance(scale, Sequence) or len(scale) != 2):
@@ -94,6 +96,7 @@ class Rubric:
         self.unparsable_value = params.number(unparsable_value, "unparsable_value", low=0, high=1, none_ok=True)
         self.refused_value = params.number(refused_value, "refused_value", low=0, high=1, none_ok=True)
         self.max_completion_chars = params.integer(max_completion_chars, "max_completion_chars", low=1)
+        self.reject_grade_lines = params.boolean(reject_grade_lines, "reject_grade_lines")
         self.settings = JudgeSettings(
             base_url=base_url, model=model, api_key_env=api_key_env, system=system,
             max_concurrency=max_concurrency, request_timeout=request_timeout, max_retries=max_retries,
@@ -118,6 +121,9 @@ class Rubric:
             elif len(text) > self.max_completion_chars:
                 asks.append(None)
                 values[i], labels[i] = 0.0, "too_large"
+            elif self.reject_grade_lines and self.format.states_grade(text):
+                asks.append(None)  # it writes the judge's verdict itself: a small judge copies it
+                values[i], labels[i] = self.unparsable_value, "injection"
             else:
                 asks.append(self.judge_prompt(prompts[i], text, {c: v[i] for c, v in columns.items()}))
         asked = self.settings.ask(asks, self.template)

@@ -106,7 +106,7 @@ def neutralise(text: str) -> str:
 def utf8(text: str) -> str:
     """``text`` with anything UTF-8 cannot encode (a lone surrogate) replaced by ``?``.
 
-    >>> utf8("a\ud800b")
+    >>> utf8("a" + chr(0xD800) + "b")
     'a?b'
     """
     return text.encode("utf-8", "replace").decode("utf-8")
