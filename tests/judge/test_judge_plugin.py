@@ -41,7 +41,7 @@ def test_the_exports_are_the_registered_definitions():
     rubric = make_rubric(model="m", base_url="http://127.0.0.1:9/v1")
     pairwise = make_pairwise(model="m", base_url="http://127.0.0.1:9/v1", mode="rank")
     assert (rubric.__name__, rubric.form, rubric.options) == ("judge.rubric", "batch", RUBRIC.info().options)
-    assert (pairwise.__name__, pairwise.impl.mode) == ("judge.pairwise", "rank")
+    assert (pairwise.__name__, pairwise.scorer.mode) == ("judge.pairwise", "rank")
     assert REWARD_MODEL.info().options.worker_safe is False and PAIRWISE.info().form == "batch"
 
 

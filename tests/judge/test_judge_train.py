@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("trl")
 
-from grpo_rewards.train.command import train_command
+from grpo_rewards.cli.train import train_command
 
 
 @pytest.mark.slow
