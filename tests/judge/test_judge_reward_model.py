@@ -104,3 +104,11 @@ def test_check_passes_on_the_tiny_reward_model(reward_model_dir, capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.splitlines()[-1] == "all contract points pass"
+
+
+def test_a_huge_completion_scores_as_its_first_max_length_tokens(reward_model_dir):
+    reward = RewardModel(model=str(reward_model_dir), max_length=64)
+    start = "The answer is 4 because two and two make four. " * 10
+    huge = start + "x " * 500_000
+    result = reward(prompts=["What is 2 + 2?"] * 2, completions=[huge, start + "x " * 2000])
+    assert result.values[0] == pytest.approx(result.values[1], abs=1e-6)

@@ -14,6 +14,9 @@ from .templates import render, utf8
 
 NAME = "judge.reward_model"
 NORMALISE = ("none", "sigmoid", "zscore")
+#: A completion is cut to this many characters per ``max_length`` token before tokenising (a token
+#: averages 3-5 characters, so the cut never reaches what the model would read).
+CHARS_PER_TOKEN = 32
 
 
 class RewardModel:
@@ -25,7 +28,8 @@ class RewardModel:
     reward model passed as a model on the training device). The conversation — the prompt's
     messages, or a string prompt as one user message, then the completion as the assistant's —
     goes through the tokenizer's chat template when it has one (else prompt and completion are
-    joined by a newline), truncated to ``max_length`` tokens, scored ``batch_size`` at a time under
+    joined by a newline), truncated to ``max_length`` tokens (the completion first cut to 32
+    characters a token), scored ``batch_size`` at a time under
     ``torch.inference_mode``. The score is the logit of ``label`` (default: the only one of a
     one-label head), then ``normalise``: ``none`` (the raw logit), ``sigmoid`` (into (0, 1): the
     Bradley-Terry probability of beating a score-0 answer) or ``zscore`` (minus the batch mean,
@@ -128,7 +132,9 @@ class RewardModel:
 
         model, tokenizer = self.load()
         scores: list[float] = []
-        conversations = [utf8(self.text_of(tokenizer, p, t)) for p, t in zip(prompts, texts)]
+        # cut first: the tokenizer would read a megabyte whole before truncating it to max_length tokens
+        cut = CHARS_PER_TOKEN * self.max_length
+        conversations = [utf8(self.text_of(tokenizer, p, t[:cut])) for p, t in zip(prompts, texts)]
         with torch.inference_mode():
             for start in range(0, len(conversations), self.batch_size):
                 batch = tokenizer(conversations[start:start + self.batch_size], return_tensors="pt", padding=True,
