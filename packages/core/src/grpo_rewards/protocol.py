@@ -54,6 +54,9 @@ class RewardResult:
     once per call as ``outcomes/<metric>/<label>``. A per-sample scorer reports a label by
     returning ``(value, "label")``.
 
+    ``metrics`` are numbers about the call itself (a judge's latency, the tokens it used), logged
+    by the core beside ``timing/<metric>`` as ``<key>/<metric>``.
+
     >>> RewardResult(values=[1.0, 0.0], labels=["correct", "wrong"]).values
     [1.0, 0.0]
     """
@@ -61,6 +64,7 @@ class RewardResult:
     values: list[RewardValue]
     labels: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    metrics: dict[str, float] = field(default_factory=dict)
 
 
 def _content_text(content: Any) -> str | None:
