@@ -22,10 +22,10 @@ UNITS = ("chars", "words", "tokens", "none")
 #: Keyword arguments TRL passes to every reward that are not dataset columns.
 TRL_CONTROL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "environments"})
 
-#: Outcome labels the core itself gives samples (a batch-form reward only the first three: it has no
+#: Outcome labels the core itself gives samples (a batch-form reward all but the last two: it has no
 #: per-sample text to guard), besides the labels the reward reports; each is logged as
 #: ``outcomes/<name>/<label>`` from the call it first occurs on (zeros included after that).
-LOGGED_OUTCOMES = ("timeout", "error", "crashed", "too_large", "unreadable")
+LOGGED_OUTCOMES = ("timeout", "error", "crashed", "memory", "too_large", "unreadable")
 
 
 class RewardFunc(Protocol):
@@ -53,6 +53,9 @@ class RewardResult:
     once per call as ``outcomes/<metric>/<label>``. A per-sample scorer reports a label by
     returning ``(value, "label")``.
 
+    ``metrics`` are numbers about the call itself (a judge's latency, the tokens it used), logged
+    by the core beside ``timing/<metric>`` as ``<key>/<metric>``.
+
     >>> RewardResult(values=[1.0, 0.0], labels=["correct", "wrong"]).values
     [1.0, 0.0]
     """
@@ -60,6 +63,7 @@ class RewardResult:
     values: list[RewardValue]
     labels: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    metrics: dict[str, float] = field(default_factory=dict)
 
 
 def _content_text(content: Any) -> str | None:

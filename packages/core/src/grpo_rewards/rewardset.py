@@ -14,7 +14,7 @@ from typing import Any
 from .errors import RewardSetError, capped, missing_columns, quote, read_yaml
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
-from .records import RewardInfo
+from .records import RewardInfo, required_columns
 from .registry import Registry, load_registry
 from .reward import ResultCache, Reward, build_scorer, make_reward
 from .signatures import type_text
@@ -70,13 +70,6 @@ def _column_params(declared: cabc.Mapping[str, Any], params: dict[str, Any]) -> 
 def column_params(info: RewardInfo, params: dict[str, Any]) -> dict[str, str]:
     """The columns that ``*_column`` parameters name, each with its parameter (``{"solution": "solution_column"}``)."""
     return _column_params(info.params, params)
-
-
-def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False) -> tuple[str, ...]:
-    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter
-    (``unloaded``: as its source says, without importing a scorer registered by reference)."""
-    declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
-    return tuple(dict.fromkeys([*own, *_column_params(declared, params)]))
 
 
 @dataclass
@@ -141,6 +134,12 @@ class RewardSet:
         if problems:
             raise RewardSetError(problems, "with_functions")
         return [*self.rewards, *functions], [*self.reward_weights, *weights]
+
+    def start_workers(self) -> None:
+        """Start the worker processes of the rewards that use them, in the background (see
+        :meth:`Reward.start_workers`): a set built for training or scoring calls this."""
+        for reward in self.rewards:
+            reward.start_workers()
 
     def total(self, values: list[float | None]) -> float:
         """The weighted sum TRL computes for one sample (``None`` counts as absent)."""

@@ -30,5 +30,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = (Command("model", "print the folder of the tiny or the embedded model, written first if needed",
-                    parser, run),)
+COMMANDS = (Command("model", parser, run),)
