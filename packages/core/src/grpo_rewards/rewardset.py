@@ -96,6 +96,12 @@ class RewardSet:
     def __len__(self) -> int:
         return len(self.rewards)
 
+    def start_workers(self) -> None:
+        """Start the worker processes of the rewards that use them, in the background (see
+        :meth:`Reward.start_workers`): a set built for training or scoring calls this."""
+        for reward in self.rewards:
+            reward.start_workers()
+
     def total(self, values: list[float | None]) -> float:
         """The weighted sum TRL computes for one sample (``None`` counts as absent)."""
         return float(sum(w * v for w, v in zip(self.reward_weights, values) if v is not None))
