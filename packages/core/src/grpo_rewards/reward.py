@@ -211,10 +211,11 @@ class Reward:
         completion_ids: Sequence[Sequence[int]] | None = None,
         **kwargs: Any,
     ) -> RewardResult:
-        """Score one batch: a value and an outcome label per completion, and the seconds it took.
+        """Score one batch: a value and an outcome label per completion, the seconds it took, and the
+        ``metrics`` a batch-form reward reported about the call.
 
-        Counts the labels (:attr:`stats`) and logs ``timing/<metric>`` and
-        ``outcomes/<metric>/<label>`` through TRL's ``log_metric`` when it is given.
+        Counts the labels (:attr:`stats`) and logs ``timing/<metric>``, ``<key>/<metric>`` for each
+        of those metrics and ``outcomes/<metric>/<label>`` through TRL's ``log_metric`` when it is given.
         """
         if completions is None:
             raise RewardError(self.__name__, "called without completions")
@@ -228,8 +229,9 @@ class Reward:
             kwargs[column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
         kwargs = self._without_argument_names(kwargs)
         started = time.perf_counter()
+        metrics: dict[str, float] = {}
         if self.form == "batch":
-            values, labels = self._call_batch(prompts, completions, completion_ids, kwargs)
+            values, labels, metrics = self._call_batch(prompts, completions, completion_ids, kwargs)
             logged: Sequence[str] = BATCH_OUTCOMES
         else:
             values, labels = self._call_samples(prompts, completions, completion_ids, kwargs)
@@ -246,11 +248,13 @@ class Reward:
                 stats[label] += count
                 if label != "ok" and label != "none":
                     seen.add(label)
-        result = RewardResult(values, labels, seconds)
+        result = RewardResult(values, labels, seconds, metrics)
         self.cache.put(self.__name__, completions, result)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
+            for key, number in metrics.items():  # the batch reward's own numbers about this call
+                log_metric(f"{key}/{self.__name__}", number)
             for label, metric in self._outcome_metrics(logged):
                 log_metric(metric, float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
@@ -275,12 +279,14 @@ class Reward:
         """The values and labels of ``n`` samples whose scoring failed (or the error, under ``raise``)."""
         if status == "timeout":
             return [self.options.timeout_value] * n, ["timeout"] * n
+        if status == "memory":  # the sample's cost, like a timeout: never raised
+            return [self.options.error_value] * n, ["memory"] * n
         if self.options.on_error == "raise":
             raise RewardError(self.__name__, error, index) from cause
         return [self.options.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
 
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-                    kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
+                    kwargs: dict[str, Any]) -> tuple[list[float | None], list[str], dict[str, float]]:
         n = len(completions)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
         timeout = self.options.timeout
@@ -288,11 +294,11 @@ class Reward:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
-                                        workers=self.options.workers)[0]
+                                        workers=self.options.workers, max_memory=self.options.max_memory)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {timeout:g} s deadline")
-                return self._failed(n, outcome.status, message)
+                return (*self._failed(n, outcome.status, message), {})
             raw = outcome.value
         else:
             try:
@@ -300,10 +306,12 @@ class Reward:
             except RewardError:
                 raise
             except Exception as exc:
-                return self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc)
+                return (*self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc), {})
         labels: list[str] | None = None
+        metrics: dict[str, float] = {}
         if isinstance(raw, RewardResult):
             labels = list(raw.labels)
+            metrics = self._checked_metrics(raw.metrics)
             raw = raw.values
         if raw is None or isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
             raise RewardError(self.__name__, f"returned {type(raw).__name__}, expected a list of floats")
@@ -318,7 +326,18 @@ class Reward:
                 check_label(self.__name__, label, i)
         else:
             labels = ["none" if v is None else "ok" for v in values]
-        return values, labels
+        return values, labels, metrics
+
+    def _checked_metrics(self, metrics: Any) -> dict[str, float]:
+        """A batch result's ``metrics``: names without a slash, finite numbers (else a ``RewardError``)."""
+        checked: dict[str, float] = {}
+        for key, number in dict(metrics or {}).items():
+            if not isinstance(key, str) or not key or "/" in key:
+                raise RewardError(self.__name__, f"metric names must be non-empty strings without '/', got {key!r}")
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+                raise RewardError(self.__name__, f"metric {key!r} is {number!r}, expected a finite number")
+            checked[key] = float(number)
+        return checked
 
     def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward)."""
@@ -410,7 +429,7 @@ class Reward:
         unique = list(dict.fromkeys(same.values()))
         sent = map_with_deadline(
             _SampleCall(self.scorer), [(texts[i], rows[i]) for i in unique], timeout=options.timeout,
-            workers=options.workers,
+            workers=options.workers, max_memory=options.max_memory,
         )
         by_index = dict(zip(unique, sent))
         for i in todo:

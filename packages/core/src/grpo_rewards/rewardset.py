@@ -12,7 +12,7 @@ from typing import Any
 from .errors import RewardSetError, capped, quote, read_yaml
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
-from .records import RewardInfo
+from .records import RewardInfo, required_columns
 from .registry import Registry, load_registry
 from .reward import ResultCache, Reward, build_scorer, make_reward
 from .signatures import type_text
@@ -53,19 +53,6 @@ def _matches(value: Any, annotation: Any) -> bool:
     if isinstance(annotation, type):
         return isinstance(value, annotation)
     return True
-
-
-def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False) -> tuple[str, ...]:
-    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter
-    (``unloaded``: as its source says, without importing a scorer registered by reference)."""
-    declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
-    columns = list(own)
-    for p in declared.values():
-        if p.name.endswith("_column"):
-            value = params.get(p.name, None if p.required else p.default)
-            if isinstance(value, str) and value not in columns:
-                columns.append(value)
-    return tuple(columns)
 
 
 @dataclass
