@@ -164,7 +164,7 @@ def test_a_failing_batch_reward_under_on_error_none_counts_each_sample_once():
     assert reward(prompts=["p"] * 2, completions=["a", "b"], log_metric=logged.__setitem__) == [None, None]
     assert reward.stats == {"error": 2}
     assert logged == {"timing/f": logged["timing/f"], "outcomes/f/timeout": 0.0, "outcomes/f/error": 2.0,
-                      "outcomes/f/crashed": 0.0}
+                      "outcomes/f/crashed": 0.0, "outcomes/f/memory": 0.0}
 
 
 def labelled(text, **row):

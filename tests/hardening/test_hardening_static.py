@@ -43,6 +43,12 @@ ALLOWED_UNTIMED_REGEX = {
         r"the grade-line patterns of the three constant reply keys: ^[ \t*_#>`-]*KEY[ \t*_`]*[:=]([^\n]*)$, "
         "each class run followed by a character outside it, the value the rest of the line: linear (200,000 "
         "newlines, spaces or asterisks: 0.03 s)",
+    ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "_tokens", "re.compile"):
+        "the module's constant token patterns as one possessive star of alternatives whose own quantifiers are "
+        "possessive: nothing is ever backtracked into, so a match is linear in the (ASCII, bounded) answer",
+    ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "<module>", "re.compile"):
+        "constant patterns: a possessive number literal (with a fixed lookbehind), a name, quoted strings without "
+        "their quote inside, the letters A-E; each attempt reads forward only, so every match is linear",
     ("examples/third-party-plugin/src/grpo_rewards_keywords/__init__.py", "_patterns", "re.compile"):
         r"re.escape(keyword) between fixed lookarounds (?<!\w)...(?!\w): a literal, matched in linear time",
 }

@@ -24,9 +24,9 @@ TRL_CONTROL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "env
 
 #: Outcome labels the core counts for a per-sample reward and logs as ``outcomes/<name>/<label>``
 #: on every call (zeros included), besides the labels the reward reports itself.
-LOGGED_OUTCOMES = ("timeout", "error", "crashed", "too_large", "unreadable")
+LOGGED_OUTCOMES = ("timeout", "error", "crashed", "memory", "too_large", "unreadable")
 #: The core's labels for a batch-form reward (it has no per-sample text to guard).
-BATCH_OUTCOMES = ("timeout", "error", "crashed")
+BATCH_OUTCOMES = ("timeout", "error", "crashed", "memory")
 
 
 class RewardFunc(Protocol):

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .errors import RewardError
-from .execution import map_with_deadline
+from .execution import default_workers, map_with_deadline
 from .options import RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import RewardInfo
@@ -80,6 +80,18 @@ class _SampleCall:
         warm = getattr(self.scorer, "warmup", None)
         if callable(warm):
             warm()
+
+
+class _Warmup:
+    """Picklable no-op sent to workers: loading it starts them and warms the scorer up (imports)."""
+
+    def __init__(self, scorer: Any) -> None:
+        self.scorer = scorer
+
+    warmup = _SampleCall.warmup
+
+    def __call__(self) -> None:
+        return None
 
 
 class _BatchCall:
@@ -267,6 +279,8 @@ class Reward:
         """The values and labels of ``n`` samples whose scoring failed (or the error, under ``raise``)."""
         if status == "timeout":
             return [self.options.timeout_value] * n, ["timeout"] * n
+        if status == "memory":  # the sample's cost, like a timeout: never raised
+            return [self.options.error_value] * n, ["memory"] * n
         if self.options.on_error == "raise":
             raise RewardError(self.__name__, error, index) from cause
         return [self.options.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
@@ -280,7 +294,7 @@ class Reward:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
-                                        workers=self.options.workers)[0]
+                                        workers=self.options.workers, max_memory=self.options.max_memory)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {timeout:g} s deadline")
@@ -415,7 +429,7 @@ class Reward:
         unique = list(dict.fromkeys(same.values()))
         sent = map_with_deadline(
             _SampleCall(self.scorer), [(texts[i], rows[i]) for i in unique], timeout=options.timeout,
-            workers=options.workers,
+            workers=options.workers, max_memory=options.max_memory,
         )
         by_index = dict(zip(unique, sent))
         for i in todo:
@@ -425,6 +439,28 @@ class Reward:
             else:
                 (values[i],), (labels[i],) = self._failed(1, outcome.status, f"{outcome.status}: {outcome.error}", i)
         return values, labels
+
+    def start_workers(self) -> threading.Thread | None:
+        """Start this reward's worker processes in the background (spawned, its code imported, its scorer
+        warmed up), so that the first batch does not wait for them; None when it runs in-process.
+
+        Called when a reward set is built for training or scoring. A failure here is not reported:
+        the first real batch meets it and reports it.
+        """
+        timeout, workers = self.options.timeout, self.options.workers
+        if timeout is None:
+            return None
+        items = [()] * (workers or default_workers())
+
+        def start() -> None:
+            try:
+                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers)
+            except Exception:
+                pass
+
+        thread = threading.Thread(target=start, name=f"start workers of {self.__name__}", daemon=True)
+        thread.start()
+        return thread
 
     def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
         if type(value) is tuple and len(value) == 2 and is_checked_label(value[1]):  # the usual (value, label)

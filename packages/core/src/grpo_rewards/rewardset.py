@@ -12,7 +12,7 @@ from typing import Any
 from .errors import RewardSetError, capped, quote, read_yaml
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
-from .records import RewardInfo
+from .records import RewardInfo, required_columns
 from .registry import Registry, load_registry
 from .reward import ResultCache, Reward, build_scorer, make_reward
 from .signatures import type_text
@@ -55,19 +55,6 @@ def _matches(value: Any, annotation: Any) -> bool:
     return True
 
 
-def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False) -> tuple[str, ...]:
-    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter
-    (``unloaded``: as its source says, without importing a scorer registered by reference)."""
-    declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
-    columns = list(own)
-    for p in declared.values():
-        if p.name.endswith("_column"):
-            value = params.get(p.name, None if p.required else p.default)
-            if isinstance(value, str) and value not in columns:
-                columns.append(value)
-    return tuple(columns)
-
-
 @dataclass
 class Entry:
     """One line of a reward set: the reward it uses, its weight, parameters, metric name, inputs, options."""
@@ -108,6 +95,12 @@ class RewardSet:
 
     def __len__(self) -> int:
         return len(self.rewards)
+
+    def start_workers(self) -> None:
+        """Start the worker processes of the rewards that use them, in the background (see
+        :meth:`Reward.start_workers`): a set built for training or scoring calls this."""
+        for reward in self.rewards:
+            reward.start_workers()
 
     def total(self, values: list[float | None]) -> float:
         """The weighted sum TRL computes for one sample (``None`` counts as absent)."""

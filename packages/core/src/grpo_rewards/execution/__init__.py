@@ -18,8 +18,14 @@ items run again one at a time, which pins the failure on exactly one item.
 In a forked child (``datasets.map(num_proc=...)``) the pools forget the parent's workers without
 touching them and start their own, with their own spawner thread.
 
+Each worker runs under a supervisor that kills every process a task starts when the task ends, overruns,
+crashes or the pool shuts down (:mod:`.containment`: Linux child subreapers), with a memory cap per
+reward (:mod:`.memory`, the ``memory`` outcome), and puts back what a task changed in its process
+(:mod:`.state`: cwd, environment, signal handlers). The code-execution rewards rely on all three.
+
 Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (the worker process),
-:mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools).
+:mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools),
+:mod:`.containment`, :mod:`.memory`, :mod:`.state`.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ def map_with_deadline(
     items: Sequence[tuple[Any, ...]],
     timeout: float | None = 1.0,
     workers: int | None = None,
+    max_memory: int | str | None = None,
 ) -> list[Outcome]:
     """Run ``func(*args)`` for each item in the shared worker pool, each under a hard deadline.
 
@@ -51,4 +58,4 @@ def map_with_deadline(
     >>> [o.value for o in map_with_deadline(add, [(1, 2), (3, 4)], timeout=30)]
     [3, 7]
     """
-    return get_pool(workers).map(func, items, timeout=timeout)
+    return get_pool(workers).map(func, items, timeout=timeout, max_memory=max_memory)
