@@ -7,7 +7,8 @@ a reward-set entry's keys (``timeout: 2``), ``Reward(..., options=...)`` and
 
 >>> RewardOptions(timeout=2.0).replace(workers=4)
 RewardOptions(timeout=2.0, timeout_value=None, on_error='raise', error_value=None, workers=4, \
-max_chars=None, too_large_value=None, worker_safe=True, invalid_value=None)
+max_chars=None, too_large_value=None, worker_safe=True, invalid_value=None, \
+execution=Execution(backend='local', address=None, num_cpus_per_task=None))
 >>> RewardOptions(workers=-3)
 Traceback (most recent call last):
 ...
@@ -23,8 +24,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import params
+from .backends import Execution, execution_problems
 
 OnError = Literal["raise", "none"]
+
+#: The default ``execution``: this machine.
+LOCAL = Execution()
 
 #: The choices of ``on_error``.
 ON_ERROR: tuple[OnError, ...] = ("raise", "none")
@@ -47,6 +52,8 @@ class RewardOptions:
     - ``worker_safe``: whether the reward's code may run in a worker process (the plugin says so
       at registration; a reward that is not cannot have a ``timeout``).
     - ``invalid_value``: the value of a completion with no readable text (label ``unreadable``).
+    - ``execution``: where the samples run (:class:`~grpo_rewards.backends.Execution`: the local
+      pool, or ``{backend: ray, address: auto, num_cpus_per_task: 1}`` for a Ray cluster).
     """
 
     timeout: float | None = None
@@ -58,11 +65,13 @@ class RewardOptions:
     too_large_value: float | None = None
     worker_safe: bool = True
     invalid_value: float | None = None
+    execution: Execution = LOCAL
 
     def __post_init__(self) -> None:
-        problems = check_options(dataclasses.asdict(self))
+        problems = check_options({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
         if problems:
             raise ValueError("; ".join(problems))
+        object.__setattr__(self, "execution", Execution.parse(self.execution))
         for name in ("timeout", "timeout_value", "error_value", "too_large_value", "invalid_value"):
             value = getattr(self, name)
             if value is not None and type(value) is not float:
@@ -97,7 +106,11 @@ class RewardOptions:
         >>> RewardOptions(timeout=1.0, timeout_value=0.0).changed()
         {'timeout': 1.0, 'timeout_value': 0.0}
         """
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) != f.default}
+        changed = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                   if getattr(self, f.name) != f.default}
+        if "execution" in changed:
+            changed["execution"] = self.execution.as_dict()
+        return changed
 
 
 #: Every option name, in declaration order; no reward parameter may be named like one.
@@ -133,6 +146,7 @@ run in one); remove the timeout']
         "workers": lambda v: params.integer(v, "workers", low=1, none_ok=True),
         "max_chars": lambda v: params.integer(v, "max_chars", low=1, none_ok=True),
         "worker_safe": lambda v: params.boolean(v, "worker_safe"),
+        "execution": _execution,
     }
     for value_option in _VALUE_OPTIONS:
         checks[value_option] = functools.partial(_value, name=value_option)
@@ -145,4 +159,25 @@ run in one); remove the timeout']
     if values.get("worker_safe") is False and values.get("timeout") is not None:
         problems.append("timeout needs worker processes, and this reward is registered worker_safe=False "
                         "(its code cannot run in one); remove the timeout")
+    remote = _remote_backend(values.get("execution"))
+    if remote and values.get("worker_safe") is False:
+        problems.append(f"execution backend {remote} runs samples in other processes, and this reward is registered "
+                        "worker_safe=False (its code cannot run in one); use backend: local")
+    if remote and values.get("workers") is not None:
+        problems.append(f"workers counts this machine's worker processes; with execution backend {remote} the "
+                        "cluster's CPUs and num_cpus_per_task set the parallelism: remove workers")
     return problems
+
+
+def _execution(value: Any) -> None:
+    problems = execution_problems(value)
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
+def _remote_backend(value: Any) -> str | None:
+    """The name of the remote backend a valid ``execution`` value asks for, else None."""
+    if execution_problems(value):
+        return None
+    backend = Execution.parse(value).backend
+    return backend if backend != "local" else None

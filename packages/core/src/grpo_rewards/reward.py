@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .arguments import argument_names, keyword_params
+from .backends import form_problem
 from .errors import RewardError
 from .options import ON_ERROR, RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
@@ -125,6 +126,9 @@ class Reward:
         if form not in ("sample", "batch"):
             raise ValueError(f"form must be 'sample' or 'batch', not {form!r}")
         self.options = (options or RewardOptions()).merged(option_values)
+        problem = form_problem(form, self.options.execution, name)
+        if problem:
+            raise ValueError(problem)
         params = dict(params or {})
         impl: Any
         if inspect.isclass(scorer):
@@ -340,7 +344,7 @@ class Reward:
                 values[i], labels[i] = options.too_large_value, "too_large"
             else:
                 todo.append(i)
-        if options.timeout is None:
+        if options.timeout is None and not options.execution.remote:
             for i in todo:
                 try:
                     value = self.impl(texts[i], **rows[i])
@@ -364,7 +368,7 @@ class Reward:
             todo = undecided
         if not todo:  # all decided in-process: no worker pool to look up
             return values, labels
-        from .execution import map_with_deadline
+        from .execution import run_items
 
         first: dict[bytes, int] = {}  # identical samples (a GRPO group that agrees) go to a worker once
         same: dict[int, int] = {}
@@ -375,9 +379,7 @@ class Reward:
                 key = b"%d" % i
             same[i] = first.setdefault(key, i)
         unique = list(dict.fromkeys(same.values()))
-        sent = map_with_deadline(
-            _SampleCall(self.impl), [(texts[i], rows[i]) for i in unique], timeout=self.timeout, workers=self.workers,
-        )
+        sent = run_items(_SampleCall(self.impl), [(texts[i], rows[i]) for i in unique], options)
         by_index = dict(zip(unique, sent))
         for i in todo:
             outcome = by_index[same[i]]

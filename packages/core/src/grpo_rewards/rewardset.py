@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .backends import execution_problems, form_problem
 from .errors import RewardSetError, quote, read_yaml
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options
@@ -17,6 +18,9 @@ from .reward import ResultCache, Reward, make_reward
 
 #: The keys of a reward-set entry: these five, and the execution options (:class:`RewardOptions`).
 ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *ENTRY_OPTIONS}
+#: The keys of a reward-set file: the entries, where every entry that can runs (``execution``, see
+#: :class:`~grpo_rewards.backends.Execution`), and whether TRL gets the async forms (``concurrent``).
+SET_KEYS = ("rewards", "execution", "concurrent")
 
 
 def _matches(value: Any, annotation: Any) -> bool:
@@ -88,10 +92,13 @@ class RewardSet:
     >>> GRPOTrainer(..., reward_funcs=rs.reward_funcs, args=GRPOConfig(reward_weights=rs.reward_weights))  # doctest: +SKIP
     """
 
-    def __init__(self, entries: list[Entry], rewards: list[Reward], infos: list[RewardInfo]) -> None:
+    def __init__(self, entries: list[Entry], rewards: list[Reward], infos: list[RewardInfo],
+                 concurrent: bool = False) -> None:
         self.entries = entries
         self.rewards = rewards
         self.infos = infos
+        #: whether :attr:`reward_funcs` gives TRL the async forms (scored concurrently in one step)
+        self.concurrent = concurrent
 
     @property
     def reward_funcs(self) -> list[Reward]:
@@ -107,6 +114,14 @@ class RewardSet:
 
     def __len__(self) -> int:
         return len(self.rewards)
+
+    def prepare(self) -> list[str]:
+        """Connect every execution backend the set uses (a Ray cluster), now; one line per entry saying
+        where it runs. A cluster that cannot be reached raises :class:`~grpo_rewards.errors.ExecutionError`.
+        """
+        from .execution import prepare_backend
+
+        return [f"{reward.__name__}: {prepare_backend(reward.options)}" for reward in self.rewards]
 
     def total(self, values: list[float | None]) -> float:
         """The weighted sum TRL computes for one sample (``None`` counts as absent)."""
@@ -132,18 +147,28 @@ class RewardSet:
         return out
 
 
-def _read_spec(spec: Any) -> tuple[list[Any], str]:
+def _read_spec(spec: Any) -> tuple[list[Any], str, dict[str, Any]]:
+    """The entries, where they come from, and the set's own keys (``execution``, ``concurrent``)."""
     source = "reward set"
+    settings: dict[str, Any] = {}
     if isinstance(spec, (str, Path)):
         source = str(spec) or "''"
         spec = read_yaml(spec, what="a YAML file with a 'rewards:' list", error=RewardSetError)
     if isinstance(spec, dict):
         if "rewards" not in spec:
             raise RewardSetError(["expected a 'rewards:' list"], source)
+        settings = {k: spec[k] for k in SET_KEYS[1:] if k in spec}
         spec = spec["rewards"]
     if not isinstance(spec, list) or not spec:
         raise RewardSetError(["'rewards' must be a non-empty list of entries"], source)
-    return spec, source
+    return spec, source, settings
+
+
+def _set_problems(settings: dict[str, Any]) -> list[str]:
+    problems = execution_problems(settings.get("execution"))
+    if not isinstance(settings.get("concurrent", False), bool):
+        problems.append(f"concurrent must be true or false, got {quote(settings['concurrent'])}")
+    return problems
 
 
 def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
@@ -205,6 +230,9 @@ def _entry_problems(where: str, entry: Entry, info: RewardInfo, problems: list[s
     _check_params(where, info, entry.params, problems)
     params_ok = len(problems) == before
     problems += [f"{where}: {p}" for p in check_options({**info.options.changed(), **entry.options})]
+    problem = form_problem(info.form, entry.options.get("execution"), info.name)
+    if problem:
+        problems.append(f"{where}: {problem}")
     if params_ok and info.is_factory:
         try:  # the factory validates its own parameter values
             info.obj(**entry.params)
@@ -227,9 +255,14 @@ def _column_problems(where: str, entry: Entry, info: RewardInfo, have: set[str])
 
 
 def load_reward_set(
-    spec: Any, registry: Registry | None = None, columns: cabc.Iterable[str] | None = None
+    spec: Any, registry: Registry | None = None, columns: cabc.Iterable[str] | None = None,
+    concurrent: bool | None = None,
 ) -> RewardSet:
     """Parse, validate and build a reward set from a YAML path or a dict/list.
+
+    ``concurrent`` (default: the file's ``concurrent:`` key, else false) makes :attr:`RewardSet.reward_funcs`
+    the async forms, which TRL scores concurrently. A set-level ``execution:`` applies to every entry
+    whose reward can run there (per sample and worker-safe) and that has no ``execution:`` of its own.
 
     Every problem is collected and raised together as one :class:`RewardSetError` before any
     reward runs: unknown reward, unknown or ill-typed parameter, a parameter value the reward
@@ -237,9 +270,10 @@ def load_reward_set(
     (when ``columns`` lists the dataset's columns) a column a reward needs that the dataset lacks
     or one named like a reward's parameter.
     """
-    raw_entries, source = _read_spec(spec)
+    raw_entries, source, settings = _read_spec(spec)
     registry = registry or load_registry()
-    problems: list[str] = []
+    problems: list[str] = _set_problems(settings)
+    set_execution = settings.get("execution") if not problems else None
     entries: list[Entry | None] = []
     infos: list[RewardInfo | None] = []
     wheres: dict[str, list[str]] = {}
@@ -254,6 +288,9 @@ def load_reward_set(
             except Exception as exc:  # RewardNotFoundError, PluginError, a file or module reward that cannot load
                 problems.append(f"entry {i + 1}: {exc}")
             else:
+                if set_execution is not None and "execution" not in entry.options and info.form == "sample" \
+                        and info.options.worker_safe:
+                    entry.options["execution"] = set_execution
                 _entry_problems(where, entry, info, problems)
         entries.append(entry)
         infos.append(info)
@@ -277,7 +314,9 @@ def load_reward_set(
                 problems += _column_problems(f"entry {i + 1} ({entry.use})", entry, info, have)
     if problems:
         raise RewardSetError(problems, source)
-    return _build([e for e in entries if e is not None], [i for i in infos if i is not None], source)
+    built = _build([e for e in entries if e is not None], [i for i in infos if i is not None], source)
+    built.concurrent = bool(settings.get("concurrent", False)) if concurrent is None else concurrent
+    return built
 
 
 def _cycles(by_name: dict[str, Entry]) -> list[str]:

@@ -19,7 +19,9 @@ In a forked child (``datasets.map(num_proc=...)``) the pools forget the parent's
 touching them and start their own, with their own spawner thread.
 
 Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (the worker process),
-:mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools).
+:mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools),
+:mod:`.ray_backend` (the same ``map`` on a Ray cluster; imported only when a reward asks for it).
+:func:`run_items` picks between them from a reward's :class:`~grpo_rewards.RewardOptions`.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..options import RewardOptions
 from .batch import STARTUP_TIMEOUT
 from .messages import Outcome
 from .pool import WorkerPool, default_workers, get_pool
 
 __all__ = ["STARTUP_TIMEOUT", "Outcome", "WorkerPool", "default_workers", "get_pool",
-           "map_with_deadline"]
+           "map_with_deadline", "prepare_backend", "run_items"]
 
 
 def map_with_deadline(
@@ -52,3 +55,32 @@ def map_with_deadline(
     [3, 7]
     """
     return get_pool(workers).map(func, items, timeout=timeout)
+
+
+def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], options: RewardOptions) -> list[Outcome]:
+    """Run ``func(*args)`` for each item where ``options.execution`` says, under ``options.timeout``.
+
+    ``local``: this machine's worker pool (``options.workers`` processes); ``ray``: one task per item
+    on the Ray cluster (:mod:`.ray_backend`). Either way one :class:`Outcome` per item, in order.
+    """
+    execution = options.execution
+    if execution.backend == "ray":
+        from .ray_backend import get_ray_backend
+
+        return get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).map(
+            func, items, timeout=options.timeout)
+    return map_with_deadline(func, items, timeout=options.timeout, workers=options.workers)
+
+
+def prepare_backend(options: RewardOptions) -> str:
+    """Connect to the backend ``options`` names, now, and describe it (``local``, ``ray (address ...)``).
+
+    A Ray cluster that cannot be reached raises :class:`~grpo_rewards.errors.ExecutionError` here,
+    so a training run stops before its model loads rather than at its first step.
+    """
+    execution = options.execution
+    if execution.backend == "ray":
+        from .ray_backend import get_ray_backend
+
+        get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).connect()
+    return execution.describe()
