@@ -41,6 +41,13 @@ class ResultCache:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[Any, list[int], list[Any]]] = {}
         self._lock = threading.Lock()
+        self._computing: dict[str, threading.RLock] = {}
+
+    def computing(self, name: str) -> threading.RLock:
+        """The lock held while ``name`` computes a batch: a reward run concurrently with one that reads
+        it through ``inputs`` computes once, and the other waits for its result."""
+        with self._lock:
+            return self._computing.setdefault(name, threading.RLock())
 
     def get(self, name: str, completions: Sequence[Any]) -> list[Any] | None:
         with self._lock:
@@ -59,6 +66,7 @@ class ResultCache:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._entries = {}
         self._lock = threading.Lock()
+        self._computing = {}
 
 
 class _SampleCall:
@@ -194,6 +202,14 @@ class Reward:
         cached = self.cache.get(self.__name__, completions)
         if cached is not None:
             return list(cached)
+        with self.cache.computing(self.__name__):
+            cached = self.cache.get(self.__name__, completions)  # computed meanwhile, by a concurrent caller
+            if cached is not None:
+                return list(cached)
+            return self._compute(prompts, completions, completion_ids, kwargs)
+
+    def _compute(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
+                 kwargs: dict[str, Any]) -> list[float | None]:
         for column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
             kwargs[column] = dependency(prompts, completions, completion_ids, **kwargs)
         kwargs = self._without_argument_names(kwargs)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .backends import execution_problems, form_problem
+from .concurrent import ConcurrentReward
 from .errors import RewardSetError, quote, read_yaml
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options
@@ -93,16 +94,19 @@ class RewardSet:
     """
 
     def __init__(self, entries: list[Entry], rewards: list[Reward], infos: list[RewardInfo],
-                 concurrent: bool = False) -> None:
+                 concurrent: bool | None = None) -> None:
         self.entries = entries
         self.rewards = rewards
         self.infos = infos
-        #: whether :attr:`reward_funcs` gives TRL the async forms (scored concurrently in one step)
+        #: whether :attr:`reward_funcs` gives TRL the async forms (scored concurrently in one step);
+        #: None: the set does not say (false here; ``grpo-rewards train`` decides from the installed TRL)
         self.concurrent = concurrent
+        self._async = [ConcurrentReward(r) for r in rewards]
 
     @property
-    def reward_funcs(self) -> list[Reward]:
-        return list(self.rewards)
+    def reward_funcs(self) -> list[Reward] | list[ConcurrentReward]:
+        """What ``GRPOTrainer(reward_funcs=...)`` takes: the rewards, or their async forms when :attr:`concurrent`."""
+        return list(self._async) if self.concurrent else list(self.rewards)
 
     @property
     def reward_weights(self) -> list[float]:
@@ -315,7 +319,7 @@ def load_reward_set(
     if problems:
         raise RewardSetError(problems, source)
     built = _build([e for e in entries if e is not None], [i for i in infos if i is not None], source)
-    built.concurrent = bool(settings.get("concurrent", False)) if concurrent is None else concurrent
+    built.concurrent = settings.get("concurrent") if concurrent is None else concurrent
     return built
 
 
@@ -363,12 +367,15 @@ def _build(entries: list[Entry], infos: list[RewardInfo], source: str) -> Reward
     return RewardSet(entries, rewards, infos)
 
 
-def load_rewards(*names: str, registry: Registry | None = None, **options: Any) -> list[Reward]:
+def load_rewards(*names: str, registry: Registry | None = None, concurrent: bool = False,
+                 **options: Any) -> list[Reward] | list[ConcurrentReward]:
     """Rewards by name with default parameters, for a plain TRL script; ``options`` apply to each.
+    ``concurrent=True``: their async forms, which TRL scores concurrently.
 
     >>> reward_funcs = load_rewards("math.accuracy", "format.boxed", on_error="none")  # doctest: +SKIP
     """
-    return load_reward_set([{"use": n, **options} for n in names], registry=registry).reward_funcs
+    return load_reward_set([{"use": n, **options} for n in names], registry=registry,
+                           concurrent=concurrent).reward_funcs
 
 
 def get_reward(name: str, registry: Registry | None = None, *,
