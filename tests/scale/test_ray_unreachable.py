@@ -60,3 +60,30 @@ def test_a_plain_reward_on_an_unreachable_cluster_raises_whatever_its_error_poli
                     execution={"backend": "ray", "address": f"127.0.0.1:{closed_port}"})
     with pytest.raises(ExecutionError):
         reward(prompts=["p"], completions=["abc"])
+
+
+def test_training_with_an_unreachable_cluster_stops_with_the_error_before_the_model_loads(closed_port, tmp_path,
+                                                                                         capsys):
+    import yaml
+
+    from grpo_rewards.cli import main
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    model = make_tiny_model(tmp_path / "tiny")
+    capsys.readouterr()
+    config = {
+        "model": str(model), "output_dir": str(tmp_path / "out"),
+        "dataset": {"task": "math:arithmetic", "n": 8},
+        "rewards": {"execution": {"backend": "ray", "address": f"127.0.0.1:{closed_port}"},
+                    "rewards": [{"use": "length.target", "with": {"target": 8, "unit": "chars"}}]},
+        "grpo": {"max_steps": 1, "per_device_train_batch_size": 4, "num_generations": 4, "max_completion_length": 8,
+                 "report_to": "none"},
+    }
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    assert main(["train", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert f"rewards run concurrently (TRL awaits them together), ray (address 127.0.0.1:{closed_port}" in out
+    assert "loading the model" not in out
+    assert err.startswith(f"grpo-rewards: error: cannot connect to the Ray cluster at '127.0.0.1:{closed_port}': ")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -68,7 +68,7 @@ def train_command(argv: list[str], registry: Any = None) -> int:
         print(yaml.safe_dump(config, sort_keys=False), end="")
         return 0
     from .rundir import RunComplete
-    from .runner import prepare, run, say
+    from .runner import prepare, rewards_line, run, say
 
     try:
         plan = prepare(config_path, overrides, output_dir=args.output_dir, max_steps=args.max_steps, seed=args.seed,
@@ -81,7 +81,10 @@ def train_command(argv: list[str], registry: Any = None) -> int:
         say(f"grpo-rewards: dry run OK: {plan.source}, model {plan.config['model']}, {len(plan.dataset)} prompts "
             f"with columns {', '.join(plan.dataset.column_names)}, rewards "
             + ", ".join(f"{e.name}×{e.weight:g}" for e in plan.reward_set.entries)
-            + f", output {plan.run_dir}" + (f", resuming {plan.resume_from.name}" if plan.resume_from else ""))
+            + f", output {plan.run_dir}" + (f", resuming {plan.resume_from.name}" if plan.resume_from else "")
+            + f"; {rewards_line(plan.reward_set)}"
+            + (" (not contacted in a dry run)" if any(r.options.execution.remote for r in plan.reward_set.rewards)
+               else ""))
         return 0
     run(plan)
     return 0
