@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,9 +22,8 @@ from typing import Any
 
 import pytest
 from _pytest.reports import TestReport
+from scale_netns import INSIDE, refuse_outside_namespace
 
-#: Set in the child pytest that runs inside the namespace.
-INSIDE = "GRPO_REWARDS_NETNS"
 #: Seconds one module's child pytest may take.
 MODULE_TIMEOUT = 600
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,11 +31,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def is_ray_module(path: Path) -> bool:
     return path.name.startswith("test_ray")
-
-
-def only_loopback() -> bool:
-    """Whether this process's network namespace has no interface but ``lo``."""
-    return [name for _, name in socket.if_nameindex()] == ["lo"]
 
 
 @functools.cache
@@ -117,24 +110,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     for when, this in phases:
         ihook.pytest_runtest_logreport(report=TestReport(
             item.nodeid, item.location, keywords, this, longrepr if this != "passed" else None, when))
+    # what the previous item set up and the next one does not need is torn down, as pytest's own teardown does
+    item.session._setupstate.teardown_exact(nextitem)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(") ", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, IndexError):
-        return False
-
-
-def refuse_outside_namespace() -> None:
-    """Raise unless this process runs where Ray may start: the namespace run, with only ``lo``."""
-    if os.environ.get(INSIDE) != "1" or not only_loopback():
-        raise RuntimeError("refusing to start Ray outside a private network namespace whose only interface is lo "
-                           f"(interfaces: {[name for _, name in socket.if_nameindex()]})")
 
 
 @pytest.fixture(scope="module")

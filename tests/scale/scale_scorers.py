@@ -67,3 +67,16 @@ def allocates(text: str, **row: Any) -> float:
         block[:: 4096] = b"x" * len(block[:: 4096])
         return float(len(block) > 0)
     return float(len(text))
+
+
+def meet(text: str, marker_dir: str, **row: Any) -> float:
+    """Write ``marker_dir/<text>``, then wait (up to a minute) for ``marker_dir/<the other text>``: 1.0 if it
+    came, 0.0 if not. ``a`` waits for ``b`` and ``b`` for ``a``: both get 1.0 only when they run at once."""
+    Path(marker_dir, text).write_text("here")
+    other = Path(marker_dir, "b" if text == "a" else "a")
+    deadline = time.monotonic() + 60
+    while not other.exists():
+        if time.monotonic() > deadline:
+            return 0.0
+        time.sleep(0.02)
+    return 1.0

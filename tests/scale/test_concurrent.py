@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from batches import FIRST_PARTY_REWARDS, batch_for, params_for
+from scale_batches import FIRST_PARTY_REWARDS, batch_for, params_for
 
 from grpo_rewards import ConcurrentReward, Reward, get_reward, load_reward_set
 from grpo_rewards.concurrent import is_async, trl_gathers_async_rewards
@@ -150,3 +150,18 @@ def test_the_async_forms_survive_pickling_and_score_the_same_in_trls_async_train
     for key in expected:
         assert [("nan" if math.isnan(v) else v) for v in got[key]] == [("nan" if math.isnan(v) else v)
                                                                        for v in expected[key]], key
+
+
+def test_two_rewards_in_worker_processes_run_their_samples_at_the_same_time(tmp_path):
+    import scale_scorers
+
+    # each reward's sample waits, in a worker process, for the other's: taking turns in one pool, the
+    # first would wait a minute alone and score 0.0
+    first = ConcurrentReward(Reward(scale_scorers.meet, name="first", timeout=120.0, workers=1))
+    second = ConcurrentReward(Reward(scale_scorers.meet, name="second", timeout=120.0, workers=1))
+
+    async def main() -> list[Any]:
+        return await asyncio.gather(first(prompts=["p"], completions=["a"], marker_dir=[str(tmp_path)]),
+                                    second(prompts=["p"], completions=["b"], marker_dir=[str(tmp_path)]))
+
+    assert asyncio.run(main()) == [[1.0], [1.0]]

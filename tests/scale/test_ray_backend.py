@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 import scale_scorers
-from batches import PER_SAMPLE, REGISTRY, batch_for, params_for
-from conftest import alive
+from scale_batches import PER_SAMPLE, REGISTRY, batch_for, params_for
+from scale_netns import alive
 
 from grpo_rewards import Reward, RewardOptions, get_reward
 from grpo_rewards.errors import RewardError

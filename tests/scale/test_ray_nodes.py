@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import scale_scorers
-from conftest import alive, refuse_outside_namespace
+from scale_netns import alive, refuse_outside_namespace
 
 from grpo_rewards import Reward
 

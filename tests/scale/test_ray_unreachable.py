@@ -7,7 +7,7 @@ import socket
 
 import pytest
 import scale_scorers
-from conftest import refuse_outside_namespace
+from scale_netns import refuse_outside_namespace
 
 from grpo_rewards import Reward, load_reward_set
 from grpo_rewards.errors import ExecutionError

@@ -8,6 +8,7 @@ labels and logs ``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TR
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -16,7 +17,7 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .arguments import argument_names, keyword_params
@@ -41,13 +42,25 @@ class ResultCache:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[Any, list[int], list[Any]]] = {}
         self._lock = threading.Lock()
-        self._computing: dict[str, threading.RLock] = {}
+        self._computing: dict[tuple[str, int], list[Any]] = {}  # (name, id(batch)) -> [lock, users]
 
-    def computing(self, name: str) -> threading.RLock:
-        """The lock held while ``name`` computes a batch: a reward run concurrently with one that reads
-        it through ``inputs`` computes once, and the other waits for its result."""
+    @contextlib.contextmanager
+    def computing(self, name: str, completions: Sequence[Any]) -> Iterator[None]:
+        """Held while ``name`` computes the batch ``completions``: a reward run concurrently with one that
+        reads it through ``inputs`` computes once, and the other waits for its result (another batch,
+        or a call that hangs on another batch, never waits)."""
+        key = (name, id(completions))  # the batch is alive while it is computed: its id is its own
         with self._lock:
-            return self._computing.setdefault(name, threading.RLock())
+            entry = self._computing.setdefault(key, [threading.RLock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._computing[key]
 
     def get(self, name: str, completions: Sequence[Any]) -> list[Any] | None:
         with self._lock:
@@ -202,7 +215,7 @@ class Reward:
         cached = self.cache.get(self.__name__, completions)
         if cached is not None:
             return list(cached)
-        with self.cache.computing(self.__name__):
+        with self.cache.computing(self.__name__, completions):
             cached = self.cache.get(self.__name__, completions)  # computed meanwhile, by a concurrent caller
             if cached is not None:
                 return list(cached)

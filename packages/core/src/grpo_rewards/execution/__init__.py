@@ -26,6 +26,8 @@ Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (
 
 from __future__ import annotations
 
+import atexit
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,7 +56,39 @@ def map_with_deadline(
     >>> [o.value for o in map_with_deadline(add, [(1, 2), (3, 4)], timeout=30)]
     [3, 7]
     """
-    return get_pool(workers).map(func, items, timeout=timeout)
+    return _free_pool(workers).map(func, items, timeout=timeout)
+
+
+_spare_pools: dict[int, list[WorkerPool]] = {}
+_spare_lock = threading.Lock()
+
+
+def _free_pool(workers: int | None) -> WorkerPool:
+    """The shared pool of this size, or, while it runs another batch, a spare pool of the same size.
+
+    A pool runs one batch at a time. Rewards scored concurrently (their async forms, awaited together
+    by TRL) would take turns in the shared pool; each instead gets a pool of its own while the shared
+    one is busy, so their samples run at the same time. Spare pools are kept for the next step.
+    """
+    shared = get_pool(workers)
+    if not shared._lock.locked():
+        return shared
+    with _spare_lock:
+        spares = _spare_pools.setdefault(shared.size, [])
+        for pool in spares:
+            if not pool._lock.locked():
+                return pool
+        pool = WorkerPool(shared.size)
+        spares.append(pool)
+        return pool
+
+
+@atexit.register
+def _close_spare_pools() -> None:
+    for pools in _spare_pools.values():
+        for pool in pools:
+            pool.close()
+    _spare_pools.clear()
 
 
 def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], options: RewardOptions) -> list[Outcome]:
