@@ -3,7 +3,8 @@
 Ray binds to the machine's own address and probes an outside one to find it. The tests in
 ``test_ray_*.py`` files may send traffic to loopback only, so each such module is run again, once,
 in a child ``pytest`` inside ``unshare --net`` (a new network namespace whose only interface is
-``lo``, brought up with ``ip link set lo up``); its outcome is reported here test by test. Where a
+``lo``, brought up with ``ip link set lo up``; as root, or through a user namespace); its outcome is
+reported here test by test. Where a
 namespace cannot be made (no ``unshare``, no root or user namespaces) the tests skip, saying why.
 Inside the namespace :func:`ray_start` refuses to start Ray unless ``lo`` is the only interface.
 """
@@ -33,17 +34,24 @@ def is_ray_module(path: Path) -> bool:
     return path.name.startswith("test_ray")
 
 
+#: How to enter a new network namespace: as root, or as a user through a user namespace too.
+UNSHARE = (["unshare", "--net"], ["unshare", "--user", "--map-root-user", "--net"])
+
+
 @functools.cache
-def namespace_problem() -> str | None:
-    """Why a private network namespace cannot be made here, or None when it can."""
+def namespace_command() -> tuple[list[str] | None, str]:
+    """The ``unshare`` prefix that makes a private network namespace here, or None and why not."""
     missing = [tool for tool in ("unshare", "ip") if shutil.which(tool) is None]
     if missing:
-        return f"no {' or '.join(missing)} on PATH: cannot make a private network namespace for Ray"
-    probe = subprocess.run(["unshare", "--net", "sh", "-c", "ip link set lo up"], capture_output=True, text=True,
-                           timeout=60)
-    if probe.returncode != 0:
-        return f"cannot make a private network namespace (unshare --net: {probe.stderr.strip() or probe.returncode})"
-    return None
+        return None, f"no {' or '.join(missing)} on PATH: cannot make a private network namespace for Ray"
+    why = ""
+    for prefix in UNSHARE:
+        probe = subprocess.run([*prefix, "sh", "-c", "ip link set lo up"], capture_output=True, text=True,
+                               timeout=60)
+        if probe.returncode == 0:
+            return prefix, ""
+        why = probe.stderr.strip() or f"exit status {probe.returncode}"
+    return None, f"cannot make a private network namespace for Ray ({' / '.join(map(' '.join, UNSHARE))}: {why})"
 
 
 def _run_module(path: Path, items: list[pytest.Item]) -> dict[str, tuple[str, str]]:
@@ -54,7 +62,8 @@ def _run_module(path: Path, items: list[pytest.Item]) -> dict[str, tuple[str, st
     with tempfile.TemporaryDirectory(prefix="grpo-netns-") as tmp:
         report = Path(tmp) / "report.xml"
         env = {**os.environ, INSIDE: "1"}
-        command = ["unshare", "--net", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable,
+        prefix, _ = namespace_command()
+        command = [*(prefix or []), "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable,
                    "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", f"--junitxml={report}",
                    *[item.nodeid for item in items]]
         try:
@@ -81,8 +90,8 @@ _results: dict[Path, dict[str, tuple[str, str]]] = {}
 
 
 def _outcome(item: pytest.Item) -> tuple[str, str]:
-    problem = namespace_problem()
-    if problem:
+    prefix, problem = namespace_command()
+    if prefix is None:
         return "skipped", problem
     path = item.path
     if path not in _results:

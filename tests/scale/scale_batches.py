@@ -58,6 +58,19 @@ def batch_for(name: str) -> tuple[list[Any], list[Any], dict[str, list[Any]]]:
         columns = {key: [r[key] for r in rows] for key in rows[0] if key != "prompt"}
         columns["completion_ids"] = _ids(completions)
         return [r["prompt"] for r in rows], completions, columns
+    if info.plugin == "code":
+        from grpo_rewards_code.tasks import make_stdio
+
+        rows = make_stdio(6, 0, families=["sum"])
+        programs = ["```python\nprint(sum(map(int, input().split())))\n```",  # passes every test
+                    "```python\nprint(0)\n```",  # fails them
+                    "```python\nprint(sum(map(int, input().split()))\n```",  # a syntax error
+                    "```python\nimport time\ntime.sleep(60)\n```",  # runs past the time limit
+                    "I would add the numbers.",  # no code
+                    [{"role": "assistant", "content": "```python\nraise SystemExit(3)\n```"}]]
+        columns = {key: [r[key] for r in rows] for key in rows[0] if key != "prompt"}
+        columns["completion_ids"] = _ids(programs)
+        return [r["prompt"] for r in rows], programs, columns
     completions = list(COMPLETIONS)
     columns = {c: [COLUMN_VALUES.get(c, DEFAULT_COLUMN_VALUE)] * len(completions)
                for c in required_columns(info, params_for(name))}
