@@ -4,8 +4,8 @@ Ray binds to the machine's own address and probes an outside one to find it. The
 ``test_ray_*.py`` files may send traffic to loopback only, so each such module is run again, once,
 in a child ``pytest`` inside ``unshare --net`` (a new network namespace whose only interface is
 ``lo``, brought up with ``ip link set lo up``; as root, or through a user namespace); its outcome is
-reported here test by test. Where a
-namespace cannot be made (no ``unshare``, no root or user namespaces) the tests skip, saying why.
+reported here test by test. Where a namespace cannot be made (no ``unshare``, no root or user
+namespaces) the tests skip, saying why.
 Inside the namespace :func:`ray_start` refuses to start Ray unless ``lo`` is the only interface.
 """
 
