@@ -148,3 +148,34 @@ def test_the_backend_is_shared_and_connected_once_per_process(ray_start):
     Reward(scale_scorers.sleepy, name="b", execution=RAY)(prompts=["p"], completions=["y"])
     assert backend.stats["connects"] == before <= 1
     assert os.environ.get("GRPO_REWARDS_NETNS") == "1"
+
+
+def test_a_grpo_step_scores_its_rewards_on_ray_concurrently(ray_start, tmp_path):
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from grpo_rewards import load_reward_set
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    data = Dataset.from_list([{"prompt": f"Say {w}"} for w in ("yes", "no", "maybe", "ok")])
+    reward_set = load_reward_set({"execution": RAY, "concurrent": True, "rewards": [
+        {"use": "length.target", "with": {"target": 6, "unit": "chars"}},
+        {"use": "format.think", "timeout": 30.0}]}, columns=data.column_names)
+    backend_tasks = _ray_tasks()
+    args = GRPOConfig(output_dir=str(tmp_path / "out"), per_device_train_batch_size=4, num_generations=4,
+                      max_completion_length=8, max_steps=1, logging_steps=1, report_to=[], save_strategy="no",
+                      use_cpu=True, reward_weights=reward_set.reward_weights)
+    trainer = GRPOTrainer(model=str(make_tiny_model(tmp_path / "tiny")), reward_funcs=reward_set.reward_funcs,
+                          args=args, train_dataset=data)
+    trainer.train()
+    logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
+    assert {"rewards/length.target/mean", "rewards/format.think/mean", "timing/length.target",
+            "outcomes/format.think/error"} <= set(logged)
+    assert logged["outcomes/format.think/error"] == 0.0
+    assert _ray_tasks() - backend_tasks >= 4  # every completion of at least one reward went to Ray
+
+
+def _ray_tasks() -> int:
+    from grpo_rewards.execution.ray_backend import get_ray_backend
+
+    return get_ray_backend("auto", 1.0).stats["tasks"]
