@@ -25,9 +25,9 @@ from grpo_rewards import ConcurrentReward, Reward
 
 
 def rewards() -> list[Reward]:
-    return [Reward(scale_scorers.program_output, name="code_like", timeout=10.0),
-            Reward(scale_scorers.sleeps_50ms, name="judge_a"),
-            Reward(scale_scorers.sleeps_80ms, name="judge_b")]
+    return [Reward(scale_scorers.program_output, metric="code_like", timeout=10.0),
+            Reward(scale_scorers.sleeps_50ms, metric="judge_a"),
+            Reward(scale_scorers.sleeps_80ms, metric="judge_b")]
 
 
 def run(model: Path, out: Path, concurrent: bool, steps: int, batch: int) -> tuple[list[float], list[float]]:

@@ -77,7 +77,7 @@ class Meet:
 
 def test_an_event_loop_runs_the_async_forms_of_several_rewards_at_the_same_time():
     barrier = threading.Barrier(3, timeout=60)  # one after another, the first would wait alone and time out
-    rewards = [ConcurrentReward(Reward(Meet(barrier), name=f"meet{i}")) for i in range(3)]
+    rewards = [ConcurrentReward(Reward(Meet(barrier), metric=f"meet{i}")) for i in range(3)]
 
     async def main() -> list[Any]:
         return await asyncio.gather(*[r(prompts=["p"], completions=["abc"]) for r in rewards])
@@ -140,7 +140,7 @@ def test_the_async_forms_survive_pickling_and_score_the_same_in_trls_async_train
     prompts, completions, columns = batch_for("math.accuracy")
     columns = {k: v for k, v in columns.items() if k != "completion_ids"}
     copies = pickle.loads(pickle.dumps(rs.reward_funcs))
-    assert [f.__name__ for f in copies] == rs.names
+    assert [f.__name__ for f in copies] == rs.metrics
     expected = {f"rewards/{r.__name__}": [math.nan if v is None else v for v in r(prompts=prompts,
                                                                                  completions=completions, **columns)]
                 for r in rs.rewards}
@@ -157,8 +157,8 @@ def test_two_rewards_in_worker_processes_run_their_samples_at_the_same_time(tmp_
 
     # each reward's sample waits, in a worker process, for the other's: taking turns in one pool, the
     # first would wait a minute alone and score 0.0
-    first = ConcurrentReward(Reward(scale_scorers.meet, name="first", timeout=120.0, workers=1))
-    second = ConcurrentReward(Reward(scale_scorers.meet, name="second", timeout=120.0, workers=1))
+    first = ConcurrentReward(Reward(scale_scorers.meet, metric="first", timeout=120.0, workers=1))
+    second = ConcurrentReward(Reward(scale_scorers.meet, metric="second", timeout=120.0, workers=1))
 
     async def main() -> list[Any]:
         return await asyncio.gather(first(prompts=["p"], completions=["a"], marker_dir=[str(tmp_path)]),

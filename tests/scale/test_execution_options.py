@@ -60,7 +60,7 @@ def test_ray_is_refused_for_a_reward_that_is_not_worker_safe():
     with pytest.raises(ValueError, match="registered worker_safe=False"):
         RewardOptions(worker_safe=False, execution=RAY)
     with pytest.raises(ValueError, match="is a batch reward"):
-        Reward(scale_scorers.sleepy, name="b", form="batch", execution=RAY)
+        Reward(scale_scorers.sleepy, metric="b", form="batch", execution=RAY)
 
 
 def test_a_set_level_execution_applies_to_every_entry_that_can_run_there_and_entries_keep_their_own():

@@ -61,20 +61,20 @@ def test_a_first_party_reward_gives_on_ray_the_values_and_labels_of_the_local_po
 
 
 def test_a_reward_without_a_timeout_still_runs_every_sample_on_ray(ray_start):
-    reward = Reward(scale_scorers.in_ray_worker, name="where", execution=RAY)
+    reward = Reward(scale_scorers.in_ray_worker, metric="where", execution=RAY)
     assert reward(prompts=["p"] * 3, completions=["a", "b", "c"]) == [1.0, 1.0, 1.0]
-    assert Reward(scale_scorers.in_ray_worker, name="here")(prompts=["p"], completions=["a"]) == [0.0]
+    assert Reward(scale_scorers.in_ray_worker, metric="here")(prompts=["p"], completions=["a"]) == [0.0]
 
 
 def test_results_come_back_in_the_order_of_the_batch_when_tasks_finish_out_of_order(ray_start):
     texts = ["sleep:1.5", "a", "sleep:0.8", "bb", "ccc", "sleep:0.3", "dddd"]
-    reward = Reward(scale_scorers.sleepy, name="sleepy", execution=RAY)
+    reward = Reward(scale_scorers.sleepy, metric="sleepy", execution=RAY)
     assert reward(prompts=["p"] * len(texts), completions=texts) == [float(len(t)) for t in texts]
 
 
 def test_an_item_past_its_deadline_is_cancelled_and_the_worker_running_it_is_killed(ray_start, tmp_path):
     texts = ["a", "stuck", "bbb"]
-    reward = Reward(scale_scorers.stuck, name="stuck", timeout=3.0, timeout_value=0.0, execution=RAY)
+    reward = Reward(scale_scorers.stuck, metric="stuck", timeout=3.0, timeout_value=0.0, execution=RAY)
     values = reward(prompts=["p"] * 3, completions=texts, marker_dir=[str(tmp_path)] * 3)
     assert values == [1.0, 0.0, 3.0]
     assert reward.stats == Counter({"ok": 2, "timeout": 1})
@@ -89,13 +89,13 @@ def test_an_item_past_its_deadline_is_cancelled_and_the_worker_running_it_is_kil
 
 def test_a_killed_ray_worker_gives_crashed_for_its_sample_and_the_others_are_scored(ray_start):
     texts = ["a", "die", "ccc", "dd"]
-    reward = Reward(scale_scorers.dies, name="dies", on_error="none", error_value=-1.0, execution=RAY)
+    reward = Reward(scale_scorers.dies, metric="dies", on_error="none", error_value=-1.0, execution=RAY)
     assert reward(prompts=["p"] * 4, completions=texts) == [1.0, -1.0, 3.0, 2.0]
     assert reward.stats == Counter({"ok": 3, "crashed": 1})
 
 
 def test_a_killed_ray_worker_under_on_error_raise_names_the_sample(ray_start):
-    reward = Reward(scale_scorers.dies, name="dies", execution=RAY)
+    reward = Reward(scale_scorers.dies, metric="dies", execution=RAY)
     with pytest.raises(RewardError, match=r"reward 'dies' on sample 1: crashed: "):
         reward(prompts=["p"] * 2, completions=["a", "die"])
 
@@ -103,7 +103,7 @@ def test_a_killed_ray_worker_under_on_error_raise_names_the_sample(ray_start):
 @pytest.mark.parametrize("on_error", ["raise", "none"])
 def test_a_scorer_that_raises_follows_the_error_policy_with_the_local_pools_message(ray_start, on_error):
     def run(execution: dict[str, Any]) -> Any:
-        reward = Reward(scale_scorers.raises, name="raises", options=RewardOptions(
+        reward = Reward(scale_scorers.raises, metric="raises", options=RewardOptions(
             timeout=30.0, on_error=on_error, error_value=0.5, execution=execution))
         try:
             return reward(prompts=["p"] * 3, completions=["a", "boom", "ccc"]), Counter(reward.stats)
@@ -144,8 +144,8 @@ def test_the_backend_is_shared_and_connected_once_per_process(ray_start):
 
     backend = get_ray_backend("auto", 1.0)
     before = backend.stats["connects"]
-    Reward(scale_scorers.sleepy, name="a", execution=RAY)(prompts=["p"], completions=["x"])
-    Reward(scale_scorers.sleepy, name="b", execution=RAY)(prompts=["p"], completions=["y"])
+    Reward(scale_scorers.sleepy, metric="a", execution=RAY)(prompts=["p"], completions=["x"])
+    Reward(scale_scorers.sleepy, metric="b", execution=RAY)(prompts=["p"], completions=["y"])
     assert backend.stats["connects"] == before <= 1
     assert os.environ.get("GRPO_REWARDS_NETNS") == "1"
 

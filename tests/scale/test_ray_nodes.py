@@ -49,7 +49,7 @@ def _wait_for(condition: Any, seconds: float, what: str) -> None:
 def test_the_samples_of_a_lost_node_are_crashed_and_the_others_are_scored(two_nodes, tmp_path):
     _, cluster, worker = two_nodes
     texts = ["a", "b"]  # one CPU per node, one CPU per task: one sample runs on each node
-    reward = Reward(scale_scorers.hold, name="hold", on_error="none", error_value=-1.0,
+    reward = Reward(scale_scorers.hold, metric="hold", on_error="none", error_value=-1.0,
                     execution={"backend": "ray", "num_cpus_per_task": 1})
     result: dict[str, Any] = {}
 
@@ -74,6 +74,6 @@ def test_the_samples_of_a_lost_node_are_crashed_and_the_others_are_scored(two_no
 
 
 def test_after_a_node_is_lost_the_backend_keeps_scoring_on_the_nodes_left(two_nodes):
-    reward = Reward(scale_scorers.sleepy, name="after", execution={"backend": "ray"})
+    reward = Reward(scale_scorers.sleepy, metric="after", execution={"backend": "ray"})
     texts = ["a", "bb", "ccc", "dddd"]
     assert reward(prompts=["p"] * 4, completions=texts) == [1.0, 2.0, 3.0, 4.0]

@@ -56,7 +56,7 @@ def test_a_reward_set_on_an_unreachable_cluster_fails_in_prepare_and_in_every_ca
 
 
 def test_a_plain_reward_on_an_unreachable_cluster_raises_whatever_its_error_policy(closed_port):
-    reward = Reward(scale_scorers.sleepy, name="s", on_error="none",
+    reward = Reward(scale_scorers.sleepy, metric="s", on_error="none",
                     execution={"backend": "ray", "address": f"127.0.0.1:{closed_port}"})
     with pytest.raises(ExecutionError):
         reward(prompts=["p"], completions=["abc"])

@@ -17,7 +17,7 @@ first's result).
 >>> from grpo_rewards import Reward
 >>> def shout(text, **row):
 ...     return 1.0 if text.isupper() else 0.0
->>> reward = ConcurrentReward(Reward(shout, name="shout"))
+>>> reward = ConcurrentReward(Reward(shout, metric="shout"))
 >>> asyncio.run(reward(prompts=["p", "p"], completions=["HI", "hi"]))
 [1.0, 0.0]
 >>> reward.__name__, is_async(reward)
@@ -66,7 +66,7 @@ class ConcurrentReward:
         self.__name__ = reward.__name__
 
     def __repr__(self) -> str:
-        return f"<ConcurrentReward {self.__name__} ({self.reward.reward_name})>"
+        return f"<ConcurrentReward {self.__name__} ({self.reward.name})>"
 
     async def __call__(
         self,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .protocol import GrpoRewardsError
+from .errors import GrpoRewardsError
 
 BOM = b"\xef\xbb\xbf"
 
