@@ -195,7 +195,7 @@ def test_a_billion_laughs_file_gives_a_short_error_quickly(registry, tmp_path):
         load_reward_set(path, registry=registry)
     assert len(str(err.value)) < 600
     assert err.value.problems == ["unknown top-level key(s) 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8', "
-                                  "'a9' (allowed: rewards)"]
+                                  "'a9' (allowed: rewards, execution, concurrent)"]
 
 
 def test_file_errors_are_one_line_naming_the_file(registry, tmp_path):

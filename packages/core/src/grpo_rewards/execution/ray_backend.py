@@ -129,10 +129,10 @@ def run_item(key: str, payload: bytes, paths: list[str], args: tuple[Any, ...],
 
 
 def _probe() -> str:
-    """Run on the cluster at connect time: the workers can import the core."""
-    import grpo_rewards
+    """Run on the cluster at connect time: a worker that runs it has imported this module, so the core."""
+    from importlib import metadata
 
-    return str(getattr(grpo_rewards, "__version__", "?"))
+    return metadata.version("grpo-rewards")
 
 
 # -- the driver side --------------------------------------------------------------------------------
