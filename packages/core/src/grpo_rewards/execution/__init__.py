@@ -101,6 +101,8 @@ def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], option
     if execution.backend == "ray":
         from .ray_backend import get_ray_backend
 
+        # max_memory: RayBackend.map(..., max_memory=bytes) enforces a cap (tested); it is passed here once
+        # RewardOptions has the option (issue 20, the local pool's memory cap)
         return get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).map(
             func, items, timeout=options.timeout)
     return map_with_deadline(func, items, timeout=options.timeout, workers=options.workers)

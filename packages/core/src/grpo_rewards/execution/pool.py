@@ -10,7 +10,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import pickle
 import socket
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from .batch import STARTUP_TIMEOUT, Batch, WorkerState
-from .messages import Outcome, Stop
+from .messages import Outcome, Stop, check_timeout, pickled_function
 
 #: Workers in a row that may fail to start before a batch's queued items are given up as ``crashed``.
 START_ATTEMPTS = 3
@@ -242,17 +241,10 @@ class WorkerPool:
 
         ``timeout`` bounds each item, measured from the end of the one before it in the same worker.
         """
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        check_timeout(timeout)
         if not items:
             return []
-        try:
-            payload = pickle.dumps(func)
-        except (pickle.PicklingError, TypeError, AttributeError) as exc:
-            raise TypeError(
-                f"{func!r} cannot run in a worker process: it must be picklable (a module-level function or an "
-                f"instance of a module-level class, not a closure or lambda): {exc}"
-            ) from exc
+        payload = pickled_function(func, "a worker process")
         _check_fork()
         size = chunk_size or max(1, min(64, -(-len(items) // (self.size * 4))))
         batch = Batch(hashlib.sha1(payload).hexdigest(), payload, list(items), timeout, size)

@@ -33,7 +33,6 @@ import pickle
 import sys
 import threading
 import time
-import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from typing import Any
 
 from ..errors import ExecutionError
 from .batch import CACHED_FUNCTIONS, STARTUP_TIMEOUT
-from .messages import Outcome
+from .messages import Outcome, check_timeout, error_text, pickled_function
 
 __all__ = ["RayBackend", "get_ray_backend"]
 
@@ -95,17 +94,13 @@ def _cap_growth(max_memory: int | None) -> tuple[int, int] | None:
     return before
 
 
-def _error_text(exc: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
-
-
 def run_item(key: str, payload: bytes, paths: list[str], args: tuple[Any, ...],
              max_memory: int | None) -> Iterator[Any]:
     """The body of one Ray task: yield :data:`GO` once the function is loaded, then ``(status, value)``."""
     try:
         func = _load(key, payload, paths)
     except BaseException as exc:
-        yield ("error", f"cannot load the function in a Ray worker: {_error_text(exc)} (a reward run on Ray must be "
+        yield ("error", f"cannot load the function in a Ray worker: {error_text(exc)} (a reward run on Ray must be "
                         "defined in a module installed on every node, not in __main__)")
         return
     yield GO
@@ -113,9 +108,9 @@ def run_item(key: str, payload: bytes, paths: list[str], args: tuple[Any, ...],
     try:
         result: tuple[str, Any] = ("ok", func(*args))
     except MemoryError as exc:
-        result = ("memory", f"exceeded its memory cap ({_error_text(exc)})")
+        result = ("memory", f"exceeded its memory cap ({error_text(exc)})")
     except BaseException as exc:
-        result = ("error", _error_text(exc))
+        result = ("error", error_text(exc))
     finally:
         if restore is not None:
             import resource
@@ -217,16 +212,10 @@ class RayBackend:
         ``timeout`` bounds each item from the moment it starts; ``max_memory`` the address space its
         worker may add while it runs (None or 0: no cap).
         """
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        check_timeout(timeout)
         if not items:
             return []
-        try:
-            payload = pickle.dumps(func)
-        except (pickle.PicklingError, TypeError, AttributeError) as exc:
-            raise TypeError(
-                f"{func!r} cannot run on Ray: it must be picklable (a module-level function or an instance of a "
-                f"module-level class, not a closure or lambda): {exc}") from exc
+        payload = pickled_function(func, "a Ray task")
         self.connect()
         ray = self._ray
         outcomes: list[Outcome | None] = [None] * len(items)

@@ -17,13 +17,12 @@ import pickle
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .messages import Fail, Go, ItemResult, Ready, Results, Run, Running
+from .messages import Fail, Go, ItemResult, Ready, Results, Run, Running, error_text
 
 #: Results sent in one message at most.
 MAX_UNSENT = 256
@@ -115,7 +114,7 @@ def _run(out: _Outbox, func: Callable[..., Any], message: Run) -> bool:
             except KeyboardInterrupt:
                 return False
             except BaseException as exc:
-                unsent.append((index, False, "".join(traceback.format_exception_only(type(exc), exc)).strip()))
+                unsent.append((index, False, error_text(exc)))
             now = monotonic()
             if (now - began >= window or len(unsent) >= MAX_UNSENT) and not out.flush():
                 return False
