@@ -12,6 +12,7 @@ from typing import Any
 from .backends import execution_problems, form_problem
 from .concurrent import ConcurrentReward
 from .errors import RewardSetError, capped, quote, read_yaml
+from .execution import prepare_backend
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
 from .records import RewardInfo
@@ -122,8 +123,6 @@ class RewardSet:
         """Connect every execution backend the set uses (a Ray cluster), now; one line per entry saying
         where it runs. A cluster that cannot be reached raises :class:`~grpo_rewards.errors.ExecutionError`.
         """
-        from .execution import prepare_backend
-
         return [f"{reward.__name__}: {prepare_backend(reward.options)}" for reward in self.rewards]
 
     def total(self, values: list[float | None]) -> float:

@@ -20,7 +20,7 @@ touching them and start their own, with their own spawner thread.
 
 Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (the worker process),
 :mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools),
-:mod:`.ray_backend` (the same ``map`` on a Ray cluster; imported only when a reward asks for it).
+:mod:`.ray_backend` (the same ``map`` on a Ray cluster; it imports ``ray`` only when a reward runs there).
 :func:`run_items` picks between them from a reward's :class:`~grpo_rewards.RewardOptions`.
 """
 
@@ -35,6 +35,7 @@ from ..options import RewardOptions
 from .batch import STARTUP_TIMEOUT
 from .messages import Outcome
 from .pool import WorkerPool, default_workers, get_pool
+from .ray_backend import get_ray_backend
 
 __all__ = ["STARTUP_TIMEOUT", "Outcome", "WorkerPool", "default_workers", "get_pool",
            "map_with_deadline", "prepare_backend", "run_items"]
@@ -99,8 +100,6 @@ def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], option
     """
     execution = options.execution
     if execution.backend == "ray":
-        from .ray_backend import get_ray_backend
-
         # max_memory: RayBackend.map(..., max_memory=bytes) enforces a cap (tested); it is passed here once
         # RewardOptions has the option (issue 20, the local pool's memory cap)
         return get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).map(
@@ -116,7 +115,5 @@ def prepare_backend(options: RewardOptions) -> str:
     """
     execution = options.execution
     if execution.backend == "ray":
-        from .ray_backend import get_ray_backend
-
         get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).connect()
     return execution.describe()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..concurrent import trl_gathers_async_rewards
 from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete
 from ..registry import Registry, load_registry
 from ..rewardset import RewardSet, load_reward_set
@@ -201,8 +202,6 @@ def prepare(
 
 def _concurrency(reward_set: Any) -> list[str]:
     """Give TRL the rewards' async forms unless the set says not to or the installed TRL cannot await them."""
-    from ..concurrent import trl_gathers_async_rewards
-
     supported = trl_gathers_async_rewards()
     if reward_set.concurrent is None:
         reward_set.concurrent = supported
