@@ -16,6 +16,7 @@ finds the one named by the first argument and runs it, the same way for all.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -67,3 +68,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("grpo-rewards: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped early (grpo-rewards list | head): nothing is wrong
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, did_you_mean, read_yaml
+from .checks import grpo_range_problems, integration_problems, peft_problems
 
 TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft")
 SOURCE_KEYS = ("task", "path", "hub")
@@ -213,8 +214,6 @@ def check_grpo_section(grpo: Any) -> list[str]:
 
 def config_problems(config: dict[str, Any]) -> list[str]:
     """Every shape and range problem of a config (rewards, data and model are checked when resolved)."""
-    from .checks import grpo_range_problems, integration_problems, peft_problems
-
     problems = [f"unknown key {k!r}{did_you_mean(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
                 for k in config if k not in TOP_KEYS]
     if not isinstance(config.get("output_dir"), str) or not config["output_dir"]:
