@@ -125,9 +125,9 @@ NOTES = """## Reading these figures
   hence the worker process and the kill for the pathological inputs. (Run there, on its worker's main
   thread, its 5 s alarms do fire; off the main thread, as in TRL's async reward loop, they cannot.)
 - One machine, shared with other work while it ran: read ratios, not absolute times. The in-process
-  checks have a 5 ms wall-clock budget per pair (`equivalence.QUICK_BUDGET_S`); on a loaded machine
-  more simple pairs overrun it and make the round trip to a worker (still right, but slower), which is
-  why the task-mix batch varies most from run to run (0.06-0.3 s seen).
+  checks have no time budget: what they decide is fixed by the input (bounded arithmetic without
+  sympy, `grpo_rewards_math.bounded`), and the rest makes the round trip to a worker (still right,
+  but slower) whatever the machine's load.
 """
 
 

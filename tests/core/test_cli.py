@@ -192,7 +192,7 @@ def test_list_names_the_plugins_the_allow_list_filters_out(monkeypatch, capsys):
     _first_party(monkeypatch, "format")
     assert main(["list"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': gym, length, math"
+    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': gym, judge, length, math"
     assert captured.err == ""
 
 
@@ -259,3 +259,29 @@ def test_every_command_warns_about_a_doubtful_allow_list(monkeypatch, capsys):
     monkeypatch.setenv("GRPO_REWARDS_PLUGINS", "format, length")
     assert main(["show", "format.boxed"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_every_command_is_defined_once_by_the_module_the_table_names():
+    import importlib
+    import pkgutil
+
+    import grpo_rewards.cli as cli
+
+    defined = {}
+    for info in pkgutil.iter_modules(cli.__path__):
+        if info.name == "__main__":  # python -m grpo_rewards.cli: it runs the command line
+            continue
+        module = importlib.import_module(f"grpo_rewards.cli.{info.name}")
+        for command in getattr(module, "COMMANDS", ()):
+            assert command.name not in defined, command.name
+            defined[command.name] = info.name
+    assert defined == {name: module for name, (module, _) in cli.COMMANDS.items()}
+    assert [cli.command(name).name for name in cli.COMMANDS] == list(cli.COMMANDS)
+
+
+def test_list_imports_only_the_listing_command_module(plugins):
+    code = ("import sys; from grpo_rewards.cli import main; main(['list']); "
+            "print(sorted(m for m in sys.modules if m.startswith('grpo_rewards.cli.')))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.splitlines()[-1] == "['grpo_rewards.cli.command', 'grpo_rewards.cli.listing']"

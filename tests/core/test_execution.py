@@ -118,9 +118,9 @@ def test_worker_processes_are_not_forks_of_the_trainer(plugins, pool):
     from grpo_rewards_fixture_good import sleepy
 
     pool.map(sleepy, [("a",)], timeout=5.0)
-    for pid in pool.pids:
+    for pid in pool.pids:  # each a fresh interpreter running the supervisor, which forks the worker
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            assert b"_worker_entry" in fh.read()
+            assert fh.read().split(b"\0")[1].endswith(b"grpo_rewards/execution/containment.py")
         assert pid != os.getpid()
 
 
@@ -210,7 +210,7 @@ def test_a_batch_interrupted_in_the_caller_leaves_the_pool_ready_for_the_next(pl
 def test_workers_that_cannot_start_give_their_samples_up_as_crashed_instead_of_hanging(monkeypatch):
     from grpo_rewards.execution import pool as pool_module
 
-    monkeypatch.setattr(pool_module, "_WORKER_CODE", "import sys; sys.exit(7)")
+    monkeypatch.setattr(pool_module, "_worker_command", lambda fd, parent: [sys.executable, "-c", "import sys; sys.exit(7)"])
     pool = WorkerPool(workers=2)
     try:
         outcomes = pool.map(divmod, [(7, 2), (9, 3)], timeout=5.0)

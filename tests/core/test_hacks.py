@@ -15,6 +15,9 @@ FIRST_PARTY_REWARDS = sorted(n for n in grpo_rewards.load_registry().rewards if 
 
 @pytest.mark.parametrize("name", FIRST_PARTY_REWARDS)
 def test_every_first_party_reward_ships_a_corpus_and_overpays_no_entry(name):
+    if name == "judge.rubric":
+        pytest.skip("needs a judge server: tests/judge/test_judge_plugin.py runs its corpus against a scripted judge "
+                    "(exact pay per entry), bench/judge.md against SmolLM2-135M served by transformers serve")
     assert_no_overpaid_hacks(name)
 
 

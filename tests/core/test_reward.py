@@ -164,7 +164,7 @@ def test_a_failing_batch_reward_under_on_error_none_counts_each_sample_once():
     assert reward(prompts=["p"] * 2, completions=["a", "b"], log_metric=logged.__setitem__) == [None, None]
     assert reward.stats == {"error": 2}
     assert logged == {"timing/f": logged["timing/f"], "outcomes/f/timeout": 0.0, "outcomes/f/error": 2.0,
-                      "outcomes/f/crashed": 0.0}
+                      "outcomes/f/crashed": 0.0, "outcomes/f/memory": 0.0}
 
 
 def labelled(text, **row):
@@ -297,3 +297,23 @@ def test_a_batch_reward_gets_a_text_column_and_loses_only_a_self_column():
     reward = Reward(GroupSize(), metric="group", form="batch")
     with pytest.warns(UserWarning, match=r"column\(s\) 'self' have the name of the scorer's own argument"):
         assert reward(prompts=["p", "q"], completions=["a", "b"], text=["x", "y"], self=[1, 2]) == [4.0, 4.0]
+
+
+def counted(prompts, completions, **kwargs):
+    return RewardResult(values=[1.0] * len(completions), metrics={"api_tokens": 5 * len(completions)})
+
+
+def test_a_batch_rewards_metrics_are_in_its_result_and_logged_under_the_metric_name():
+    logged: dict[str, float] = {}
+    result = Reward(counted, metric="costly", form="batch").score(
+        prompts=["p", "p"], completions=["a", "b"], log_metric=logged.__setitem__)
+    assert result.metrics == {"api_tokens": 10.0} and logged["api_tokens/costly"] == 10.0
+
+
+@pytest.mark.parametrize("metrics", [{"a/b": 1.0}, {"n": math.nan}, {"n": None}, {"": 1.0}, {"n": True}])
+def test_a_bad_metric_is_a_reward_error(metrics):
+    def bad(prompts, completions, **kwargs):
+        return RewardResult(values=[1.0] * len(completions), metrics=metrics)
+
+    with pytest.raises(RewardError, match="metric"):
+        Reward(bad, metric="bad", form="batch")(prompts=["p"], completions=["a"])

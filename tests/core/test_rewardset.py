@@ -42,7 +42,7 @@ def test_every_problem_is_reported_at_once(registry):
         "entry 2 (fixture.shout): unknown parameter 'volume' (parameters: bonus)",
         "entry 3 (fixture.offset): ValueError: offset must be >= 0, got -1",
         "entry 4 (fixture.matches): unknown key(s) colour (allowed: as, error_value, execution, inputs, invalid_value, "
-        "max_chars, on_error, timeout, timeout_value, too_large_value, use, weight, with, workers)",
+        "max_chars, max_memory, on_error, timeout, timeout_value, too_large_value, use, weight, with, workers)",
         "entry 4 (fixture.matches): weight must be a number, got 'heavy'",
         "entry 5 (fixture.shout): on_error must be one of raise, none, got 'ignore'",
         "metric name 'fixture.shout' is used by entry 2 (fixture.shout) and entry 5 (fixture.shout); "

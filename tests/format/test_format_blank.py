@@ -20,9 +20,36 @@ BLANK = {
     "tag characters": "\U000e0041\U000e007f",
     "ideographic and other spaces (Zs)": "\u3000\u2003\u00a0",
     "a lone surrogate": "\ud800",
+    "private use (Co)": "\ue000\U000f0000",
+    "unassigned (Cn)": "\u0378\U000e0080",
+    "the invisible musical symbols (U+1D159 So, U+1D173 Cf)": "\U0001d159\U0001d173\U0001d17a",
+    "line and paragraph separators (Zl, Zp)": "\u2028\u2029",
 }
 VISIBLE = {"a digit": "4", "a letter with a combining mark": "e\u0301", "a braille pattern with dots": "\u2801",
-           "a CJK ideograph": "\u6570", "punctuation": ".", "an emoji": "\U0001f642", "private use": "\ue000"}
+           "a CJK ideograph": "\u6570", "punctuation": ".", "an emoji": "\U0001f642"}
+
+
+#: One character of every Unicode general category, and whether it is visible: only letters (L),
+#: numbers (N), punctuation (P) and symbols (S) are.
+BY_CATEGORY = {
+    "Lu": "A", "Ll": "a", "Lt": "\u01c5", "Lm": "\u02b0", "Lo": "\u6570",
+    "Mn": "\u0301", "Mc": "\u0903", "Me": "\u20dd",
+    "Nd": "7", "Nl": "\u2160", "No": "\u00bd",
+    "Pc": "_", "Pd": "-", "Ps": "(", "Pe": ")", "Pi": "\u00ab", "Pf": "\u00bb", "Po": "!",
+    "Sm": "+", "Sc": "\u20ac", "Sk": "^", "So": "\u00a9",
+    "Zs": "\u3000", "Zl": "\u2028", "Zp": "\u2029",
+    "Cc": "\x07", "Cf": "\u200e", "Cs": "\udfff", "Co": "\U00100000", "Cn": "\u0378",
+}
+
+
+@pytest.mark.parametrize("category", list(BY_CATEGORY))
+def test_visible_means_a_letter_number_punctuation_or_symbol_by_general_category(category):
+    import unicodedata
+
+    char = BY_CATEGORY[category]
+    assert unicodedata.category(char) == category
+    assert is_blank(char) is (category[0] not in "LNPS")
+    assert is_blank(f" {char}\u3164 ") is (category[0] not in "LNPS")
 
 
 @pytest.mark.parametrize("label", list(BLANK))

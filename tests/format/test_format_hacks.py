@@ -35,7 +35,9 @@ CONTROLS = {
                     dict.fromkeys(REWARDS, 1.0) | {"format.reasoning_steps": 0.0, "format.repetition": 0.0}),
     "huge_good": ("<think>\n" + "I add two and two. " * HUGE_REPEATS + "\n</think>\n<answer>\n\\boxed{4}\n</answer>",
                   dict.fromkeys(REWARDS, 1.0) | {"format.reasoning_steps": 0.0,
-                                                 "format.repetition": -1.0 * (1.0 - 10 / (_HUGE_WORDS - 2))}),
+                                                 "format.repetition": -1.0 * (1.0 - 10 / (_HUGE_WORDS - 2)),
+                                                 # a user pattern reads at most max_chars (100 000) characters
+                                                 "format.regex": 0.0}),
 }
 ENTRIES = {e["name"]: e for e in corpus()}
 CASES = [(reward, name) for reward in REWARDS for name in ENTRIES]

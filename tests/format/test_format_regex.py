@@ -113,8 +113,28 @@ def test_a_deadline_is_a_deadline_on_ten_megabytes():
     # The regex module's own timeout overshoots in proportion to the text (5 s for 0.1 s on 10 MB);
     # the core's per-sample timeout kills the worker, whatever the size.
     reward = grpo_rewards.get_reward("format.regex", pattern=r"a.*b", regex_timeout=60.0,  # quadratic: hours
-                                     options=grpo_rewards.RewardOptions(timeout=1.0, timeout_value=-1.0))
+                                     options={"timeout": 1.0, "timeout_value": -1.0, "max_chars": None})
     reward(prompts=[None], completions=["a"])  # starts the worker
     started = time.monotonic()
     assert reward(prompts=[None], completions=["a" * 10_000_000]) == [-1.0]
     assert time.monotonic() - started < 4.0
+
+
+def test_the_registered_reward_reads_at_most_max_chars_and_runs_each_sample_under_a_worker_deadline():
+    info = grpo_rewards.load_registry().rewards["format.regex"]
+    assert (info.options.max_chars, info.options.too_large_value) == (100_000, 0.0)
+    assert (info.options.timeout, info.options.timeout_value) == (2.0, 0.0)
+
+
+def test_a_million_letters_are_too_large_and_not_scanned():
+    reward = grpo_rewards.get_reward("format.regex", pattern=r"\p{L}+\d")
+    assert reward(prompts=[None] * 2, completions=["a" * 1_000_000, "ab1"]) == [0.0, 1.0]
+    assert reward.stats == {"too_large": 1, "matched": 1}
+
+
+def test_a_scan_longer_than_the_deadline_is_killed_with_the_timeout_label():
+    # the regex module's timeout= does not stop this one long scan (it runs for tens of seconds)
+    reward = grpo_rewards.get_reward("format.regex", options={"max_chars": None, "timeout": 0.5},
+                                     pattern=r"\p{L}+\d", regex_timeout=0.1)
+    assert reward(prompts=[None] * 2, completions=["a" * 20_000_000, "ab1"]) == [0.0, 1.0]
+    assert reward.stats == {"timeout": 1, "matched": 1}

@@ -18,9 +18,34 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-#: Values for required parameters (no default), keyed by reward name.
+
+def _tiny_reward_model() -> str:
+    """A tiny random sequence-classification model for judge.reward_model, written once per process."""
+    import tempfile
+    from pathlib import Path
+
+    if not _TINY_RM:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
+        from judge_models import make_tiny_reward_model
+
+        _TINY_RM.append(str(make_tiny_reward_model(Path(tempfile.mkdtemp(prefix="fuzz-rm-")) / "rm")))
+    return _TINY_RM[0]
+
+
+_TINY_RM: list[str] = []
+#: A judge server address where nothing listens: the judges' requests fail fast (label unreachable), so
+#: fuzzing reaches everything before the request (text, templates, grade lines) without a server.
+_NO_JUDGE = {"model": "fuzz-judge", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0}
+
+#: Values for required parameters (no default), keyed by reward name; a callable is called for its value
+#: (once per reward built).
 REQUIRED_PARAMS: dict[str, dict[str, Any]] = {
     "format.regex": {"pattern": r"\\boxed\{\s*-?\d+\s*\}"},
+    "judge.rubric": _NO_JUDGE,
+    "judge.pairwise": _NO_JUDGE,
+    "judge.reward_model": {"model": _tiny_reward_model, "max_length": 256},
 }
 
 #: Watchdog per reward call: generous, a hang (not slowness) is what it catches.
@@ -204,7 +229,7 @@ def build_reward(registry: Any, name: str) -> Any:
     from grpo_rewards import get_reward
 
     info = registry.reward(name)
-    params = dict(REQUIRED_PARAMS.get(name, {}))
+    params = {k: v() if callable(v) else v for k, v in REQUIRED_PARAMS.get(name, {}).items()}
     missing = [p.name for p in info.params.values() if p.required and p.name not in params]
     if missing:
         raise LookupError(f"{name} needs parameter(s) {missing}: add a value to REQUIRED_PARAMS in {__file__}")

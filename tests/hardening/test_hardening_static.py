@@ -39,6 +39,12 @@ ALLOWED_UNTIMED_REGEX = {
         r"STEP_LINE is anchored at line starts; its runs ([ \t]*, \d+, [ \t]+, [^\n]*) are separated by "
         "disjoint characters, so an attempt backtracks at most over its own line: linear; a deadline is "
         "also checked every 1,024 lines",
+    ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "_tokens", "re.compile"):
+        "the module's constant token patterns as one possessive star of alternatives whose own quantifiers are "
+        "possessive: nothing is ever backtracked into, so a match is linear in the (ASCII, bounded) answer",
+    ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "<module>", "re.compile"):
+        "constant patterns: a possessive number literal (with a fixed lookbehind), a name, quoted strings without "
+        "their quote inside, the letters A-E; each attempt reads forward only, so every match is linear",
     ("examples/third-party-plugin/src/grpo_rewards_keywords/__init__.py", "_patterns", "re.compile"):
         r"re.escape(keyword) between fixed lookarounds (?<!\w)...(?!\w): a literal, matched in linear time",
 }

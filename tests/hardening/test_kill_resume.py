@@ -44,15 +44,20 @@ def _complete_checkpoints(run_dir: Path) -> list[Path]:
 
 
 def _workers_of(pid: int) -> list[int]:
-    """Reward worker processes (``grpo_rewards.execution._worker_entry``) whose parent is ``pid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            if ppid == pid and b"_worker_entry" in Path(f"/proc/{entry}/cmdline").read_bytes():
+    """Reward worker processes below ``pid``: its workers' supervisors
+    (``grpo_rewards/execution/containment.py``) and the workers they forked."""
+    found: list[int] = []
+    parents = {pid}
+    for _ in range(2):  # the supervisors, then their workers
+        for entry in os.listdir("/proc"):
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid in parents and b"grpo_rewards/execution/containment.py" in cmdline and int(entry) not in found:
                 found.append(int(entry))
-        except (OSError, ValueError, IndexError):
-            continue
+        parents = set(found)
     return found
 
 

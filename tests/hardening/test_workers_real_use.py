@@ -77,7 +77,8 @@ if child == 0:  # scores, then exits normally: its atexit hook closes its own po
 _, status = os.waitpid(child, 0)
 after = [o.value for o in pool.map(hw.whoami, [(i,) for i in range(8)], timeout=60)]
 print(json.dumps({{"status": status, "before": before, "after": sorted(pool.pids), "stats": pool.stats,
-                  "values": [v[1] for v in after], "served_by": sorted({{v[0] for v in after}})}}))
+                  "values": [v[1] for v in after], "served_by": sorted({{v[0] for v in after}}),
+                  "workers": sorted(pool.worker_pids)}}))
 """
 
 
@@ -130,7 +131,7 @@ def test_a_forked_child_that_exits_normally_leaves_the_parents_workers_running(t
     child = json.loads(result.read_text())
     assert got["status"] == 0 and child["values"] == list(range(8))
     assert len(child["pool"]) == 2 and not set(child["pool"]) & set(got["before"])
-    assert got["after"] == got["before"] and got["served_by"] == got["before"]
+    assert got["after"] == got["before"] and set(got["served_by"]) <= set(got["workers"])
     assert got["values"] == list(range(8))
     assert got["stats"] == {"spawned": 2, "killed_timeout": 0, "crashed": 0, "recycled": 0}
 

@@ -88,6 +88,9 @@ def test_first_party_reward_has_a_test_file(name):
 
 @pytest.mark.parametrize("name", FIRST_PARTY_REWARDS)
 def test_first_party_reward_keeps_the_reward_contract(name):
+    if name == "judge.reward_model":
+        pytest.skip("needs a reward model folder: tests/judge/test_judge_reward_model.py runs the contract on a "
+                    "tiny one built locally (and test_judge_serve.py that of judge.rubric against transformers serve)")
     info = REGISTRY.rewards[name]
     result = run_contract(name, registry=REGISTRY, params=_sample_params(info))
     assert result.problems == []

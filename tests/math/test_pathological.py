@@ -28,14 +28,16 @@ def _labels(reward: Reward, completions: list[str], golds: list[str]) -> tuple[l
 
 
 #: Answers over the size limits (nesting depth, digits) cannot be gold answers.
-OVER_LIMITS = {"nested_parentheses", "nested_braces", "nested_fractions", "long_digits"}
+OVER_LIMITS = {"nested_fractions", "long_digits"}
+#: Deep but plain arithmetic: read by the iterative path (its value is 1)
+PLAIN = {"nested_parentheses", "nested_braces"}
 
 
 @pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
 def test_pathological_prediction_is_wrong_without_being_evaluated(name):
     clear_cache()
     values, labels = _labels(make_accuracy(), [f"\\boxed{{{PATHOLOGICAL[name]}}}"], ["1"])
-    assert (values, labels) == ([0.0], ["wrong"])
+    assert (values, labels) == (([1.0], ["correct"]) if name in PLAIN else ([0.0], ["wrong"]))
 
 
 @pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
@@ -45,6 +47,8 @@ def test_pathological_gold_is_compared_or_left_out(name):
                              [PATHOLOGICAL[name]] * 2)
     if name in OVER_LIMITS:
         assert (values, labels) == ([None, None], ["gold_unparsable"] * 2)
+    elif name in PLAIN:
+        assert (values, labels) == ([1.0, 1.0], ["correct", "correct"])
     else:
         assert (values, labels) == ([0.0, 1.0], ["wrong", "correct"])
 

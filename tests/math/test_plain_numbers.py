@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grpo_rewards_math import equivalence
+from grpo_rewards_math import bounded, equivalence
 from grpo_rewards_math.rewards import Accuracy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def test_fast_path_gives_the_full_paths_value_and_label_on_every_case(monkeypatc
     taken = 0
     with monkeypatch.context() as m:
         _full_path(m)
-        equivalence._quick.cache_clear()
+        bounded._bounded.cache_clear()
         full = [_score(*c) for c in cases]
     diffs = [(c, f, s) for c, f, s in zip(cases, fast, full) if f != s]
     assert diffs == []
@@ -80,8 +80,9 @@ def test_fast_path_equals_the_full_comparison_on_random_numbers(gold: str, pred:
     rel_tol, precision = params
     for number in (gold, pred):  # rewards._parsable says yes to a plain number without parsing it
         equivalence.parse_answer(number)
-    plain = equivalence._plain_equal(gold, pred, rel_tol, precision)
-    full = equivalence._quick.__wrapped__(gold, pred, rel_tol, equivalence.DEFAULT_LIMITS, precision)
+    conventions = equivalence.conventions_of(rel_tol, precision)
+    plain = equivalence._plain_equal(gold, pred, conventions)
+    full = equivalence._symbolic.__wrapped__(gold, pred, conventions, equivalence.DEFAULT_LIMITS)
     if equivalence._plain_number(gold) is not None and equivalence._plain_number(pred) is not None:
         assert plain is not None
     assert plain is None or plain == full

@@ -19,7 +19,8 @@ def test_rewards_are_registered_with_their_parameters(registry):
     info = registry.reward("math.accuracy")
     assert info.form == "sample"
     assert info.output_range == (0.0, 1.0)
-    assert set(info.params) == {"solution_column", "rel_tol", "fallback_last_number", "precision"}
+    assert set(info.params) == {"solution_column", "rel_tol", "fallback_last_number", "precision", "answer_format",
+                                "answer_position", "abs_tol", "trailing_units", "log_base"}
     assert (info.options.timeout, info.options.timeout_value) == (1.0, 0.0)  # the core's deadline, in its workers
     assert set(registry.reward("math.reasoning_accuracy").params) >= {"delimiter", "solution_column"}
 

@@ -65,7 +65,7 @@ def test_outcome_counts_are_logged_once_per_batch_by_the_core_and_kept_cumulativ
     assert len(outcomes) == len(set(outcomes))  # each label once per step (TRL would average duplicates)
     assert metric_log.values("outcomes/math.accuracy/") == {
         "correct": 1.0, "wrong": 1.0, "no_answer": 1.0, "gold_unparsable": 1.0, "timeout": 0.0, "error": 0.0,
-        "crashed": 0.0, "too_large": 0.0, "unreadable": 0.0,
+        "crashed": 0.0, "memory": 0.0, "too_large": 0.0, "unreadable": 0.0,
     }
     reward(completions=[r"\boxed{12}"], solution=["12"])
     assert reward.stats == {"correct": 2, "wrong": 1, "no_answer": 1, "gold_unparsable": 1}

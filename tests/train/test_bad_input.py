@@ -83,14 +83,15 @@ def test_an_output_dir_holding_another_run_is_refused_and_left_untouched(tmp_pat
     out = tmp_path / "out"
     (out / "checkpoint-2").mkdir(parents=True)
     (out / "checkpoint-2" / "trainer_state.json").write_text("{}")
-    (out / "manifest.json").write_text('{"keep": true}')
+    (out / ".grpo-rewards-run").write_text('{"run_id": "r1"}')
+    (out / "manifest.json").write_text('{"keep": true, "run_id": "r1"}')
     path = _config(tmp_path, tiny_model)
     with pytest.raises(RunDirError) as info:
         train_command([str(path)], registry=toy_registry())
     assert str(info.value) == (
         f"output dir {out} already holds another run (manifest.json, 1 checkpoint); nothing was changed. "
         "Use --resume to continue that run, --overwrite to delete it and start over, or another --output-dir")
-    assert (out / "manifest.json").read_text() == '{"keep": true}'
+    assert (out / "manifest.json").read_text() == '{"keep": true, "run_id": "r1"}'
 
 
 def test_an_output_dir_with_other_files_is_refused(tmp_path, tiny_model):

@@ -12,23 +12,32 @@ pytest.importorskip("trl")
 from grpo_rewards.cli import main
 from grpo_rewards.cli.train import train_command
 from grpo_rewards.errors import RunDirError
-from grpo_rewards.train.rundir import check_run_dir, checkpoint_problem, clear_run_dir, foreign_entries
+from grpo_rewards.train.rundir import (
+    check_run_dir,
+    checkpoint_problem,
+    clear_run_dir,
+    foreign_entries,
+    run_id,
+    write_marker,
+)
 
 
 def _snapshot(folder):
     return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
 
 
-def _a_run(folder):
-    """The files a finished run leaves (ours and TRL's), small."""
+def _a_run(folder, *, marker=True):
+    """The files a finished run leaves (ours and TRL's), small; without ``marker``, as runs before the marker."""
     (folder / "checkpoint-2").mkdir(parents=True)
     (folder / "checkpoint-2" / "trainer_state.json").write_text('{"global_step": 2}')
-    (folder / "manifest.json").write_text('{"rewards": []}')
+    if marker:
+        write_marker(folder, "run-1")
+    (folder / "manifest.json").write_text('{"rewards": [], "run_id": "run-1"}' if marker else '{"rewards": []}')
     (folder / "config.yaml").write_text("model: tiny\n")
     (folder / "config.resume-2.yaml").write_text("model: tiny\n")
     (folder / "metrics.jsonl").write_text('{"step": 1}\n')
     (folder / "trainer_state.json").write_text("{}")
-    (folder / "README.md").write_text("model card")
+    (folder / "README.md").write_text("---\nlibrary_name: transformers\n---\nmodel card")
     (folder / "runs").mkdir()
 
 
@@ -97,14 +106,16 @@ def test_clearing_a_run_deletes_only_what_a_run_writes(tmp_path):
     assert foreign_entries(tmp_path) == []
     assert check_run_dir(tmp_path, resume=False, overwrite=True) == (None, [])
     (tmp_path / "keep.txt").write_text("mine")  # appeared after the check: still not deleted
-    assert clear_run_dir(tmp_path) == [".manifest.json.tmp", "README.md", "checkpoint-2", "config.resume-2.yaml",
+    assert clear_run_dir(tmp_path) == [".grpo-rewards-run", ".manifest.json.tmp", "README.md", "checkpoint-2",
+                                       "config.resume-2.yaml",
                                        "config.yaml", "final", "manifest.json", "metrics.jsonl", "runs",
                                        "trainer_state.json"]
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
 
 
 def test_a_start_that_completed_no_step_is_replaced_without_overwrite(tmp_path):
-    (tmp_path / "manifest.json").write_text("{}")
+    write_marker(tmp_path, "run-1")
+    (tmp_path / "manifest.json").write_text('{"run_id": "run-1"}')
     (tmp_path / "config.yaml").write_text("model: tiny\n")
     assert check_run_dir(tmp_path, resume=False, overwrite=False) == (
         None, [f"{tmp_path} holds the files of a start that completed no step: they will be replaced"])
@@ -181,3 +192,75 @@ def test_the_progress_callback_starts_the_run_once_and_writes_lines_under_a_bar(
         ["step 1/2", "reward 0.250", "toy.digits 0.500"], ["step 2/2", "reward 0.500", "toy.digits 1.000"]]
     assert "step 2/2 [" in captured.err  # the bar: step N of M, [elapsed<left]
     assert [(e["step"], e["reward"]) for e in read_metrics(tmp_path)] == [(1, 0.25), (2, 0.5)]
+
+
+# -- proof of ownership: the marker, legacy folders, only a proven run is cleared -------------------------------
+
+
+def test_a_folder_that_merely_looks_like_a_run_is_never_cleared(tmp_path, tiny_model):
+    out = tmp_path / "d"
+    out.mkdir()
+    (out / "manifest.json").write_text("{}")
+    (out / "README.md").write_text("mine")
+    config = write_config(tmp_path / "base.yaml", tiny_config(tiny_model, out))
+    before = _snapshot(out)
+    with pytest.raises(RunDirError) as info:
+        train_command([str(config), "--dry-run"], registry=toy_registry())
+    assert str(info.value) == (f"output dir {out} already holds other files (README.md); nothing was changed. Choose "
+                               "another --output-dir (a new or empty folder)")
+    (out / "README.md").write_text("---\nlooks like a model card\n")
+    with pytest.raises(RunDirError) as info:
+        train_command([str(config), "--dry-run"], registry=toy_registry())
+    assert str(info.value) == (
+        f"output dir {out} holds files named like a run's, but it has no .grpo-rewards-run whose run id its "
+        "manifest.json repeats, the proof that grpo-rewards wrote it (a folder that only looks like a run, or one "
+        "written before that proof existed); nothing was changed. If it is a run to replace, remove its files by hand "
+        "(README.md, manifest.json), or choose another --output-dir")
+    before = _snapshot(out)
+    with pytest.raises(RunDirError, match="remove its files by hand"):
+        clear_run_dir(out)
+    assert _snapshot(out) == before
+
+
+def test_a_marker_the_manifest_does_not_repeat_is_no_proof(tmp_path):
+    _a_run(tmp_path)
+    assert run_id(tmp_path) == "run-1"
+    (tmp_path / "manifest.json").write_text('{"rewards": [], "run_id": "run-2"}')
+    assert run_id(tmp_path) is None
+    with pytest.raises(RunDirError, match=r"--overwrite: output dir .* looks like a run, but it has no"):
+        check_run_dir(tmp_path, resume=False, overwrite=True)
+
+
+def test_a_legacy_run_without_the_marker_resumes_but_overwrite_names_what_to_remove_by_hand(tmp_path):
+    _a_run(tmp_path, marker=False)
+    checkpoint, _ = check_run_dir(tmp_path, resume=True, overwrite=False)
+    assert checkpoint == tmp_path / "checkpoint-2"
+    before = _snapshot(tmp_path)
+    with pytest.raises(RunDirError) as info:
+        check_run_dir(tmp_path, resume=False, overwrite=True)
+    assert str(info.value).endswith(
+        "nothing was changed. If it is a run to replace, remove its files by hand (README.md, checkpoint-2/, "
+        "config.resume-2.yaml, config.yaml, manifest.json, metrics.jsonl, runs/, trainer_state.json), or choose "
+        "another --output-dir")
+    with pytest.raises(RunDirError, match=r"Use --resume to continue that run, or another --output-dir \(--overwrite "
+                                          r"would refuse it: .grpo-rewards-run missing\)"):
+        check_run_dir(tmp_path, resume=False, overwrite=False)
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_users_readme_in_a_run_folder_is_not_a_model_card_and_is_kept(tmp_path):
+    _a_run(tmp_path)
+    (tmp_path / "README.md").write_text("my notes on this run")
+    with pytest.raises(RunDirError, match=r"also holds files a run does not write \(README.md\)"):
+        check_run_dir(tmp_path, resume=False, overwrite=True)
+    assert "README.md" not in clear_run_dir(tmp_path)
+    assert (tmp_path / "README.md").read_text() == "my notes on this run"
+
+
+def test_a_run_writes_the_marker_and_the_manifest_repeats_its_id(tmp_path):
+    from grpo_rewards.train.manifest import write_start
+
+    write_start(tmp_path, {"run_id": "abc", "created": "now", "rewards": []}, {"model": "tiny"}, resumed_from=None,
+                changes=[])
+    assert run_id(tmp_path) == "abc"
+    assert json.loads((tmp_path / ".grpo-rewards-run").read_text()) == {"run_id": "abc", "program": "grpo-rewards"}

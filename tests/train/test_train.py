@@ -185,10 +185,10 @@ def test_overwrite_replaces_a_finished_run_with_a_new_one(finished_run, tmp_path
     shutil.copytree(run_dir, copy)
     assert train_command([str(config), "--output-dir", str(copy), "--overwrite", "--max-steps", "1"],
                          registry=toy_registry()) == 0
-    assert "--overwrite: deleted the previous run's README.md, checkpoint-2, checkpoint-3, config.yaml" \
-        in capsys.readouterr().out
+    assert "--overwrite: deleted the previous run's .grpo-rewards-run, README.md, checkpoint-2, checkpoint-3, " \
+           "config.yaml" in capsys.readouterr().out
     assert sorted(p.name for p in copy.iterdir()) == [
-        "README.md", "checkpoint-1", "config.yaml", "manifest.json", "metrics.jsonl", "reward_curves.png",
+        ".grpo-rewards-run", "README.md", "checkpoint-1", "config.yaml", "manifest.json", "metrics.jsonl", "reward_curves.png",
         "trainer_state.json"]
     assert [e["step"] for e in _metrics(copy) if "reward" in e] == [1]
 

@@ -248,7 +248,8 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     """``grpo-rewards compare FILE --rewards A --rewards B``: prints the report; 1 if a row failed."""
     stream = stream if stream is not None else sys.stdout
     target = Path(out) if out else Path(f"{path}.disagreements.jsonl")
-    check_out(str(target), inputs={"input file": path})  # before any scoring: a folder, a missing one, no access
+    sets = {f"reward-set file {spec}": re.sub(r"(\.ya?ml):.+$", r"\1", spec) for spec in specs}
+    check_out(str(target), inputs={"input file": path, **sets})  # before any scoring; inputs by identity
     if not out and target.exists() and not _written_by_compare(target):
         raise GrpoRewardsError(f"{target} exists and was not written by compare; give --out FILE for the "
                                f"disagreeing rows")

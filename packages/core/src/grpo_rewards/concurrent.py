@@ -32,6 +32,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from .execution import concurrent_call
 from .reward import Reward
 
 __all__ = ["ConcurrentReward", "is_async", "trl_gathers_async_rewards"]
@@ -82,6 +83,7 @@ class ConcurrentReward:
             if callable(target):
                 kwargs[key] = _Deferred(calls, target)
         call = functools.partial(self.reward, prompts, completions, completion_ids, **kwargs)
+        concurrent_call.set(True)  # in this task's context, which to_thread carries into the thread
         values = await asyncio.to_thread(call)
         for target, args in calls:  # on the event loop's thread, where TRL's own code runs
             target(*args)

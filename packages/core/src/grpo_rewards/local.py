@@ -37,7 +37,6 @@ from typing import Any
 
 from .errors import GrpoRewardsError, read_yaml
 from .records import RewardInfo
-from .reward import Reward
 from .signatures import call_form, first_doc_paragraph, scorer_params
 
 #: ``__path__`` makes this module a package, so ``grpo_rewards.local.file_<hex>`` can be imported.
@@ -133,7 +132,8 @@ def _plugin_of(obj: Any, registry: Any) -> tuple[str, Any] | None:
     reference = f"{module}:{getattr(obj, '__qualname__', '')}"
     for info in registry.rewards.values():  # a scorer registered by reference is compared by reference, unloaded
         same = info.reference == reference if info.reference and not info.loaded else info.scorer is obj
-        if same or (isinstance(obj, Reward) and obj.name == info.name):
+        is_reward = hasattr(obj, "metric") and hasattr(obj, "scorer")  # a grpo_rewards.Reward built from it
+        if same or (is_reward and getattr(obj, "name", None) == info.name):
             return info.name, registry.records.get(info.plugin)
     for name, record in registry.records.items():
         if record.module and record.module.split(".")[0] == top:

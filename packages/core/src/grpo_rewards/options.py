@@ -7,7 +7,7 @@ a reward-set entry's keys (``timeout: 2``), ``Reward(..., options=...)`` and
 
 >>> RewardOptions(timeout=2.0).replace(workers=4)
 RewardOptions(timeout=2.0, timeout_value=None, on_error='raise', error_value=None, workers=4, \
-max_chars=None, too_large_value=None, worker_safe=True, invalid_value=None, \
+max_chars=None, too_large_value=None, worker_safe=True, invalid_value=None, max_memory=None, \
 execution=Execution(backend='local', address=None, num_cpus_per_task=None))
 >>> RewardOptions(workers=-3)
 Traceback (most recent call last):
@@ -53,6 +53,10 @@ class RewardOptions:
     - ``worker_safe``: whether the reward's code may run in a worker process (the plugin says so
       at registration; a reward that is not cannot have a ``timeout``).
     - ``invalid_value``: the value of a completion with no readable text (label ``unreadable``).
+    - ``max_memory``: each worker's memory cap while it runs this reward (bytes, or a size such as
+      ``"2 GiB"``; default the smaller of 4 GiB and the machine's memory divided by the workers plus
+      one; ``0``: none). A sample past it gets ``error_value`` with the label ``memory``, whatever
+      ``on_error`` says (like a timeout, it is the sample's cost, not a bug).
     - ``execution``: where the samples run (:class:`~grpo_rewards.backends.Execution`: the local
       pool, or ``{backend: ray, address: auto, num_cpus_per_task: 1}`` for a Ray cluster).
     """
@@ -66,12 +70,15 @@ class RewardOptions:
     too_large_value: float | None = None
     worker_safe: bool = True
     invalid_value: float | None = None
+    max_memory: int | str | None = None
     execution: Execution = LOCAL
 
     def __post_init__(self) -> None:
         problems = check_options({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
         if problems:
             raise ValueError("; ".join(problems))
+        if isinstance(self.max_memory, str):
+            object.__setattr__(self, "max_memory", params.size(self.max_memory, "max_memory"))
         object.__setattr__(self, "execution", Execution.parse(self.execution))
         for name in ("timeout", "timeout_value", "error_value", "too_large_value", "invalid_value"):
             value = getattr(self, name)
@@ -161,6 +168,7 @@ run in one); remove the timeout']
         "workers": lambda v: params.integer(v, "workers", low=1, none_ok=True),
         "max_chars": lambda v: params.integer(v, "max_chars", low=1, none_ok=True),
         "worker_safe": lambda v: params.boolean(v, "worker_safe"),
+        "max_memory": lambda v: None if v is None else params.size(v, "max_memory"),
         "execution": _execution,
     }
     for value_option in _VALUE_OPTIONS:

@@ -22,6 +22,7 @@ ValueError: unit must be one of chars, words, tokens, got 'pages'
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any, TypeVar, cast
 
@@ -158,3 +159,29 @@ def integers(value: Any, name: str, *, low: int | None = None) -> list[int]:
 
 
 __all__ = ["boolean", "choice", "column", "integer", "integers", "number", "text"]
+
+
+_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3,
+          "t": 1000**4, "tb": 1000**4, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+
+
+def size(value: Any, name: str) -> int:
+    """A number of bytes: an integer >= 0, or a string with a unit (``"512 MiB"``, ``"2GB"``), returned as ``int``.
+
+    >>> size("512 MiB", "max_memory"), size("2GB", "max_memory"), size(1024, "max_memory")
+    (536870912, 2000000000, 1024)
+    >>> size("lots", "max_memory")
+    Traceback (most recent call last):
+    ...
+    ValueError: max_memory must be a number of bytes >= 0 or a size such as '2 GiB' (units B, KB, MB, GB, TB, KiB, \
+MiB, GiB, TiB), got 'lots'
+    """
+    if _is_number(value) and value == int(value) and value >= 0:
+        return int(value)
+    match = _SIZE.match(value) if isinstance(value, str) else None
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in _UNITS:
+        raise ValueError(f"{name} must be a number of bytes >= 0 or a size such as '2 GiB' (units B, KB, MB, GB, TB, "
+                         f"KiB, MiB, GiB, TiB), got {quote(value)}")
+    return int(float(match.group(1)) * _UNITS[unit])

@@ -24,9 +24,9 @@ TRL_CONTROL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "env
 
 #: Outcome labels the core counts for a per-sample reward and logs as ``outcomes/<name>/<label>``
 #: on every call (zeros included), besides the labels the reward reports itself.
-LOGGED_OUTCOMES = ("timeout", "error", "crashed", "too_large", "unreadable")
+LOGGED_OUTCOMES = ("timeout", "error", "crashed", "memory", "too_large", "unreadable")
 #: The core's labels for a batch-form reward (it has no per-sample text to guard).
-BATCH_OUTCOMES = ("timeout", "error", "crashed")
+BATCH_OUTCOMES = ("timeout", "error", "crashed", "memory")
 
 
 class RewardFunc(Protocol):
@@ -54,6 +54,9 @@ class RewardResult:
     once per call as ``outcomes/<metric>/<label>``. A per-sample scorer reports a label by
     returning ``(value, "label")``.
 
+    ``metrics`` are numbers about the call itself (a judge's latency, the tokens it used), logged
+    by the core beside ``timing/<metric>`` as ``<key>/<metric>``.
+
     >>> RewardResult(values=[1.0, 0.0], labels=["correct", "wrong"]).values
     [1.0, 0.0]
     """
@@ -61,6 +64,7 @@ class RewardResult:
     values: list[RewardValue]
     labels: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    metrics: dict[str, float] = field(default_factory=dict)
 
 
 def _content_text(content: Any) -> str | None:

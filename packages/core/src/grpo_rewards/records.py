@@ -23,7 +23,7 @@ from .errors import PluginError
 from .options import RewardOptions
 from .signatures import Param, scorer_params, source_docstring, source_signature
 
-__all__ = ["Param", "RewardInfo", "TaskInfo", "is_reference", "resolve_reference"]
+__all__ = ["Param", "RewardInfo", "TaskInfo", "is_reference", "required_columns", "resolve_reference"]
 
 
 def is_reference(target: Any) -> bool:
@@ -169,6 +169,19 @@ class RewardInfo:
     @property
     def summary(self) -> str:
         return self.description.strip().splitlines()[0] if self.description.strip() else ""
+
+
+def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False) -> tuple[str, ...]:
+    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter
+    (``unloaded``: as its source says, without importing a scorer registered by reference)."""
+    declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
+    columns = list(own)
+    for p in declared.values():
+        if p.name.endswith("_column"):
+            value = params.get(p.name, None if p.required else p.default)
+            if isinstance(value, str) and value not in columns:
+                columns.append(value)
+    return tuple(columns)
 
 
 @dataclass

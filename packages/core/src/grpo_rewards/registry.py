@@ -17,6 +17,7 @@ FIRST_PARTY = {
     "format": "grpo-rewards-format",
     "math": "grpo-rewards-math",
     "gym": "grpo-rewards-gym",
+    "judge": "grpo-rewards-judge",
 }
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from .backends import form_problem
 from .errors import RewardError
-from .execution import map_with_deadline, run_items
+from .execution import default_workers, map_with_deadline, run_items
 from .options import RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import RewardInfo
@@ -102,6 +102,18 @@ class _SampleCall:
         warm = getattr(self.scorer, "warmup", None)
         if callable(warm):
             warm()
+
+
+class _Warmup:
+    """Picklable no-op sent to workers: loading it starts them and warms the scorer up (imports)."""
+
+    def __init__(self, scorer: Any) -> None:
+        self.scorer = scorer
+
+    warmup = _SampleCall.warmup
+
+    def __call__(self) -> None:
+        return None
 
 
 class _BatchCall:
@@ -224,10 +236,11 @@ class Reward:
         completion_ids: Sequence[Sequence[int]] | None = None,
         **kwargs: Any,
     ) -> RewardResult:
-        """Score one batch: a value and an outcome label per completion, and the seconds it took.
+        """Score one batch: a value and an outcome label per completion, the seconds it took, and the
+        ``metrics`` a batch-form reward reported about the call.
 
-        Counts the labels (:attr:`stats`) and logs ``timing/<metric>`` and
-        ``outcomes/<metric>/<label>`` through TRL's ``log_metric`` when it is given.
+        Counts the labels (:attr:`stats`) and logs ``timing/<metric>``, ``<key>/<metric>`` for each
+        of those metrics and ``outcomes/<metric>/<label>`` through TRL's ``log_metric`` when it is given.
         """
         if completions is None:
             raise RewardError(self.__name__, "called without completions")
@@ -249,8 +262,9 @@ class Reward:
             kwargs[column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
         kwargs = self._without_argument_names(kwargs)
         started = time.perf_counter()
+        metrics: dict[str, float] = {}
         if self.form == "batch":
-            values, labels = self._call_batch(prompts, completions, completion_ids, kwargs)
+            values, labels, metrics = self._call_batch(prompts, completions, completion_ids, kwargs)
             logged: Sequence[str] = BATCH_OUTCOMES
         else:
             values, labels = self._call_samples(prompts, completions, completion_ids, kwargs)
@@ -267,11 +281,13 @@ class Reward:
                 stats[label] += count
                 if label != "ok" and label != "none":
                     seen.add(label)
-        result = RewardResult(values, labels, seconds)
+        result = RewardResult(values, labels, seconds, metrics)
         self.cache.put(self.__name__, completions, result)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
+            for key, number in metrics.items():  # the batch reward's own numbers about this call
+                log_metric(f"{key}/{self.__name__}", number)
             for label, metric in self._outcome_metrics(logged):
                 log_metric(metric, float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
@@ -296,12 +312,14 @@ class Reward:
         """The values and labels of ``n`` samples whose scoring failed (or the error, under ``raise``)."""
         if status == "timeout":
             return [self.options.timeout_value] * n, ["timeout"] * n
+        if status == "memory":  # the sample's cost, like a timeout: never raised
+            return [self.options.error_value] * n, ["memory"] * n
         if self.options.on_error == "raise":
             raise RewardError(self.__name__, error, index) from cause
         return [self.options.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
 
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-                    kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
+                    kwargs: dict[str, Any]) -> tuple[list[float | None], list[str], dict[str, float]]:
         n = len(completions)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
         timeout = self.options.timeout
@@ -309,11 +327,11 @@ class Reward:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
-                                        workers=self.options.workers)[0]
+                                        workers=self.options.workers, max_memory=self.options.max_memory)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {timeout:g} s deadline")
-                return self._failed(n, outcome.status, message)
+                return (*self._failed(n, outcome.status, message), {})
             raw = outcome.value
         else:
             try:
@@ -321,10 +339,12 @@ class Reward:
             except RewardError:
                 raise
             except Exception as exc:
-                return self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc)
+                return (*self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc), {})
         labels: list[str] | None = None
+        metrics: dict[str, float] = {}
         if isinstance(raw, RewardResult):
             labels = list(raw.labels)
+            metrics = self._checked_metrics(raw.metrics)
             raw = raw.values
         if raw is None or isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
             raise RewardError(self.__name__, f"returned {type(raw).__name__}, expected a list of floats")
@@ -339,7 +359,18 @@ class Reward:
                 check_label(self.__name__, label, i)
         else:
             labels = ["none" if v is None else "ok" for v in values]
-        return values, labels
+        return values, labels, metrics
+
+    def _checked_metrics(self, metrics: Any) -> dict[str, float]:
+        """A batch result's ``metrics``: names without a slash, finite numbers (else a ``RewardError``)."""
+        checked: dict[str, float] = {}
+        for key, number in dict(metrics or {}).items():
+            if not isinstance(key, str) or not key or "/" in key:
+                raise RewardError(self.__name__, f"metric names must be non-empty strings without '/', got {key!r}")
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+                raise RewardError(self.__name__, f"metric {key!r} is {number!r}, expected a finite number")
+            checked[key] = float(number)
+        return checked
 
     def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward)."""
@@ -438,6 +469,28 @@ class Reward:
             else:
                 (values[i],), (labels[i],) = self._failed(1, outcome.status, f"{outcome.status}: {outcome.error}", i)
         return values, labels
+
+    def start_workers(self) -> threading.Thread | None:
+        """Start this reward's worker processes in the background (spawned, its code imported, its scorer
+        warmed up), so that the first batch does not wait for them; None when it runs in-process.
+
+        Called when a reward set is built for training or scoring. A failure here is not reported:
+        the first real batch meets it and reports it.
+        """
+        timeout, workers = self.options.timeout, self.options.workers
+        if timeout is None or self.options.execution.remote:
+            return None
+        items = [()] * (workers or default_workers())
+
+        def start() -> None:
+            try:
+                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers)
+            except Exception:
+                pass
+
+        thread = threading.Thread(target=start, name=f"start workers of {self.__name__}", daemon=True)
+        thread.start()
+        return thread
 
     def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
         if type(value) is tuple and len(value) == 2 and is_checked_label(value[1]):  # the usual (value, label)

@@ -15,7 +15,7 @@ from .errors import RewardSetError, capped, quote, read_yaml
 from .execution import prepare_backend
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
-from .records import RewardInfo
+from .records import RewardInfo, required_columns
 from .registry import Registry, load_registry
 from .reward import ResultCache, Reward, build_scorer, make_reward
 from .signatures import type_text
@@ -57,19 +57,6 @@ def _matches(value: Any, annotation: Any) -> bool:
     if isinstance(annotation, type):
         return isinstance(value, annotation)
     return True
-
-
-def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False) -> tuple[str, ...]:
-    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter
-    (``unloaded``: as its source says, without importing a scorer registered by reference)."""
-    declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
-    columns = list(own)
-    for p in declared.values():
-        if p.name.endswith("_column"):
-            value = params.get(p.name, None if p.required else p.default)
-            if isinstance(value, str) and value not in columns:
-                columns.append(value)
-    return tuple(columns)
 
 
 @dataclass
@@ -124,6 +111,12 @@ class RewardSet:
         where it runs. A cluster that cannot be reached raises :class:`~grpo_rewards.errors.ExecutionError`.
         """
         return [f"{reward.__name__}: {prepare_backend(reward.options)}" for reward in self.rewards]
+
+    def start_workers(self) -> None:
+        """Start the worker processes of the rewards that use them, in the background (see
+        :meth:`Reward.start_workers`): a set built for training or scoring calls this."""
+        for reward in self.rewards:
+            reward.start_workers()
 
     def total(self, values: list[float | None]) -> float:
         """The weighted sum TRL computes for one sample (``None`` counts as absent)."""

@@ -250,6 +250,7 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     if tokenizer:
         columns.add("completion_ids")
     reward_set = load_reward_set(rewards, columns=columns)
+    reward_set.start_workers()
     if tokenizer:
         TokenIds(tokenizer).fill(numbered)
     rows = [row.data for row in numbered]

@@ -1,4 +1,5 @@
-"""What ``grpo-rewards score`` reads and writes: JSONL rows, token ids, and the ``--out`` file.
+"""What ``grpo-rewards score`` reads and writes: JSONL rows, token ids, and the ``--out`` file (checked and
+written by :mod:`.outfile`).
 
 Every line is read on its own, so one bad line never stops the others: a line that is not UTF-8,
 not JSON, nested too deeply, not an object, or without a usable ``completion`` is a *bad row*,
@@ -15,21 +16,22 @@ skipped.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .errors import GrpoRewardsError
+from .outfile import atomic_writer, check_out
 from .protocol import completion_text
 
 BOM = b"\xef\xbb\xbf"
 
 #: Row keys that cannot reach a reward as keyword arguments: the reward call's own argument names.
 RESERVED_COLUMNS = frozenset({"self", "text", "prompts", "completions"})
+
+__all__ = ["RESERVED_COLUMNS", "Row", "TokenIds", "atomic_writer", "check_out", "dump_row", "parse_lines",
+           "read_rows"]
 
 
 @dataclass
@@ -147,46 +149,6 @@ class TokenIds:
 
 
 # -- the --out file -------------------------------------------------------------------------------
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def check_out(out: str, *, inputs: dict[str, str]) -> Path:
-    """The ``--out`` path, checked before anything is scored: never one of ``inputs``, a folder
-    that exists and can be written, not a folder itself."""
-    path = Path(out)
-    for what, other in inputs.items():
-        if _same_file(path, Path(other)) or path.resolve() == Path(other).resolve():
-            raise GrpoRewardsError(f"--out {out} is the {what}; choose another file (it would be overwritten)")
-    if path.is_dir():
-        raise GrpoRewardsError(f"--out {out} is a folder; give a file name such as {path / 'scored.jsonl'}")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise GrpoRewardsError(f"--out {out}: the folder {parent} does not exist")
-    if not parent.is_dir():
-        raise GrpoRewardsError(f"--out {out}: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise GrpoRewardsError(f"--out {out} cannot be written (permission denied)")
-    return path
-
-
-@contextmanager
-def atomic_writer(path: Path) -> Iterator[IO[str]]:
-    """Write to a temporary file next to ``path`` and rename it over ``path`` once complete."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            yield fh
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def dump_row(row: dict[str, Any]) -> str:
     """One output line; a lone surrogate (valid JSON ``"\\ud800"``) stays escaped."""
     line = json.dumps(row, ensure_ascii=False)

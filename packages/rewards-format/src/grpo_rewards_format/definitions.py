@@ -14,6 +14,11 @@ from .structure import TagCount, Think, ThinkAnswer
 
 #: Value for a completion with no readable text (``None``, a number, no assistant message).
 INVALID_VALUE = 0.0
+#: ``format.regex`` reads at most this many characters (longer: 0.0, label ``too_large``) and runs each
+#: sample in a worker under this deadline (past it: 0.0, label ``timeout``): the ``regex`` module's own
+#: ``timeout=`` does not stop one long linear scan (``\p{L}+\d`` over a million letters runs for seconds).
+REGEX_MAX_CHARS = 100_000
+REGEX_DEADLINE = 2.0
 
 THINK_ANSWER = RewardDefinition(
     "format.think_answer", ThinkAnswer, invalid_value=INVALID_VALUE, hacks=corpus, output_range=(0.0, 1.0),
@@ -28,7 +33,8 @@ BOXED = RewardDefinition(
     "format.boxed", Boxed, invalid_value=INVALID_VALUE, hacks=corpus, output_range=(0.0, 1.0),
     example="{use: format.boxed, with: {exactly_one: true, last_chars: 200}}")
 REGEX = RewardDefinition(
-    "format.regex", RegexReward, invalid_value=INVALID_VALUE, hacks=corpus,
+    "format.regex", RegexReward, invalid_value=INVALID_VALUE, hacks=corpus, max_chars=REGEX_MAX_CHARS,
+    too_large_value=0.0, timeout=REGEX_DEADLINE, timeout_value=0.0,
     example="{use: format.regex, with: {pattern: '<answer>.+</answer>\\s*$', flags: [dotall]}}")
 REASONING_STEPS = RewardDefinition(
     "format.reasoning_steps", ReasoningSteps, invalid_value=INVALID_VALUE, hacks=corpus, output_range=(0.0, 1.0),

@@ -40,13 +40,25 @@ def _blank_blocks() -> list[dict[str, Any]]:
     """Blocks whose only content is a character that renders as nothing."""
     blanks = {"hangul_filler": "\u3164", "braille_blank": "\u2800", "grapheme_joiner": "\u034f", "nul": "\x00",
               "zero_width_mix": "\u200b\u2060\ufeff\u00ad", "halfwidth_hangul_filler": "\uffa0",
-              "tag_characters": "\U000e0041\U000e0042", "combining_mark_on_nothing": " \u0301\u20dd"}
+              "tag_characters": "\U000e0041\U000e0042", "combining_mark_on_nothing": " \u0301\u20dd",
+              # one of every general category that is not visible (only L, N, P, S are), and the
+              # characters of visible categories that still render as nothing
+              "nonspacing_mark_Mn": "\u0301", "spacing_mark_Mc": "\u0903", "enclosing_mark_Me": "\u20dd",
+              "space_Zs": "\u3000", "line_separator_Zl": "\u2028", "paragraph_separator_Zp": "\u2029",
+              "control_Cc": "\x07", "format_Cf": "\u200e", "private_use_Co": "\ue000",
+              "private_use_plane_16_Co": "\U00100000", "unassigned_Cn": "\u0378",
+              "hangul_choseong_filler_Lo": "\u115f", "musical_null_notehead_So": "\U0001d159",
+              "musical_begin_beam_Cf": "\U0001d173"}
     out = []
     for label, blank in blanks.items():
         out.append(_entry(f"blank_think_{label}", f"<think>{blank}</think><answer>4</answer>",
                           f"the reasoning block holds only {blank!r}", tag_count=1.0, xml_fields=0.5))
         out.append(_entry(f"blank_answer_{label}", f"<think>2 + 2 = 4</think><answer>{blank}</answer>",
                           f"the answer block holds only {blank!r}", think=1.0, tag_count=1.0, xml_fields=0.5))
+    out.append(_entry("both_blocks_unassigned", "<think>\u0378</think><answer>\u0378</answer>",
+                      "both blocks hold only an unassigned code point", tag_count=1.0))
+    out.append(_entry("both_blocks_private_use", "<think>\ue000</think><answer>\ue000</answer>",
+                      "both blocks hold only a private-use character", tag_count=1.0))
     out.append(_entry("blank_after_think", "<think>2 + 2 = 4</think>\u3164\u2800",
                       "nothing visible after the reasoning", tag_count=0.5, xml_fields=0.5))
     out.append(_entry("blank_steps", "Step 1: \u3164\nStep 2: \u2800\nStep 3: \u200b",

@@ -1,7 +1,11 @@
-"""``format.regex``: a user pattern from the config, compiled at set-up, matched under a timeout.
+r"""``format.regex``: a user pattern from the config, compiled at set-up, matched under a timeout.
 
-A per-sample reward like the others, so the core's execution options apply to it: ``timeout``
-(a hard deadline per sample, in a worker process that is killed on overrun) and ``max_chars``.
+A per-sample reward like the others, so the core's execution options apply to it, and it is
+registered with two of them set, because the ``regex`` module's ``timeout=`` does not stop one long
+scan (``\p{L}+\d`` over a million letters runs for seconds past a 0.1 s timeout): ``max_chars``
+100 000 (a longer completion gets 0.0 unread, label ``too_large``) and ``timeout`` 2 s (each sample
+runs in a worker process that is killed on overrun: 0.0, label ``timeout``). A reward-set entry may
+change both (``max_chars: 1000000``, ``timeout: 5``).
 The ``regex`` module's own ``timeout=`` stays as a guard on each match: a pattern that backtracks
 catastrophically stops after ``regex_timeout`` seconds and the sample gets ``unmatched_value``
 with the outcome label ``regex_timeout``, which the core counts and logs as

@@ -48,13 +48,19 @@ def mask_code(text: str) -> str:
     return "".join(parts)
 
 
-#: One character that renders as visible text: anything except whitespace, controls (Cc), format
-#: characters (Cf), surrogates (Cs), combining marks (M: alone they sit on nothing), Unicode's
-#: Default_Ignorable_Code_Point set (zero-width characters, variation selectors, tag characters,
-#: the Hangul fillers) and the braille pattern with no raised dots (U+2800 + dot bits 0).
-VISIBLE = r"[^\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{M}\p{Default_Ignorable_Code_Point}\u2800]"
+#: Code points inside the visible categories that still render as nothing: Unicode's
+#: Default_Ignorable_Code_Point set (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 are letters),
+#: the braille pattern with no raised dots (U+2800) and the invisible musical symbol U+1D159 (MUSICAL
+#: SYMBOL NULL NOTEHEAD); both are symbols (So).
+INVISIBLE_SYMBOLS = r"[\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800\U0001D159]"
+#: One character that renders as visible text, defined positively by its general category: a letter
+#: (L), a digit or other number (N), punctuation (P) or a symbol (S), less :data:`INVISIBLE_SYMBOLS`.
+#: Everything else is not visible: separators (Z), controls (Cc), format characters (Cf, such as the
+#: musical beams U+1D173..U+1D17A), surrogates (Cs), private use (Co), unassigned code points (Cn)
+#: and combining marks (M: alone they sit on nothing).
+VISIBLE = r"[[\p{L}\p{N}\p{P}\p{S}]--" + INVISIBLE_SYMBOLS + "]"
 #: Characters that take no room in rendered text (removed before comparing words).
-ZERO_WIDTH = r"[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}--\p{White_Space}]"
+ZERO_WIDTH = r"[[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\U0001D159]--\p{White_Space}]"
 #: Characters that render as blank room (read as a word separator).
 SEPARATOR = r"[\p{White_Space}\u2800]+"
 
@@ -70,12 +76,15 @@ def compiled(pattern: str) -> Any:
 def is_blank(text: str) -> bool:
     """Whether ``text`` has no character that renders as visible text (see :data:`VISIBLE`).
 
-    Whitespace, zero-width and format characters, controls such as NUL, combining marks on
-    nothing, default-ignorable fillers (U+3164 HANGUL FILLER) and the blank braille pattern are
-    all blank; a rule over Unicode properties, linear in the length of the text.
+    Only letters, numbers, punctuation and symbols are visible: whitespace, zero-width and format
+    characters, controls such as NUL, combining marks on nothing, private-use and unassigned code
+    points, default-ignorable fillers (U+3164 HANGUL FILLER), the blank braille pattern and the
+    null notehead U+1D159 are all blank; a rule over Unicode properties, linear in the length of the text.
 
     >>> is_blank(" \\u200b\\ufeff\\n"), is_blank("\\u3164\\u2800\\u034f\\x00"), is_blank(" 4 ")
     (True, True, False)
+    >>> is_blank("\\u0378\\ue000\\U0001d159"), is_blank("\\u20ac"), is_blank("\\u0416")
+    (True, False, False)
     """
     return compiled(VISIBLE).search(text) is None
 

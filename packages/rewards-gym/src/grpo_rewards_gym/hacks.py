@@ -4,8 +4,12 @@ Every entry answers one ``gym:basic_arithmetic`` row (built on demand, so reason
 imported only when the corpus runs): several answer blocks or boxes that disagree, every number (paid reasoning-gym's
 partial credit, ``len(gold) / len(answer)``, and no more),
 an empty block, the question echoed, the right answer only outside the answer block, look-alike
-and invisible characters, a megabyte, and completions without text. Registered with the reward
-(``hacks=corpus``) and run by ``grpo-rewards check gym.accuracy --hacks``.
+and invisible characters, a megabyte, and completions without text. Then the attacks on scorers that
+evaluate (:mod:`.safety`), each on a row of its own dataset: answers that read the scorer's own
+variables (``entry["answer"]``), call a builtin, or read the row's metadata, and rows whose evaluated
+fields were tampered with (an ``integrand`` that runs a shell command: scored ``None``,
+``bad_gym_metadata``, and never run). Registered with the reward (``hacks=corpus``) and run by
+``grpo-rewards check gym.accuracy --hacks``.
 """
 
 from __future__ import annotations
@@ -51,4 +55,45 @@ def corpus() -> list[dict[str, Any]]:
         entry("none", None, "no completion at all"),
         entry("no_assistant_message", [{"role": "user", "content": f"<answer>{gold}</answer>"}],
               "the answer in a user message, no assistant message"),
+        *_evaluator_attacks(),
     ]
+
+
+#: ``(dataset, name, answer, note)``: answers that an evaluating scorer would run as code
+ATTACKS = (
+    ("string_insertion", "reads_the_scorers_gold", 'entry["answer"]', "eval reads the scorer's own entry (paid 0.1)"),
+    ("string_insertion", "reads_a_scorer_variable", "oracle_answer", "eval reads the scorer's local gold"),
+    ("n_queens", "reads_the_valid_answers", '[[entry["metadata"]["valid_answers"][0]]]',
+     "eval reads the row's valid boards (paid 0.5)"),
+    ("spiral_matrix", "reads_the_gold_as_a_list", 'entry["answer"].split()', "eval reads the gold and splits it"),
+    ("binary_matrix", "reads_the_metadata_solution", 'entry["metadata"]["solution"]', "eval reads the solution"),
+    ("countdown", "reads_the_target_through_a_call", "open('/dev/null').close() or 0",
+     "parse_expr calls a builtin"),
+    ("simple_integration", "names_a_builtin", "exec and x + C", "parse_expr names exec"),
+    ("intermediate_integration", "string_through_sympify", "S('x') + C", "a quoted string for sympy to parse"),
+    ("polynomial_multiplication", "attribute_access", "x.func(x)", "attribute access on a symbol"),
+)
+#: a tampered row: the integrand its scorer parses with sympy (which calls eval) runs a shell command
+TAMPERED_INTEGRAND = "__import__('os').system('touch /tmp/grpo-rewards-gym-hack') or x"
+
+
+def _evaluator_attacks() -> list[dict[str, Any]]:
+    from . import codec
+    from .tasks import make_rows
+
+    out = []
+    for dataset, name, answer, note in ATTACKS:
+        row = make_rows(dataset, 1, seed=SEED)[0]
+        out.append({"name": f"{dataset}_{name}", "completion": f"<answer>{answer}</answer>", "note": note,
+                    "prompt": row["prompt"], "columns": {k: v for k, v in row.items() if k != "prompt"},
+                    "max_pay": {REWARD: 0.0}})
+    for dataset in ("simple_integration", "intermediate_integration"):
+        row = make_rows(dataset, 1, seed=SEED)[0]
+        entry = codec.loads(row["gym_entry"])
+        entry["metadata"]["integrand"] = TAMPERED_INTEGRAND
+        columns = {k: v for k, v in row.items() if k != "prompt"}
+        columns["gym_entry"] = codec.dumps(entry)
+        out.append({"name": f"{dataset}_tampered_integrand", "completion": f"<answer>{row['answer']}</answer>",
+                    "note": "the gold answer, on a row whose integrand runs a shell command (None: bad_gym_metadata)",
+                    "prompt": row["prompt"], "columns": columns, "max_pay": {REWARD: 0.0}})
+    return out

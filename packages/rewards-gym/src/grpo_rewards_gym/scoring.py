@@ -16,8 +16,10 @@ scorer raised on the answer, or returned something that is not a number), and ``
 Some reasoning-gym scorers evaluate the answer (``sympy.parse_expr``, which calls ``eval``, in
 countdown, puzzle24, the integration and polynomial datasets; Python's ``eval`` in n_queens and
 three grid and string datasets). They run in worker processes under a deadline, which bounds their
-time but is no sandbox: an answer those scorers could run as code is ``refused`` before it reaches
-them (:mod:`grpo_rewards_gym.safety`), and a gold answer they would run gives ``bad_gym_metadata``.
+time but is no sandbox: an answer that is not made of its dataset's grammar (numbers, brackets,
+commas, the dataset's own names) is ``refused`` before it reaches them
+(:mod:`grpo_rewards_gym.safety`), and a row whose evaluated fields (a gold answer, an ``integrand``)
+do not fit theirs gives ``bad_gym_metadata``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from grpo_rewards import RewardOptions, completion_text
 from grpo_rewards import params as checks
 
 from . import codec
-from .safety import unsafe_answer, unsafe_gold
+from .safety import unsafe_answer, unsafe_entry
 
 OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unscorable", "no_gym_metadata",
             "bad_gym_metadata")
@@ -176,9 +178,9 @@ class Accuracy:
         if answer is None:
             return 0.0, label or "no_answer"
         name = str(row["gym_dataset"])
-        if isinstance(entry, dict) and isinstance(entry.get("answer"), str) and unsafe_gold(name, entry["answer"]):
-            return None, "bad_gym_metadata"  # a tampered row: a gold answer its own scorer would run as code
-        if unsafe_answer(name, answer):
+        if unsafe_entry(name, entry) is not None:
+            return None, "bad_gym_metadata"  # a tampered row: a field its own scorer evaluates is not what it writes
+        if unsafe_answer(name, answer, entry):
             return 0.0, "refused"
         try:
             value = float(dataset.score_answer(answer, entry))

@@ -33,6 +33,7 @@ class Answer:
     degree: bool = False  # written with a degree sign (value kept as written: 30^\circ -> 30)
     huge: bool = False  # holds unevaluated towers/factorials: compared structurally only
     alt: Answer | None = None  # another reading of the same text (0,25: the decimal 0.25 and the list 0, 25)
+    units: bool = False  # a unit word was read over after a quantity (12 cm); % and degree signs aside
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -43,13 +43,27 @@ def _fold(values: list[Any], op: Any) -> Any:
 class Builder:
     """Builds sympy objects under size limits; one per parse (not shared between threads)."""
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, limits: Limits = DEFAULT_LIMITS, log_base: int | None = None) -> None:
         self.limits = limits
+        self.log_base = log_base  # the base of a bare \\log (None: natural)
         self.sp = sympy()
         self.huge = False
         self.approx = False
         self.total_digits = 0
         self.nodes = 0
+        # the constants and names the grammar asks for (it never touches sympy itself)
+        sp = self.sp
+        self.pi, self.infinity, self.e, self.imaginary_unit = sp.pi, sp.oo, sp.E, sp.I
+
+    def symbol(self, name: str) -> Any:
+        return self.sp.Symbol(name)
+
+    def dummy(self, name: str) -> Any:
+        """A symbol no answer can write (the placeholder sign of ``\\pm``)."""
+        return self.sp.Dummy(name)
+
+    def is_infinite(self, x: Any) -> bool:
+        return x in (self.sp.oo, -self.sp.oo)
 
     # -- bookkeeping -------------------------------------------------------------------------
     def tick(self, k: int = 1) -> None:
@@ -93,6 +107,10 @@ class Builder:
 
     def integer(self, k: int) -> Any:
         return self.sp.Integer(k)
+
+    def rational(self, q: Any) -> Any:
+        """An exact value computed elsewhere (a ``Fraction``), as a sympy Rational."""
+        return self.sp.Rational(q.numerator, q.denominator)
 
     # -- operators ---------------------------------------------------------------------------
     def _no_infinity(self, args: list[Any], what: str) -> None:
@@ -250,6 +268,8 @@ class Builder:
         f = table[name]
         if name == "exp":
             return self.pow(sp.E, arg)
+        if name == "log" and self.log_base is not None:
+            return self.log(arg, sp.Integer(self.log_base))
         if name in ("floor", "ceil") and arg.is_number and not self.huge:
             # bounded: floor of a number whose magnitude we can estimate
             return f(arg)

@@ -10,9 +10,10 @@
    other constants numerically at 30 digits; expressions at four fixed points with both signs;
 4. (symbolic only) ``simplify(a - b) == 0`` when evaluation at points cannot decide.
 
-``quick_equal`` does 1-3 under size limits and a CPU-time budget, answering None when it cannot decide
-(it may run in the trainer process); ``symbolic_equal`` does all of it and is meant to run in a
-worker process under a hard deadline; ``is_equal`` does both in-process (tests, benchmarks).
+``quick_equal`` decides what bounded arithmetic can, without sympy, and answers None for the rest
+(it runs in the calling process: the rule is in :mod:`grpo_rewards_math.bounded`);
+``symbolic_equal`` does all of it and is meant to run in a worker process under a hard deadline;
+``is_equal`` does both in-process (tests, benchmarks).
 Unevaluated towers (``9^{9^{9^9}}``, ``100000!``) are only ever compared structurally.
 
 >>> quick_equal(r"\\frac{1}{2}", "0.5"), quick_equal("x = 3", "3"), quick_equal(r"\\{1,2\\}", "2, 1")
@@ -29,8 +30,10 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from .budget import BudgetExceeded, time_budget, unbounded
+from .bounded import bounded_equal
+from .budget import unbounded
 from .compare import Comparer
+from .conventions import Conventions
 from .latex_lexer import normalize
 from .limits import DEFAULT_LIMITS, Limits
 from .parse import Answer, ParseError, parse_answer
@@ -42,10 +45,10 @@ def _text_key(s: str) -> str:
     return "".join(normalize(s).split())  # every whitespace character out (as re's \s+)
 
 
-def _parse_pair(gold: str, pred: str, limits: Limits) -> tuple[Answer, Answer | None]:
-    g = parse_answer(gold, limits)  # ParseError for an unparsable gold goes to the caller
+def _parse_pair(gold: str, pred: str, limits: Limits, log_base: int | None) -> tuple[Answer, Answer | None]:
+    g = parse_answer(gold, limits, log_base)  # ParseError for an unparsable gold goes to the caller
     try:
-        p = parse_answer(pred, limits)
+        p = parse_answer(pred, limits, log_base)
     except ParseError:
         p = None
     return g, p
@@ -69,10 +72,10 @@ def _plain_number(s: str) -> tuple[Fraction, bool] | None:
     return (-v if sign else v), dec is not None
 
 
-def _plain_equal(gold: str, pred: str, rel_tol: float, precision: int | None) -> bool | None:
+def _plain_equal(gold: str, pred: str, conventions: Conventions) -> bool | None:
     """The comparison of two plain numbers without parsing (the same answer as ``Comparer`` gives:
-    exact unless a side is a decimal; then within ``rel_tol``, except against an integer gold, or
-    rounded to ``precision`` places); None when either side is not a plain number."""
+    exact unless a side is a decimal; then within ``rel_tol`` or ``abs_tol``, except against an
+    integer gold, or rounded to ``precision`` places); None when either side is not a plain number."""
     g, p = _plain_number(gold), _plain_number(pred)
     if g is None or p is None:
         return None
@@ -80,97 +83,76 @@ def _plain_equal(gold: str, pred: str, rel_tol: float, precision: int | None) ->
     if a == b:
         return True
     approx = ga or pa
-    if approx and precision is not None:
-        return round(a, precision) == round(b, precision)
+    if approx and conventions.precision is not None:
+        return round(a, conventions.precision) == round(b, conventions.precision)
     if not approx or a.denominator == 1:
         return False
-    scale = max(abs(a), abs(b))
-    return abs(a - b) <= Fraction(rel_tol) * scale * Fraction(1_000_000_001, 1_000_000_000)
-
-
-#: CPU-time budget (seconds, this thread) of one uncached ``quick_equal`` call, sympy's import
-#: excluded; when it is spent the answer is None (undecided) and is not cached.
-QUICK_BUDGET_S = 0.015
-#: predictions longer than this are not parsed in-process (after the text compare): None
-QUICK_MAX_PRED_CHARS = 400
-
-
-@lru_cache(maxsize=1)
-def _warm_up() -> None:
-    from .numeric import warm_up
-
-    warm_up()
+    return conventions.within(a, b, approx=True)
 
 
 @lru_cache(maxsize=64)
-def _comparer(rel_tol: float, symbolic: bool, precision: int | None) -> Comparer:
-    """One (stateless) comparer per configuration, not one per comparison."""
-    return Comparer(rel_tol, symbolic=symbolic, precision=precision)
-
-
-@lru_cache(maxsize=16384)
-def _quick(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool | None:
-    _warm_up()  # sympy's import and lazy paths: outside the budget
-    with time_budget(QUICK_BUDGET_S):
-        g = parse_answer(gold, limits)  # ParseError for an unparsable gold goes to the caller
-        if len(pred) > limits.max_chars:
-            return False
-        if _text_key(gold) == _text_key(pred):
-            return True
-        if len(pred) > QUICK_MAX_PRED_CHARS:
-            return None  # long model output: left to the symbolic check in a worker
-        try:
-            p = parse_answer(pred, limits)
-        except ParseError:
-            return False
-        return _comparer(rel_tol, False, precision).answers(g, p)
+def _comparer(conventions: Conventions) -> Comparer:
+    """One (stateless) symbolic comparer per configuration, not one per comparison."""
+    return Comparer(conventions, symbolic=True)
 
 
 @lru_cache(maxsize=4096)
-def _symbolic(gold: str, pred: str, rel_tol: float, limits: Limits, precision: int | None = None) -> bool:
+def _symbolic(gold: str, pred: str, conventions: Conventions, limits: Limits) -> bool:
     with unbounded():  # in a worker, under the core's hard deadline
-        g, p = _parse_pair(gold, pred, limits)
+        g, p = _parse_pair(gold, pred, limits, conventions.log_base)
         if p is None:
             return False
-        return bool(_comparer(rel_tol, True, precision).answers(g, p))
+        return bool(_comparer(conventions).answers(g, p))
+
+
+def conventions_of(rel_tol: float = 1e-6, precision: int | None = None, abs_tol: float = 0.0,
+                   log_base: int | None = None, trailing_units: str = "ignore") -> Conventions:
+    """The :class:`~grpo_rewards_math.conventions.Conventions` of these keyword arguments."""
+    return Conventions(float(rel_tol), float(abs_tol), precision, log_base, trailing_units)
 
 
 def quick_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
-                precision: int | None = None) -> bool | None:
-    """Bounded check: True/False when decided cheaply, None when only symbolic work can decide.
+                precision: int | None = None, abs_tol: float = 0.0, log_base: int | None = None,
+                trailing_units: str = "ignore") -> bool | None:
+    """Bounded check: True/False when decided by bounded arithmetic, None when only symbolic work
+    can decide (:mod:`grpo_rewards_math.bounded`: no sympy, cost bounded by the input's size).
 
-    Bounded by the size limits and by a time budget (``QUICK_BUDGET_S``): a pair that needs more
-    is None, never a wrong answer.
-
-    Raises ParseError when ``gold`` cannot be parsed; an unparsable ``pred`` is False.
+    Raises ParseError when ``gold`` cannot be parsed.
     """
+    return decide(gold, pred, conventions_of(rel_tol, precision, abs_tol, log_base, trailing_units), limits)
+
+
+def decide(gold: str, pred: str, conventions: Conventions, limits: Limits = DEFAULT_LIMITS) -> bool | None:
+    """:func:`quick_equal` with the conventions as one value (what the reward calls, per sample)."""
     if not isinstance(gold, str):
         raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
     if not isinstance(pred, str):
         return False
-    plain = _plain_equal(gold, pred, float(rel_tol), precision)
+    plain = _plain_equal(gold, pred, conventions)
     if plain is not None:
         return plain
-    try:
-        return _quick(gold, pred, float(rel_tol), limits, precision)
-    except BudgetExceeded:
-        return None
+    return bounded_equal(gold, pred, conventions, limits)
 
 
 def symbolic_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
-                   precision: int | None = None) -> bool:
+                   precision: int | None = None, abs_tol: float = 0.0, log_base: int | None = None,
+                   trailing_units: str = "ignore") -> bool:
     """Full check (may be slow: run it under a hard deadline). Raises ParseError for an unparsable gold."""
     if not isinstance(gold, str):
         raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
     if not isinstance(pred, str):
         return False
-    return _symbolic(gold, pred, float(rel_tol), limits, precision)
+    conventions = conventions_of(rel_tol, precision, abs_tol, log_base, trailing_units)
+    decided = quick_equal(gold, pred, rel_tol=rel_tol, limits=limits, precision=precision, abs_tol=abs_tol,
+                          log_base=log_base, trailing_units=trailing_units)
+    if decided is not None:  # what bounded arithmetic decides exactly (the conjugate surds of bounded.py)
+        return decided
+    return _symbolic(gold, pred, conventions, limits)
 
 
 def is_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
-             precision: int | None = None) -> bool:
+             precision: int | None = None, abs_tol: float = 0.0, log_base: int | None = None,
+             trailing_units: str = "ignore") -> bool:
     """``quick_equal`` then, when undecided, ``symbolic_equal``, in this process."""
-    r = quick_equal(gold, pred, rel_tol=rel_tol, limits=limits, precision=precision)
-    if r is not None:
-        return r
-    return symbolic_equal(gold, pred, rel_tol=rel_tol, limits=limits, precision=precision)
+    return symbolic_equal(gold, pred, rel_tol=rel_tol, limits=limits, precision=precision, abs_tol=abs_tol,
+                          log_base=log_base, trailing_units=trailing_units)

@@ -19,9 +19,26 @@ class ParseError(ValueError):
     """The text cannot be parsed (malformed, unsupported, or over a size limit; the message says which)."""
 
 
+class Kind:
+    """The kinds of token besides punctuation (whose kind is the character itself: ``(``, ``^``, ``,``)."""
+
+    NUMBER = "NUM"  # digits, a decimal point, separators removed: ``1000``, ``0.25``
+    WORD = "WORD"  # ASCII letters: ``x``, ``cm``, ``or``
+    COMMAND = "CMD"  # a LaTeX command's name without the backslash: ``frac``, ``pi``
+    TEXT = "TEXT"  # the content of ``\\text{…}`` (and its kin)
+    BEGIN = "BEGIN"  # ``\\begin{env}``: the value is the environment's name
+    END = "END"
+    ROW_END = "ROWSEP"  # ``\\\\`` between matrix rows
+    SET_OPEN = "SETOPEN"  # ``\\{``
+    SET_CLOSE = "SETCLOSE"  # ``\\}``
+    LESS_EQUAL = "LE"  # ``<=``
+    GREATER_EQUAL = "GE"  # ``>=``
+    NOT_EQUAL = "NE"  # ``!=``
+
+
 @dataclass(frozen=True)
 class Token:
-    kind: str  # NUM WORD CMD TEXT BEGIN END ROWSEP SETOPEN SETCLOSE LE GE NE or the punctuation char
+    kind: str  # one of :class:`Kind`, or the punctuation character
     value: str
     space: bool = False  # whitespace before the token
 
@@ -290,6 +307,8 @@ def tokenize(s: str) -> list[Token]:
                     depth += (name == "langle") - (name == "rangle")
             else:
                 nxt = s[i + 1] if i + 1 < n else ""
+                if not nxt:  # 185\\ : a stray backslash at the end, as a typist leaves it
+                    break
                 kind = {"{": "SETOPEN", "}": "SETCLOSE", "|": "|", "%": "%", "\\": "ROWSEP", "#": "#",
                         "&": "&", "_": "_"}.get(nxt)
                 if kind is None or kind == "#":

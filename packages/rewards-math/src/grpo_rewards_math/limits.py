@@ -21,6 +21,9 @@ class Limits:
 
     max_chars: int = 2000  # of one answer string handed to the parser
     max_depth: int = 60  # nesting depth of groups/braces/parentheses
+    # plain arithmetic (numbers, + - * /, brackets) is read by an iterative, linear-time path instead,
+    # up to this many characters and at any depth (max_chars, max_depth and max_nodes do not apply)
+    max_plain_chars: int = 50_000
     max_digits: int = 400  # digits of one integer literal
     max_exponent: int = 10_000  # |exponent| evaluated exactly; larger towers stay symbolic
     max_factorial: int = 1000

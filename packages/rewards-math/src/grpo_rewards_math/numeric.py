@@ -60,9 +60,12 @@ def rounds_equal(a: complex | None, b: complex | None, places: int, ra: Any = No
     return round(a.real, places) == round(b.real, places) and round(a.imag, places) == round(b.imag, places)
 
 
-def rational_close(a: Any, b: Any, tol: float) -> bool:
-    """Exact relative comparison of two sympy Rationals (no float overflow for huge values)."""
+def rational_close(a: Any, b: Any, tol: float, abs_tol: float = 0.0) -> bool:
+    """Exact relative comparison of two sympy Rationals (no float overflow for huge values); with
+    ``abs_tol``, also equal when they differ by at most that much."""
     fa, fb = Fraction(int(a.p), int(a.q)), Fraction(int(b.p), int(b.q))
+    if abs_tol and abs(fa - fb) <= Fraction(abs_tol) * Fraction(1_000_000_001, 1_000_000_000):
+        return True
     scale = max(abs(fa), abs(fb))
     return scale == 0 or abs(fa - fb) <= Fraction(tol) * scale * Fraction(1_000_000_001, 1_000_000_000)
 

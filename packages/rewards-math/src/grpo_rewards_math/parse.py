@@ -1,7 +1,8 @@
 """Eval-free parsing of an extracted answer string into an :class:`Answer` of sympy objects.
 
 The text is normalised and tokenised by :mod:`latex_lexer` and parsed by our own recursive-descent
-grammar (:mod:`.grammar`) that constructs sympy objects directly through a size-guarded
+grammar (:mod:`.grammar`: ``grammar/parser.py`` for operators, ``grammar/atoms.py`` for atoms,
+``grammar/units.py`` for units) that constructs sympy objects directly through a size-guarded
 :class:`~grpo_rewards_math.build.Builder`. Nothing here hands text to ``sympify``, ``parse_expr``,
 ``eval`` or ``exec``.
 
@@ -25,10 +26,12 @@ from .budget import BudgetExceeded, budget_active, time_budget
 from .build import Builder
 from .grammar import FUNCS, GREEK, Parser
 from .latex_lexer import ParseError, normalize, tokenize
+from .light import LightBuilder
 from .limits import DEFAULT_LIMITS, Limits
 from .numeric import warm_up
+from .plain import plain_value
 
-__all__ = ["KINDS", "Answer", "ParseError", "parse_answer"]
+__all__ = ["KINDS", "Answer", "ParseError", "parse_answer", "read_answer"]
 
 _WHOLE_TEXT_RE = re.compile(r"^\\(?:text|textbf|textit|textrm|mbox|mathrm|textnormal)\s*\{(.*)\}$", re.S)
 _PLAIN_TEXT_RE = re.compile(r"[A-Za-z][A-Za-z'\- ]*[!?]?")
@@ -105,7 +108,7 @@ def _expand_pm(ans: Answer, pm: Any) -> Answer:
             raise ParseError("\\pm inside a nested answer")
         out.append(replace(ans, value=nv))
     return Answer("multi", tuple(out), text=ans.text, approx=ans.approx, percent=ans.percent,
-                  degree=ans.degree)
+                  degree=ans.degree, units=ans.units)
 
 
 _TIME_RE = re.compile(r"(\d{1,2}):(\d\d)(?::(\d\d))?\s*(?:\\(?:text|mathrm)\{\s*)?"
@@ -141,19 +144,32 @@ def _time(s: str) -> Answer | None:
 PARSE_BUDGET_S = 0.015
 
 
-def parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
+def parse_answer(text: str, limits: Limits = DEFAULT_LIMITS, log_base: int | None = None) -> Answer:
     """Parse one extracted answer; raises :class:`ParseError` when it cannot (message says why).
 
+    ``log_base``: the base of a bare ``\\log`` (None: e, natural; 10 or 2 as some curricula read it).
     Bounded: outside any budget, a parse gets :data:`PARSE_BUDGET_S` of CPU time.
     """
     if budget_active():
-        return _parse_answer(text, limits)
+        return _parse_answer(text, limits, log_base)
     warm_up()  # sympy's import and lazy paths: outside the budget
     try:
         with time_budget(PARSE_BUDGET_S):
-            return _parse_answer(text, limits)
+            return _parse_answer(text, limits, log_base)
     except BudgetExceeded as exc:
         raise ParseError(f"parsing took more than {PARSE_BUDGET_S * 1000:.0f} ms of CPU time") from exc
+
+
+def read_answer(text: str, limits: Limits = DEFAULT_LIMITS, log_base: int | None = None) -> Answer:
+    """The same parse as :func:`parse_answer` with light trees (:mod:`grpo_rewards_math.light`) for
+    values: no sympy, nothing evaluated, so bounded by the size of the text by construction (what
+    the calling process may run). Raises :class:`ParseError` like :func:`parse_answer`, give or take
+    the errors only sympy's evaluation finds (a zero denominator hidden in an expression).
+
+    >>> read_answer(r"\\frac{1}{2}").value
+    mul(1, pow(2, -1))
+    """
+    return _parse_answer(text, limits, log_base, True)
 
 
 def clear_cache() -> None:
@@ -162,36 +178,40 @@ def clear_cache() -> None:
 
 
 @lru_cache(maxsize=8192)
-def _parse_answer(text: str, limits: Limits = DEFAULT_LIMITS) -> Answer:
+def _parse_answer(text: str, limits: Limits = DEFAULT_LIMITS, log_base: int | None = None,
+                  light: bool = False) -> Answer:
     if not isinstance(text, str):
         raise ParseError(f"answer must be a str, not {type(text).__name__}")
     if len(text) > limits.max_chars:
+        plain = _plain(text, limits, light)
+        if plain is not None:
+            return plain
         raise ParseError(f"answer longer than max_chars={limits.max_chars}")
     s = normalize(text)
     cases = _CASES_RE.fullmatch(s)
     if cases and "\\begin" not in cases.group(2):  # a system written as cases: its rows are its items
         rows = cases.group(2).replace("&", " ").replace("\\\\", ",").strip().rstrip(",")
-        return _parse(rows, limits)
+        return _parse(rows, limits, log_base, light)
     if _PRIMED_RE.fullmatch(s):  # g'': a symbol answer, compared as text
         return Answer("text", s, text=s)
     if len(s) <= 40:
         clock = _time(s)
         if clock is not None:  # 7:32 may also be a ratio
             try:
-                return replace(clock, alt=_parse(text, limits))
+                return replace(clock, alt=_parse(text, limits, log_base, light))
             except ParseError:
                 return clock
         if _DECIMAL_COMMA_RE.fullmatch(s) and not _THOUSANDS_RE.fullmatch(s):  # 0,25: a decimal comma
-            decimal = _parse(s.replace(",", "."), limits)
-            return replace(decimal, alt=_parse(s, limits))
+            decimal = _parse(s.replace(",", "."), limits, log_base, light)
+            return replace(decimal, alt=_parse(s, limits, log_base, light))
     try:
-        return _parse(text, limits)
+        return _parse(text, limits, log_base, light)
     except ParseError:
         rest = _after_last_equals(s)
         if rest is None:
             raise
         try:
-            return _parse(rest, limits)  # \\lim_{x \\to 0} \\frac{\\sin x}{x} = 1: the computed value
+            return _parse(rest, limits, log_base, light)  # \\lim_{x \\to 0} \\frac{\\sin x}{x} = 1: the computed value
         except ParseError:
             pass
         raise
@@ -217,25 +237,41 @@ def _after_last_equals(s: str) -> str | None:
 _BARE_NUMBER_RE = re.compile(r"-?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)")
 
 
-def _bare_number(s: str, limits: Limits) -> Answer:
+def _plain(text: str, limits: Limits, light: bool) -> Answer | None:
+    """Long or deep but plain arithmetic (``((((7))))``, ``1+1+…+1``), read by the iterative
+    :func:`~grpo_rewards_math.plain.plain_value` up to ``limits.max_plain_chars``; None otherwise."""
+    if len(text) > limits.max_plain_chars:
+        return None
+    s = normalize(text)
+    found = plain_value(s)
+    if found is None:
+        return None
+    value, approx = found
+    return Answer("expr", (LightBuilder if light else Builder)(limits).rational(value), text=s, approx=approx)
+
+
+def _bare_number(s: str, limits: Limits, light: bool = False) -> Answer:
     """What the grammar gives a bare numeral (the builder's digit limits included), built directly."""
-    builder = Builder(limits)
+    builder = (LightBuilder if light else Builder)(limits)
     value = builder.number(s.lstrip("-"))
     if s.startswith("-"):
         value = -value  # a sympy number's negation: the grammar's evaluated (-1)*value, without Mul's work
     return Answer("expr", value, text=s, approx=builder.approx)
 
 
-def _parse(text: str, limits: Limits) -> Answer:
+def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool = False) -> Answer:
     if not isinstance(text, str):
         raise ParseError(f"answer must be a str, not {type(text).__name__}")
     if len(text) > limits.max_chars:
+        plain = _plain(text, limits, light)
+        if plain is not None:
+            return plain
         raise ParseError(f"answer longer than max_chars={limits.max_chars}")
     s = normalize(text)
     if not s:
         raise ParseError("empty answer")
     if _BARE_NUMBER_RE.fullmatch(s):  # '12', '-0.5': the value the grammar builds, without tokens
-        return _bare_number(s, limits)
+        return _bare_number(s, limits, light)
     m = _WHOLE_TEXT_RE.match(s)
     if m and _balanced(m.group(1)):
         inner = m.group(1).strip()
@@ -243,16 +279,22 @@ def _parse(text: str, limits: Limits) -> Answer:
             raise ParseError("empty \\text{}")
         if not s.startswith("\\mathrm") and _text_words(inner):  # \text{no}: the word, not n*o
             return Answer("text", normalize_text(inner), text=inner)
-        return _parse(inner, limits)
+        return _parse(inner, limits, log_base, light)
     as_text = _as_text(s)
     if as_text is not None:
         return Answer("text", as_text, text=s)
     if _max_bracket_depth(s) > limits.max_depth:
+        plain = _plain(text, limits, light)
+        if plain is not None:
+            return plain
         raise ParseError(f"nesting deeper than max_depth={limits.max_depth}")
     tokens = tokenize(s)
     if len(tokens) > limits.max_nodes:
+        plain = _plain(text, limits, light)
+        if plain is not None:
+            return plain
         raise ParseError(f"more than max_nodes={limits.max_nodes} tokens")
-    builder = Builder(limits)
+    builder = (LightBuilder if light else Builder)(limits, log_base)
     parser = Parser(tokens, builder)
     try:
         items = parser.parse_items()
@@ -263,11 +305,12 @@ def _parse(text: str, limits: Limits) -> Answer:
             raise
         raise ParseError(f"cannot build the expression: {exc}") from exc
     flags = (builder.approx, parser.percent, parser.degree, builder.huge)
-    items = [_expand_pm(Answer(it.kind, it.value, s, *flags, alt=it.alt), parser.pm) for it in items]
+    items = [_expand_pm(Answer(it.kind, it.value, s, *flags, alt=it.alt, units=parser.units_read), parser.plus_minus)
+             for it in items]
     if len(items) == 1:
         return items[0]
     flat: list[Answer] = []
     for it in items:
         flat.extend(it.value if it.kind == "multi" else (it,))
     return Answer("multi", tuple(flat), text=s, approx=builder.approx, percent=parser.percent,
-                  degree=parser.degree, huge=builder.huge)
+                  degree=parser.degree, huge=builder.huge, units=parser.units_read)

@@ -21,12 +21,13 @@ from typing import Any
 
 from grpo_rewards import completion_text, params
 
+from .bounded import clear_cache as bounded_cache_clear
+from .conventions import UNITS, log_base_value
 from .echo import echoes_prompt
-from .equivalence import _plain_number
-from .equivalence import quick_equal as _quick_equal
-from .extract import extract_answer, extract_gold, plain_words
+from .equivalence import _plain_number, conventions_of, decide
+from .extract import FORMATS, POSITIONS, extract_answer, extract_gold, plain_words
 from .latex_lexer import ParseError
-from .parse import parse_answer  # imported here, not per call: sympy itself is imported on first use
+from .parse import read_answer
 
 #: Outcome labels, one per sample: 1.0 for ``correct``; 0.0 for ``wrong``, ``no_answer``
 #: (nothing to extract, or no reasoning delimiter), ``prompt_echo`` (the answer only repeats an
@@ -59,10 +60,11 @@ def _cache_put(key: tuple[str, str, Any], label: str) -> None:
 
 
 def clear_cache() -> None:
-    """Forget the remembered results of symbolic checks (``(gold, pred, rel_tol) -> label``) and the
-    remembered readings of golds and completions."""
+    """Forget the remembered results of symbolic and bounded checks and the remembered readings of
+    golds and completions."""
     with _cache_lock:
         _symbolic_cache.clear()
+    bounded_cache_clear()
     _parsable.cache_clear()
     _text_gold.cache_clear()
     _gold_of.cache_clear()
@@ -71,11 +73,12 @@ def clear_cache() -> None:
 
 @lru_cache(maxsize=4096)
 def _parsable(answer: str) -> bool:
-    """Whether the parser can read ``answer`` (bounded; parse errors and parser bugs both say no)."""
+    """Whether the parser can read ``answer`` (with light trees: no sympy in the calling process;
+    parse errors and parser bugs both say no)."""
     if _plain_number(answer) is not None:  # a plain number always parses (tests/math/test_plain_numbers.py)
         return True
     try:
-        parse_answer(answer)
+        read_answer(answer)
     except ParseError:
         return False
     except Exception:  # a parser bug on a dataset answer: leave the sample out, never guess
@@ -87,7 +90,7 @@ def _parsable(answer: str) -> bool:
 def _text_gold(gold: str) -> bool:
     """Whether a (parsable) gold is a plain-text answer such as ``\\text{yes}``."""
     try:
-        return parse_answer(gold).kind == "text"
+        return read_answer(gold).kind == "text"
     except Exception:  # unreadable after all: not a text gold
         return False
 
@@ -112,16 +115,22 @@ _REMEMBERED_CHARS = 2_000
 
 
 @lru_cache(maxsize=4096)
-def _answer_of(text: str, fallback_last_number: bool, delimiter: str | None) -> str | None:
-    return extract_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=_parsable)
+def _answer_of(text: str, fallback_last_number: bool, delimiter: str | None, position: str = "last",
+               answer_format: str = "any") -> str | None:
+    return extract_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=_parsable,
+                          answer_position=position, answer_format=answer_format)
 
 
 class SymbolicCheck:
     """Picklable ``(gold, pred) -> bool``: ``symbolic_equal`` (slow: run under a deadline)."""
 
-    def __init__(self, rel_tol: float = 1e-6, precision: int | None = None) -> None:
+    def __init__(self, rel_tol: float = 1e-6, precision: int | None = None, abs_tol: float = 0.0,
+                 log_base: int | None = None, trailing_units: str = "ignore") -> None:
         self.rel_tol = rel_tol
         self.precision = precision
+        self.abs_tol = abs_tol
+        self.log_base = log_base
+        self.trailing_units = trailing_units
 
     def warmup(self) -> None:
         """Run one small symbolic check, so every import it needs happens before the first deadline."""
@@ -130,7 +139,8 @@ class SymbolicCheck:
     def __call__(self, gold: str, pred: str) -> bool:
         from .equivalence import symbolic_equal
 
-        return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision))
+        return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision, abs_tol=self.abs_tol,
+                                   log_base=self.log_base, trailing_units=self.trailing_units))
 
 
 def _labelled(label: str) -> tuple[float | None, str]:
@@ -149,6 +159,13 @@ class Accuracy:
     when they differ, no answer is found or the symbolic check overruns the core's deadline, and
     ``None`` when the gold answer cannot be parsed. Each sample is returned with its label.
 
+    Conventions graders disagree on, each a parameter (details: :mod:`grpo_rewards_math.conventions`
+    and :mod:`grpo_rewards_math.extract`): ``answer_format`` ``"any"`` (every rule above) or the
+    strict ``"boxed"`` / ``"answer_tag"`` (only that form counts, as several GRPO recipes score);
+    ``answer_position`` ``"last"`` or ``"first"`` (the first group of joined boxes, the first
+    ``<answer>`` tag); ``abs_tol`` (0.0) beside ``rel_tol``; ``trailing_units`` ``"ignore"`` (``12 cm``
+    equals the gold ``12``) or ``"match"``; ``log_base`` ``"e"`` (or 10, 2) for a bare ``\log``.
+
     >>> score = Accuracy()
     >>> score(r"7 + 5 = \boxed{12}", solution="12")
     (1.0, 'correct')
@@ -156,6 +173,8 @@ class Accuracy:
     ((0.0, 'wrong'), (0.0, 'no_answer'))
     >>> score(r"\boxed{12}", solution="not a math answer ][")
     (None, 'gold_unparsable')
+    >>> Accuracy(answer_format="boxed")("The answer is 12.", solution="12")
+    (0.0, 'no_answer')
     """
 
     def __init__(
@@ -164,8 +183,18 @@ class Accuracy:
         rel_tol: float = 1e-6,
         fallback_last_number: bool = True,
         precision: int | None = None,
+        answer_format: str = "any",
+        answer_position: str = "last",
+        abs_tol: float = 0.0,
+        trailing_units: str = "ignore",
+        log_base: float | str = "e",
     ) -> None:
         self.solution_column = params.column(solution_column, "solution_column")
+        self.abs_tol = params.number(abs_tol, "abs_tol", low=0)
+        self.trailing_units = params.choice(trailing_units, "trailing_units", UNITS)
+        self.log_base = log_base_value(log_base)
+        self.answer_format = params.choice(answer_format, "answer_format", FORMATS)
+        self.answer_position = params.choice(answer_position, "answer_position", POSITIONS)
         self.precision = params.integer(precision, "precision", low=0, high=30, none_ok=True)
         self.rel_tol = params.number(rel_tol, "rel_tol", low=0, high=1)
         if self.rel_tol == 1:
@@ -173,7 +202,10 @@ class Accuracy:
         self.fallback_last_number = params.boolean(fallback_last_number, "fallback_last_number")
         self.delimiter: str | None = None
         #: the symbolic comparison run for the samples the bounded checks leave undecided
-        self.checker: Any = SymbolicCheck(self.rel_tol, self.precision)
+        self.checker: Any = SymbolicCheck(self.rel_tol, self.precision, self.abs_tol, self.log_base, self.trailing_units)
+        #: the key of the remembered symbolic results: every convention that can change one
+        self.conventions = (self.rel_tol, self.precision, self.abs_tol, self.log_base, self.trailing_units)
+        self._conventions = conventions_of(*self.conventions)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} rel_tol={self.rel_tol} solution_column={self.solution_column!r}>"
@@ -190,9 +222,11 @@ class Accuracy:
         if text is None:
             return None
         if len(text) <= _REMEMBERED_CHARS:
-            return _answer_of(text, self.fallback_last_number, self.delimiter)
+            return _answer_of(text, self.fallback_last_number, self.delimiter, self.answer_position,
+                              self.answer_format)
         return extract_answer(text, fallback_last_number=self.fallback_last_number, delimiter=self.delimiter,
-                              accept=_parsable)
+                              accept=_parsable, answer_position=self.answer_position,
+                              answer_format=self.answer_format)
 
     def _pair(self, text: str, row: dict[str, Any]) -> tuple[str | None, str, str]:
         """``(label or None, gold, pred)``: a label when the sample is decided without comparing."""
@@ -204,7 +238,7 @@ class Accuracy:
         if gold is None:
             return "gold_unparsable", "", ""
         pred = self.extract(text)
-        if pred is None:
+        if pred is None and self.answer_format == "any":
             pred = self._text_reply(text, gold)
         if pred is None:
             return "no_answer", gold, ""
@@ -225,7 +259,7 @@ class Accuracy:
 
     def quick_equal(self, gold: str, pred: str) -> bool | None:
         """The bounded comparison: True/False when decided cheaply, None when only symbolic work can decide."""
-        return _quick_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision)
+        return decide(gold, pred, self._conventions)
 
     def quick(self, text: str, **row: Any) -> tuple[float | None, str] | None:
         """``(value, label)`` when the bounded checks decide the sample, else ``None`` (run in-process)."""
@@ -239,7 +273,7 @@ class Accuracy:
         except Exception:  # a bug in the quick checks: let the symbolic check decide
             decided = None
         if decided is None:
-            cached = _cache_get((gold, pred, (self.rel_tol, self.precision)))
+            cached = _cache_get((gold, pred, self.conventions))
             return None if cached is None else _labelled(cached)
         return _labelled("correct" if decided else "wrong")
 
@@ -268,7 +302,7 @@ class Accuracy:
             label = "correct" if self.checker(gold, pred) else "wrong"
         except Exception:  # a failure of the symbolic check is a 0.0, labelled, never a crash of the step
             return _labelled("error")
-        _cache_put((gold, pred, (self.rel_tol, self.precision)), label)
+        _cache_put((gold, pred, self.conventions), label)
         return _labelled(label)
 
 
@@ -291,7 +325,13 @@ class ReasoningAccuracy(Accuracy):
         rel_tol: float = 1e-6,
         fallback_last_number: bool = True,
         precision: int | None = None,
+        answer_format: str = "any",
+        answer_position: str = "last",
+        abs_tol: float = 0.0,
+        trailing_units: str = "ignore",
+        log_base: float | str = "e",
     ) -> None:
         super().__init__(solution_column=solution_column, rel_tol=rel_tol, fallback_last_number=fallback_last_number,
-                         precision=precision)
+                         precision=precision, answer_format=answer_format, answer_position=answer_position,
+                         abs_tol=abs_tol, trailing_units=trailing_units, log_base=log_base)
         self.delimiter = params.text(delimiter, "delimiter")

@@ -9,32 +9,49 @@
 ``train``, ``plot`` :mod:`grpo_rewards.cli.train`
 =================  ==========================================
 
-Each module's ``COMMANDS`` are :class:`~grpo_rewards.cli.command.Command` records; :func:`main`
-finds the one named by the first argument and runs it, the same way for all.
+Each module's ``COMMANDS`` are :class:`~grpo_rewards.cli.command.Command` records. :data:`COMMANDS`
+below names each command's module and one-line help (as pip's ``commands_dict`` does); :func:`main`
+imports the module of the command named by the first argument, and only that one (so ``list``
+loads neither training nor scoring code), and runs it, the same way for all.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from ..errors import GrpoRewardsError
 from ..plugin.allowlist import allow_list_warning
-from . import check, compare, listing, new_plugin, score, train
 from .command import Command
 
-#: Every command, in the order ``grpo-rewards --help`` lists them.
-COMMANDS: dict[str, Command] = {
-    c.name: c for module in (listing, score, check, compare, train, new_plugin) for c in module.COMMANDS
+#: Every command: the module under ``grpo_rewards.cli`` that defines it, and its one-line help, in the
+#: order ``grpo-rewards --help`` lists them (tests/core/test_cli.py checks both against the modules).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("listing", "installed plugins, their rewards and tasks, and broken plugins"),
+    "show": ("listing", "one reward (or task): description, parameters, columns, range, units"),
+    "score": ("score", "score a JSONL file of completions with a reward set"),
+    "check": ("check", "run the reward contract checks (with --hacks: its hack corpus) against one reward"),
+    "compare": ("compare", "score a JSONL file with two rewards (or a reward and a label column); where they "
+                           "disagree"),
+    "train": ("train", "train with GRPOTrainer and the installed rewards (see: grpo-rewards train --help)"),
+    "plot": ("train", "redraw the reward curves of a run directory"),
+    "new-plugin": ("new_plugin", "write a complete reward plugin package"),
 }
+
+
+def command(name: str) -> Command:
+    """The :class:`Command` called ``name``, from its module (imported now)."""
+    module = importlib.import_module(f".{COMMANDS[name][0]}", __name__)
+    return next(c for c in module.COMMANDS if c.name == name)
 
 
 def top_parser() -> argparse.ArgumentParser:
     """``grpo-rewards [--version] COMMAND ...``: the commands and their one-line help."""
     width = max(map(len, COMMANDS))
-    epilog = "commands:\n" + "\n".join(f"  {name:<{width}}  {c.help}" for name, c in COMMANDS.items())
+    epilog = "commands:\n" + "\n".join(f"  {name:<{width}}  {help_text}" for name, (_, help_text) in COMMANDS.items())
     parser = argparse.ArgumentParser(
         prog="grpo-rewards", usage="grpo-rewards [-h] [--version] COMMAND ...",
         description="Reward functions for GRPO training with TRL, discovered as plugins. "
@@ -52,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if warning:  # every command loads plugins: say what a doubtful GRPO_REWARDS_PLUGINS was read as
             print(f"grpo-rewards: warning: {warning}", file=sys.stderr)
         if argv and argv[0] in COMMANDS:
-            return COMMANDS[argv[0]].main(argv[1:])
+            return command(argv[0]).main(argv[1:])
         parser = top_parser()
         args = parser.parse_args(argv)
         if args.version:

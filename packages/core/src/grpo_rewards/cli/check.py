@@ -56,5 +56,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = (Command("check", "run the reward contract checks (with --hacks: its hack corpus) against one reward",
-                    parser, run),)
+COMMANDS = (Command("check", parser, run),)

@@ -1,4 +1,4 @@
-"""What every ``grpo-rewards`` command is: a :class:`Command` (name, one-line help, parser, function).
+"""What every ``grpo-rewards`` command is: a :class:`Command` (name, parser, function).
 
 Each command module under :mod:`grpo_rewards.cli` defines its commands this way, its parser next
 to its function, and :func:`grpo_rewards.cli.main` dispatches them all the same way.
@@ -19,7 +19,6 @@ class Command:
     """One subcommand: ``grpo-rewards NAME ...`` parses its arguments with ``parser()`` and calls ``run``."""
 
     name: str
-    help: str
     parser: Callable[[], argparse.ArgumentParser]
     run: Callable[[argparse.Namespace], int]
     #: positionals may come between options (``train run.yaml --max-steps 2 grpo.seed=3``)

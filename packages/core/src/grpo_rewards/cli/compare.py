@@ -32,5 +32,4 @@ def run(args: argparse.Namespace) -> int:
                         show=args.show, batch_size=args.batch_size)
 
 
-COMMANDS = (Command("compare", "score a JSONL file with two rewards (or a reward and a label column); where they "
-                               "disagree", parser, run),)
+COMMANDS = (Command("compare", parser, run),)

@@ -13,9 +13,8 @@ from typing import Any
 from ..errors import quote
 from ..local import local_rewards_of
 from ..plugin.allowlist import AllowList, read_allow_list
-from ..records import Param, RewardInfo
+from ..records import Param, RewardInfo, required_columns
 from ..registry import Registry, load_registry
-from ..rewardset import required_columns
 from ..signatures import choices, type_text
 from .command import Command, new_parser
 
@@ -216,6 +215,6 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 COMMANDS = (
-    Command("list", "installed plugins, their rewards and tasks, and broken plugins", list_parser, run_list),
-    Command("show", "one reward (or task): description, parameters, columns, range, units", show_parser, run_show),
+    Command("list", list_parser, run_list),
+    Command("show", show_parser, run_show),
 )

@@ -37,4 +37,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = (Command("new-plugin", "write a complete reward plugin package", parser, run),)
+COMMANDS = (Command("new-plugin", parser, run),)

@@ -26,4 +26,4 @@ def run(args: argparse.Namespace) -> int:
                       batch_size=args.batch_size, tokenizer=args.tokenizer)
 
 
-COMMANDS = (Command("score", "score a JSONL file of completions with a reward set", parser, run),)
+COMMANDS = (Command("score", parser, run),)

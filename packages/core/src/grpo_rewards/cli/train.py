@@ -103,9 +103,8 @@ def run_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-TRAIN = Command("train", "train with GRPOTrainer and the installed rewards (see: grpo-rewards train --help)",
-                train_parser, run_train, intermixed=True)
-PLOT = Command("plot", "redraw the reward curves of a run directory", plot_parser, run_plot)
+TRAIN = Command("train", train_parser, run_train, intermixed=True)
+PLOT = Command("plot", plot_parser, run_plot)
 COMMANDS = (TRAIN, PLOT)
 
 

@@ -18,15 +18,22 @@ items run again one at a time, which pins the failure on exactly one item.
 In a forked child (``datasets.map(num_proc=...)``) the pools forget the parent's workers without
 touching them and start their own, with their own spawner thread.
 
+Each worker runs under a supervisor that kills every process a task starts when the task ends, overruns,
+crashes or the pool shuts down (:mod:`.containment`: Linux child subreapers), with a memory cap per
+reward (:mod:`.memory`, the ``memory`` outcome), and puts back what a task changed in its process
+(:mod:`.state`: cwd, environment, signal handlers). The code-execution rewards rely on all three.
+
 Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (the worker process),
 :mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools),
-:mod:`.ray_backend` (the same ``map`` on a Ray cluster; it imports ``ray`` only when a reward runs there).
-:func:`run_items` picks between them from a reward's :class:`~grpo_rewards.RewardOptions`.
+:mod:`.containment`, :mod:`.memory`, :mod:`.state`, :mod:`.ray_backend` (the same ``map`` on a Ray cluster;
+it imports ``ray`` only when a reward runs there). :func:`run_items` picks between them from a
+reward's :class:`~grpo_rewards.RewardOptions`.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -46,6 +53,7 @@ def map_with_deadline(
     items: Sequence[tuple[Any, ...]],
     timeout: float | None = 1.0,
     workers: int | None = None,
+    max_memory: int | str | None = None,
 ) -> list[Outcome]:
     """Run ``func(*args)`` for each item in the shared worker pool, each under a hard deadline.
 
@@ -57,22 +65,25 @@ def map_with_deadline(
     >>> [o.value for o in map_with_deadline(add, [(1, 2), (3, 4)], timeout=30)]
     [3, 7]
     """
-    return _free_pool(workers).map(func, items, timeout=timeout)
+    return _free_pool(workers).map(func, items, timeout=timeout, max_memory=max_memory)
 
 
 _spare_pools: dict[int, list[WorkerPool]] = {}
 _spare_lock = threading.Lock()
+#: Set (by :class:`~grpo_rewards.ConcurrentReward`) in a call scored concurrently with others.
+concurrent_call: contextvars.ContextVar[bool] = contextvars.ContextVar("grpo_rewards_concurrent_call", default=False)
 
 
 def _free_pool(workers: int | None) -> WorkerPool:
-    """The shared pool of this size, or, while it runs another batch, a spare pool of the same size.
+    """The shared pool of this size, or, for a concurrent call while it runs another batch, a spare pool.
 
     A pool runs one batch at a time. Rewards scored concurrently (their async forms, awaited together
     by TRL) would take turns in the shared pool; each instead gets a pool of its own while the shared
-    one is busy, so their samples run at the same time. Spare pools are kept for the next step.
+    one is busy, so their samples run at the same time. Spare pools are kept for the next step. Other
+    calls (synchronous ones, worker start-up) wait for the shared pool.
     """
     shared = get_pool(workers)
-    if not shared._lock.locked():
+    if not concurrent_call.get() or not shared._lock.locked():
         return shared
     with _spare_lock:
         spares = _spare_pools.setdefault(shared.size, [])
@@ -100,11 +111,10 @@ def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], option
     """
     execution = options.execution
     if execution.backend == "ray":
-        # max_memory: RayBackend.map(..., max_memory=bytes) enforces a cap (tested); it is passed here once
-        # RewardOptions has the option (issue 20, the local pool's memory cap)
         return get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).map(
-            func, items, timeout=options.timeout)
-    return map_with_deadline(func, items, timeout=options.timeout, workers=options.workers)
+            func, items, timeout=options.timeout, max_memory=options.max_memory)
+    return map_with_deadline(func, items, timeout=options.timeout, workers=options.workers,
+                             max_memory=options.max_memory)
 
 
 def prepare_backend(options: RewardOptions) -> str:

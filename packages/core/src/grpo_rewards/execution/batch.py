@@ -29,6 +29,7 @@ class WorkerState:
     """What a pool knows of one worker: started yet, the functions it holds, the items it has not reported."""
 
     ready: bool = False
+    pid: int = 0  # the worker's own pid (its supervisor's child), once it said Ready
     functions: OrderedDict[str, None] = field(default_factory=OrderedDict)  # least recently used first
     tasks: int = 0
     chunk: deque[Item] = field(default_factory=deque)
@@ -72,8 +73,9 @@ class Batch:
     """One call's items, split into chunks; each item is settled exactly once, with an :class:`Outcome`."""
 
     def __init__(self, key: str, payload: bytes, items: list[tuple[Any, ...]], timeout: float | None,
-                 chunk_size: int) -> None:
+                 chunk_size: int, max_memory: int = 0) -> None:
         self.key = key
+        self.max_memory = max_memory
         self.payload = payload
         self.timeout = timeout
         n = len(items)
@@ -141,7 +143,7 @@ class Batch:
     def _run_message(self, chunk: Chunk, fresh: bool, forget: tuple[str, ...]) -> bytes:
         window, watch = (0.0, 0.0) if chunk.isolated else (self.window, self.watch)
         return pickle.dumps(Run(self.key, self.payload if fresh else None, chunk.items, window, watch,
-                                list(sys.path) if fresh else None, forget))
+                                list(sys.path) if fresh else None, forget, self.max_memory))
 
     def receive(self, w: WorkerState, message: Any) -> None:
         """Apply one message from worker ``w``."""
@@ -155,15 +157,16 @@ class Batch:
             w.clock = time.monotonic()
         elif isinstance(message, Ready):
             w.ready = True
+            w.pid = message.pid
         elif isinstance(message, Fail):  # the worker does not hold the function: each item gets the error
             w.functions.pop(self.key, None)
             while w.chunk:
                 self.settle(w.chunk.popleft()[0], Outcome("error", None, message.error))
 
     def _take(self, w: WorkerState, results: list[ItemResult]) -> None:
-        for index, ok, value in results:
+        for index, status, value in results:
             w.chunk.popleft()
-            self.settle(index, Outcome("ok", value) if ok else Outcome("error", None, value))
+            self.settle(index, Outcome("ok", value) if status == "ok" else Outcome(status, None, value))
         w.tasks += len(results)
 
     def expire(self, w: WorkerState, now: float) -> str | None:

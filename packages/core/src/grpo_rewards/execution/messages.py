@@ -14,12 +14,14 @@ from typing import Any, NamedTuple
 
 #: ``(position in the batch, the arguments)``: one item of a chunk.
 Item = tuple[int, tuple[Any, ...]]
-#: ``(position, ok, value)``: a finished item; when not ``ok`` the value is the error's one-line text.
-ItemResult = tuple[int, bool, Any]
+#: ``(position, status, value)``: a finished item; ``status`` is ``ok``, ``error`` or ``memory`` (its cap was hit),
+#: and when not ``ok`` the value is the error's one-line text.
+ItemResult = tuple[int, str, Any]
 
 
 class Outcome(NamedTuple):
-    """What happened to one item: ``status`` is ``ok``, ``error``, ``timeout`` or ``crashed``."""
+    """What happened to one item: ``status`` is ``ok``, ``error``, ``memory`` (it hit the worker's memory cap),
+    ``timeout`` or ``crashed``."""
 
     status: str
     value: Any = None
@@ -36,6 +38,7 @@ class Run(NamedTuple):
     watch: float  # seconds between the watchdog's looks at a long item; 0: no watchdog
     paths: list[str] | None  # the parent's import path, sent with a new function
     forget: tuple[str, ...]  # functions the worker drops first, so that it holds what its pool believes
+    max_memory: int = 0  # the worker's address-space cap in bytes while the chunk runs; 0: none
 
 
 class Stop(NamedTuple):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -22,12 +23,14 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from .. import params
+from . import containment
 from .batch import STARTUP_TIMEOUT, Batch, WorkerState
+from .memory import default_max_memory
 from .messages import Outcome, Stop, check_timeout, pickled_function
 
 #: Workers in a row that may fail to start before a batch's queued items are given up as ``crashed``.
 START_ATTEMPTS = 3
-_WORKER_CODE = "from grpo_rewards.execution.worker import _worker_entry; _worker_entry({fd}, {parent})"
 
 
 def usable_cpus() -> int:
@@ -79,17 +82,24 @@ def _worker_env() -> dict[str, str]:
     return env
 
 
+def _worker_command(fd: int, parent: int) -> list[str]:
+    """The command line of a worker's supervisor: the :mod:`.containment` script, never a fork of this process."""
+    return [sys.executable, containment.__file__, str(fd), str(parent)]
+
+
 class _Worker:
     """One worker: a fresh interpreter (spawn semantics, never fork) talking over a socket pair.
 
-    A fresh ``python -c`` is used rather than ``multiprocessing``'s spawn/forkserver so that the
-    user's ``__main__`` (a training script without a main guard) is never re-imported.
+    A fresh interpreter is used rather than ``multiprocessing``'s spawn/forkserver so that the
+    user's ``__main__`` (a training script without a main guard) is never re-imported. ``process`` is
+    the worker's supervisor (:mod:`.containment`), which forks the worker and outlives it only to
+    kill what it left behind.
     """
 
     def __init__(self) -> None:
         parent_sock, child_sock = socket.socketpair()
         self.process = subprocess.Popen(
-            [sys.executable, "-c", _WORKER_CODE.format(fd=child_sock.fileno(), parent=os.getpid())],
+            _worker_command(child_sock.fileno(), os.getpid()),
             pass_fds=(child_sock.fileno(),),
             stdin=subprocess.DEVNULL,
             env=_worker_env(),
@@ -110,9 +120,14 @@ class _Worker:
             return None
 
     def kill(self) -> None:
+        """Kill the worker and every process below it: SIGTERM makes the supervisor do it (SIGKILL after 5 s)."""
         try:
-            self.process.kill()
-            self.process.wait(timeout=5)
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a supervisor stuck in the kernel
+                self.process.kill()
+                self.process.wait(timeout=5)
         except Exception:  # pragma: no cover - already gone
             pass
         self.conn.close()
@@ -211,7 +226,13 @@ class WorkerPool:
 
     @property
     def pids(self) -> list[int]:
+        """The process ids of the workers' supervisors (this process's children)."""
         return [w.pid for w in self._workers]
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """The process ids of the processes that run the tasks (each a child of its supervisor; 0 until started)."""
+        return [w.state.pid for w in self._workers]
 
     def _spawn(self) -> None:
         self.stats["spawned"] += 1
@@ -236,10 +257,14 @@ class WorkerPool:
         items: Sequence[tuple[Any, ...]],
         timeout: float | None = 1.0,
         chunk_size: int | None = None,
+        max_memory: int | str | None = None,
     ) -> list[Outcome]:
         """Run ``func(*args)`` for every ``args`` in ``items``; one :class:`Outcome` each, in order.
 
         ``timeout`` bounds each item, measured from the end of the one before it in the same worker.
+        ``max_memory`` caps each worker's address space while it runs these items (bytes or a size such
+        as ``"2 GiB"``; None: :func:`~.memory.default_max_memory`; 0: no cap); an item past it gets
+        ``Outcome("memory")``.
         """
         check_timeout(timeout)
         if not items:
@@ -247,7 +272,8 @@ class WorkerPool:
         payload = pickled_function(func, "a worker process")
         _check_fork()
         size = chunk_size or max(1, min(64, -(-len(items) // (self.size * 4))))
-        batch = Batch(hashlib.sha1(payload).hexdigest(), payload, list(items), timeout, size)
+        cap = default_max_memory(self.size) if max_memory is None else params.size(max_memory, "max_memory")
+        batch = Batch(hashlib.sha1(payload).hexdigest(), payload, list(items), timeout, size, cap)
         with self._lock:
             try:
                 self._run(batch)

@@ -14,7 +14,8 @@ and values are the same on both. What differs is where the work runs:
   (``max_retries=0``), so nothing runs twice. A task that cannot start because no node alive has
   the CPUs it asks for is given up as ``crashed`` after :data:`~.batch.STARTUP_TIMEOUT` seconds.
 - ``max_memory`` caps how much address space the worker may *add* while an item runs (a Ray worker
-  maps the object store and its own threads, so an absolute cap would break Ray itself); an
+  maps the object store and its own threads, so an absolute cap would break Ray itself; default: the
+  local pool's, :func:`~.memory.default_max_memory`, for one worker per CPU of the node); an
   allocation past it raises ``MemoryError`` and the item gets ``Outcome("memory")``.
 - A lost connection to the cluster settles the batch's open items as ``crashed`` and the next
   batch connects again; when that fails it raises :class:`~grpo_rewards.errors.ExecutionError`.
@@ -38,8 +39,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import params
 from ..errors import ExecutionError
 from .batch import CACHED_FUNCTIONS, STARTUP_TIMEOUT
+from .memory import default_max_memory
 from .messages import Outcome, check_timeout, error_text, pickled_function
 
 __all__ = ["RayBackend", "get_ray_backend"]
@@ -81,7 +84,10 @@ def _address_space() -> int:
 
 
 def _cap_growth(max_memory: int | None) -> tuple[int, int] | None:
-    """Let this process's address space grow by at most ``max_memory`` bytes; the limits to restore."""
+    """Let this process's address space grow by at most ``max_memory`` bytes (None: the local pool's
+    default for one worker per CPU of this node; 0: no cap); the limits to restore."""
+    if max_memory is None:
+        max_memory = default_max_memory(os.cpu_count() or 1)
     if not max_memory or not sys.platform.startswith("linux"):
         return None
     import resource
@@ -206,13 +212,14 @@ class RayBackend:
 
     # -- work ----------------------------------------------------------------------------------------
     def map(self, func: Callable[..., Any], items: Sequence[tuple[Any, ...]], timeout: float | None = None,
-            max_memory: int | None = None) -> list[Outcome]:
+            max_memory: int | str | None = None) -> list[Outcome]:
         """Run ``func(*args)`` for every ``args`` as a Ray task; one :class:`Outcome` each, in order.
 
         ``timeout`` bounds each item from the moment it starts; ``max_memory`` the address space its
-        worker may add while it runs (None or 0: no cap).
+        worker may add while it runs (bytes; None: the default cap; 0: none).
         """
         check_timeout(timeout)
+        cap = None if max_memory is None else params.size(max_memory, "max_memory")
         if not items:
             return []
         payload = pickled_function(func, "a Ray task")
@@ -220,7 +227,7 @@ class RayBackend:
         ray = self._ray
         outcomes: list[Outcome | None] = [None] * len(items)
         try:
-            self._run(ray, func, payload, list(items), timeout, max_memory, outcomes)
+            self._run(ray, func, payload, list(items), timeout, cap, outcomes)
         except (ray.exceptions.RaySystemError, ConnectionError, OSError) as exc:
             self.disconnect()
             for i, outcome in enumerate(outcomes):

@@ -22,30 +22,30 @@ from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
+from . import containment, memory
 from .messages import Fail, Go, ItemResult, Ready, Results, Run, Running, error_text
+from .state import ProcessState, watch_signals
 
 #: Results sent in one message at most.
 MAX_UNSENT = 256
 
 
-def _worker_entry(fd: int, parent: int | None = None) -> None:
-    """Entry point of a worker interpreter: serve requests on the inherited socket ``fd``."""
+def _worker_entry(fd: int, parent: int | None = None, *, subreaper: bool = False) -> None:
+    """Entry point of a worker (started by its supervisor, :mod:`.containment`): serve requests on socket ``fd``.
+
+    ``subreaper``: the supervisor is one, so this worker becomes one too and holds every process its
+    tasks start.
+    """
     if parent is not None:
         _die_with_parent(parent)
+    if subreaper:
+        containment.become_subreaper()
     serve(Connection(fd))
 
 
 def _die_with_parent(parent: int) -> None:
     """Ask Linux to SIGKILL this worker when its parent dies, even mid-sample (PR_SET_PDEATHSIG)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
-            pass
+    containment.die_with_parent()
     if os.getppid() != parent:  # the parent died before the request was in place
         os._exit(0)
 
@@ -54,6 +54,9 @@ def serve(conn: Connection) -> None:
     """Answer :class:`Run` messages until :class:`Stop` or the parent goes away."""
     functions: dict[str, Callable[..., Any]] = {}
     out = _Outbox(conn)
+    global _clean
+    _clean = ProcessState.capture()
+    watch_signals()
     out.send(Ready(os.getpid()))
     while True:
         try:
@@ -96,12 +99,29 @@ def _load_function(message: Run) -> Callable[..., Any] | str:
         )
 
 
+#: The process state each task starts from (taken when the worker starts), and the memory cap in force.
+_clean: ProcessState | None = None
+_limit: int | None = None
+
+
+def _after_task() -> None:
+    """Kill what the task left running and put back what it changed (:mod:`.containment`, :mod:`.state`)."""
+    if containment.has_children():
+        containment.kill_descendants()
+    if _clean is not None:
+        _clean.restore()
+
+
 def _run(out: _Outbox, func: Callable[..., Any], message: Run) -> bool:
     """Run the chunk's items; False when the worker must exit (the parent is gone, or Ctrl-C).
 
     The loop touches no lock: only this thread changes ``unsent``; the watchdog copies from it.
     """
+    global _limit
     window, unsent, monotonic = message.window, out.unsent, time.monotonic
+    if message.max_memory != _limit:
+        memory.apply_limit(message.max_memory)
+        _limit = message.max_memory
     out.begin(window, message.watch)
     try:
         now = began = monotonic()
@@ -110,11 +130,14 @@ def _run(out: _Outbox, func: Callable[..., Any], message: Run) -> bool:
             if not unsent:
                 began = now
             try:
-                unsent.append((index, True, func(*args)))
+                unsent.append((index, "ok", func(*args)))
             except KeyboardInterrupt:
                 return False
+            except MemoryError:
+                unsent.append((index, "memory", f"exceeded the worker's memory cap of {(_limit or 0) / 2**20:.0f} MiB"))
             except BaseException as exc:
-                unsent.append((index, False, error_text(exc)))
+                unsent.append((index, "error", error_text(exc)))
+            _after_task()
             now = monotonic()
             if (now - began >= window or len(unsent) >= MAX_UNSENT) and not out.flush():
                 return False
@@ -204,4 +227,4 @@ def _picklable(result: ItemResult) -> ItemResult:
         pickle.dumps(result)
         return result
     except Exception as exc:
-        return result[0], False, f"returned an unpicklable value: {exc}"
+        return result[0], "error", f"returned an unpicklable value: {exc}"

@@ -53,7 +53,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "system_prompt": "Reply in one line like this: 2 + 3 = \\boxed{5}",
     },
     "rewards": [
-        {"use": "math.accuracy", "weight": 1.0},
+        # strict: only a \boxed{} answer counts, so the run learns the format along with the sums
+        {"use": "math.accuracy", "weight": 1.0, "with": {"answer_format": "boxed"}},
         {"use": "format.boxed", "weight": 0.2},
         {"use": "length.soft_overlong", "weight": 0.2, "with": {"max_length": 48, "buffer": 16}},
     ],

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunDirError
-from .rundir import CONFIG, MANIFEST
+from .rundir import CONFIG, MANIFEST, write_marker
 
 
 def _version(distribution: str) -> str | None:
@@ -110,6 +110,8 @@ def write_start(run_dir: Path, manifest: dict[str, Any], config: dict[str, Any],
     run_dir.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
     if resumed_from is None:
+        if "run_id" in manifest:  # the proof this run made the folder, before any other file of it
+            write_marker(run_dir, manifest["run_id"])
         (run_dir / CONFIG).write_text(text, encoding="utf-8")
         (run_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
         return

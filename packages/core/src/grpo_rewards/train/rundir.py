@@ -7,6 +7,13 @@ Those are the only names ``--overwrite`` ever deletes, and only in a folder that
 ours: a folder with anything else in it is refused with the names of what is there, so
 ``--output-dir . --overwrite`` can never wipe a project.
 
+A folder holds a run of ours only with proof: the marker file ``.grpo-rewards-run``, holding the
+run's id, that the run's ``manifest.json`` repeats (:func:`run_id`). A folder that merely looks like
+a run (a ``manifest.json``, a ``checkpoint-N``) without it, such as one written before the marker
+existed, can be resumed, but is never cleared: ``--overwrite`` refuses it with the names to remove by
+hand. A ``README.md`` counts as TRL's only when it is a model card (it starts with ``---``). While a
+run lives it holds the folder's lock (:mod:`.lock`).
+
 >>> is_run_file("checkpoint-20"), is_run_file("config.resume-40.yaml"), is_run_file("notes.txt")
 (True, True, False)
 """
@@ -25,6 +32,10 @@ from pathlib import Path
 from ..errors import RunDirError
 
 MANIFEST = "manifest.json"
+#: The proof that this program made a run folder: it holds the run id the manifest repeats.
+MARKER = ".grpo-rewards-run"
+#: The run folder's lock file (:mod:`.lock`).
+LOCK = ".grpo-rewards-lock"
 CONFIG = "config.yaml"
 STATE = "trainer_state.json"
 PLOT = "reward_curves.png"
@@ -32,7 +43,7 @@ METRICS = "metrics.jsonl"
 FINAL = "final"
 MERGED = "merged"
 #: What our runs write (besides the resume configs and the temporary files of atomic writes).
-OUR_FILES = (MANIFEST, CONFIG, PLOT, METRICS, FINAL, MERGED)
+OUR_FILES = (MANIFEST, CONFIG, PLOT, METRICS, FINAL, MERGED, MARKER, LOCK)
 #: What TRL and transformers write into ``output_dir``.
 TRL_FILES = (STATE, "README.md", "runs")
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
@@ -45,11 +56,50 @@ def is_run_file(name: str) -> bool:
     return name in OUR_FILES or name in TRL_FILES or any(p.match(name) for p in _RUN_PATTERNS)
 
 
+def _model_card(path: Path) -> bool:
+    """Whether ``path`` is a model card as transformers writes them (YAML front matter first)."""
+    try:
+        with path.open("rb") as f:
+            return path.is_file() and f.read(4) in (b"---\n", b"---\r")
+    except OSError:
+        return False
+
+
+def _ours(path: Path) -> bool:
+    return is_run_file(path.name) and (path.name != "README.md" or _model_card(path))
+
+
 def foreign_entries(run_dir: Path) -> list[str]:
     """The names in ``run_dir`` that no run writes (folders end with ``/``), sorted."""
     if not run_dir.is_dir():
         return []
-    return sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir() if not is_run_file(p.name))
+    return sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir() if not _ours(p))
+
+
+def new_run_id() -> str:
+    """A fresh run id (written to the marker and the manifest)."""
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def write_marker(run_dir: Path, run: str) -> None:
+    """Write the proof that this run made ``run_dir`` (before any other file of the run)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / MARKER).write_text(json.dumps({"run_id": run, "program": "grpo-rewards"}) + "\n", encoding="utf-8")
+
+
+def run_id(run_dir: Path) -> str | None:
+    """The id of the run of ours in ``run_dir``: the marker's, when the manifest repeats it; else None."""
+    try:
+        marker = json.loads((run_dir / MARKER).read_text(encoding="utf-8"))
+        manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(marker, dict) or not isinstance(manifest, dict):
+        return None
+    found = marker.get("run_id")
+    return found if isinstance(found, str) and found and manifest.get("run_id") == found else None
 
 
 def _names(entries: list[str], limit: int = 6) -> str:
@@ -156,8 +206,16 @@ def completed_steps(run_dir: Path) -> bool:
     return metrics.is_file() and metrics.stat().st_size > 0
 
 
-def holds_our_run(run_dir: Path) -> bool:
+def looks_like_a_run(run_dir: Path) -> bool:
+    """Whether ``run_dir`` has a manifest or a checkpoint (proof of ours or not: see :func:`run_id`)."""
     return (run_dir / MANIFEST).is_file() or any(_CHECKPOINT.match(p.name) for p in run_dir.iterdir())
+
+
+def _by_hand(run_dir: Path) -> str:
+    names = sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir() if p.name != LOCK)
+    return (f"it has no {MARKER} whose run id its {MANIFEST} repeats, the proof that grpo-rewards wrote it (a folder "
+            f"that only looks like a run, or one written before that proof existed); nothing was changed. If it is "
+            f"a run to replace, remove its files by hand ({_names(names, limit=12)}), or choose another --output-dir")
 
 
 def check_writable(run_dir: Path) -> str | None:
@@ -190,7 +248,7 @@ def check_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> tuple[Path
     problem = check_writable(run_dir)
     if problem:
         raise RunDirError(f"output dir {run_dir}: {problem}; choose another --output-dir")
-    contents = sorted(p.name for p in run_dir.iterdir()) if run_dir.is_dir() else []
+    contents = sorted(p.name for p in run_dir.iterdir() if p.name != LOCK) if run_dir.is_dir() else []
     if resume:
         checkpoint, notes = resumable_checkpoint(run_dir)
         if checkpoint is None:
@@ -201,11 +259,14 @@ def check_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> tuple[Path
         return checkpoint, notes
     if not contents:
         return None, []
-    ours = holds_our_run(run_dir)
+    looks = looks_like_a_run(run_dir)
+    ours = run_id(run_dir) is not None
     # without a run of ours, everything there is the user's (a README.md too)
-    foreign = foreign_entries(run_dir) if ours else sorted(
-        p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir())
+    foreign = foreign_entries(run_dir) if looks else sorted(
+        p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir() if p.name != LOCK)
     if overwrite:
+        if looks and not ours:
+            raise RunDirError(f"--overwrite: output dir {run_dir} looks like a run, but {_by_hand(run_dir)}")
         if not ours:
             raise RunDirError(f"--overwrite: output dir {run_dir} does not hold a grpo-rewards run (no {MANIFEST}, "
                               f"no checkpoint-N) but {_names(foreign)}; nothing was deleted. "
@@ -218,19 +279,31 @@ def check_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> tuple[Path
     if foreign:
         raise RunDirError(f"output dir {run_dir} already holds other files ({_names(foreign)}); nothing was "
                           "changed. Choose another --output-dir (a new or empty folder)")
-    if ours and completed_steps(run_dir):
+    if looks and completed_steps(run_dir):
         n = len(checkpoints(run_dir))
         raise RunDirError(f"output dir {run_dir} already holds another run ({MANIFEST}, {n} "
                           f"checkpoint{'s' if n != 1 else ''}); nothing was changed. Use --resume to continue that "
-                          "run, --overwrite to delete it and start over, or another --output-dir")
+                          "run, " + ("--overwrite to delete it and start over, " if ours else "")
+                          + "or another --output-dir" + ("" if ours else f" (--overwrite would refuse it: {MARKER} "
+                                                                       "missing)"))
+    if not ours:
+        raise RunDirError(f"output dir {run_dir} holds files named like a run's, but {_by_hand(run_dir)}")
     return None, [f"{run_dir} holds the files of a start that completed no step: they will be replaced"]
 
 
-def clear_run_dir(run_dir: Path) -> list[str]:
-    """Delete what a run wrote in ``run_dir`` (and nothing else); returns the names deleted."""
+def clear_run_dir(run_dir: Path, run: str | None = None) -> list[str]:
+    """Delete what a run wrote in ``run_dir`` (and nothing else); returns the names deleted.
+
+    Only a folder with the proof of a run of ours (:func:`run_id`; ``run``: that run's id when the
+    caller checked it before) is cleared; the lock of the run that clears it stays.
+    """
+    found = run_id(run_dir)
+    if found is None or (run is not None and found != run):
+        raise RunDirError(f"{run_dir} is not cleared: " + (_by_hand(run_dir) if found is None else
+                                                          f"it now holds another run ({found}, not {run})"))
     deleted = []
     for child in sorted(run_dir.iterdir()):
-        if not is_run_file(child.name):
+        if not _ours(child) or child.name == LOCK:
             continue
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from ..concurrent import trl_gathers_async_rewards
-from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete
+from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete, RunDirError
 from ..registry import Registry, load_registry
 from ..rewardset import RewardSet, load_reward_set
 from . import manifest as run_files
 from . import rundir
 from .config import DEFAULT_CONFIG, build_config, config_problems
 from .data import describe, load_dataset_from_config
+from .lock import RunLock, check_free
 from .model import card_name, check_model, resolve_model
 from .plot import make_callback
 from .progress import keep_metrics_until, make_progress_callback, process_rank, quiet_trainer_output, say
@@ -150,6 +151,8 @@ def prepare(
     if problems and not isinstance(config.get("output_dir"), str):
         raise ConfigError(problems, source)
     run_dir = Path(config["output_dir"]).expanduser()
+    if process_rank() == 0:  # the other ranks of a run share its lock (taken by rank 0 in run)
+        check_free(run_dir)
     resume_from, notes = rundir.check_run_dir(run_dir, resume=resume, overwrite=overwrite)
     if resume_from is not None and isinstance(config.get("grpo"), dict):
         _check_finished(resume_from, config["grpo"], run_dir)
@@ -244,13 +247,33 @@ def set_threads() -> str:
 def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
     """Resolve the model, build the trainer, write the run files when the first step begins, train.
 
-    ``callbacks``: extra ``transformers.TrainerCallback`` objects. Returns the trainer.
+    The main process holds the run folder's lock (:mod:`.lock`) from here to the end, and checks the
+    folder again under it (another run may have used it since :func:`prepare`); the other ranks of
+    the run share that lock. ``callbacks``: extra ``transformers.TrainerCallback`` objects. Returns
+    the trainer.
     """
+    if process_rank() != 0:
+        return _run(plan, callbacks)
+    with RunLock(plan.run_dir) as lock:
+        stale = lock.recovered
+        if stale:
+            say(f"grpo-rewards: took over the lock of pid {stale.get('pid', '?')} (started {stale.get('started', '?')}), "
+                "which is no longer running")
+        resume_from, notes = rundir.check_run_dir(plan.run_dir, resume=plan.resume_from is not None,
+                                                  overwrite=plan.overwrite)
+        if resume_from != plan.resume_from or (bool(notes) and resume_from is None) != plan.replace:
+            raise RunDirError(f"output dir {plan.run_dir} changed since it was checked (another run used it); "
+                              "nothing was changed. Start again to check it anew")
+        return _run(plan, callbacks)
+
+
+def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
     from trl import GRPOConfig
 
 
     quiet_warnings()
     started = time.monotonic()
+    plan.reward_set.start_workers()  # while the model loads: step 1 does not wait for worker start-up
     if not plan.announced:
         say(run_files.header_line(plan.registry))
     say(f"grpo-rewards: {plan.source} · rewards: "
@@ -264,6 +287,7 @@ def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
     say(f"grpo-rewards: loading the model {plan.config['model']}"
         + (f" from {model_path}" if model_path != plan.config["model"] else "") + " and building the trainer")
     new_manifest = run_files.build_manifest(plan.config, plan.reward_set, plan.registry, model_path=model_path)
+    new_manifest["run_id"] = rundir.new_run_id()
 
     def on_start(state: Any) -> None:
         """The first step begins (a resume has loaded its checkpoint): write the run files now."""

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from ..answer import Answer
 from ..budget import check_budget
+from ..conventions import Conventions
 from ..numeric import small_enough
 from ..parse import normalize_text
 from .intervals import Intervals, is_label
@@ -30,8 +31,9 @@ class Comparer:
     except against an integer gold, which is matched exactly (``1234568.0`` is not ``1234567``).
     """
 
-    def __init__(self, rel_tol: float, symbolic: bool, precision: int | None = None) -> None:
-        self.num = Numbers(rel_tol, symbolic, precision)
+    def __init__(self, conventions: Conventions, symbolic: bool) -> None:
+        self.conventions = conventions
+        self.num = Numbers(conventions, symbolic)
         self.sets = Intervals(self.num)
         self.sp = self.num.sp
         self.symbolic = symbolic
@@ -40,6 +42,8 @@ class Comparer:
 
     def answers(self, g: Answer, p: Answer) -> Tri:
         check_budget()
+        if self.conventions.trailing_units == "match" and g.units != p.units:
+            return False  # 12 cm against the bare 12 (or the other way round), when units must match
         if g.alt is not None or p.alt is not None:
             return any_of([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
                          for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]

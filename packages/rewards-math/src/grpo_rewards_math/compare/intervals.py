@@ -8,6 +8,7 @@ from typing import Any
 
 from ..answer import Answer
 from ..budget import BudgetExceeded, check_budget
+from ..numeric import small_enough
 from .numbers import Numbers, Tri, all_of
 
 
@@ -40,6 +41,9 @@ class Intervals:
         sp = self.sp
         terms, ops = a.value
         syms = [t for t in terms if not t.is_number]
+        if len(syms) == 1 and "!=" not in ops and not (syms[0].is_Symbol or is_label(syms[0])):
+            terms, ops = self.solved_chain(terms, ops, syms[0])  # 1 < 2x <= 3 -> 1/2 < x <= 3/2
+            syms = [t for t in terms if not t.is_number]
         if len(syms) != 1 or "!=" in ops or not (syms[0].is_Symbol or is_label(syms[0])):
             return None
         x = syms[0]
@@ -59,6 +63,29 @@ class Intervals:
                 return ((-hi, hi, hi_open, hi_open),)
             return ((-hi, -lo, hi_open, lo_open), (lo, hi, lo_open, hi_open))
         return ((lo, hi, lo_open, hi_open),)
+
+    def solved_chain(self, terms: tuple[Any, ...], ops: tuple[str, ...], middle: Any) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+        """A chain about ``a·x + b`` (numbers ``a != 0`` and ``b``) as the same chain about ``x`` (the
+        order flipped when ``a < 0``); unchanged when the middle is not linear in one symbol (symbolic
+        mode only: in a worker, under its deadline)."""
+        sp = self.sp
+        if not self.num.symbolic or len(middle.free_symbols) != 1 or not small_enough(middle):
+            return terms, ops
+        (x,) = middle.free_symbols
+        try:
+            poly = sp.Poly(middle, x)
+        except (sp.PolynomialError, TypeError, ValueError):
+            return terms, ops
+        if poly.degree() != 1:
+            return terms, ops
+        a, b = poly.all_coeffs()
+        if not (a.is_number and b.is_number and a.is_real and a != 0):
+            return terms, ops
+        new_terms = tuple(x if t is middle else (t - b) / a for t in terms)
+        if a.is_negative:
+            flip = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+            ops = tuple(flip[o] for o in ops)
+        return new_terms, ops
 
     def relations(self, g: Answer, p: Answer) -> Tri:
         gi, pi = self.as_interval(g), self.as_interval(p)
@@ -129,9 +156,30 @@ class Intervals:
         if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols | pr.free_symbols and (
                 pl not in gr.free_symbols | pr.free_symbols):  # y = 3x - 1 and g(x) = 3x - 1: the same right side
             return self.num.exprs(gr, pr, g.approx or p.approx, False)
-        if _solved_value(g) and not _solved_value(p):  # gold x = -2: the prediction must give the value
-            return False
+        if _solved_value(g) and not _solved_value(p):  # gold x = -2: the prediction must give the value,
+            return self.linear_solution(g, p)  # or a linear equation in x whose one solution it is
         return self.num.proportional(gl - gr, pl - pr, positive=False)
+
+
+    def linear_solution(self, g: Answer, p: Answer) -> Tri:
+        """Gold ``q = 9`` against ``15 - q - 6 = 0``: a linear equation in the gold's one variable whose
+        solution is the gold's value (symbolic mode only; anything else is False)."""
+        if not self.num.symbolic:
+            return None
+        sp = self.sp
+        (gl, gr), (pl, pr) = g.value, p.value
+        x, value = (gl, gr) if gl.is_Symbol else (gr, gl)
+        diff = pl - pr
+        if diff.free_symbols != {x} or not small_enough(diff):
+            return False
+        try:
+            poly = sp.Poly(diff, x)
+        except (sp.PolynomialError, TypeError, ValueError):
+            return False
+        if poly.degree() != 1:
+            return False
+        a, b = poly.all_coeffs()
+        return self.num.exprs(value, -b / a, g.approx or p.approx, False) is True
 
 
 def _lower_end(piece: tuple[Any, ...]) -> float:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..budget import check_budget
 from ..certified import certified_equal
+from ..conventions import Conventions
 from ..numeric import EXACT_TOL, close, random_points, rational_close, rounds_equal, small_enough, to_complex
 
 Tri = bool | None
@@ -33,13 +34,14 @@ class Numbers:
     """Compares two sympy expressions (the gold first); ``symbolic=False`` does only bounded work and
     may answer None (undecided)."""
 
-    def __init__(self, rel_tol: float, symbolic: bool, precision: int | None = None) -> None:
+    def __init__(self, conventions: Conventions, symbolic: bool) -> None:
         import sympy
 
         self.sp = sympy
-        self.rel_tol = rel_tol
+        self.rel_tol = conventions.rel_tol
+        self.abs_tol = conventions.abs_tol
         self.symbolic = symbolic
-        self.precision = precision
+        self.precision = conventions.precision
 
     def proportional(self, a: Any, b: Any, *, positive: bool) -> Tri:
         """Whether a = c * b for a constant c != 0 (c > 0 when ``positive``): same equation / inequality."""
@@ -73,7 +75,9 @@ class Numbers:
             if a.is_Rational and b.is_Rational:
                 if approx and self.precision is not None:
                     return rounds_equal(to_complex(a), to_complex(b), self.precision, a, b)
-                return a == b if tol == EXACT_TOL else rational_close(a, b, tol)
+                if tol == EXACT_TOL:
+                    return a == b
+                return rational_close(a, b, tol, self.abs_tol)
             if a.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or b.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
                 return False
             if tol == EXACT_TOL and not (approx and self.precision is not None):
@@ -87,7 +91,7 @@ class Numbers:
                 if va is not None and vb is not None:
                     if approx and self.precision is not None:
                         return rounds_equal(va, vb, self.precision)
-                    return close(va, vb, tol)
+                    return close(va, vb, tol) or (tol != EXACT_TOL and abs(va - vb) <= self.abs_tol)
             return self.simplify_equal(a, b) if self.symbolic else None
         if not self.symbolic:
             if a.is_Symbol and b.is_Symbol:

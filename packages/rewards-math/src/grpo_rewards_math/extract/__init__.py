@@ -18,6 +18,12 @@ Rules for a completion, tried in this priority order (the first that finds somet
    the last 64 KiB; "so x = \\sqrt{11}" gives ``x = \\sqrt{11}``, never ``11``), when
    ``fallback_last_number`` is true.
 
+``answer_position="first"`` reads the first answer of rules 1 and 2 instead of the last: the first
+group of joined boxes (``\\boxed{2}, \\boxed{5}`` before any other box), the first ``<answer>`` tag;
+the rule order stays (a box still beats a tag), and rules 3-6 read as before. ``answer_format``
+(:data:`FORMATS`) ``"boxed"`` or ``"answer_tag"`` is the strict mode: only that rule is read (no
+final-answer phrase after a box, no fallback), so an answer in any other form is no answer.
+
 With ``delimiter`` (e.g. ``"</think>"``) only the text after its last occurrence is read, and a
 text without it has no answer. Rules 4-6 read the last :data:`TAIL_CHARS` characters. Every rule
 is linear in the text length: braces are scanned by
@@ -35,15 +41,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..latex_lexer import repair_controls
-from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, last_boxed, open_box
+from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, first_boxed_answer, last_boxed, open_box
 from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, phrase_candidates
 from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
 
-__all__ = ["MAX_ANSWER_CHARS", "MAX_BOX_CANDIDATES", "NUMBER_TAIL_CHARS", "REGEX_TIMEOUT", "RULES", "Extraction",
+__all__ = ["FORMATS", "MAX_ANSWER_CHARS", "MAX_BOX_CANDIDATES", "NUMBER_TAIL_CHARS", "POSITIONS", "REGEX_TIMEOUT",
+           "RULES", "Extraction",
            "extract_answer", "extract_gold", "find_answer", "last_boxed", "plain_words"]
 
 RULES = ("boxed", "answer_tag", "gsm8k", "phrase", "math", "last_number")
+#: ``answer_format``: every rule (``any``), or only the box or only the ``<answer>`` tag (strict).
+FORMATS = ("any", "boxed", "answer_tag")
+#: ``answer_position``: which box / tag counts when a completion has several.
+POSITIONS = ("last", "first")
 #: Rule names an :class:`Extraction` may carry: :data:`RULES`, and ``whole`` (a short completion
 #: that is an answer by itself, read when ``accept`` takes it, before the last-number fallback).
 
@@ -56,8 +67,8 @@ class Extraction:
     rule: str
 
 
-def _answer_tag(text: str) -> str | None:
-    content = answer_tag(text)
+def _answer_tag(text: str, first: bool = False) -> str | None:
+    content = answer_tag(text, first=first)
     if content is None:
         return None
     inner = _find(content, fallback_last_number=False, rules=("phrase", "math"))
@@ -119,14 +130,20 @@ def _tail(text: str) -> str:
 
 
 def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES,
-          accept: Callable[[str], bool] | None = None) -> Extraction | None:
+          accept: Callable[[str], bool] | None = None, first: bool = False,
+          strict: bool = False) -> Extraction | None:
     full, text = text, _tail(text)
     for rule in rules:
         if rule == "last_number" and not fallback_last_number:
             continue
+        if first and rule in ("boxed", "answer_tag"):
+            answer = first_boxed_answer(full) if rule == "boxed" else _answer_tag(full, first=True)
+            if answer:
+                return Extraction(answer, rule)
+            continue
         if rule in ("boxed", "answer_tag", "gsm8k"):  # found from the end by rfind: the whole text
             answer = _RULE_FUNCS[rule](full)
-            if answer and rule == "boxed":
+            if answer and rule == "boxed" and not strict:
                 found = boxes(full, 1)
                 final = final_phrase_after(full, found[-1][1]) if found else None
                 if final is not None and (accept is None or accept(final)):  # \\boxed{255} ... Final answer: 10,455
@@ -154,7 +171,8 @@ def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RUL
 
 
 def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
-                accept: Callable[[str], bool] | None = None) -> Extraction | None:
+                accept: Callable[[str], bool] | None = None, answer_position: str = "last",
+                answer_format: str = "any") -> Extraction | None:
     r"""The final answer of a completion and the rule that found it, or ``None``.
 
     ``accept``: when given, a reading of the (fuzzy) ``phrase`` rule that it rejects is passed over
@@ -173,6 +191,10 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
     Extraction(answer='12', rule='phrase')
     >>> find_answer("no digits here") is None
     True
+    >>> find_answer(r"\boxed{3} or maybe \boxed{4}", answer_position="first")
+    Extraction(answer='3', rule='boxed')
+    >>> find_answer("The answer is 4.", answer_format="boxed") is None
+    True
     """
     if not isinstance(text, str):
         return None
@@ -181,19 +203,28 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
         if at < 0:
             return None
         text = text[at + len(delimiter):]
-    return _find(repair_controls(text), fallback_last_number=fallback_last_number, accept=accept)
+    if answer_format not in FORMATS:
+        raise ValueError(f"answer_format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
+    if answer_position not in POSITIONS:
+        raise ValueError(f"answer_position must be one of {', '.join(POSITIONS)}, not {answer_position!r}")
+    strict = answer_format != "any"
+    return _find(repair_controls(text), fallback_last_number=fallback_last_number and not strict, accept=accept,
+                 rules=(answer_format,) if strict else RULES, first=answer_position == "first", strict=strict)
 
 
 def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
-                   accept: Callable[[str], bool] | None = None) -> str | None:
+                   accept: Callable[[str], bool] | None = None, answer_position: str = "last",
+                   answer_format: str = "any") -> str | None:
     r"""The final answer of a completion (see the module docstring for the rules), or ``None``.
 
     >>> extract_answer(r"<answer>The answer is $x = 3$.</answer>")
     'x = 3'
     """
-    if fallback_last_number and delimiter is None and isinstance(text, str) and _is_numeral(text):
+    if (fallback_last_number and delimiter is None and answer_format == "any" and isinstance(text, str)
+            and _is_numeral(text)):
         return text  # a bare numeral: what the rules find (the last number), without running them
-    found = find_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=accept)
+    found = find_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=accept,
+                        answer_position=answer_position, answer_format=answer_format)
     return found.answer if found else None
 
 

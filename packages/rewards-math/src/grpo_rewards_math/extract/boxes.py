@@ -10,7 +10,7 @@ only separators stand between them (``\boxed{2}, \boxed{5}`` is the one answer `
 from __future__ import annotations
 
 from ..latex_lexer import braced_group
-from .spans import MAX_ANSWER_CHARS, MAX_JOINED, join_run
+from .spans import MAX_ANSWER_CHARS, MAX_JOINED, join_run, only_separators
 
 #: Candidate ``\boxed`` commands tried (from the last) before giving up.
 MAX_BOX_CANDIDATES = 16
@@ -78,6 +78,36 @@ def boxed_answer(text: str) -> str | None:
     if not found:
         return None
     return join_run(text, [(s, e) for s, e, _ in found], [c for _, _, c in found])
+
+
+def first_boxed_answer(text: str) -> str | None:
+    r"""The first box joined with the boxes right after it that only separators divide from it
+    (``answer_position: first``): the first group of joined boxes.
+
+    >>> first_boxed_answer(r"\boxed{2}, \boxed{5}, then again \boxed{7}")
+    '2, 5'
+    """
+    found: list[tuple[int, int, str]] = []
+    start = 0
+    for _ in range(MAX_BOX_CANDIDATES):
+        hits = [(at, c) for c in _BOX_COMMANDS if (at := text.find(c, start)) >= 0]
+        if not hits:
+            break
+        at, command = min(hits)
+        got = _box_content(text, at, command)
+        start = at + len(command)
+        if got is None or not got[0].strip():
+            continue
+        if found and not only_separators(text[found[-1][1]:at]):
+            break
+        found.append((at, got[1], _unwrap(got[0].strip())))
+        start = got[1]
+        if len(found) >= MAX_JOINED:
+            break
+    if not found:
+        return None
+    answer = ", ".join(c for _, _, c in found)
+    return answer if len(answer) <= MAX_ANSWER_CHARS else None
 
 
 def open_box(text: str) -> str | None:

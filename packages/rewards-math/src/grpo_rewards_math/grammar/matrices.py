@@ -7,9 +7,10 @@ from typing import Any
 from ..answer import Answer
 from ..build import Builder
 from ..latex_lexer import ParseError
+from ..light import LightBuilder
 
 
-def matrix_sum(b: Builder, terms: list[Any]) -> Answer:
+def matrix_sum(b: Builder | LightBuilder, terms: list[Any]) -> Answer:
     """``A + B`` with literal matrices of one shape: the matrix of the sums."""
     if not all(isinstance(t, Answer) and t.kind == "matrix" for t in terms):
         raise ParseError("a matrix plus a scalar")
@@ -19,9 +20,9 @@ def matrix_sum(b: Builder, terms: list[Any]) -> Answer:
     rows = zip(*(t.value for t in terms))
     return Answer("matrix", tuple(tuple(b.add(list(cells)) for cells in zip(*row)) for row in rows))
 
-def matrix_product(b: Builder, factors: list[Any]) -> Answer:
+def matrix_product(b: Builder | LightBuilder, factors: list[Any]) -> Answer:
     """Scalars and literal matrices multiplied in order (shapes must agree)."""
-    scalar: Any = b.sp.Integer(1)
+    scalar: Any = b.integer(1)
     out: tuple[tuple[Any, ...], ...] | None = None
     for f in factors:
         if not isinstance(f, Answer):

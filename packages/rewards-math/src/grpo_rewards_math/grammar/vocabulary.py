@@ -22,3 +22,5 @@ DEGREE_WORDS = frozenset({"degree", "degrees", "deg"})
 MULT_CMDS = frozenset({"cdot", "times", "ast"})
 ATOM_CMDS = frozenset({"frac", "sqrt", "pi", "infty", "binom", "sum", "prod", "lfloor", "lceil", "emptyset", "varnothing",
                        "imath", "infin", "mathbb", "langle"}) | FUNCS | GREEK | WRAPPERS
+#: after a degree sign, these letters name a temperature scale (``-5.5°C``), not a variable
+TEMPERATURE_LETTERS = frozenset("CFK")

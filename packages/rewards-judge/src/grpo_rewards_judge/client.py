@@ -1,0 +1,184 @@
+"""A small client for an OpenAI-compatible ``/chat/completions`` endpoint: concurrent, bounded, retried.
+
+Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
+Chat Completions API. Each request has a timeout (connect, read and write); a 429 or 5xx answer
+or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
+server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried, so a
+stalled server costs one timeout per request and no more. Requests of one batch run on at most
+``max_concurrency`` threads sharing one connection pool. The HTTP library (httpx,
+``pip install 'grpo-rewards-judge[http]'``) is imported when the first request is sent.
+
+>>> ChatClient("http://127.0.0.1:9/v1", "m", request_timeout=0.5, max_retries=0).complete(
+...     [{"role": "user", "content": "hi"}]).status
+'unreachable'
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+#: HTTP statuses worth another try: rate limited, or the server failing for the moment.
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One request's outcome: ``status`` is ``ok``, ``timeout``, ``unreachable`` or ``error``."""
+
+    status: str
+    text: str | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    attempts: int = 1
+    error: str | None = None
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def http_library() -> Any:
+    """The ``httpx`` module, or an ``ImportError`` saying which extra installs it."""
+    try:
+        import httpx
+    except ImportError:
+        raise ImportError("judge.rubric and judge.pairwise talk to the judge server through httpx: "
+                          "pip install 'grpo-rewards-judge[http]'") from None
+    return httpx
+
+
+def api_key_from(env: str | None) -> str | None:
+    """The API key held by the environment variable ``env`` (never a key itself); ``None`` without one."""
+    if env is None:
+        return None
+    if not env or not env.replace("_", "a").isalnum():
+        raise ValueError(f"api_key_env names an environment variable (like OPENAI_API_KEY), not {env!r}: "
+                         "the key itself never goes into a config file")
+    key = os.environ.get(env)
+    if not key:
+        raise ValueError(f"api_key_env: the environment variable {env} is not set (or empty)")
+    return key
+
+
+class ChatClient:
+    """Chat completions against ``base_url`` (the part before ``/chat/completions``, such as ``.../v1``).
+
+    The arguments are taken as given: the rewards check them (with ``grpo_rewards.params``).
+    """
+
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, request_timeout: float = 60.0,
+                 max_retries: int = 2, backoff: float = 0.5, max_backoff: float = 10.0, max_concurrency: int = 8,
+                 body: Mapping[str, Any] | None = None) -> None:
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.api_key = api_key
+        self.request_timeout = float(request_timeout)
+        self.max_retries = max_retries
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
+        self.max_concurrency = max_concurrency
+        self.body = dict(body or {})
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_client"] = None
+        state["_lock"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def _http(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                httpx = http_library()
+                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                self._client = httpx.Client(
+                    timeout=httpx.Timeout(self.request_timeout),
+                    limits=httpx.Limits(max_connections=self.max_concurrency,
+                                        max_keepalive_connections=self.max_concurrency),
+                    headers=headers,
+                    trust_env=False,  # a judge on loopback is not sent through the machine's HTTP proxy
+                )
+            return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    def complete_many(self, conversations: Sequence[list[dict[str, str]]]) -> list[Reply]:
+        """One :class:`Reply` per conversation, in order, at most ``max_concurrency`` in flight."""
+        if not conversations:
+            return []
+        if len(conversations) == 1 or self.max_concurrency == 1:
+            return [self.complete(c) for c in conversations]
+        with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(conversations)),
+                                thread_name_prefix="judge") as pool:
+            return list(pool.map(self.complete, conversations))
+
+    def complete(self, messages: list[dict[str, str]]) -> Reply:
+        """One chat completion, retried on 429/5xx and refused connections; never raises."""
+        httpx = http_library()
+        client = self._http()
+        payload = {**self.body, "model": self.model, "messages": messages, "stream": False}
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after: float | None = None
+            try:
+                response = client.post(self.url, json=payload)
+            except httpx.TimeoutException as exc:
+                return Reply("timeout", seconds=time.perf_counter() - started, attempts=attempt,
+                             error=f"no answer within {self.request_timeout:g} s ({type(exc).__name__})")
+            except httpx.HTTPError as exc:  # refused, reset, DNS: the server cannot be reached
+                error = f"{type(exc).__name__}: {exc}"
+                status = "unreachable"
+            else:
+                if response.status_code == 200:
+                    return self._read(response, started, attempt)
+                error = f"HTTP {response.status_code}: {response.text[:300]}"
+                if response.status_code not in RETRY_STATUSES:
+                    return Reply("error", seconds=time.perf_counter() - started, attempts=attempt, error=error)
+                status = "unreachable"
+                retry_after = _retry_after(response.headers.get("retry-after"))
+            if attempt > self.max_retries:
+                return Reply(status, seconds=time.perf_counter() - started, attempts=attempt, error=error)
+            delay = self.backoff * 2 ** (attempt - 1) if retry_after is None else retry_after
+            time.sleep(min(delay, self.max_backoff))
+
+    def _read(self, response: Any, started: float, attempt: int) -> Reply:
+        seconds = time.perf_counter() - started
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            text = choice["message"].get("content")
+            usage = data.get("usage") or {}
+            return Reply("ok", text=text if isinstance(text, str) else None, finish_reason=choice.get("finish_reason"),
+                         prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                         completion_tokens=int(usage.get("completion_tokens") or 0),
+                         seconds=seconds, attempts=attempt)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            return Reply("error", seconds=seconds, attempts=attempt,
+                         error=f"not a chat completion ({type(exc).__name__}: {exc}): {response.text[:300]}")
+
+
+def _retry_after(value: str | None) -> float | None:
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:  # an HTTP date: fall back to the backoff
+        return None
+    return seconds if seconds is not None and seconds >= 0 else None

@@ -1,0 +1,119 @@
+"""What ``judge.rubric`` and ``judge.pairwise`` share: the server settings, the cache, one batch of requests.
+
+:class:`JudgeSettings` checks the connection and sampling parameters once (with
+``grpo_rewards.params``) and builds the :class:`~grpo_rewards_judge.client.ChatClient`;
+:meth:`JudgeSettings.ask` sends a batch of judge prompts (identical ones once, cached ones not
+at all) and returns each reply with what it cost, for the reward to parse and label;
+:func:`metrics` sums what a batch cost into the numbers the core logs
+(``judge_latency/<metric>``, ``judge_tokens/<metric>``, ``judge_requests/<metric>``,
+``judge_cache_hits/<metric>``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from grpo_rewards import params
+
+from . import cache as cache_module
+from .client import ChatClient, Reply, api_key_from
+
+#: Labels of samples the judge did not grade: their value is ``None`` (TRL masks it).
+NOT_GRADED = ("timeout", "unreachable", "error")
+#: The labels a judge reports, besides the core's.
+LABELS = ("scored", "unparsable", "refused", "injection", *NOT_GRADED)
+
+
+@dataclass
+class Asked:
+    """One judge prompt's reply: the text (``None`` when there is none), its status, and whether cached."""
+
+    status: str
+    text: str | None = None
+    finish_reason: str | None = None
+    cached: bool = False
+    reply: Reply | None = None
+
+
+class JudgeSettings:
+    """The server, the model, the sampling and the cache of one judge reward."""
+
+    def __init__(self, *, base_url: str, model: str, api_key_env: str | None, system: str | None,
+                 max_concurrency: int, request_timeout: float, max_retries: int, backoff: float,
+                 temperature: float, max_tokens: int, seed: int | None, cache_path: str | None) -> None:
+        params.text(base_url, "base_url")
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http:// or https:// URL (such as http://127.0.0.1:8000/v1), "
+                             f"got {base_url!r}")
+        params.text(model, "model")
+        params.text(system, "system", none_ok=True)
+        params.integer(max_concurrency, "max_concurrency", low=1, high=256)
+        params.number(request_timeout, "request_timeout", positive=True)
+        params.integer(max_retries, "max_retries", low=0, high=10)
+        params.number(backoff, "backoff", low=0)
+        params.number(temperature, "temperature", low=0, high=2)
+        params.integer(max_tokens, "max_tokens", low=1)
+        params.integer(seed, "seed", none_ok=True)
+        params.text(cache_path, "cache_path", none_ok=True)
+        self.model = model
+        self.system = system
+        self.sampling: dict[str, Any] = {"temperature": float(temperature), "max_tokens": max_tokens}
+        if seed is not None:
+            self.sampling["seed"] = seed
+        self.client = ChatClient(base_url, model, api_key=api_key_from(api_key_env), request_timeout=request_timeout,
+                                 max_retries=max_retries, backoff=backoff, max_concurrency=max_concurrency,
+                                 body=self.sampling)
+        self.cache = cache_module.JudgeCache(cache_path)
+        self._warned_unreachable = False
+
+    def messages(self, prompt: str) -> list[dict[str, str]]:
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return [*system, {"role": "user", "content": prompt}]
+
+    def ask(self, prompts: Sequence[str | None], template: str) -> list[Asked]:
+        """The reply to each judge prompt (``None``: nothing to ask, ``status`` ``skipped``)."""
+        keys = {p: cache_module.key(self.model, template, [self.system, p], self.sampling)
+                for p in prompts if p is not None}
+        answered: dict[str, Asked] = {}
+        todo: list[str] = []
+        for prompt in dict.fromkeys(p for p in prompts if p is not None):
+            hit = self.cache.get(keys[prompt])
+            if hit is not None:
+                answered[prompt] = Asked("ok", hit, cached=True)
+            else:
+                todo.append(prompt)
+        replies = self.client.complete_many([self.messages(p) for p in todo])
+        for prompt, reply in zip(todo, replies):
+            answered[prompt] = Asked(reply.status, reply.text, reply.finish_reason, reply=reply)
+            if reply.status == "ok" and reply.text is not None and reply.finish_reason != "content_filter":
+                self.cache.put(keys[prompt], reply.text)
+        if replies and all(r.status == "unreachable" for r in replies) and not self._warned_unreachable:
+            self._warned_unreachable = True
+            warnings.warn(f"judge at {self.client.url} cannot be reached ({replies[0].error}); its samples get "
+                          "None (label 'unreachable') until it answers", RuntimeWarning, stacklevel=3)
+        return [answered[p] if p is not None else Asked("skipped") for p in prompts]
+
+
+def metrics(asked: Sequence[Asked]) -> dict[str, float]:
+    """What a batch cost: mean seconds per request sent, tokens used, requests sent, cache hits."""
+    sent = {id(a.reply): a.reply for a in asked if a.reply is not None}.values()
+    seconds = [r.seconds for r in sent]
+    return {
+        "judge_latency": sum(seconds) / len(seconds) if seconds else 0.0,
+        "judge_tokens": float(sum(r.tokens for r in sent)),
+        "judge_requests": float(len(seconds)),
+        "judge_cache_hits": float(len({id(a) for a in asked if a.cached})),
+    }
+
+
+def column_values(names: Sequence[str], kwargs: Mapping[str, Any], n: int, reward: str) -> dict[str, list[Any]]:
+    """The per-sample values of the dataset columns a template names, or a ``ValueError`` naming the missing."""
+    missing = [c for c in names if not (isinstance(kwargs.get(c), (list, tuple)) and len(kwargs[c]) == n)]
+    if missing:
+        have = sorted(k for k, v in kwargs.items() if isinstance(v, (list, tuple)) and len(v) == n) or ["none"]
+        raise ValueError(f"{reward}: the template reads dataset column(s) {', '.join(map(repr, missing))}; "
+                         f"the batch has: {', '.join(have)}")
+    return {c: list(kwargs[c]) for c in names}

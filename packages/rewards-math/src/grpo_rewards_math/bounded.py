@@ -1,0 +1,382 @@
+r"""The comparison the calling process may run: bounded by the size of its input, by construction.
+
+**The rule.** Code in the calling process (the trainer, TRL's reward loop) runs only work whose
+cost is bounded by the size of the answers *before* it starts: no sympy at all, so no assumption
+query, simplification, expansion or evaluation of untrusted structure. It reads both answers with
+light trees (:func:`~grpo_rewards_math.parse.read_answer`: the grammar, recording nodes) and
+decides what bounded arithmetic can: plain numbers, long plain arithmetic
+(:mod:`~grpo_rewards_math.plain`), exact rationals and square roots within size caps
+(:mod:`~grpo_rewards_math.surds`), text answers, and collections and ``x = …`` of those.
+Everything else is undecided (None) and goes to the symbolic check in a worker process, under
+the core's hard deadline. There is no time budget to poll here: a step either has a size bound
+checked before it runs, or it is not taken.
+
+>>> bounded_equal(r"\frac{\sqrt{3}}{2}", r"\frac{1}{2}\sqrt{3}"), bounded_equal("x = 3", "3")
+(True, True)
+>>> bounded_equal(r"\{1, 2\}", "2, 1"), bounded_equal("0.5", r"\frac{1}{3}")
+(True, False)
+>>> bounded_equal("x^2 - 1", "(x-1)(x+1)") is None  # symbolic: the worker's
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from .answer import Answer
+from .conventions import DEFAULT, Conventions
+from .latex_lexer import ParseError, normalize
+from .light import CONST, FUNC, MUL, POW, SYM, Node, num
+from .limits import DEFAULT_LIMITS, Limits
+from .parse import clear_cache as parse_cache_clear
+from .parse import normalize_text, read_answer
+from .surds import Surd, Undecidable, evaluate
+
+Tri = bool | None
+
+
+def _text_key(s: str) -> str:
+    return "".join(normalize(s).split())
+
+
+def _choice_key(s: str) -> str:
+    return normalize_text(s).strip("() ")
+
+
+def _any(results: list[Tri]) -> Tri:
+    if True in results:
+        return True
+    return None if None in results else False
+
+
+def _all(results: list[Tri]) -> Tri:
+    if False in results:
+        return False
+    return None if None in results else True
+
+
+def _value(node: Node) -> Surd | None:
+    if node.symbols or node.has_infinity:
+        return None
+    try:
+        return evaluate(node)
+    except (Undecidable, ZeroDivisionError, OverflowError, ValueError):
+        return None
+
+
+def numbers(a: Node, b: Node, approx: bool, conventions: Conventions) -> Tri:
+    """Two constant light trees (the gold first) compared as the worker's comparison would, when
+    bounded arithmetic decides it."""
+    va, vb = _value(a), _value(b)
+    if va is None or vb is None:
+        return None
+    qa, qb = va.rational, vb.rational
+    gold_integer = qa is not None and qa.denominator == 1
+    if qa is not None and qb is not None:
+        if approx and conventions.precision is not None:
+            return round(qa, conventions.precision) == round(qb, conventions.precision)
+        if not approx or gold_integer:
+            return qa == qb
+        return conventions.within(qa, qb, approx=True)
+    tolerant = approx and not (gold_integer and conventions.precision is None)
+    diff = va + (-vb)
+    if not tolerant and not (approx and conventions.precision is not None):
+        return not diff.terms  # normal forms: equal values have equal terms (surds.Surd)
+    if approx and conventions.precision is not None:
+        return None
+    try:
+        (x, sx), (y, sy), (d, sd) = va.float_parts(), vb.float_parts(), diff.float_parts()
+    except OverflowError:
+        return None
+    noise = 1e-12 * (sx + sy + sd) + 1e-300
+    bound = max(conventions.rel_tol * max(abs(x), abs(y)), conventions.abs_tol)
+    if abs(d) + noise < bound * (1 - 1e-9):
+        return True
+    if abs(d) - noise > bound * (1 + 1e-9):
+        return False
+    return None
+
+
+def _is_label(e: Node) -> bool:
+    if e.op == SYM:
+        return True
+    if e.op == POW:
+        return e.args[1] == -1 and _is_label(e.args[0])
+    if e.op == MUL or (e.op == FUNC and e.value == "abs"):
+        return all(_is_label(x) for x in e.args)
+    return False
+
+
+class BoundedComparer:
+    """:class:`~grpo_rewards_math.compare.Comparer`'s decisions on the answers it can make without
+    sympy; None for the rest."""
+
+    def __init__(self, conventions: Conventions) -> None:
+        self.conventions = conventions
+
+    def answers(self, g: Answer, p: Answer) -> Tri:
+        if self.conventions.trailing_units == "match" and g.units != p.units:
+            return False
+        if g.alt is not None or p.alt is not None:
+            return _any([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
+                         for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]
+                        + [self.answers(replace(g, alt=None), replace(p, alt=None))])
+        if g.kind == "text" or p.kind == "text":
+            if g.kind == p.kind and g.value == p.value:
+                return True
+            return bool(g.text) and _choice_key(g.text) == _choice_key(p.text)
+        return _any([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
+
+    def variants(self, a: Answer) -> list[Answer | None]:
+        out: list[Answer | None] = [a]
+        if a.kind == "expr" and not a.huge:
+            if a.percent:
+                out.append(replace(a, value=Node(MUL, (a.value, num(Fraction(1, 100))))))
+            if a.degree:
+                out.append(replace(a, value=Node(MUL, (a.value, _PI, num(Fraction(1, 180))))))
+        return out
+
+    def reduce(self, a: Answer, last_side: bool = False) -> Answer:
+        if a.kind == "equation":
+            lhs, rhs = a.value
+            if (lhs.op == SYM or _is_label(lhs)) and not (lhs.symbols & rhs.symbols):
+                return replace(a, kind="expr", value=rhs)
+            if rhs.op == SYM and rhs not in lhs.symbols:
+                return replace(a, kind="expr", value=lhs)
+            if last_side:
+                return replace(a, kind="expr", value=rhs)
+        if a.kind == "multi":
+            return replace(a, value=tuple(self.reduce(x, last_side) for x in a.value))
+        return a
+
+    def plain(self, g: Answer | None, p: Answer | None) -> Tri:
+        if g is None or p is None:
+            return None
+        if g.kind == "equation" and p.kind == "equation":
+            return True if g.value == p.value or g.value == p.value[::-1] else None
+        if g.huge or p.huge:
+            return None
+        g = self.reduce(g)
+        p = self.reduce(p, last_side=not _has_equation(g))
+        kinds = {g.kind, p.kind}
+        if "relation" in kinds:
+            return self.relations(g, p)
+        if "equation" in kinds:
+            return False if p.kind == "equation" and kinds <= {"equation", "expr", "set", "multi"} else None
+        if g.kind == "expr" and p.kind == "expr":
+            return self.exprs(g.value, p.value, g.approx or p.approx)
+        if kinds <= {"expr", "set", "multi"}:
+            return self.unordered(_elements(g), _elements(p))
+        if g.kind in ("set", "multi") and p.kind == "tuple":
+            return self.unordered(_elements(g), _elements(p))
+        if "interval" in kinds and "multi" in kinds:
+            gi, pi = self.as_interval(g), self.as_interval(p)
+            if gi is not None and pi is not None:
+                return self.intervals(gi, pi, g.approx or p.approx)
+            return None
+        if g.kind in ("set", "multi") and p.kind == "tuple":
+            return self.unordered(_elements(g), _elements(p))
+        if kinds <= {"tuple", "multi"}:
+            gs, ps = _elements(g), _elements(p)
+            if len(gs) != len(ps):
+                return False
+            return _all([self.answers(a, b) for a, b in zip(gs, ps)])
+        if "interval" in kinds:
+            gi, pi = self.as_interval(g), self.as_interval(p)
+            if gi is None or pi is None:
+                return None
+            return self.intervals(gi, pi, g.approx or p.approx)
+        if "matrix" in kinds:
+            return self.matrices(g, p)
+        return None
+
+    # -- intervals, relations, matrices (constant ends and elements only) -----------------------
+    def as_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
+        if a.kind == "interval":
+            return a.value
+        if a.kind == "tuple" and len(a.value) == 2:
+            return ((a.value[0], a.value[1], True, True),)
+        if a.kind == "relation":
+            return self.relation_interval(a)
+        if a.kind == "multi" and any(x.kind != "tuple" for x in a.value):
+            pieces: list[tuple[Node, Node, bool, bool]] = []
+            for x in a.value:
+                part = self.as_interval(x)
+                if part is None:
+                    return None
+                pieces.extend(part)
+            return tuple(pieces)
+        return None
+
+    def relation_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
+        """A chain about one symbol with constant bounds (``1 < x <= 3``, ``5 >= x``) as one piece;
+        None for anything else (a label, ``|t|``, ``2x``: the worker's)."""
+        terms, ops = a.value
+        syms = [t for t in terms if t.symbols]
+        if len(syms) != 1 or "!=" in ops or syms[0].op != SYM:
+            return None
+        x = syms[0]
+        lo, hi, lo_open, hi_open = -_INFINITY, _INFINITY, True, True
+        for (left, right), op in zip(itertools.pairwise(terms), ops):
+            strict = op in ("<", ">")
+            if op in (">", ">="):
+                left, right = right, left
+            if left == x:
+                hi, hi_open = right, strict
+            elif right == x:
+                lo, lo_open = left, strict
+            else:
+                return None
+        return ((lo, hi, lo_open, hi_open),)
+
+    def relations(self, g: Answer, p: Answer) -> Tri:
+        gi, pi = self.as_interval(g), self.as_interval(p)
+        if gi is not None and pi is not None:
+            return self.intervals(gi, pi, g.approx or p.approx)
+        if g.kind == "relation" and p.kind == "relation" and g.value == p.value:
+            return True
+        return None
+
+    def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...], approx: bool) -> Tri:
+        """Unions of pieces with constant ends, when each side's pieces are disjoint (so the union is
+        written in its merged form; otherwise merging is the worker's)."""
+        gm, pm = _sorted_pieces(gi), _sorted_pieces(pi)
+        if gm is None or pm is None:
+            return None
+        if len(gm) != len(pm):
+            return False
+        results: list[Tri] = []
+        for (a, b, ao, bo), (c, d, co, do) in zip(gm, pm):
+            if (ao, bo) != (co, do):
+                return False
+            results += [self.end(a, c, approx), self.end(b, d, approx)]
+        return _all(results)
+
+    def end(self, a: Node, b: Node, approx: bool) -> Tri:
+        if a.has_infinity or b.has_infinity:
+            return a == b if _infinite(a) and _infinite(b) else (False if _infinite(a) or _infinite(b) else None)
+        return self.exprs(a, b, approx)
+
+    def matrices(self, g: Answer, p: Answer) -> Tri:
+        def flat(a: Answer) -> tuple[tuple[int, int], list[Node]] | None:
+            if a.kind == "matrix":
+                return (len(a.value), len(a.value[0])), [e for row in a.value for e in row]
+            if a.kind == "tuple":
+                return (len(a.value), 1), list(a.value)
+            return None
+
+        fg, fp = flat(g), flat(p)
+        if fg is None or fp is None:
+            return False
+        (gr, gc), (pr, pc) = fg[0], fp[0]
+        vector = min(gr, gc) == 1 and min(pr, pc) == 1
+        if not ((gr, gc) == (pr, pc) or (vector and len(fg[1]) == len(fp[1]))):
+            return False
+        return _all([self.exprs(a, b, g.approx or p.approx) for a, b in zip(fg[1], fp[1])])
+
+    def exprs(self, a: Node, b: Node, approx: bool) -> Tri:
+        if a == b:
+            return True
+        if a.symbols or b.symbols:
+            return False if a.op == SYM and b.op == SYM else None
+        if a.has_infinity or b.has_infinity:
+            return None
+        return numbers(a, b, approx, self.conventions)
+
+    def unordered(self, gs: list[Answer], ps: list[Answer]) -> Tri:
+        """Collections compared as sets, when every element is a constant with an exact value (as
+        the worker's ``unordered``: duplicates merged, then matched one to one)."""
+        keyed = []
+        for side in (gs, ps):
+            keys = []
+            for a in side:
+                if a.kind != "expr" or a.approx or a.percent or a.degree or a.huge or a.alt is not None:
+                    return None
+                v = _value(a.value)
+                if v is None:
+                    return None
+                keys.append(frozenset(v.terms.items()))
+            keyed.append(set(keys))
+        return keyed[0] == keyed[1]
+
+
+_PI = Node(CONST, value="pi")
+_INFINITY = Node(CONST, value="oo")
+
+
+def _infinite(e: Node) -> bool:
+    return e.op == CONST and e.value in ("oo", "-oo")
+
+
+def _float(e: Node) -> float | None:
+    """An end's value as a float (for ordering pieces), or None."""
+    if _infinite(e):
+        return float("inf") if e.value == "oo" else float("-inf")
+    v = _value(e)
+    if v is None:
+        return None
+    try:
+        return v.float_parts()[0]
+    except OverflowError:
+        return None
+
+
+def _sorted_pieces(pieces: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
+    """Pieces sorted by their lower end when every end is a constant and they are clearly apart
+    (a gap of more than rounding between one piece's upper end and the next one's lower end)."""
+    keyed = []
+    for piece in pieces:
+        lo, hi = _float(piece[0]), _float(piece[1])
+        if lo is None or hi is None or not lo < hi:
+            return None  # a point, an empty or reversed piece, or an end we cannot place: the worker's
+        a, b, a_open, b_open = piece
+        keyed.append((lo, hi, (a, b, a_open or _infinite(a), b_open or _infinite(b))))  # an infinite end is open
+    keyed.sort(key=lambda k: k[0])
+    for (_, hi, _), (lo, _, _) in itertools.pairwise(keyed):
+        if not hi < lo - 1e-9 * max(1.0, abs(lo)):
+            return None  # touching or overlapping pieces: merging is the worker's
+    return [piece for _, _, piece in keyed]
+
+
+def _elements(a: Answer) -> list[Answer]:
+    if a.kind == "multi":
+        return list(a.value)
+    if a.kind == "expr":
+        return [a]
+    return [replace(a, kind="expr", value=e) for e in a.value]
+
+
+def _has_equation(a: Answer) -> bool:
+    return a.kind == "equation" or (a.kind == "multi" and any(x.kind == "equation" for x in a.value))
+
+
+@lru_cache(maxsize=16384)
+def _bounded(gold: str, pred: str, conventions: Conventions, limits: Limits) -> Tri:
+    g = read_answer(gold, limits, conventions.log_base)  # ParseError for an unreadable gold goes to the caller
+    if _text_key(gold) == _text_key(pred):
+        return True
+    try:
+        p = read_answer(pred, limits, conventions.log_base)
+    except (ParseError, RecursionError):
+        return None  # the worker's parse decides (an unreadable prediction is wrong there)
+    return BoundedComparer(conventions).answers(g, p)
+
+
+def bounded_equal(gold: str, pred: str, conventions: Conventions = DEFAULT,
+                  limits: Limits = DEFAULT_LIMITS) -> Tri:
+    """True/False when bounded arithmetic decides ``gold == pred``, None when only the worker can.
+
+    Raises ParseError when ``gold`` cannot be read; a ``pred`` it cannot read is left to the worker.
+    """
+    return _bounded(gold, pred, conventions, limits)
+
+
+
+def clear_cache() -> None:
+    """Forget remembered bounded comparisons and light parses."""
+    _bounded.cache_clear()
+    parse_cache_clear()

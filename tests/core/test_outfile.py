@@ -1,0 +1,169 @@
+"""``--out`` of score and compare: never an input (by identity), only regular files, modes kept."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import socket
+import stat
+
+import pytest
+
+import grpo_rewards
+from grpo_rewards.cli import main
+from grpo_rewards.compare import compare_file
+from grpo_rewards.testing import plugin_registered
+
+GROUP = "rewards:\n  - use: fixture.group_size\n"
+
+
+def long_text(text: str, **row) -> float:
+    return float(len(text) > 3)
+
+
+def even(text: str, **row) -> float:
+    return float(len(text) % 2 == 0)
+
+
+class Plugin:
+    @grpo_rewards.hookimpl
+    def register_rewards(self, register):
+        register("even", even)
+        register("long", long_text)
+
+
+@pytest.fixture
+def rows(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({"prompt": "p", "completion": c}) + "\n" for c in ["ab", "abcde", "abc"]))
+    return path
+
+
+@pytest.fixture
+def rewards(tmp_path):
+    path = tmp_path / "set.yaml"
+    path.write_text(GROUP)
+    return path
+
+
+def _score(rows, rewards, out) -> int:
+    return main(["score", str(rows), "--rewards", str(rewards), "--out", str(out), "--no-progress"])
+
+
+def _compare(rows, specs, out):
+    with plugin_registered(Plugin(), "t") as registry:
+        return compare_file(str(rows), specs, out=str(out), stream=io.StringIO(), registry=registry)
+
+
+def test_compare_refuses_an_out_that_is_one_of_its_reward_set_files(rows, tmp_path):
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text("rewards:\n  - use: t.even\n")
+    b.write_text("rewards:\n  - use: t.long\n")
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match=f"--out {b} is the reward-set file {b}; choose another"):
+        _compare(rows, [str(a), str(b)], b)
+    assert b.read_text() == "rewards:\n  - use: t.long\n"
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match="is the reward-set file"):
+        _compare(rows, [f"{a}:t.even", str(b)], a)  # an entry of a set names the set's file
+    assert a.read_text() == "rewards:\n  - use: t.even\n"
+
+
+def test_an_input_under_another_name_is_recognised_by_identity(plugins, rows, rewards, tmp_path, capsys):
+    linked = tmp_path / "same-rows.jsonl"
+    os.link(rows, linked)
+    before = rows.read_text()
+    assert _score(rows, rewards, linked) == 2
+    assert rows.read_text() == before
+    assert capsys.readouterr().err == (f"grpo-rewards: error: --out {linked} is the input file; choose another file "
+                                       "(it would be overwritten)\n")
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match="is the input file"):
+        _compare(rows, ["t.even", "t.long"], linked)
+
+
+def _fifo(path):
+    os.mkfifo(path)
+    return "a FIFO (named pipe)"
+
+
+def _device(path):
+    if os.geteuid() != 0:
+        pytest.skip("mknod of a character device needs root")
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    return "a character device"
+
+
+def _socket(path):
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    sock.close()
+    return "a socket"
+
+
+def _folder(path):
+    path.mkdir()
+    return "a folder"
+
+
+@pytest.mark.parametrize("make", [_fifo, _device, _socket, _folder])
+def test_out_that_is_not_a_regular_file_is_refused_and_left_as_it_is(plugins, rows, rewards, tmp_path, capsys, make):
+    out = tmp_path / "special"
+    kind = make(out)
+    mode = out.lstat().st_mode
+    assert _score(rows, rewards, out) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"grpo-rewards: error: --out {out} is {kind}: --out writes only regular files")
+    assert out.lstat().st_mode == mode
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match=re.escape(f"is {kind}")):
+        _compare(rows, ["t.even", "t.long"], out)
+    assert out.lstat().st_mode == mode
+
+
+def test_a_symlink_is_written_through_to_its_regular_file(plugins, rows, rewards, tmp_path):
+    target = tmp_path / "real.jsonl"
+    target.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    assert _score(rows, rewards, link) == 0
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert [json.loads(line)["completion"] for line in target.read_text().splitlines()] == ["ab", "abcde", "abc"]
+
+
+def test_a_symlink_to_a_fifo_or_to_nothing_is_refused(plugins, rows, rewards, tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    assert _score(rows, rewards, link) == 2
+    assert f"--out {link} is a FIFO (named pipe) (through the symlink {link})" in capsys.readouterr().err
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    assert _score(rows, rewards, dangling) == 2
+    assert f"is a symlink to {tmp_path / 'nowhere'}, which does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o600])
+def test_an_existing_files_mode_is_kept(plugins, rows, rewards, tmp_path, mode):
+    out = tmp_path / "scored.jsonl"
+    out.write_text("old\n")
+    out.chmod(mode)
+    assert _score(rows, rewards, out) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == mode
+    compared = tmp_path / "disagreements.jsonl"
+    compared.write_text("")
+    compared.chmod(mode)
+    _compare(rows, ["t.even", "t.long"], compared)
+    assert stat.S_IMODE(compared.stat().st_mode) == mode
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)])
+def test_a_new_file_follows_the_umask(plugins, rows, rewards, tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        assert _score(rows, rewards, tmp_path / "scored.jsonl") == 0
+        _compare(rows, ["t.even", "t.long"], tmp_path / "disagreements.jsonl")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "scored.jsonl").stat().st_mode) == mode
+    assert stat.S_IMODE((tmp_path / "disagreements.jsonl").stat().st_mode) == mode

