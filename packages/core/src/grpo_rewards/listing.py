@@ -216,4 +216,9 @@ def cmd_show(args: Any) -> int:
         print(f"  {p.name}: {type_text(p.annotation)} ({default})")
     if info.example:
         print(f"example:   {info.example}")
+    from .scorer_hooks import runtime_note
+
+    note = runtime_note(info.obj)
+    if note:
+        print(f"runs in:   {note}")
     return 0

@@ -22,6 +22,7 @@ FIRST_PARTY = {
     "format": "grpo-rewards-format",
     "math": "grpo-rewards-math",
     "gym": "grpo-rewards-gym",
+    "code": "grpo-rewards-code",
 }
 
 _EMPTY = inspect.Parameter.empty

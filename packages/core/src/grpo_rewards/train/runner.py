@@ -195,6 +195,7 @@ def prepare(
             reward_set = load_reward_set(spec, registry=registry, columns=dataset.column_names)
         except GrpoRewardsError as exc:
             problems += _problems(exc, "rewards: ")
+        problems += _scorer_notes(reward_set, dataset, say if verbose else None)
     grpo_kwargs: dict[str, Any] = {}
     if not any(p.startswith("grpo") for p in problems) and reward_set is not None:
         try:
@@ -209,6 +210,19 @@ def prepare(
     return Plan(config=config, source=source, registry=registry, reward_set=reward_set, dataset=dataset,
                 grpo_kwargs=grpo_kwargs, run_dir=run_dir, resume_from=resume_from, overwrite=overwrite, force=force,
                 changes=changes, replace=bool(notes) and resume_from is None, announced=verbose)
+
+
+def _scorer_notes(reward_set: Any, dataset: Any, announce: Any) -> list[str]:
+    """Print what each reward runs on (a sandbox) and return the dataset rows each reward cannot score."""
+    from ..scorer_hooks import row_problems, runtime_note
+
+    problems = []
+    for entry, info in zip(reward_set.entries, reward_set.infos):
+        note = runtime_note(info.obj)
+        if note and announce is not None:
+            announce(f"grpo-rewards: {entry.name} runs in {note}")
+        problems += [f"dataset: {entry.name}: {p}" for p in row_problems(info.obj, dataset)]
+    return problems
 
 
 def _barrier() -> None:
