@@ -199,6 +199,10 @@ def _run_guarded(fn):
     except MemoryError:
         _report({"status": "memory", "error": "MemoryError"})
         os._exit(3)
+    except OSError as exc:
+        status = "output_limit" if exc.errno == 27 else "runtime_error"  # EFBIG: RLIMIT_FSIZE (SIGXFSZ is ignored)
+        _report({"status": status, "error": f"{_type(exc).__name__}: {exc}"[:500]})
+        _flush_and_exit(1)
     except BaseException as exc:
         _report({"status": "runtime_error", "error": f"{_type(exc).__name__}: {exc}"[:500]})
         _flush_and_exit(1)
@@ -252,6 +256,10 @@ def _program_server(job, requests, replies):
     _flush_and_exit(0)
 
 
+class _ProgramError(Exception):
+    """The program failed a call (raised, returned something unserialisable, ended)."""
+
+
 class _Proxy:
     """Stands for a program function inside an assert test: each call goes to the program server."""
 
@@ -263,10 +271,10 @@ class _Proxy:
         os.write(requests, (json.dumps([self.name, encode(list(args))]) + "\n").encode())
         line = replies.readline(limit)
         if not line.endswith(b"\n"):
-            raise RuntimeError("the program ended or answered with too much data")
+            raise _ProgramError("the program ended or answered with too much data")
         ok, value = json.loads(line)
         if not ok:
-            raise RuntimeError(f"the program raised {value}")
+            raise _ProgramError(value)
         return decode(value)
 
 
@@ -281,6 +289,9 @@ def _assert_test(test, requests, replies, limit):
         exec(compile(test["source"], "test.py", "exec"), namespace)
     except AssertionError as exc:
         _report({"status": "ok", "passed": False, "error": f"AssertionError: {exc}"[:300]})
+        os._exit(0)
+    except _ProgramError as exc:
+        _report({"status": "ok", "passed": False, "program_error": str(exc)[:300]})
         os._exit(0)
     except BaseException as exc:
         _report({"status": "ok", "passed": False, "error": f"{_type(exc).__name__}: {exc}"[:300]})
@@ -456,7 +467,7 @@ def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory):
     else:
         code = os.WEXITSTATUS(status)
         result["exit"] = code
-        if report is not None and report.get("status") in ("compile_error", "memory", "runtime_error"):
+        if report is not None and report.get("status") in ("compile_error", "memory", "runtime_error", "output_limit"):
             result.update(status=report["status"], error=report.get("error"))
         elif code == 121:
             result.update(status="sandbox_error", error="the seccomp filter could not be installed")
@@ -593,6 +604,8 @@ def _run_asserts(job, indices, limits, emit):
         if server["status"] in ("compile_error", "memory", "runtime_error", "output_limit", "timeout") \
                 and not verdict.get("passed"):
             result = server
+        elif verdict.get("program_error"):
+            result = dict(server, status="runtime_error", error=verdict["program_error"])
         else:
             result = dict(verdict, time=server["time"], rss_kb=server["rss_kb"])
             if verdict["status"] != "ok" or "passed" not in verdict:
