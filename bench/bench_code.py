@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -116,5 +118,79 @@ def anchor() -> None:
               f"({164 / seconds:.1f} programs/s)", flush=True)
 
 
+
+
+STDIO_SOLUTIONS = {
+    "sum": "print(sum(map(int, input().split())))",
+    "max": "print(max(map(int, input().split())))",
+    "min": "print(min(map(int, input().split())))",
+    "count": "print(len(input().split()))",
+    "reversed": "print(' '.join(input().split()[::-1]))",
+    "sorted": "print(' '.join(map(str, sorted(map(int, input().split())))))",
+}
+
+
+def peer_workload() -> dict:
+    """The same rows for both: code:stdio (stdin/stdout) and HumanEval's usual-shape asserts (call tests), in
+    APPS's input_output form, each with the correct program and three hacks."""
+    from grpo_rewards_code import CallTest, make_stdio, normalise_tests
+
+    cases: dict = {"correct": [], "always_equal": [], "os_exit_first": [], "first_line_only": []}
+    for row in make_stdio(60, seed=1):
+        io_ = {"inputs": [t["input"] for t in row["tests"]], "outputs": [t["output"] for t in row["tests"]]}
+        multi = {"inputs": ["\n".join(io_["inputs"])], "outputs": ["".join(io_["outputs"])]}
+        for name, code, in_outs in (
+                ("correct", STDIO_SOLUTIONS[row["family"]], io_),
+                ("always_equal", ALWAYS_EQUAL + "print(_Anything())", io_),
+                ("os_exit_first", "import os\nos._exit(0)", io_),
+                ("first_line_only", "import sys\n" + STDIO_SOLUTIONS[row["family"]], multi)):
+            cases[name].append({"completion": fence(code), "in_outs": in_outs})
+    for problem, row in zip(humaneval_problems(), make_humaneval(164, seed=0)):
+        calls = [t for t in normalise_tests(row) if isinstance(t, CallTest)]
+        try:
+            json.dumps([list(t.args) for t in calls] + [t.expected for t in calls], allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        if not calls or any(isinstance(t.expected, (tuple, set)) for t in calls):
+            continue
+        in_outs = {"fn_name": problem["entry_point"], "inputs": [list(t.args) for t in calls],
+                   "outputs": [t.expected for t in calls]}
+        cases["correct"].append({"completion": fence(canonical(problem)), "in_outs": in_outs})
+        cases["always_equal"].append({"completion": fence(always_equal(problem)), "in_outs": in_outs})
+        cases["os_exit_first"].append({"completion": fence("import os\nos._exit(0)\n" + canonical(problem)),
+                                       "in_outs": in_outs})
+    return cases
+
+
+def peer() -> None:
+    import tempfile
+
+    cases = peer_workload()
+    scorer = TestsPassed()
+    ours = {}
+    for name, items in cases.items():
+        start = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            values = list(pool.map(lambda it: scorer(it["completion"], input_output=json.dumps(it["in_outs"]))[0], items))
+        ours[name] = {"values": values, "seconds": time.perf_counter() - start}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(cases, f)
+    peer_python = os.environ.get("PEER_PYTHON", "/tmp/peer/bin/python")
+    proc = subprocess.run([peer_python, os.path.join(os.path.dirname(__file__), "peer_prime_code.py"), f.name],
+                          capture_output=True, text=True, timeout=3600)
+    theirs = json.loads(proc.stdout.strip().splitlines()[-1])
+    os.unlink(f.name)
+    print("| programs | n | ours: mean tests_passed | ours: s | prime_code: mean score | prime_code: s | speed ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for name in cases:
+        a, b = ours[name], theirs[name]
+        n = len(a["values"])
+        print(f"| {name} | {n} | {sum(v or 0 for v in a['values']) / n:.3f} | {a['seconds']:.1f} | "
+              f"{sum(b['values']) / n:.3f} | {b['seconds']:.1f} | {b['seconds'] / a['seconds']:.2f}x |", flush=True)
+
+
+COMMANDS = {"humaneval": humaneval, "throughput": throughput, "anchor": anchor, "peer": peer}
+
+
 if __name__ == "__main__":
-    {"humaneval": humaneval, "throughput": throughput, "anchor": anchor}[sys.argv[1]]()
+    COMMANDS[sys.argv[1]]()

@@ -9,7 +9,14 @@ import zlib
 
 import pytest
 
-from grpo_rewards_code.formats import AssertTest, CallTest, StdioTest, TestFormatError, check_rows, normalise_tests
+from grpo_rewards_code.formats import (
+    AssertTest,
+    CallTest,
+    StdioTest,
+    TestFormatError,
+    check_rows,
+    normalise_tests,
+)
 from grpo_rewards_code.tasks import humaneval_problems
 
 

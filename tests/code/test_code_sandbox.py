@@ -44,9 +44,9 @@ def test_there_is_no_network_not_even_the_hosts_loopback(sandbox):
         server.bind(("127.0.0.1", 0))
         server.listen()
         port = server.getsockname()[1]
-        out = run(sandbox, "import socket\nfor address in (('127.0.0.1', %d), ('1.1.1.1', 80)):\n    try:\n"
+        out = run(sandbox, f"import socket\nfor address in (('127.0.0.1', {port}), ('1.1.1.1', 80)):\n    try:\n"
                            "        socket.create_connection(address, timeout=1)\n        print('connected')\n"
-                           "    except OSError as e:\n        print(e.errno)" % port)
+                           "    except OSError as e:\n        print(e.errno)")
     assert out["stdout"].split() == ["111", "101"]  # the sandbox's own empty loopback; no route out
 
 

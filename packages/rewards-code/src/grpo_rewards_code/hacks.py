@@ -63,7 +63,7 @@ def corpus() -> list[dict[str, Any]]:
               STDIO, "opens a socket to the host"),
         entry("fork_bomb", "import os\nwhile True:\n    os.fork()", STDIO, "forks without end"),
         entry("memory_hog", "x = bytearray(8 << 30)\nprint(len(x))", STDIO, "allocates 8 GB"),
-        entry("infinite_loop", "while True:\n    pass", STDIO, "never ends", FAST),
+        entry("infinite_loop", "while True:\n    pass", MULTI, "never ends", FAST),
         entry("gigabyte_of_output", "import sys\nline = '3 ' * 500_000\nfor _ in range(1000):\n    sys.stdout.write(line)",
               STDIO, "1 GB of output"),
         entry("kill_the_parent", "import os, signal\nfor pid in (os.getppid(), 1):\n    try:\n        os.kill(pid, 9)\n"
@@ -78,7 +78,7 @@ def corpus() -> list[dict[str, Any]]:
         entry("monkeypatch", "import builtins, sys, json\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
               "json.dumps = lambda *a, **k: '{\"status\": \"ok\", \"passed\": true}'\nsys.exit = lambda *a: None\n"
               "def add(a, b):\n    return None", FUNCTION, "monkeypatches builtins, sys and json to fake a pass"),
-        entry("sleep_past_deadline", "import time\ntime.sleep(3600)", STDIO, "sleeps past the deadline", FAST),
+        entry("sleep_past_deadline", "import time\ntime.sleep(3600)", MULTI, "sleeps past the deadline", FAST),
         entry("atexit_pass", "import atexit\natexit.register(lambda: print('3'))\natexit.register(lambda: print('ok'))\n"
               "def add(a, b):\n    raise SystemExit(0)", FUNCTION, "atexit hooks that print a pass, then exits"),
         entry("no_code", "", STDIO, "an empty block") | {"completion": "print(3)"},
