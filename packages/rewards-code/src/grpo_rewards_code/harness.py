@@ -19,7 +19,6 @@ exact types; anything else (an object with a lying ``__eq__``) is a ``runtime_er
 import ctypes
 import json
 import os
-import platform
 import resource
 import selectors
 import signal
@@ -97,7 +96,7 @@ class _SockFprog(ctypes.Structure):
 
 def _no_new_processes_filter():
     """A seccomp program that refuses fork, vfork and clone without CLONE_THREAD (clone3: ENOSYS)."""
-    machine = platform.machine()
+    machine = os.uname().machine
     if machine == "x86_64":
         arch, forks, clone = 0xC000003E, [57, 58], 56
     elif machine == "aarch64":
@@ -380,19 +379,31 @@ def _watch(pids, pipes, stdin_data, wall, output_cap):
     status = rusage = None
     timed_out = over = False
     open_reads = set(pipes)
+    try:  # wakes the loop when the process exits (Linux 5.3+); else poll
+        exit_fd = os.pidfd_open(pids[0])
+        sel.register(exit_fd, selectors.EVENT_READ, "<exit>")
+    except (AttributeError, OSError):
+        exit_fd = None
     while True:
         if status is None:
             pid, st, ru = os.wait4(pids[0], os.WNOHANG)
             if pid:
                 status, rusage = st, ru
+                if exit_fd is not None:
+                    sel.unregister(exit_fd)
+                    os.close(exit_fd)
+                    exit_fd = None
         if status is not None and not open_reads:
             break
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             timed_out = status is None
             break
-        for key, _ in sel.select(min(remaining, 0.05 if status is None else remaining)):
+        poll = remaining if exit_fd is not None or status is not None else min(remaining, 0.01)
+        for key, _ in sel.select(poll):
             name = key.data
+            if name == "<exit>":
+                continue
             if name == "<stdin>" and stdin_fd is not None:
                 try:
                     n = os.write(stdin_fd, stdin_view[:65536])
@@ -427,6 +438,8 @@ def _watch(pids, pipes, stdin_data, wall, output_cap):
             pass
     if status is None:
         _, status, rusage = os.wait4(pids[0], 0)
+    if exit_fd is not None:
+        os.close(exit_fd)
     sel.close()
     for fd in list(pipes.values()) + ([stdin_fd] if stdin_fd is not None else []):
         try:
