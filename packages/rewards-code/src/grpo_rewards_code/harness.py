@@ -219,6 +219,7 @@ def _function(namespace, name):
 def _python_test(job, test):
     """In the forked child: run one test of a Python program (stdio or call)."""
     _std_streams()
+    sys.path[:0] = job.get("sys_path", [])
     namespace = _load_program(job)
     if test["kind"] == "stdio":
         _flush_and_exit(0)

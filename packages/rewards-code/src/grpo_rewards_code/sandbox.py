@@ -85,13 +85,14 @@ def _bind_args() -> list[str]:
     return args
 
 
-def _command(backend: str, binary: str | None) -> list[str]:
+def _command(backend: str, binary: str | None, read_only: tuple[str, ...] = ()) -> list[str]:
     python = [interpreter(), "-I", "-S", "-B", "-c", _harness_source()]
+    extra = [arg for path in read_only for arg in ("--ro-bind", path, path)]
     if backend == "bwrap":
         assert binary is not None
         return [binary, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID),
                 "--gid", str(SANDBOX_UID), "--die-with-parent", "--new-session", "--as-pid-1",
-                "--hostname", "sandbox", *_bind_args(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                "--hostname", "sandbox", *_bind_args(), *extra, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                 "--chdir", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
                 "--", *python]
     if backend == "unshare":
@@ -150,14 +151,15 @@ class Sandbox:
         return "UNSAFE: no sandbox (GRPO_REWARDS_CODE_SANDBOX=unsafe): rlimits and seccomp only, full file system and network"
 
     def run(self, job: dict[str, Any], secret: dict[str, Any] | None = None, *, deadline: float,
-            on_result: Any = None) -> tuple[list[dict[str, Any]], str | None]:
+            on_result: Any = None, read_only: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], str | None]:
         """Run one harness job; returns (the per-test results it produced, a fatal error or None).
 
         ``job`` is frame 1 (program, test inputs, limits); ``secret`` frame 2 (assert tests), sent
         after it. ``on_result(result)`` is called as each result arrives; when it returns False
-        the sandbox is killed. The whole sandbox is killed at ``deadline`` seconds.
+        the sandbox is killed. The whole sandbox is killed at ``deadline`` seconds. ``read_only``: more
+        host directories the program may read (bound read-only at the same path).
         """
-        proc = subprocess.Popen(_command(self.backend, self.binary), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(_command(self.backend, self.binary, read_only), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
                                 cwd="/", close_fds=True)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -226,19 +228,34 @@ class Sandbox:
             pass
 
     def run_python(self, source: str, tests: list[dict[str, Any]], limits: Limits | None = None,
-                   deadline: float | None = None) -> list[dict[str, Any]]:
+                   deadline: float | None = None, sys_path: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         """Run a Python program on stdin/stdout or call tests; raw results per test.
 
         ``tests``: ``{"kind": "stdio", "input": "1 2\\n"}`` or ``{"kind": "call", "fn": "f", "args": [...]}``
-        (``args`` encoded with :func:`grpo_rewards_code.values.encode`). Raises :class:`SandboxUnavailable`
+        (``args`` encoded with :func:`grpo_rewards_code.harness.encode`). Only the standard library is
+        importable, unless ``sys_path`` names more directories (bound read-only and put first on
+        ``sys.path``: :func:`host_sys_path` gives this process's own). Raises :class:`SandboxUnavailable`
         when the sandbox itself failed.
         """
         limits = limits or Limits()
-        job = {"language": "python", "program": source, "tests": tests, "limits": limits.job()}
-        results, fatal = self.run(job, deadline=deadline or 5.0 + len(tests) * (limits.time * 2 + 1))
+        job = {"language": "python", "program": source, "tests": tests, "limits": limits.job(),
+               "sys_path": list(sys_path)}
+        results, fatal = self.run(job, deadline=deadline or 5.0 + len(tests) * (limits.time * 2 + 1),
+                                  read_only=tuple(sys_path))
         if fatal is not None:
             raise SandboxUnavailable(fatal)
         return results
+
+
+def host_sys_path() -> tuple[str, ...]:
+    """The directories of this process's ``sys.path`` outside the interpreter's own (site-packages, source trees)."""
+    base = os.path.realpath(sys.base_prefix)
+    out = []
+    for entry in sys.path:
+        path = os.path.realpath(entry) if entry else ""
+        if path and os.path.isdir(path) and not path.startswith(base + os.sep) and path not in out:
+            out.append(path)
+    return tuple(out)
 
 
 def _probe(sandbox: Sandbox) -> str | None:
