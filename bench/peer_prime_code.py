@@ -36,7 +36,7 @@ def main() -> None:
         with ThreadPoolExecutor(2) as pool:
             values = list(pool.map(score, items))
         out[name] = {"values": values, "seconds": time.perf_counter() - start}
-    print(json.dumps(out))
+    sys.__stdout__.write(json.dumps(out) + "\n")  # redirect_stdout in two threads can leave sys.stdout swapped
 
 
 if __name__ == "__main__":
