@@ -152,10 +152,12 @@ def peer_workload() -> dict:
             continue
         in_outs = {"fn_name": problem["entry_point"], "inputs": [list(t.args) for t in calls],
                    "outputs": [t.expected for t in calls]}
-        cases["correct"].append({"completion": fence(canonical(problem)), "in_outs": in_outs})
-        cases["always_equal"].append({"completion": fence(always_equal(problem)), "in_outs": in_outs})
-        cases["os_exit_first"].append({"completion": fence("import os\nos._exit(0)\n" + canonical(problem)),
-                                       "in_outs": in_outs})
+        # prime_code reads a call's arguments as JSON lines and its expected value as JSON text
+        theirs = {"fn_name": problem["entry_point"], "inputs": ["\n".join(json.dumps(a) for a in t.args) for t in calls],
+                  "outputs": [json.dumps(t.expected) for t in calls]}
+        for name, code in (("correct", canonical(problem)), ("always_equal", always_equal(problem)),
+                           ("os_exit_first", "import os\nos._exit(0)\n" + canonical(problem))):
+            cases[name].append({"completion": fence(code), "in_outs": in_outs, "peer_in_outs": theirs})
     return cases
 
 

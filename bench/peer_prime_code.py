@@ -30,7 +30,8 @@ def main() -> None:
 
         def score(item: dict) -> float:
             with contextlib.redirect_stdout(io.StringIO()):
-                success, _ = prime_code.compute_score(item["completion"], item["in_outs"], continuous=True)
+                success, _ = prime_code.compute_score(item["completion"], item.get("peer_in_outs", item["in_outs"]),
+                                                      continuous=True)
             return float(success)
 
         with ThreadPoolExecutor(2) as pool:
