@@ -133,3 +133,8 @@ def test_humaneval_canonical_solutions_pass_and_return_none_fails(sandbox, index
     value, _ = TestsPassed()(fence(_return_none(row)), **row)
     # HumanEval/12 (`== None`), 52 (`assert not ...`) and 90 (`is None`) have asserts that None satisfies
     assert (value > 0) == (index in (12, 52, 90))
+
+
+def test_many_assert_tests_in_one_row(sandbox):
+    row = {"test_list": [f"assert add({i}, 1) in ({i + 1},)" for i in range(300)]}
+    assert TestsPassed()(fence("def add(a, b):\n    return a + b"), **row) == (1.0, "passed")

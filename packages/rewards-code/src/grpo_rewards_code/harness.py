@@ -550,6 +550,8 @@ def main():
     try:
         _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # five pipes per pending assert test
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
         job = _read_frame()
         limits = job["limits"]
         tests = job["tests"]
