@@ -14,6 +14,3 @@ def sandbox():
     except SandboxUnavailable as exc:
         pytest.skip(f"this machine cannot run a sandbox: {exc}")
 
-
-def fence(code: str, language: str = "python") -> str:
-    return f"My answer:\n```{language}\n{code.strip()}\n```\n"

@@ -6,12 +6,16 @@ import ast
 import pickle
 
 import pytest
-from conftest import fence
 
 import grpo_rewards_code as code
 from grpo_rewards_code import AllPassed, TestsPassed, make_humaneval
 from grpo_rewards_code.runner import LocalRunner
 from grpo_rewards_code.sandbox import Sandbox
+
+
+def fence(code: str, language: str = "python") -> str:
+    return f"My answer:\n```{language}\n{code.strip()}\n```\n"
+
 
 SUM = {"tests": [{"input": "1 2\n", "output": "3\n"}, {"input": "20 22\n", "output": "42\n"},
                  {"input": "5 " * 200 + "\n", "output": "1000\n"}]}
