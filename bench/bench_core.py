@@ -58,8 +58,8 @@ def main() -> None:
     print("| scorer | cost per sample in-process | in-process batch | workers batch | workers / in-process |")
     print("|---|---|---|---|---|")
     for name, scorer in SCORERS.items():
-        inproc = Reward(scorer, name=name)
-        worker = Reward(scorer, name=name, timeout=5.0)
+        inproc = Reward(scorer, metric=name)
+        worker = Reward(scorer, metric=name, timeout=5.0)
         worker(prompts=["p"] * 8, completions=completions[:8])  # start the pool and load the scorer
         a = per_batch(inproc, completions)
         b = per_batch(worker, completions)

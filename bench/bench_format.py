@@ -134,7 +134,7 @@ def rewards() -> dict[str, Any]:
         "ours format.think": fmt.think,
         "open-r1 format_reward (re.match)": open_r1_format,
         "open-r1 format_reward (fullmatch)": open_r1_format_fullmatch,
-        "ours format.think_answer (newlines)": fmt.make_think_answer(newlines=True, name="ta_newlines"),
+        "ours format.think_answer (newlines)": fmt.make_think_answer(newlines=True, metric="ta_newlines"),
         "ours format.think_answer": fmt.think_answer,
         "open-r1 tag_count_reward": open_r1_tag_count,
         "ours format.tag_count": fmt.tag_count,

@@ -103,8 +103,8 @@ def _run_family(reward: Any, info: Any, extra: tuple[Any, ...], record: Record, 
 def fuzz_one(registry: Any, name: str, examples: int, rng_seed: int) -> Record:
     reward = fi.build_reward(registry, name)
     info = registry.reward(name)
-    extra = tuple(v for v in (reward.invalid_value, reward.error_value, reward.too_large_value,
-                              reward.timeout_value) if v is not None)
+    extra = tuple(v for v in (reward.options.invalid_value, reward.options.error_value, reward.options.too_large_value,
+                              reward.options.timeout_value) if v is not None)
     record = Record()
     for family, (make, share) in FAMILIES.items():
         try:

@@ -137,7 +137,7 @@ def main() -> None:
         trl_accuracy.accuracy_reward(completions, solution)
         trl_cosine(completions, solution, ids)
 
-    accuracy = Reward(trl_accuracy.accuracy_reward, name="accuracy", form="batch")
+    accuracy = Reward(trl_accuracy.accuracy_reward, metric="accuracy", form="batch")
     paired = make_cosine(max_length=MAX_LENGTH, correctness=accuracy)
 
     def ours_pair() -> None:

@@ -213,7 +213,7 @@ def _wrapper_overhead() -> str:
     """The core's per-call cost around a scorer that does nothing: what a one-completion call adds."""
     from grpo_rewards import Reward, RewardOptions
 
-    reward = Reward(_Decided, name="decided", columns=("solution",),
+    reward = Reward(_Decided, metric="decided", columns=("solution",),
                     options=RewardOptions(timeout=1.0, timeout_value=0.0, invalid_value=0.0))
     log = {}.__setitem__
     singles = [[f"answer {i}"] for i in range(20_000)]

@@ -59,7 +59,7 @@ def main() -> None:
     print("| scorer | in-process batch | before: workers batch | after: workers batch | after / before |")
     print("|---|---|---|---|---|")
     for name, scorer in SCORERS.items():
-        inproc, worker = Reward(scorer, name=name), Reward(scorer, name=name, timeout=5.0)
+        inproc, worker = Reward(scorer, metric=name), Reward(scorer, metric=name, timeout=5.0)
         times: dict[str, list[float]] = {"in-process": [], "before": [], "after": []}
         for run in range(RUNS + 1):  # interleaved, so that load on the machine hits both alike; run 0 warms up
             for label in ("in-process", "before", "after"):

@@ -62,7 +62,7 @@ def main() -> int:
     marks = [clock.begin, *clock.ends]
     walls = [b - a for a, b in itertools.pairwise(marks)]
     logs = [h for h in trainer.state.log_history if "reward" in h]
-    names = plan.reward_set.names
+    names = plan.reward_set.metrics
     per_reward = {n: [h.get(f"timing/{n}", 0.0) for h in logs] for n in names}
     reward_total = [sum(per_reward[n][i] for n in names) for i in range(len(logs))]
     shares = [r / w for r, w in zip(reward_total, walls)]

@@ -87,7 +87,7 @@ def ours(pred: str, gold: Any, params: dict[str, Any]) -> tuple[float | None, st
 
     key = json.dumps(params, sort_keys=True)
     if key not in _REWARDS:
-        _REWARDS[key] = grpo_rewards_math.make_accuracy(name="math.accuracy", **params)
+        _REWARDS[key] = grpo_rewards_math.make_accuracy(metric="math.accuracy", **params)
     reward = _REWARDS[key]
     labels: dict[str, list[str]] = {}
     metrics: dict[str, float] = {}

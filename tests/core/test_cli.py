@@ -22,7 +22,7 @@ def test_list_shows_plugins_versions_rewards_tasks_and_broken_plugins(plugins, c
     assert out[1] == "fixture (grpo-rewards-fixture-good 1.2.3)"
     assert out[2].split() == ["fixture.group_size", "Batch", "form:", "how", "many", "completions", "share", "this",
                               "completion's", "prompt."]
-    assert "fixture:count" in out[7] and "(task)" in out[7]
+    assert out[7] == "  1 task: fixture:count"
     assert out[8] == (
         "hookfail (grpo-rewards-fixture-hookfail 1.2.0) — BROKEN: RuntimeError in register_rewards: "
         "database of rewards is unreachable"
@@ -52,7 +52,7 @@ def test_show_prints_parameters_columns_range_and_units(plugins, capsys):
 def test_show_unknown_reward_is_one_clear_error(plugins, capsys):
     assert main(["show", "fixture.shuot"]) == 2
     assert capsys.readouterr().err == (
-        "grpo-rewards: error: unknown reward 'fixture.shuot'. Did you mean 'fixture.shout'?\n"
+        "grpo-rewards: error: unknown reward 'fixture.shuot' (did you mean 'fixture.shout'?).\n"
     )
 
 
@@ -99,16 +99,32 @@ def test_score_with_an_invalid_set_fails_before_scoring(plugins, tmp_path, capsy
     )
 
 
+HEAVY = ('torch', 'transformers', 'trl', 'sympy', 'datasets', 'reasoning_gym', 'ray', 'httpx')
+
+
 def test_list_does_not_import_heavy_libraries(plugins):
     """With every installed plugin (first-party ones included), listing stays light."""
     code = (
-        "import sys; from grpo_rewards.cli import main; main(['list']); "
-        "print(sorted(m for m in ('torch', 'transformers', 'trl', 'sympy', 'datasets') if m in sys.modules))"
+        "import sys; from grpo_rewards.cli import main; main(['list']); main(['list', '--tasks']); "
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     env.pop("GRPO_REWARDS_PLUGINS")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.splitlines()[-1] == "[]"
+
+
+def test_list_and_show_load_no_code_of_a_reward_registered_by_reference(plugins):
+    """The math rewards are registered as ``module:attribute``: listing them imports none of their code."""
+    code = (
+        "import sys; from grpo_rewards.cli import main; main(['list']); main(['list', '--json']); "
+        "print(sorted(m for m in sys.modules if m.startswith('grpo_rewards_math.')))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("GRPO_REWARDS_PLUGINS")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.splitlines()[-1] == "['grpo_rewards_math.definitions', 'grpo_rewards_math.hacks', " \
+                                          "'grpo_rewards_math.plugin', 'grpo_rewards_math.tasks']"
 
 
 def test_the_console_script_is_installed():

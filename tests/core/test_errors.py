@@ -22,17 +22,6 @@ def test_every_error_class_lives_in_the_errors_module_and_its_docstring_draws_it
         assert cls.__name__ in errors.__doc__
 
 
-def test_the_old_homes_re_export_the_same_classes():
-    import grpo_rewards
-    from grpo_rewards import protocol
-    from grpo_rewards.train import config, data, model, plot, runner
-
-    assert protocol.RewardSetError is grpo_rewards.RewardSetError is RewardSetError
-    assert config.ConfigError is grpo_rewards.ConfigError is ConfigError
-    assert (data.DatasetError, model.ModelError, plot.PlotError, runner.TrainError) == (
-        errors.DatasetError, errors.ModelError, errors.PlotError, errors.TrainError)
-
-
 def test_config_and_reward_set_errors_share_one_problem_list():
     one, two = RewardSetError(["a"], "set.yaml"), ConfigError(["a", "b"], "run.yaml")
     assert isinstance(one, ProblemsError) and isinstance(two, ProblemsError)

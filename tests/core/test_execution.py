@@ -125,7 +125,7 @@ def test_worker_processes_are_not_forks_of_the_trainer(plugins, pool):
 
 
 def test_in_process_reward_is_unaffected_by_workers():
-    assert Reward(len_reward, name="len")(prompts=["p"], completions=["abc"]) == [3.0]
+    assert Reward(len_reward, metric="len")(prompts=["p"], completions=["abc"]) == [3.0]
 
 
 def len_reward(text, **row):

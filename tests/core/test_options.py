@@ -94,16 +94,16 @@ def test_registered_options_are_kept_as_one_record():
     with plugin_registered(plugin, "demo") as registry:
         info = registry.reward("demo.x")
     assert info.options == RewardOptions(timeout=2.0, max_chars=10)
-    assert (info.timeout, info.max_chars, info.worker_safe) == (2.0, 10, True)
+    assert (info.options.timeout, info.options.max_chars, info.options.worker_safe) == (2.0, 10, True)
 
 
 def test_get_reward_reaches_every_option_and_keeps_registered_ones():
     plugin = Registering((("x", echo_length), {"timeout": 2.0}))
     with plugin_registered(plugin, "demo"):
         reward = get_reward("demo.x", options=RewardOptions(max_chars=3, too_large_value=-1.0))
-        assert (reward.timeout, reward.max_chars) == (2.0, 3)
+        assert (reward.options.timeout, reward.options.max_chars) == (2.0, 3)
         assert reward(prompts=["p", "p"], completions=["ab", "abcd"]) == [2.0, -1.0]
-        assert get_reward("demo.x", options={"timeout": None}).timeout is None
+        assert get_reward("demo.x", options={"timeout": None}).options.timeout is None
         with pytest.raises(RewardSetError, match=r"unknown option\(s\) worker_safe"):
             get_reward("demo.x", options={"worker_safe": False})
         with pytest.raises(RewardSetError, match="workers must be an integer >= 1 or None, got -3"):

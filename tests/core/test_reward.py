@@ -37,24 +37,24 @@ def group_mean(prompts, completions, completion_ids=None, **kwargs):
 
 
 def test_sample_scorer_scores_both_completion_formats():
-    reward = Reward(shout, name="shout")
+    reward = Reward(shout, metric="shout")
     completions = ["HI", [{"role": "assistant", "content": "hi"}], [{"role": "assistant", "content": "OK"}]]
     assert reward(prompts=["p"] * 3, completions=completions) == [1.0, 0.0, 1.0]
 
 
 def test_parameters_are_bound_once():
-    assert Reward(shout, name="shout", params={"bonus": 0.5})(prompts=["p"], completions=["A"]) == [1.5]
+    assert Reward(shout, metric="shout", params={"bonus": 0.5})(prompts=["p"], completions=["A"]) == [1.5]
 
 
 def test_each_row_gets_its_own_columns_prompt_and_completion_ids():
-    reward = Reward(matches, name="m", columns=("solution",))
+    reward = Reward(matches, metric="m", columns=("solution",))
     assert reward(prompts=["a", "b"], completions=["4", "5"], solution=["4", "4"]) == [1.0, 0.0]
-    echo = Reward(echo_row, name="echo")
+    echo = Reward(echo_row, metric="echo")
     assert echo(prompts=["abc", "d"], completions=["x", "y"], completion_ids=[[1, 2], [3]]) == [5.0, 2.0]
 
 
 def test_a_missing_column_names_the_reward_and_what_the_batch_has():
-    reward = Reward(matches, name="m", columns=("solution",))
+    reward = Reward(matches, metric="m", columns=("solution",))
     with pytest.raises(RewardError) as err:
         reward(prompts=["a"], completions=["4"], answer=["4"])
     assert str(err.value) == "reward 'm': needs dataset column(s) 'solution'; the batch has: answer"
@@ -70,23 +70,23 @@ def test_a_missing_column_names_the_reward_and_what_the_batch_has():
 )
 def test_values_outside_the_contract_are_errors_naming_reward_and_sample(text, message):
     with pytest.raises(RewardError) as err:
-        Reward(returns, name="r")(prompts=["p", "p"], completions=["int", text])
+        Reward(returns, metric="r")(prompts=["p", "p"], completions=["int", text])
     assert str(err.value) == message
 
 
 def test_ints_become_floats_and_none_stays_none():
-    assert Reward(returns, name="r")(prompts=["p", "p"], completions=["int", "none"]) == [3.0, None]
+    assert Reward(returns, metric="r")(prompts=["p", "p"], completions=["int", "none"]) == [3.0, None]
 
 
 def test_a_raising_sample_is_an_error_with_its_index_by_default():
     with pytest.raises(RewardError) as err:
-        Reward(raises_on_b, name="r")(prompts=["p"] * 3, completions=["a", "b", "c"])
+        Reward(raises_on_b, metric="r")(prompts=["p"] * 3, completions=["a", "b", "c"])
     assert str(err.value) == "reward 'r' on sample 1: raised ZeroDivisionError: division by zero"
     assert isinstance(err.value.__cause__, ZeroDivisionError)
 
 
 def test_error_policy_none_gives_the_error_value_and_counts_it():
-    reward = Reward(raises_on_b, name="r", on_error="none")
+    reward = Reward(raises_on_b, metric="r", on_error="none")
     logged = {}
     values = reward(prompts=["p"] * 3, completions=["a", "b", "c"], log_metric=logged.__setitem__)
     assert values == [1.0, None, 1.0]
@@ -96,13 +96,13 @@ def test_error_policy_none_gives_the_error_value_and_counts_it():
 
 
 def test_unreadable_completions_get_the_invalid_value_without_calling_the_scorer():
-    reward = Reward(shout, name="s", invalid_value=0.0)
+    reward = Reward(shout, metric="s", invalid_value=0.0)
     assert reward(prompts=["p"] * 3, completions=[None, [{"role": "user", "content": "X"}], "X"]) == [0.0, 0.0, 1.0]
     assert reward.stats["unreadable"] == 2
 
 
 def test_completions_over_the_size_guard_are_not_parsed():
-    reward = Reward(raises_on_b, name="r", max_chars=10, too_large_value=-1.0)
+    reward = Reward(raises_on_b, metric="r", max_chars=10, too_large_value=-1.0)
     assert reward(prompts=["p", "p"], completions=["b" * 11, "a"]) == [-1.0, 1.0]
     assert reward.stats["too_large"] == 1
 
@@ -112,17 +112,17 @@ def test_wrong_number_of_values_from_a_batch_reward_is_an_error():
         return [1.0]
 
     with pytest.raises(RewardError) as err:
-        Reward(short, name="short", form="batch")(prompts=["a", "b"], completions=["x", "y"])
+        Reward(short, metric="short", form="batch")(prompts=["a", "b"], completions=["x", "y"])
     assert str(err.value) == "reward 'short': returned 1 values for 2 completions"
 
 
 def test_batch_reward_gets_the_whole_batch():
-    reward = Reward(group_mean, name="g", form="batch")
+    reward = Reward(group_mean, metric="g", form="batch")
     assert reward(prompts=["a", "a", "b"], completions=["x", "y", "z"]) == [3.0, 3.0, 3.0]
 
 
 def test_reward_pickles_with_its_name_and_parameters():
-    reward = Reward(shout, name="loud", params={"bonus": 1.0})
+    reward = Reward(shout, metric="loud", params={"bonus": 1.0})
     clone = pickle.loads(pickle.dumps(reward))
     assert clone.__name__ == "loud"
     assert clone(prompts=["p"], completions=["A"]) == [2.0]
@@ -131,13 +131,13 @@ def test_reward_pickles_with_its_name_and_parameters():
 def test_trl_uses_the_metric_name():
     from trl.trainer.utils import get_callable_name
 
-    assert get_callable_name(Reward(shout, name="format_when_loud")) == "format_when_loud"
+    assert get_callable_name(Reward(shout, metric="format_when_loud")) == "format_when_loud"
 
 
 def test_a_batch_rewards_timeout_bounds_the_whole_call_in_a_worker(plugins):
     from grpo_rewards_fixture_good import slow_batch
 
-    reward = Reward(slow_batch, name="slow", form="batch", timeout=1.0, timeout_value=-1.0)
+    reward = Reward(slow_batch, metric="slow", form="batch", timeout=1.0, timeout_value=-1.0)
     logged = {}
     assert reward(prompts=["p"] * 2, completions=["ab", "abc"]) == [2.0, 3.0]
     assert reward(prompts=["p"] * 2, completions=["ab", "sleep"], log_metric=logged.__setitem__) == [-1.0, -1.0]
@@ -149,8 +149,8 @@ def test_a_batch_reward_that_fails_in_its_worker_follows_the_error_policy(plugin
     from grpo_rewards_fixture_good import slow_batch
 
     with pytest.raises(RewardError, match="error: ValueError: bad batch"):
-        Reward(slow_batch, name="slow", form="batch", timeout=5.0)(prompts=["p"], completions=["raise"])
-    lenient = Reward(slow_batch, name="slow", form="batch", timeout=5.0, on_error="none", error_value=0.0)
+        Reward(slow_batch, metric="slow", form="batch", timeout=5.0)(prompts=["p"], completions=["raise"])
+    lenient = Reward(slow_batch, metric="slow", form="batch", timeout=5.0, on_error="none", error_value=0.0)
     assert lenient(prompts=["p"], completions=["raise"]) == [0.0]
     assert lenient.stats == {"error": 1}
 
@@ -160,7 +160,7 @@ def test_a_failing_batch_reward_under_on_error_none_counts_each_sample_once():
         raise ValueError("no")
 
     logged = {}
-    reward = Reward(fails, name="f", form="batch", on_error="none")
+    reward = Reward(fails, metric="f", form="batch", on_error="none")
     assert reward(prompts=["p"] * 2, completions=["a", "b"], log_metric=logged.__setitem__) == [None, None]
     assert reward.stats == {"error": 2}
     assert logged == {"timing/f": logged["timing/f"], "outcomes/f/timeout": 0.0, "outcomes/f/error": 2.0,
@@ -173,7 +173,7 @@ def labelled(text, **row):
 
 def test_a_per_sample_label_is_counted_and_logged_by_the_core_with_zeros_after_first_seen():
     logged = []
-    reward = Reward(labelled, name="lab")
+    reward = Reward(labelled, metric="lab")
     assert reward(prompts=["p"] * 3, completions=["A", "b", "C"], log_metric=lambda k, v: logged.append((k, v))) == [
         1.0, 0.0, 1.0]
     assert dict(logged)["outcomes/lab/loud"] == 2.0 and dict(logged)["outcomes/lab/quiet"] == 1.0
@@ -189,7 +189,7 @@ def test_a_batch_reward_reports_labels_with_a_reward_result():
         return RewardResult(values=[1.0, None], labels=["pass", "skipped"])
 
     logged = {}
-    reward = Reward(graded, name="g", form="batch")
+    reward = Reward(graded, metric="g", form="batch")
     assert reward(prompts=["p"] * 2, completions=["a", "b"], log_metric=logged.__setitem__) == [1.0, None]
     assert (logged["outcomes/g/pass"], logged["outcomes/g/skipped"]) == (1.0, 1.0)
 
@@ -197,7 +197,7 @@ def test_a_batch_reward_reports_labels_with_a_reward_result():
 @pytest.mark.parametrize("bad", [(1.0, ""), (1.0, "has space"), (1.0, "a/b"), (1.0, 2), (1.0, "x", "y")])
 def test_a_malformed_label_is_a_contract_error(bad):
     with pytest.raises(RewardError, match="on sample 0"):
-        Reward(lambda text, **row: bad, name="bad")(prompts=["p"], completions=["a"])
+        Reward(lambda text, **row: bad, metric="bad")(prompts=["p"], completions=["a"])
 
 
 def test_an_inputs_dependency_is_timed_by_itself_not_again_by_its_user():
@@ -211,8 +211,8 @@ def test_an_inputs_dependency_is_timed_by_itself_not_again_by_its_user():
         return dep
 
     logged = {}
-    dependency = Reward(slow, name="dep")
-    reward = Reward(uses, name="uses", columns=("dep",), inputs={"dep": dependency})
+    dependency = Reward(slow, metric="dep")
+    reward = Reward(uses, metric="uses", columns=("dep",), inputs={"dep": dependency})
     assert reward(prompts=["p"], completions=["a"], log_metric=logged.__setitem__) == [1.0]
     assert logged["timing/dep"] >= 0.2
     assert logged["timing/uses"] < 0.1
@@ -227,10 +227,10 @@ def ratios(prompts, completions, *, min_ratio: float = 0.5, **kwargs):
 
 
 def test_a_dataset_column_never_overrides_a_parameter():
-    reward = Reward(ratio, name="r", params={"min_ratio": 0.9})
+    reward = Reward(ratio, metric="r", params={"min_ratio": 0.9})
     assert reward(prompts=["p"], completions=["ABc"], min_ratio=[0.1]) == [0.0]
-    assert Reward(ratio, name="r")(prompts=["p"], completions=["Abc"], min_ratio=[0.1]) == [0.0]
-    batch = Reward(ratios, name="b", form="batch", params={"min_ratio": 0.9})
+    assert Reward(ratio, metric="r")(prompts=["p"], completions=["Abc"], min_ratio=[0.1]) == [0.0]
+    batch = Reward(ratios, metric="b", form="batch", params={"min_ratio": 0.9})
     assert batch(prompts=["p"], completions=["ABc"], min_ratio=[0.1]) == [0.0]
 
 
@@ -238,7 +238,7 @@ def test_identical_samples_go_to_a_worker_once(plugins, tmp_path):
     from grpo_rewards_fixture_good import logged_length
 
     log = tmp_path / "calls.txt"
-    reward = Reward(logged_length, name="logged", columns=("log_file",), timeout=30.0)
+    reward = Reward(logged_length, metric="logged", columns=("log_file",), timeout=30.0)
     texts = ["same", "same", "other", "same"]
     assert reward(prompts=["p"] * 4, completions=texts, log_file=[str(log)] * 4) == [4.0, 4.0, 5.0, 4.0]
     assert sorted(log.read_text().split()) == ["other", "same"]
@@ -256,8 +256,8 @@ def test_no_first_party_reward_logs_outcomes_or_timing_itself():
 
 def test_each_samples_label_goes_to_the_completions_table_only_for_a_reward_that_reports_labels():
     extra = {}
-    Reward(labelled, name="lab")(prompts=["p"] * 2, completions=["A", "b"], log_extra=extra.__setitem__)
-    Reward(shout, name="plain")(prompts=["p"] * 2, completions=["A", None], log_extra=extra.__setitem__)
+    Reward(labelled, metric="lab")(prompts=["p"] * 2, completions=["A", "b"], log_extra=extra.__setitem__)
+    Reward(shout, metric="plain")(prompts=["p"] * 2, completions=["A", None], log_extra=extra.__setitem__)
     assert extra == {"lab/outcome": ["loud", "quiet"]}
 
 
@@ -270,7 +270,7 @@ class Scaled:
 
 
 def test_columns_named_like_the_scorers_text_or_self_are_left_out_with_one_warning():
-    reward = Reward(Scaled, name="scaled", params={"scale": 2.0})
+    reward = Reward(Scaled, metric="scaled", params={"scale": 2.0})
     trl_kwargs = {"trainer_state": None, "log_metric": lambda *a: None, "log_extra": lambda *a: None}
     columns = {"text": ["zzzzzz", "zzzzzz"], "self": [0, 1], "solution": ["ab", ""]}
     with pytest.warns(UserWarning) as caught:
@@ -285,7 +285,7 @@ def test_columns_named_like_the_scorers_text_or_self_are_left_out_with_one_warni
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the second call does not warn again
         assert reward(prompts=["p"], completions=["abcd"], text=["t"], self=[3]) == [8.0]
-    assert Reward(shout, name="f")(prompts=["p"], completions=["A"], self=["x"]) == [1.0]  # a function has no self
+    assert Reward(shout, metric="f")(prompts=["p"], completions=["A"], self=["x"]) == [1.0]  # a function has no self
 
 
 class GroupSize:
@@ -294,6 +294,6 @@ class GroupSize:
 
 
 def test_a_batch_reward_gets_a_text_column_and_loses_only_a_self_column():
-    reward = Reward(GroupSize(), name="group", form="batch")
+    reward = Reward(GroupSize(), metric="group", form="batch")
     with pytest.warns(UserWarning, match=r"column\(s\) 'self' have the name of the scorer's own argument"):
         assert reward(prompts=["p", "q"], completions=["a", "b"], text=["x", "y"], self=[1, 2]) == [4.0, 4.0]

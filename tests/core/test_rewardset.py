@@ -19,7 +19,7 @@ def test_yaml_set_resolves_into_reward_funcs_and_weights(registry, tmp_path):
         "    as: offset_len\n"
     )
     rs = load_reward_set(path, registry=registry)
-    assert rs.names == ["fixture.shout", "offset_len"]
+    assert rs.metrics == ["fixture.shout", "offset_len"]
     assert rs.reward_weights == [1.0, 0.25]
     assert [f.__name__ for f in rs.reward_funcs] == ["fixture.shout", "offset_len"]
     assert rs.reward_funcs[1](prompts=["p"], completions=["abc"]) == [5.0]
@@ -37,7 +37,7 @@ def test_every_problem_is_reported_at_once(registry):
     with pytest.raises(RewardSetError) as err:
         load_reward_set(spec, registry=registry, columns=["prompt"])
     assert err.value.problems == [
-        "entry 1: unknown reward 'fixture.shuot'. Did you mean 'fixture.shout'?",
+        "entry 1: unknown reward 'fixture.shuot' (did you mean 'fixture.shout'?).",
         "entry 2 (fixture.shout): parameter 'bonus' must be float, got 'high'",
         "entry 2 (fixture.shout): unknown parameter 'volume' (parameters: bonus)",
         "entry 3 (fixture.offset): ValueError: offset must be >= 0, got -1",
@@ -81,7 +81,7 @@ def test_a_reward_uses_another_rewards_result_without_computing_it_twice(registr
         calls.append(text)
         return original(text, **row)
 
-    monkeypatch.setattr(registry.rewards["fixture.shout"], "obj", counting_shout)
+    monkeypatch.setattr(registry.rewards["fixture.shout"], "_scorer", counting_shout)
     spec = [
         {"use": "fixture.matches", "as": "loud_match", "inputs": {"solution": "loud"}},
         {"use": "fixture.shout", "as": "loud"},
@@ -194,7 +194,8 @@ def test_a_billion_laughs_file_gives_a_short_error_quickly(registry, tmp_path):
     with pytest.raises(RewardSetError) as err:
         load_reward_set(path, registry=registry)
     assert len(str(err.value)) < 600
-    assert err.value.problems[0].startswith("entry 1: expected a mapping with 'use:', got [[[")
+    assert err.value.problems == ["unknown top-level key(s) 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8', "
+                                  "'a9' (allowed: rewards)"]
 
 
 def test_file_errors_are_one_line_naming_the_file(registry, tmp_path):

@@ -123,10 +123,10 @@ def test_a_batch_size_below_one_is_a_usage_error(plugins, tmp_path, capsys, size
 
 
 def test_each_call_gets_only_the_columns_its_rows_hold(plugins, tmp_path):
-    from grpo_rewards.scoring import _arguments
+    from grpo_rewards.scoring import arguments
 
     rows = [{"completion": "x", f"key{i}": i} for i in range(500)]
-    kwargs = _arguments(rows[:2], {"solution"})
+    kwargs = arguments(rows[:2], {"solution"})
     assert sorted(kwargs) == ["completion_ids", "completions", "key0", "key1", "prompts", "solution"]
     assert kwargs["solution"] == [None, None]
 

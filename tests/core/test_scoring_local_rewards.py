@@ -49,7 +49,7 @@ def test_a_file_reward_is_found_beside_the_reward_set_and_lifted_like_a_plugins(
                                                                                 monkeypatch):
     monkeypatch.chdir(tmp_path)  # not the set's folder: the path is relative to the YAML file
     reward_set = load_reward_set(str(_set(rewards_dir, "- use: my_quick_rewards.py:shout\n  with: {bonus: 0.5}\n")))
-    assert reward_set.names == ["shout"]
+    assert reward_set.metrics == ["shout"]
     reward = reward_set.rewards[0]
     assert reward(prompts=["p", "p"], completions=["HI", [{"role": "assistant", "content": "hi"}]]) == [1.5, 0.5]
 

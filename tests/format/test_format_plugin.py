@@ -24,7 +24,7 @@ def test_the_plugin_registers_every_format_reward(registry):
 
 
 def test_format_rewards_score_unreadable_completions_zero(registry):
-    assert {n: registry.reward(n).invalid_value for n in NAMES if n != "format.regex"} == dict.fromkeys(
+    assert {n: registry.reward(n).options.invalid_value for n in NAMES if n != "format.regex"} == dict.fromkeys(
         [n for n in NAMES if n != "format.regex"], 0.0)
 
 
@@ -41,7 +41,7 @@ def test_every_importable_reward_is_named_after_its_registered_reward():
 
 
 def test_a_factory_takes_parameters_and_a_metric_name():
-    soft = fmt.make_think_answer(strict=False, name="soft_format")
+    soft = fmt.make_think_answer(strict=False, metric="soft_format")
     assert soft.__name__ == "soft_format"
     assert soft(prompts=[None], completions=["ok <think>x</think> <answer>4</answer>"]) == [1.0]
 

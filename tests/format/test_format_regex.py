@@ -40,7 +40,7 @@ def test_catastrophic_backtracking_is_the_unmatched_value_labelled_regex_timeout
 
 def test_outcome_labels_are_counted_and_logged_by_the_core_under_the_metric_name():
     logged: dict[str, float] = {}
-    reward = fmt.make_regex(CATASTROPHIC, name="only_as", regex_timeout=0.05)
+    reward = fmt.make_regex(CATASTROPHIC, metric="only_as", regex_timeout=0.05)
     values = reward(prompts=[None] * 3, completions=[SLOW_INPUT, SLOW_INPUT, "aa"], log_metric=logged.__setitem__)
     assert values == [0.0, 0.0, 1.0]
     assert logged["outcomes/only_as/regex_timeout"] == 2.0
@@ -103,7 +103,7 @@ def test_a_reward_set_entry_builds_a_working_regex_reward():
 
 
 def test_the_regex_reward_pickles_with_its_pattern_and_flags():
-    reward = fmt.make_regex(r"ANSWER: \d", flags=["i"], name="answer_line")
+    reward = fmt.make_regex(r"ANSWER: \d", flags=["i"], metric="answer_line")
     clone = pickle.loads(pickle.dumps(reward))
     assert clone.__name__ == "answer_line"
     assert clone(prompts=[None], completions=["answer: 4"]) == [1.0]

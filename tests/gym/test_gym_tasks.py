@@ -95,7 +95,7 @@ def test_the_default_mix_draws_from_every_dataset_but_the_broken_ones():
 @pytest.mark.parametrize(("tasks", "message"), [
     ([], "tasks must be a non-empty list"),
     ([{"task": "chain_sum", "weight": 0}], r"tasks\[1\].weight must be a positive number"),
-    ([{"task": "chain_summ"}], r"unknown reasoning-gym dataset 'chain_summ'; did you mean gym:chain_sum\?"),
+    ([{"task": "chain_summ"}], r"unknown reasoning-gym dataset 'chain_summ' \(did you mean 'gym:chain_sum'\?\)"),
     ([{"task": "chain_sum", "params": {"min_term": 2}}], r"gym:chain_sum has no parameter\(s\) 'min_term'"),
     (["chain_sum", "gym:chain_sum"], r"tasks\[2\]: gym:chain_sum is named twice"),
     ([{"task": "chain_sum", "wieght": 2}], r"tasks\[1\] must be \{task: gym:<name>, weight"),

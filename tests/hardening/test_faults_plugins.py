@@ -103,7 +103,7 @@ def test_the_worker_pool_works_after_plugin_failures(faulty_plugins):
     from grpo_rewards.execution import get_pool
 
     load_registry()
-    reward = Reward(hw.slow_length, name="hardening.slow", timeout=30.0, workers=2)
+    reward = Reward(hw.slow_length, metric="hardening.slow", timeout=30.0, workers=2)
     assert reward(completions=["a", "bb", "ccc"]) == [1.0, 2.0, 3.0]
     assert len(get_pool(2).pids) == 2 and zombies() == []
 
@@ -151,7 +151,7 @@ def test_a_hook_raising_another_base_exception_is_a_broken_plugin(abrupt_plugins
 
 
 def test_a_plugin_whose_reward_hook_raises_keeps_none_of_its_tasks(abrupt_plugins):
-    from grpo_rewards.protocol import GrpoRewardsError
+    from grpo_rewards.errors import GrpoRewardsError
 
     registry = load_registry()
     assert registry.records["hhalf"].error == "RuntimeError in register_rewards: no rewards today"

@@ -82,7 +82,7 @@ def test_sample_stuck_in_one_long_c_call_gets_timeout_value_and_the_others_are_s
     from grpo_rewards import Reward
 
     logged: dict[str, float] = {}
-    reward = Reward(hw.length_unless_pow, name="hardening.pow", timeout=1.0, workers=2, timeout_value=-1.0)
+    reward = Reward(hw.length_unless_pow, metric="hardening.pow", timeout=1.0, workers=2, timeout_value=-1.0)
     values = reward(completions=["a", "bb", "POW", "cccc", "ddddd"], log_metric=logged.__setitem__)
     assert values == [1.0, 2.0, -1.0, 4.0, 5.0]
     assert reward.stats == Counter({"ok": 4, "timeout": 1})
@@ -95,7 +95,7 @@ def test_sample_that_raises_gets_error_value_with_on_error_none_and_others_are_s
     from grpo_rewards import Reward
 
     logged: dict[str, float] = {}
-    reward = Reward(hw.length_unless_boom, name="hardening.boom", timeout=timeout, workers=2, on_error="none",
+    reward = Reward(hw.length_unless_boom, metric="hardening.boom", timeout=timeout, workers=2, on_error="none",
                     error_value=-1.0)
     values = reward(completions=["a", [{"role": "assistant", "content": "bb"}], "xBOOMx", "cccc"],
                     log_metric=logged.__setitem__)
@@ -110,7 +110,7 @@ def test_sample_that_raises_gets_error_value_with_on_error_none_and_others_are_s
 def test_sample_that_raises_is_a_reward_error_naming_reward_and_sample_with_on_error_raise(timeout):
     from grpo_rewards import Reward
 
-    reward = Reward(hw.length_unless_boom, name="hardening.boom", timeout=timeout, workers=2)
+    reward = Reward(hw.length_unless_boom, metric="hardening.boom", timeout=timeout, workers=2)
     with pytest.raises(RewardError) as caught:
         reward(completions=["a", "bb", "xBOOMx", "cccc"])
     assert caught.value.reward == "hardening.boom" and caught.value.index == 2
@@ -122,7 +122,7 @@ def test_sample_that_raises_is_a_reward_error_naming_reward_and_sample_with_on_e
 def test_sample_that_kills_its_worker_gets_error_value_and_the_pool_recovers():
     from grpo_rewards import Reward
 
-    reward = Reward(hw.crash_on_crash, name="hardening.crash", timeout=30.0, workers=2, on_error="none")
+    reward = Reward(hw.crash_on_crash, metric="hardening.crash", timeout=30.0, workers=2, on_error="none")
     values = reward(completions=["a", "bb", "CRASH", "ccc", "dddd"])
     assert values == [1.0, 2.0, None, 3.0, 4.0]
     assert reward.stats == Counter({"ok": 4, "crashed": 1})
@@ -133,14 +133,14 @@ def test_sample_that_kills_its_worker_is_counted_in_the_logged_outcomes():
     from grpo_rewards import Reward
 
     logged: dict[str, float] = {}
-    reward = Reward(hw.crash_on_crash, name="hardening.crash", timeout=30.0, workers=2, on_error="none")
+    reward = Reward(hw.crash_on_crash, metric="hardening.crash", timeout=30.0, workers=2, on_error="none")
     reward(completions=["a", "CRASH", "ccc"], log_metric=logged.__setitem__)
     assert logged.get("outcomes/hardening.crash/crashed", 0.0) + logged["outcomes/hardening.crash/error"] == 1.0
 
 
 def test_score_rows_reports_the_failing_row_by_reward_name_and_scores_the_others():
     from grpo_rewards import load_reward_set
-    from grpo_rewards.plugins import get_plugins
+    from grpo_rewards.plugin.manager import get_plugins
     from grpo_rewards.registry import load_registry
     from grpo_rewards.scoring import score_rows
 
@@ -152,8 +152,8 @@ def test_score_rows_reports_the_failing_row_by_reward_name_and_scores_the_others
     scores, counts, failures = score_rows(reward_set, rows, batch_size=4)
     assert [s["hardening.boom"] for s in scores] == [1.0, 2.0, None, 4.0]
     assert [s["hardening.slow"] for s in scores] == [1.0, 2.0, 5.0, 4.0]
-    assert [(i, m.split(":")[0]) for i, m in failures] == [(2, "hardening.boom")]
-    assert "BOOM in the completion" in failures[0][1]
+    assert [(i, metric) for i, metric, _ in failures] == [(2, "hardening.boom")]
+    assert "BOOM in the completion" in failures[0][2]
     assert counts["hardening.boom"]["error"] == 1
     assert_healthy(get_pool(2))
 

@@ -34,8 +34,8 @@ SETTINGS = settings(max_examples=12, deadline=None, database=None, derandomize=T
 
 
 def _extra_values(reward) -> tuple:
-    return tuple(v for v in (reward.invalid_value, reward.error_value, reward.too_large_value,
-                             reward.timeout_value) if v is not None)
+    return tuple(v for v in (reward.options.invalid_value, reward.options.error_value, reward.options.too_large_value,
+                             reward.options.timeout_value) if v is not None)
 
 
 def _fuzz(registry, name: str, batches: st.SearchStrategy, with_ids: st.SearchStrategy) -> None:

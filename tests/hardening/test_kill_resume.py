@@ -179,7 +179,7 @@ def test_run_killed_between_checkpoints_resumes_from_the_last_one_without_damage
 def test_resume_does_not_choose_a_checkpoint_whose_trainer_state_is_damaged(tmp_path, capsys, monkeypatch):
     import yaml
 
-    from grpo_rewards.train.command import train_command
+    from grpo_rewards.cli.train import train_command
     from grpo_rewards.train.manifest import build_manifest, write_start
     from grpo_rewards.train.runner import prepare
     from grpo_rewards.train.tiny import make_tiny_model

@@ -29,8 +29,8 @@ def score_solution(text: str, *, solution: str, **row: Any) -> float:
     return float(text.rstrip(". ").endswith(str(solution)))
 
 
-char_length = Reward(score_length, name="kit.char_length")
-solution_match = Reward(score_solution, name="kit.solution_match", columns=("solution",))
+char_length = Reward(score_length, metric="kit.char_length")
+solution_match = Reward(score_solution, metric="kit.solution_match", columns=("solution",))
 
 
 def token_count(prompts, completions, completion_ids=None, **kwargs):
@@ -113,7 +113,7 @@ class ForgetsOnPickle:
 unpicklable = Unpicklable()
 forgets_on_pickle = ForgetsOnPickle()
 
-space_name = Reward(score_length, name="kit.char length")
+space_name = Reward(score_length, metric="kit.char length")
 lambda_reward = lambda prompts, completions, completion_ids=None, **kwargs: [0.0 for _ in completions]  # noqa: E731
 
 

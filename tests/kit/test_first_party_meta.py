@@ -18,15 +18,16 @@ from typing import Any
 import pytest
 import yaml
 
-from grpo_rewards import hookspecs, load_registry
+from grpo_rewards import PROJECT_NAME, load_registry
 from grpo_rewards.contract import run_contract
+from grpo_rewards.plugin import spec as hookspecs
 from grpo_rewards.registry import FIRST_PARTY
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = load_registry()
 FIRST_PARTY_REWARDS = sorted(name for name, info in REGISTRY.rewards.items() if info.plugin in FIRST_PARTY)
 HOOKS = sorted(name for name, obj in vars(hookspecs).items()
-               if inspect.isfunction(obj) and hasattr(obj, f"{hookspecs.PROJECT_NAME}_spec"))
+               if inspect.isfunction(obj) and hasattr(obj, f"{PROJECT_NAME}_spec"))
 
 
 @functools.cache
@@ -60,7 +61,7 @@ def test_every_first_party_plugin_registers_at_least_one_reward():
 
 @pytest.mark.parametrize("name", FIRST_PARTY_REWARDS)
 def test_first_party_reward_docstring_has_an_example_that_runs(name):
-    obj = REGISTRY.rewards[name].obj
+    obj = REGISTRY.rewards[name].scorer
     module = sys.modules[obj.__module__]
     tests = doctest.DocTestFinder(recurse=False).find(obj, obj.__name__, module=module, globs=vars(module))
     examples = sum(len(t.examples) for t in tests)
@@ -73,13 +74,13 @@ def test_first_party_reward_docstring_has_an_example_that_runs(name):
 
 @pytest.mark.parametrize("name", FIRST_PARTY_REWARDS)
 def test_first_party_reward_docstring_states_its_unit(name):
-    doc = inspect.getdoc(REGISTRY.rewards[name].obj) or ""
+    doc = inspect.getdoc(REGISTRY.rewards[name].scorer) or ""
     assert re.search(r"\bunits?\b", doc, re.IGNORECASE), f"{name}: the docstring does not state its unit"
 
 
 @pytest.mark.parametrize("name", FIRST_PARTY_REWARDS)
 def test_first_party_reward_has_a_test_file(name):
-    obj = REGISTRY.rewards[name].obj
+    obj = REGISTRY.rewards[name].scorer
     needles = (name, obj.__name__)
     files = [p for p, text in _test_sources().items() if any(n in text for n in needles)]
     assert files, f"{name}: no test file under tests/ names {name!r} or {obj.__name__!r}"

@@ -111,7 +111,7 @@ def test_units_are_read_from_the_built_reward_not_the_registration():
 
 def test_a_reward_that_returns_none_for_every_case_gets_a_warning_not_a_failure():
     with pytest.warns(UserWarning, match="returned None for every completion of every call"):
-        assert_reward_contract(kit_rewards.Reward(kit_rewards.never_scores, name="kit.never_scores"),
+        assert_reward_contract(kit_rewards.Reward(kit_rewards.never_scores, metric="kit.never_scores"),
                                pathological=False)
     assert run_contract(kit_rewards.char_length, pathological=False).warnings == []
 

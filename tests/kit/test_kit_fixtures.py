@@ -87,7 +87,7 @@ def test_check_command_fails_a_broken_reward_and_names_the_point(capsys):
 def test_check_command_reports_an_unknown_reward_as_an_error(capsys):
     with plugin_registered(kit_rewards.KitPlugin(), "kit"):
         assert main(["check", "kit.char_lenght"]) == 2
-    assert "Did you mean 'kit.char_length'?" in capsys.readouterr().err
+    assert "(did you mean 'kit.char_length'?)" in capsys.readouterr().err
 
 
 def test_registered_plugin_is_not_seen_from_another_thread():

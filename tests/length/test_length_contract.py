@@ -80,10 +80,10 @@ def test_factory_rewards_with_parameters_pickle(factory, params):
 
 
 def test_factories_take_a_metric_name_so_two_variants_can_coexist():
-    short = grpo_rewards_length.make_target(target=10, name="length_short")
-    long = grpo_rewards_length.make_target(target=100, name="length_long")
+    short = grpo_rewards_length.make_target(target=10, metric="length_short")
+    long = grpo_rewards_length.make_target(target=100, metric="length_long")
     assert (short.__name__, long.__name__) == ("length_short", "length_long")
-    assert short.reward_name == long.reward_name == "length.target"
+    assert short.name == long.name == "length.target"
 
 
 @pytest.mark.parametrize("module", ["target", "overlong", "cosine", "group", "truncated", "hacks", "__init__"])

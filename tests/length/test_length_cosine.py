@@ -78,7 +78,7 @@ def test_correctness_from_another_reward_object_is_computed_once_per_batch():
         calls.append(len(completions))
         return [1.0 if c == "right" else 0.0 for c in completions]
 
-    accuracy = Reward(judge, name="judge", form="batch")
+    accuracy = Reward(judge, metric="judge", form="batch")
     cosine = make_cosine(max_length=100, correctness=accuracy)
     completions = ["right", "wrong"]
     ids = [[1] * 50, [1] * 50]

@@ -89,7 +89,7 @@ def test_a_group_split_across_calls_is_scored_against_each_part():
 
 
 def test_bad_parameters_are_rejected_at_set_up():
-    with pytest.raises(ValueError, match="unit must be one of"):
+    with pytest.raises(ValueError, match="parameter 'unit' must be one of 'chars', 'words', 'tokens', got 'bytes'"):
         make_group_relative(unit="bytes")
     with pytest.raises(ValueError, match="correct_column must name a column or be None"):
         make_group_relative(correct_column="")

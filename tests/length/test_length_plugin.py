@@ -92,7 +92,7 @@ def test_cosine_without_inputs_needs_a_correct_column_in_the_dataset(registry):
     with pytest.raises(RewardSetError, match="needs dataset column\\(s\\) 'correct'"):
         load_reward_set([{"use": "length.cosine"}], registry=registry, columns=["prompt", "solution"])
     rs = load_reward_set([{"use": "length.cosine"}], registry=registry, columns=["prompt", "correct"])
-    assert rs.names == ["length.cosine"]
+    assert rs.metrics == ["length.cosine"]
 
 
 @pytest.mark.parametrize(

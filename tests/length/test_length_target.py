@@ -1,5 +1,7 @@
 """length.target: closeness to a target length, raw and normalised."""
 
+import re
+
 import pytest
 
 import grpo_rewards_length
@@ -73,20 +75,22 @@ def test_one_megabyte_completion_is_scored_not_skipped():
 
 
 @pytest.mark.parametrize(
-    ("params", "message"),
+    ("params", "message", "checked_as"),
     [
-        ({"target": -1}, "target must be an integer >= 0"),
-        ({"target": 2.5}, "target must be an integer >= 0"),
-        ({"tolerance": -3}, "tolerance must be an integer >= 0"),
-        ({"unit": "bytes"}, "unit must be one of chars, words, tokens"),
-        ({"target": 0, "normalise": True}, "target must be > 0"),
-        ({"fallback_chars_per_token": 0}, "fallback_chars_per_token must be a positive number"),
+        ({"target": -1}, "target must be an integer >= 0", None),
+        ({"target": 2.5}, "target must be an integer >= 0", "parameter 'target' must be int, got 2.5"),
+        ({"tolerance": -3}, "tolerance must be an integer >= 0", None),
+        ({"unit": "bytes"}, "unit must be one of chars, words, tokens",
+         "parameter 'unit' must be one of 'chars', 'words', 'tokens', got 'bytes'"),
+        ({"target": 0, "normalise": True}, "target must be > 0", None),
+        ({"fallback_chars_per_token": 0}, "fallback_chars_per_token must be a positive number", None),
     ],
 )
-def test_bad_parameters_are_rejected_at_set_up(params, message):
+def test_bad_parameters_are_rejected_at_set_up(params, message, checked_as):
+    """The class says what is wrong; the export is checked like a reward-set entry (its type first)."""
     with pytest.raises(ValueError, match=message):
         TargetLength(**params)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=re.escape(checked_as) if checked_as else message):
         make_target(**params)
 
 

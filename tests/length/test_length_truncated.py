@@ -51,7 +51,7 @@ def test_base_reward_values_are_taken_from_another_reward():
     def accuracy(prompts, completions, completion_ids=None, **kwargs):
         return [1.0 for _ in completions]
 
-    reward = make_truncated(max_length=3, base=Reward(accuracy, name="acc", form="batch"))
+    reward = make_truncated(max_length=3, base=Reward(accuracy, metric="acc", form="batch"))
     assert _score(reward, [[1, 1, 1], [1, 2]]) == [0.0, 1.0]
 
 

@@ -48,7 +48,7 @@ def test_reward_set_rejects_bad_parameter_values(registry):
 
 def test_an_entrys_timeout_reaches_the_symbolic_check(registry):
     rs = load_reward_set({"rewards": [{"use": "math.accuracy", "timeout": 5.0, "workers": 1}]}, registry=registry)
-    assert (rs.rewards[0].timeout, rs.rewards[0].workers) == (5.0, 1)
+    assert (rs.rewards[0].options.timeout, rs.rewards[0].options.workers) == (5.0, 1)
 
 
 def test_discovered_reward_scores_like_the_importable_one(registry):

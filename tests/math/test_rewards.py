@@ -10,7 +10,8 @@ import grpo_rewards_math
 from grpo_rewards import Reward, RewardError
 from grpo_rewards.testing import assert_reward_contract, completions
 from grpo_rewards_math import Accuracy, ReasoningAccuracy, make_accuracy, make_reasoning_accuracy
-from grpo_rewards_math.rewards import OPTIONS, OUTCOMES, clear_cache
+from grpo_rewards_math.definitions import OPTIONS
+from grpo_rewards_math.rewards import OUTCOMES, clear_cache
 
 GSM8K_GOLD = (
     "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n"
@@ -83,7 +84,7 @@ def test_each_samples_label_goes_to_the_completions_table(metric_log):
 
 
 def test_factory_reward_logs_under_its_own_name(metric_log):
-    reward = make_accuracy(name="acc_strict", fallback_last_number=False)
+    reward = make_accuracy(metric="acc_strict", fallback_last_number=False)
     assert reward(completions=["4"], solution=["4"], log_metric=metric_log.log_metric) == [0.0]
     assert metric_log.values("outcomes/acc_strict/")["no_answer"] == 1.0
 
@@ -135,9 +136,9 @@ def test_reasoning_accuracy_delimiter_is_a_parameter():
 def _symbolic_only(timeout: float, checker=None):
     from math_slow_checkers import SymbolicOnly
 
-    reward = Reward(SymbolicOnly, name="math.accuracy", columns=("solution",), options=OPTIONS.merged({"timeout": timeout}))
+    reward = Reward(SymbolicOnly, metric="math.accuracy", columns=("solution",), options=OPTIONS.merged({"timeout": timeout}))
     if checker is not None:
-        reward.impl.checker = checker
+        reward.scorer.checker = checker
     return reward
 
 
@@ -183,7 +184,7 @@ def test_pickled_reward_keeps_its_parameters_and_options_and_starts_with_fresh_c
     reward = make_accuracy(rel_tol=1e-3, fallback_last_number=False, options={"timeout": 2.5})
     reward(completions=["x"], solution=["1"])
     clone = pickle.loads(pickle.dumps(reward))
-    assert (clone.impl.rel_tol, clone.timeout, clone.impl.fallback_last_number) == (1e-3, 2.5, False)
+    assert (clone.scorer.rel_tol, clone.options.timeout, clone.scorer.fallback_last_number) == (1e-3, 2.5, False)
     assert clone.stats == {}
     assert clone(completions=[r"\boxed{1}"], solution=["1"]) == [1.0]
 

@@ -111,7 +111,7 @@ def test_without_precision_an_integer_gold_is_compared_exactly():
 
 
 def test_the_reward_takes_a_precision_in_decimal_places():
-    rounded = make_accuracy(name="math_accuracy_2dp", precision=2)
+    rounded = make_accuracy(metric="math_accuracy_2dp", precision=2)
     completions = [r"\boxed{0.67}", r"\boxed{0.6667}", r"\boxed{(0.33, 2)}", r"\boxed{0.66}"]
     golds = [r"\frac{2}{3}", r"\frac{2}{3}", r"(\frac{1}{3}, 2)", r"\frac{2}{3}"]
     assert rounded(completions=completions, solution=golds) == [1.0, 1.0, 1.0, 0.0]

@@ -15,7 +15,7 @@ if str(HERE) not in sys.path:
 def toy_registry():
     import train_toy_plugin
 
-    from grpo_rewards.plugins import get_plugins
+    from grpo_rewards.plugin.manager import get_plugins
     from grpo_rewards.registry import load_registry
 
     plugins = get_plugins(load_entry_points=False)

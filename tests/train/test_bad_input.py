@@ -10,8 +10,8 @@ from conftest import tiny_config, toy_registry, write_config
 pytest.importorskip("trl")
 
 from grpo_rewards.cli import main
+from grpo_rewards.cli.train import train_command
 from grpo_rewards.errors import ConfigError, RunDirError
-from grpo_rewards.train.command import train_command
 
 
 def _config(tmp_path, tiny_model=None, **changes):
@@ -21,15 +21,14 @@ def _config(tmp_path, tiny_model=None, **changes):
     return write_config(tmp_path / "run.yaml", config)
 
 
-def test_a_misspelled_config_key_exits_2_with_the_key_and_a_suggestion(tmp_path, tiny_model, capsys, monkeypatch):
-    import grpo_rewards.registry
+def test_a_misspelled_config_key_exits_2_with_the_key_and_a_suggestion(tmp_path, tiny_model, capsys):
+    from grpo_rewards.registry import use_registry
 
-    toy = toy_registry()
-    monkeypatch.setattr(grpo_rewards.registry, "load_registry", lambda: toy)
     config = tiny_config(tiny_model, tmp_path / "out")
     config["rewrds"] = []
     path = write_config(tmp_path / "run.yaml", config)
-    assert main(["train", str(path)]) == 2
+    with use_registry(toy_registry()):
+        assert main(["train", str(path)]) == 2
     assert capsys.readouterr().err == (
         f"grpo-rewards: error: {path}: unknown key 'rewrds' (did you mean 'rewards'?); "
         "the sections are model, output_dir, dataset, rewards, grpo, peft\n")
@@ -67,7 +66,7 @@ def test_an_unknown_reward_and_a_bad_parameter_are_reported_together(tmp_path, t
     with pytest.raises(ConfigError) as info:
         train_command([str(path)], registry=toy_registry())
     assert info.value.problems == [
-        "rewards: entry 1: unknown reward 'toy.digit'. Did you mean 'toy.digits'?",
+        "rewards: entry 1: unknown reward 'toy.digit' (did you mean 'toy.digits'?).",
         "rewards: entry 2 (toy.short): parameter 'limit' must be int, got 'x'",
     ]
 

@@ -8,9 +8,9 @@ from conftest import tiny_config, toy_registry, write_config
 pytest.importorskip("trl")
 
 from grpo_rewards.cli import main
+from grpo_rewards.cli.train import PLOT, train_command
 from grpo_rewards.errors import ConfigError
 from grpo_rewards.train import checks
-from grpo_rewards.train.command import plot_command, train_command
 
 
 def _dry_run(tmp_path, tiny_model, *overrides, **config_changes):
@@ -42,7 +42,7 @@ def test_a_misspelt_grpo_key_two_reward_mistakes_and_a_dataset_mistake_are_repor
                         rewards=[{"use": "toy.digit"}, {"use": "toy.short", "with": {"limit": "x"}}])
     assert problems == [
         "grpo.learning_rat: not a GRPOConfig field (did you mean 'learning_rate'?)",
-        "rewards: entry 1: unknown reward 'toy.digit'. Did you mean 'toy.digits'?",
+        "rewards: entry 1: unknown reward 'toy.digit' (did you mean 'toy.digits'?).",
         "rewards: entry 2 (toy.short): parameter 'limit' must be int, got 'x'",
         "dataset.params: task toy:count has no parameter(s) 'digits'; its parameters: start",
     ]
@@ -108,4 +108,4 @@ def test_plot_reads_the_metrics_log_in_the_reward_set_order(tmp_path):
     history = load_log_history(tmp_path)
     assert [h["step"] for h in history] == [1]
     assert order_names(reward_series(history), reward_names(tmp_path)) == ["math.accuracy", "format.boxed", "reward"]
-    assert plot_command([str(tmp_path)]) == 0
+    assert PLOT.main([str(tmp_path)]) == 0

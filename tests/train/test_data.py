@@ -31,7 +31,7 @@ def test_an_unknown_task_parameter_is_named_with_the_task_parameters(registry):
 
 
 def test_an_unknown_task_suggests_the_known_one(registry):
-    with pytest.raises(Exception, match=r"unknown task 'toy:cont'. Did you mean 'toy:count'\?"):
+    with pytest.raises(Exception, match=r"unknown task 'toy:cont' \(did you mean 'toy:count'\?\)\."):
         load_dataset_from_config({"task": "toy:cont"}, registry)
 
 

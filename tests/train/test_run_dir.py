@@ -10,8 +10,8 @@ from conftest import tiny_config, toy_registry, write_config
 pytest.importorskip("trl")
 
 from grpo_rewards.cli import main
+from grpo_rewards.cli.train import train_command
 from grpo_rewards.errors import RunDirError
-from grpo_rewards.train.command import train_command
 from grpo_rewards.train.rundir import check_run_dir, checkpoint_problem, clear_run_dir, foreign_entries
 
 
@@ -71,16 +71,15 @@ def test_output_dir_dot_with_overwrite_in_a_project_is_refused_and_the_project_s
     write_config(project / "run.yaml", tiny_config(tiny_model, project))
     monkeypatch.chdir(project)
     before = _snapshot(project)
-    toy = toy_registry()
-    import grpo_rewards.registry
+    from grpo_rewards.registry import use_registry
 
-    monkeypatch.setattr(grpo_rewards.registry, "load_registry", lambda: toy)
-    assert main(["train", "run.yaml", "--output-dir", ".", "--overwrite"]) == 2
-    assert capsys.readouterr().err == (
-        "grpo-rewards: error: --overwrite: output dir . does not hold a grpo-rewards run (no manifest.json, no "
-        "checkpoint-N) but pyproject.toml, run.yaml, src/; nothing was deleted. --overwrite only replaces a run; "
-        "choose another --output-dir\n")
-    assert main(["train", "run.yaml", "--output-dir", "."]) == 2
+    with use_registry(toy_registry()):
+        assert main(["train", "run.yaml", "--output-dir", ".", "--overwrite"]) == 2
+        assert capsys.readouterr().err == (
+            "grpo-rewards: error: --overwrite: output dir . does not hold a grpo-rewards run (no manifest.json, no "
+            "checkpoint-N) but pyproject.toml, run.yaml, src/; nothing was deleted. --overwrite only replaces a run; "
+            "choose another --output-dir\n")
+        assert main(["train", "run.yaml", "--output-dir", "."]) == 2
     assert "already holds other files (pyproject.toml, run.yaml, src/); nothing was changed" in capsys.readouterr().err
     assert _snapshot(project) == before
 

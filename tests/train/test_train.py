@@ -17,8 +17,8 @@ from conftest import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
+from grpo_rewards.cli.train import PLOT, train_command
 from grpo_rewards.errors import RunDirError, TrainError
-from grpo_rewards.train.command import plot_command, train_command
 
 HERE = Path(__file__).parent
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -76,7 +76,7 @@ def test_the_run_starts_with_one_header_line_naming_plugins_and_versions(finishe
 def test_plot_redraws_the_png_from_the_run_directory(finished_run, tmp_path, capsys):
     run_dir, _, _ = finished_run
     out = tmp_path / "curves.png"
-    assert plot_command([str(run_dir), "--out", str(out)]) == 0
+    assert PLOT.main([str(run_dir), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == PNG_MAGIC
     assert capsys.readouterr().out == f"grpo-rewards: wrote {out}\n"
 

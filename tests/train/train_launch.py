@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from conftest import toy_registry
 
 from grpo_rewards import GrpoRewardsError
-from grpo_rewards.train.command import train_command
+from grpo_rewards.cli.train import train_command
 
 if __name__ == "__main__":
     try:

@@ -32,4 +32,4 @@ def test_labels_and_explain():
 def test_the_plugin_registers_math_verify_accuracy():
     with plugin_registered(plugin, "math_verify") as registry:
         info = registry.reward("math_verify.accuracy")
-    assert (info.worker_safe, info.output_range) == (False, (0.0, 1.0))
+    assert (info.options.worker_safe, info.output_range) == (False, (0.0, 1.0))

@@ -21,12 +21,12 @@ _EXPORTS = {
     "Outcome": "execution",
     "WorkerPool": "execution",
     "map_with_deadline": "execution",
-    "PROJECT_NAME": "hookspecs",
-    "RegisterReward": "hookspecs",
-    "RegisterTask": "hookspecs",
-    "hookimpl": "hookspecs",
-    "Plugins": "plugins",
-    "get_plugins": "plugins",
+    "PROJECT_NAME": "plugin",
+    "RegisterReward": "plugin.spec",
+    "RegisterTask": "plugin.spec",
+    "hookimpl": "plugin",
+    "Plugins": "plugin.manager",
+    "get_plugins": "plugin.manager",
     "ConfigError": "errors",
     "GrpoRewardsError": "errors",
     "PluginError": "errors",
@@ -41,8 +41,8 @@ _EXPORTS = {
     "RewardResult": "protocol",
     "completion_text": "protocol",
     "Registry": "registry",
-    "RewardInfo": "registry",
-    "TaskInfo": "registry",
+    "RewardInfo": "records",
+    "TaskInfo": "records",
     "load_registry": "registry",
     "Reward": "reward",
     "RewardDefinition": "definition",
@@ -139,10 +139,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         TaskNotFoundError,
     )
     from .execution import Outcome, WorkerPool, map_with_deadline
-    from .hookspecs import PROJECT_NAME, RegisterReward, RegisterTask, hookimpl
     from .options import RewardOptions
-    from .plugins import Plugins, get_plugins
+    from .plugin import PROJECT_NAME, hookimpl
+    from .plugin.manager import Plugins, get_plugins
+    from .plugin.spec import RegisterReward, RegisterTask
     from .protocol import Completion, RewardFunc, RewardResult, completion_text
-    from .registry import Registry, RewardInfo, TaskInfo, load_registry
+    from .records import RewardInfo, TaskInfo
+    from .registry import Registry, load_registry
     from .reward import Reward
     from .rewardset import RewardSet, get_reward, load_reward_set, load_rewards

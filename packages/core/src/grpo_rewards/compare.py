@@ -19,7 +19,7 @@ to ``--out`` (default ``<file>.disagreements.jsonl``, replaced only when an earl
 
 from __future__ import annotations
 
-import argparse
+import json
 import re
 import sys
 from collections import Counter
@@ -27,7 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .protocol import GrpoRewardsError, completion_text
+from .errors import GrpoRewardsError
+from .execution.threads import call_with_deadline
+from .protocol import completion_text
+from .registry import Registry, load_registry
+from .reward import Reward
+from .rewardset import get_reward, load_reward_set
+from .scoring import prompt_batches, reason, score_groups
+from .scoring_input import atomic_writer, check_out, dump_row, read_rows
 
 _TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
@@ -59,7 +66,7 @@ class Side:
     """One side of a comparison: a built reward, or a column of verdicts."""
 
     name: str
-    reward: Any = None
+    reward: Reward | None = None
     column: str | None = None
     values: list[float | None] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
@@ -68,11 +75,9 @@ class Side:
         """What the reward's ``explain(completion, **row)`` says about one row (``None`` without one)."""
         if self.reward is None:
             return None
-        target = getattr(self.reward, "explain", None) or getattr(getattr(self.reward, "impl", None), "explain", None)
+        target = getattr(self.reward.scorer, "explain", None)
         if not callable(target):
             return None
-        from .hacks import call_with_deadline
-
         columns = {k: v for k, v in row.items() if k not in ("completion", "completion_ids")}
         try:
             return dict(call_with_deadline(lambda: target(row["completion"], **columns), EXPLAIN_DEADLINE))
@@ -80,19 +85,17 @@ class Side:
             return {"explain_error": f"{type(exc).__name__}: {exc}"[:200]}
 
 
-def _sides(specs: list[str], columns: set[str], registry: Any) -> list[Side]:
-    from .rewardset import get_reward, load_reward_set
-
+def _sides(specs: list[str], columns: set[str], registry: Registry) -> list[Side]:
     sides: list[Side] = []
     for spec in specs:
         found = re.fullmatch(r"(.+\.ya?ml)(?::(.+))?", spec)
         if found:
             path, entry = found.group(1), found.group(2)
             built = load_reward_set(path, registry=registry, columns=columns | {"prompt"})
-            chosen = [(n, r) for n, r in zip(built.names, built.rewards) if not entry or n == entry]
+            chosen = [(m, r) for m, r in zip(built.metrics, built.rewards) if not entry or m == entry]
             if not chosen:
                 raise GrpoRewardsError(f"--rewards {spec}: the set has no entry named {entry!r} "
-                                       f"(its entries: {', '.join(built.names)})")
+                                       f"(its entries: {', '.join(built.metrics)})")
             sides += [Side(name, reward=reward) for name, reward in chosen]
         elif spec in columns and spec not in registry.rewards:
             sides.append(Side(spec, column=spec))
@@ -107,58 +110,27 @@ def _sides(specs: list[str], columns: set[str], registry: Any) -> list[Side]:
     return sides
 
 
-def _label(outcome: list[str] | None, k: int, value: float | None) -> str:
-    return outcome[k] if outcome and k < len(outcome) else ("none" if value is None else "ok")
-
-
-def _call(side: Side, rows: list[dict[str, Any]], part: list[int]) -> tuple[list[float | None], list[str]]:
-    """One reward call on the rows ``part``: values and the core's outcome label of each."""
-    from .scoring import _arguments
-
-    captured: dict[str, list[str]] = {}
-    got = side.reward(**_arguments([rows[i] for i in part], set(getattr(side.reward, "columns", ()))),
-                      log_extra=captured.__setitem__)
-    outcome = captured.get(f"{side.reward.__name__}/outcome")
-    return list(got), [_label(outcome, k, v) for k, v in enumerate(got)]
-
-
 def _score(side: Side, rows: list[dict[str, Any]], batch_size: int) -> list[str]:
-    """Fill ``side.values`` and ``side.labels``; returns ``"name: line: reason"`` for rows that failed.
+    """Fill ``side.values`` and ``side.labels``; returns ``"name: row N: reason"`` for rows that failed.
 
-    Rows are scored in batches that keep each prompt's rows together (as GRPO does); a batch that
-    raises is retried prompt group by prompt group, and a per-sample reward's failing group row by
-    row, so one bad row fails alone.
+    Rows are scored in batches that keep each prompt's rows together, as ``grpo-rewards score``
+    scores them (:func:`grpo_rewards.scoring.score_groups`: a failing batch is retried prompt group
+    by prompt group, and row by row for a per-sample reward); a row that fails is labelled ``error``.
     """
     if side.column is not None:
         side.values = [verdict(row.get(side.column)) for row in rows]
         side.labels = ["pays" if v == 1.0 else "none" if v is None else "does_not_pay" for v in side.values]
         return []
-    from .scoring import prompt_batches
-
+    assert side.reward is not None
     values: list[float | None] = [None] * len(rows)
     labels: list[str] = ["error"] * len(rows)
     failures: list[str] = []
-
-    def attempt(parts: list[list[int]], last: bool) -> list[list[int]]:
-        failed = []
-        for part in parts:
-            try:
-                got, named = _call(side, rows, part)
-            except Exception as exc:
-                if last or len(part) == 1:
-                    failures.extend(f"{side.name}: row {i + 1}: {str(exc).splitlines()[0][:200]}" for i in part)
-                else:
-                    failed.append(part)
-                continue
-            for i, value, label in zip(part, got, named):
-                values[i], labels[i] = value, label
-        return failed
-
+    wanted = set(side.reward.columns)
     for groups in prompt_batches(rows, batch_size):
-        failed = attempt([[i for group in groups for i in group]], last=False)
-        if failed:
-            failed = attempt(groups, last=side.reward.form == "batch")
-            attempt([[i] for part in failed for i in part], last=True)
+        scored, failed = score_groups(side.reward, rows, groups, wanted)
+        for i, (value, label) in scored.items():
+            values[i], labels[i] = value, label
+        failures += [f"{side.name}: row {i + 1}: {reason(error).splitlines()[0][:200]}" for i, error in failed]
     side.values, side.labels = values, labels
     return failures
 
@@ -262,8 +234,6 @@ def _disagreement(cmp: Comparison, i: int, row: dict[str, Any], line: int) -> di
 
 def _written_by_compare(path: Path) -> bool:
     """Whether ``path`` is a file of disagreeing rows (each line has a ``compare`` record): safe to replace."""
-    import json
-
     try:
         with path.open(encoding="utf-8") as fh:
             lines = [json.loads(line) for line in fh if line.strip()]
@@ -274,11 +244,8 @@ def _written_by_compare(path: Path) -> bool:
 
 def compare_file(path: str, specs: list[str], *, out: str | None = None, threshold: float = 0.5,
                  label_column: str | None = "label", show: int = 10, batch_size: int = 256,
-                 stream: IO[str] | None = None, registry: Any = None) -> int:
+                 stream: IO[str] | None = None, registry: Registry | None = None) -> int:
     """``grpo-rewards compare FILE --rewards A --rewards B``: prints the report; 1 if a row failed."""
-    from .registry import load_registry
-    from .scoring_input import atomic_writer, check_out, dump_row, read_rows
-
     stream = stream if stream is not None else sys.stdout
     target = Path(out) if out else Path(f"{path}.disagreements.jsonl")
     check_out(str(target), inputs={"input file": path})  # before any scoring: a folder, a missing one, no access
@@ -323,27 +290,3 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     for problem in failures:
         print(f"reward error: {problem}", file=sys.stderr)
     return 1 if bad or failures else 0
-
-
-def compare_command(argv: list[str]) -> int:
-    """``grpo-rewards compare FILE.jsonl --rewards A --rewards B [--out F] [--threshold T] [--label C]``."""
-    parser = argparse.ArgumentParser(
-        prog="grpo-rewards compare",
-        description="Score a JSONL file with two rewards (or a reward and a label column) and show where they "
-                    "disagree.")
-    parser.add_argument("file", help="JSONL: one object per line with 'completion' (and 'prompt', dataset columns)")
-    parser.add_argument("--rewards", action="append", required=True, metavar="SIDE",
-                        help="a reward name, a reward-set file (each entry a side), SET.yaml:ENTRY, or a column of "
-                             "verdicts such as 'label'; give two sides")
-    parser.add_argument("--out", help="write the disagreeing rows here (default FILE.disagreements.jsonl, "
-                                      "replaced only when compare wrote it)")
-    parser.add_argument("--threshold", type=float, default=0.5, help="a value pays when >= this (default 0.5)")
-    parser.add_argument("--label", default="label",
-                        help="the column of true verdicts for precision and recall (default 'label', when present)")
-    parser.add_argument("--show", type=int, default=10, help="disagreeing rows to print (default 10)")
-    parser.add_argument("--batch-size", type=int, default=256, help="rows per call (default 256)")
-    args = parser.parse_args(argv)
-    if args.batch_size < 1 or args.show < 0:
-        parser.error("--batch-size must be >= 1 and --show >= 0")
-    return compare_file(args.file, args.rewards, out=args.out, threshold=args.threshold, label_column=args.label,
-                        show=args.show, batch_size=args.batch_size)

@@ -23,78 +23,72 @@ builds the export with the same name, form, columns, units and options.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .errors import RewardSetError
 from .options import RewardOptions
-
-if TYPE_CHECKING:
-    from .hookspecs import RegisterReward
-    from .registry import RewardInfo
+from .plugin.spec import RegisterReward
+from .records import RewardInfo
+from .registration import RewardRegister
+from .reward import Reward
+from .rewardset import reward_from_info
 
 
 class RewardDefinition:
     """One reward: its full name (``namespace.short``), the scorer, and everything ``register`` takes.
 
-    ``obj`` is a per-sample scorer (``score(text, **row)``), a class whose ``__init__`` takes the
-    parameters, or (``form="batch"``) TRL's batch call. The other arguments are those of the
-    ``register`` callable the ``register_rewards`` hook receives: ``form``, ``description``,
-    ``columns``, ``output_range``, ``units``, ``example``, ``hacks`` and the execution options
-    (``timeout=2.0`` or ``options=RewardOptions(...)``).
+    ``scorer`` is a per-sample scorer (``score(text, **row)``), a class whose ``__init__`` takes the
+    parameters, (``form="batch"``) TRL's batch call, or a ``"package.module:Attribute"`` reference
+    to one of them, imported on first use (so that registering it imports none of the reward's
+    code). The other arguments are those of the ``register`` callable the ``register_rewards`` hook
+    receives: ``form``, ``description``, ``columns``, ``output_range``, ``units``, ``example``,
+    ``hacks`` and the execution options (``timeout=2.0`` or ``options=RewardOptions(...)``).
     """
 
-    def __init__(self, name: str, obj: Any, *, options: RewardOptions | None = None, **metadata: Any) -> None:
+    def __init__(self, name: str, scorer: Any, *, options: RewardOptions | None = None, **metadata: Any) -> None:
         if not isinstance(name, str) or name.count(".") != 1 or not all(name.split(".")):
             raise ValueError(f"name must be 'namespace.reward' (like 'shout.shout'), not {name!r}")
         option_values = {k: metadata.pop(k) for k in list(metadata) if k in RewardOptions.__dataclass_fields__}
         self.name = name
-        self.obj = obj
+        self.scorer = scorer
         self.metadata = metadata
-        self.options = (options or RewardOptions()).merged(option_values) if option_values else (
-            options or RewardOptions())
+        self.options = (options or RewardOptions()).merged(option_values)
+        self._info: RewardInfo | None = None
 
     def __repr__(self) -> str:
-        return f"RewardDefinition({self.name!r}, {getattr(self.obj, '__qualname__', self.obj)!r})"
+        return f"RewardDefinition({self.name!r}, {getattr(self.scorer, '__qualname__', self.scorer)!r})"
+
+    @property
+    def namespace(self) -> str:
+        return self.name.split(".", 1)[0]
 
     def register(self, register: RegisterReward) -> RewardInfo:
         """Register this reward with the ``register`` callable a ``register_rewards`` hook receives."""
-        return register(self.name.split(".", 1)[1], self.obj, options=self.options, **self.metadata)
+        return register(self.name.split(".", 1)[1], self.scorer, options=self.options, **self.metadata)
 
-    def _registry(self) -> Any:
-        """A registry holding only this definition, registered exactly as its plugin registers it."""
-        from .hookspecs import hookimpl
-        from .plugins import Plugins
-        from .registry import Registry
+    def info(self) -> RewardInfo:
+        """The :class:`~grpo_rewards.RewardInfo` the registry keeps for this definition (built once,
+        checked as registration checks it; a ``ValueError`` names each problem)."""
+        if self._info is None:
+            try:
+                self._info = self.register(RewardRegister(self.namespace))
+            except Exception as exc:  # PluginError, or a metadata keyword register does not take
+                raise ValueError(f"{self.name}: {exc}") from None
+        return self._info
 
-        namespace = self.name.split(".", 1)[0]
-        definition = self
-
-        class _Plugin:
-            @hookimpl
-            def register_rewards(self, register: RegisterReward) -> None:
-                definition.register(register)
-
-        plugins = Plugins()
-        plugins.add(_Plugin(), namespace)
-        registry = Registry(plugins)
-        record = registry.records[namespace]
-        if not record.ok:
-            raise ValueError(f"{self.name}: {record.error}")
-        return registry
-
-    def info(self) -> Any:
-        """The :class:`~grpo_rewards.registry.RewardInfo` the registry keeps for this definition."""
-        return self._registry().rewards[self.name]
-
-    def reward(self, **params: Any) -> Any:
+    def reward(self, *, metric: str | None = None, options: RewardOptions | dict[str, Any] | None = None,
+               inputs: dict[str, Reward] | None = None, **params: Any) -> Reward:
         """The reward as TRL calls it, with ``params``: what a plugin exports for plain TRL scripts.
 
-        Parameters are checked like a reward-set entry's (unknown, ill-typed, missing, or rejected
-        by the class): a ``ValueError`` names each problem.
+        ``metric`` is the name TRL logs it under (default: the reward's name); ``options`` go over
+        the registered ones; ``inputs`` maps a column to the reward whose values fill it (computed
+        once per batch when that reward is also in ``reward_funcs``). Parameters are checked like a
+        reward-set entry's (unknown, ill-typed, missing, or rejected by the class): a
+        ``ValueError`` names each problem.
         """
-        from .errors import RewardSetError
-        from .rewardset import load_one
-
+        if isinstance(options, RewardOptions):
+            options = options.changed()
         try:
-            return load_one(self.name, params, registry=self._registry())[0]
+            return reward_from_info(self.info(), params, metric=metric, options=options, inputs=inputs)
         except RewardSetError as exc:
             raise ValueError(str(exc)) from None

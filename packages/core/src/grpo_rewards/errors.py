@@ -31,7 +31,9 @@ whole text first (a YAML "billion laughs" stays a few hundred characters).
 
 from __future__ import annotations
 
+import difflib
 import reprlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,38 @@ def quote(value: Any) -> str:
     """
     text = _repr.repr(value)
     return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 3] + "..."
+
+
+#: How many items of a list a message names before it says how many more there are.
+LIST_LIMIT = 10
+
+
+def capped(items: Iterable[Any], limit: int = LIST_LIMIT, sep: str = ", ") -> str:
+    """The first ``limit`` items joined by ``sep``, then how many more: a message stays short.
+
+    >>> capped(range(3)), capped(range(25), 2)
+    ('0, 1, 2', '0, 1 and 23 more')
+    """
+    shown: list[str] = []
+    more = 0
+    for item in items:
+        if len(shown) < limit:
+            shown.append(str(item))
+        else:
+            more += 1
+    return sep.join(shown) + (f" and {more} more" if more else "")
+
+
+def did_you_mean(name: Any, known: Iterable[str], *, n: int = 1, cutoff: float = 0.6) -> str:
+    """`` (did you mean 'x'?)`` for the closest of the ``known`` names, or an empty string.
+
+    The one spelling of a suggestion: config keys, reward and task names, plugin datasets.
+
+    >>> did_you_mean("modle", ["model", "output_dir"]), did_you_mean("zzz", ["model"])
+    (" (did you mean 'model'?)", '')
+    """
+    close = difflib.get_close_matches(str(name), list(known), n=n, cutoff=cutoff)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 class GrpoRewardsError(Exception):
@@ -83,8 +117,10 @@ class RewardError(GrpoRewardsError):
     """A reward raised or returned something outside the contract, with the reward and sample."""
 
     def __init__(self, reward: str, message: str, index: int | None = None) -> None:
+        #: the metric name of the reward, the sample's index in the batch (if one), and what went wrong
         self.reward = reward
         self.index = index
+        self.message = message
         where = f" on sample {index}" if index is not None else ""
         super().__init__(f"reward {reward!r}{where}: {message}")
 

@@ -2,7 +2,7 @@
 
 GRPO optimises whatever a reward pays for, so a reward that pays for junk is a bug the model
 will find. A reward package ships, with each reward, a corpus through
-``register(name, obj, hacks=CORPUS)``: a list of entries (plain dicts, so a plugin needs no import
+``register(name, scorer, hacks=CORPUS)``: a list of entries (plain dicts, so a plugin needs no import
 from the core), or a function of no arguments that returns them, so large inputs are only built
 when the corpus is run. Each entry names the rewards it targets and the most each may pay::
 
@@ -26,14 +26,16 @@ reports as such.
 
 from __future__ import annotations
 
-import argparse
 import math
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .protocol import PluginError
+from .errors import PluginError
+from .execution.threads import call_with_deadline
+from .records import RewardInfo
+from .registry import Registry, load_registry
+from .rewardset import get_reward
 
 #: A bound meaning "at most what the reward pays the entry's ``reference`` completion".
 REFERENCE = "reference"
@@ -152,42 +154,12 @@ class HackReport:
         return [r for r in self.results if r.overpaid]
 
 
-def corpus_of(info: Any) -> list[Hack] | None:
+def corpus_of(info: RewardInfo) -> list[Hack] | None:
     """The corpus a registered reward shipped (``None``: it shipped none), validated."""
     raw = getattr(info, "hacks", None)
     if raw is None:
         return None
     return read_corpus(raw, f"the hack corpus of {info.name} ({info.distribution or info.plugin})")
-
-
-def run_in_thread(call: Callable[[], Any], deadline: float) -> tuple[bool, Any, BaseException | None]:
-    """``call()`` in a daemon thread, waited for ``deadline`` seconds: ``(finished, value, error)``
-    (an unfinished thread is left behind, so a check that runs untrusted code never hangs on it)."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # handed to the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(deadline)
-    if thread.is_alive():
-        return False, None, None
-    return True, box.get("value"), box.get("error")
-
-
-def call_with_deadline(call: Callable[[], Any], deadline: float) -> Any:
-    """``call()`` in a thread: its result, its exception, or ``TimeoutError`` after ``deadline`` seconds
-    (see :func:`run_in_thread`)."""
-    finished, value, error = run_in_thread(call, deadline)
-    if not finished:
-        raise TimeoutError(f"no result within {deadline:g} s")
-    if error is not None:
-        raise error
-    return value
 
 
 def _score(reward: Any, hack: Hack, completion: Any, ids: list[int] | None, deadline: float) -> float | None:
@@ -198,15 +170,12 @@ def _score(reward: Any, hack: Hack, completion: Any, ids: list[int] | None, dead
     return values[0]
 
 
-def run_hacks(name: str, *, params: Mapping[str, Any] | None = None, registry: Any = None,
+def run_hacks(name: str, *, params: Mapping[str, Any] | None = None, registry: Registry | None = None,
               build: Callable[..., Any] | None = None, deadline: float = 30.0) -> HackReport:
     """Run every entry of ``name``'s corpus that targets it; ``params`` override the entries' own.
 
     A call that gives no result within ``deadline`` seconds is reported as an error line.
     """
-    from .registry import load_registry
-    from .rewardset import get_reward
-
     registry = registry or load_registry()
     info = registry.reward(name)
     corpus = corpus_of(info)
@@ -250,21 +219,3 @@ def print_report(report: HackReport) -> int:
     over = report.overpaid
     print(f"{len(over)} overpaid" if over else "no entry is overpaid")
     return 1 if over else 0
-
-
-def hacks_command(argv: list[str]) -> int:
-    """``grpo-rewards check NAME --hacks [--with key=value ...]``."""
-    from .contract.command import key_values
-
-    parser = argparse.ArgumentParser(
-        prog="grpo-rewards check NAME --hacks",
-        description="Run a reward's hack corpus: degenerate completions and the most the reward may pay each.")
-    parser.add_argument("name", help="a reward name, like format.boxed")
-    parser.add_argument("--hacks", action="store_true", required=True, help="run the hack corpus")
-    parser.add_argument("--with", dest="params", action="append", default=[], metavar="KEY=VALUE",
-                        help="a reward parameter (value read as YAML); overrides the entries' own")
-    parser.add_argument("--deadline", type=float, default=30.0, help="seconds allowed per entry (default 30)")
-    args = parser.parse_args(argv)
-    if not args.deadline > 0:
-        parser.error("--deadline must be a positive number of seconds")
-    return print_report(run_hacks(args.name, params=key_values(args.params, "--with"), deadline=args.deadline))

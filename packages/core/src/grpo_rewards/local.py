@@ -35,7 +35,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import GrpoRewardsError
+from .errors import GrpoRewardsError, read_yaml
+from .records import RewardInfo
+from .reward import Reward
+from .signatures import call_form, first_doc_paragraph, scorer_params
 
 #: ``__path__`` makes this module a package, so ``grpo_rewards.local.file_<hex>`` can be imported.
 __path__: list[str] = []
@@ -127,8 +130,10 @@ def _plugin_of(obj: Any, registry: Any) -> tuple[str, Any] | None:
     """``(registered name or plugin, record)`` when ``obj``'s module belongs to an installed plugin."""
     module = getattr(obj, "__module__", None) or type(obj).__module__
     top = module.split(".")[0]
-    for info in registry.rewards.values():
-        if info.obj is obj or getattr(obj, "reward_name", None) == info.name:
+    reference = f"{module}:{getattr(obj, '__qualname__', '')}"
+    for info in registry.rewards.values():  # a scorer registered by reference is compared by reference, unloaded
+        same = info.reference == reference if info.reference and not info.loaded else info.scorer is obj
+        if same or (isinstance(obj, Reward) and obj.name == info.name):
             return info.name, registry.records.get(info.plugin)
     for name, record in registry.records.items():
         if record.module and record.module.split(".")[0] == top:
@@ -136,23 +141,8 @@ def _plugin_of(obj: Any, registry: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _form(obj: Any) -> str:
-    if getattr(obj, "form", None) in ("sample", "batch") and hasattr(obj, "reward_name"):
-        return str(obj.form)  # a grpo_rewards.Reward
-    target = obj.__init__ if inspect.isclass(obj) else obj
-    if inspect.isclass(obj):
-        target = getattr(obj, "__call__", target)  # noqa: B004 - the instance's call decides the form
-    try:
-        params = [p for p in inspect.signature(target).parameters.values() if p.name != "self"]
-    except (TypeError, ValueError):
-        return "sample"
-    return "batch" if params and params[0].name in ("prompts", "completions") else "sample"
-
-
 def resolve(use: str, registry: Any, base: Path | None = None) -> Any:
-    """A :class:`~grpo_rewards.registry.RewardInfo` for a ``file.py:fn`` / ``module:fn`` reference."""
-    from .registry import RewardInfo, _first_doc_paragraph, _signature_params
-
+    """A :class:`~grpo_rewards.RewardInfo` for a ``file.py:fn`` / ``module:fn`` reference."""
     obj = load_object(use, base)
     owner = _plugin_of(obj, registry)
     if owner is not None:
@@ -162,16 +152,13 @@ def resolve(use: str, registry: Any, base: Path | None = None) -> Any:
         what = f"use its registered name: use: {name}" if "." in name else \
             "use the plugin's registered rewards (grpo-rewards list shows them)"
         raise GrpoRewardsError(f"{use} belongs to the installed plugin {plugin!r}{dist}; {what}")
-    form = _form(obj)
-    params, columns = _signature_params(obj) if form == "sample" or inspect.isclass(obj) else ({}, [])
-    return RewardInfo(name=use, obj=obj, form=form, description=_first_doc_paragraph(obj), params=params,
-                      columns=tuple(columns), plugin=None)
+    form = call_form(obj)
+    params, columns = scorer_params(obj) if form == "sample" or inspect.isclass(obj) else ({}, [])
+    return RewardInfo(use, obj, form=form, description=first_doc_paragraph(obj), params=params, columns=columns)
 
 
 def local_rewards_of(path: str, registry: Any) -> list[Any]:
     """The file and module rewards a reward-set file names, resolved (for ``grpo-rewards list --rewards``)."""
-    from .errors import read_yaml
-
     spec = read_yaml(path, what="reward set")
     entries = spec.get("rewards", []) if isinstance(spec, dict) else spec if isinstance(spec, list) else []
     base = Path(path).parent

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import params
+from .errors import capped
 
 OnError = Literal["raise", "none"]
 
@@ -70,9 +71,9 @@ class RewardOptions:
 
     def replace(self, **changes: Any) -> RewardOptions:
         """A copy with ``changes`` applied (checked like the constructor)."""
-        unknown = sorted(set(changes) - set(OPTION_NAMES))
-        if unknown:
-            raise ValueError(f"unknown option(s) {', '.join(unknown)} (options: {', '.join(OPTION_NAMES)})")
+        problem = unknown_options(changes)
+        if problem:
+            raise ValueError(problem)
         return dataclasses.replace(self, **changes)
 
     def merged(self, overrides: RewardOptions | Mapping[str, Any] | None) -> RewardOptions:
@@ -110,6 +111,20 @@ ENTRY_OPTIONS: tuple[str, ...] = tuple(n for n in OPTION_NAMES if n != "worker_s
 _VALUE_OPTIONS = ("timeout_value", "error_value", "too_large_value", "invalid_value")
 
 
+def unknown_options(given: Iterable[Any], allowed: Sequence[str] | None = None) -> str | None:
+    """The one message for option names that are not options (``None`` when every name is one).
+
+    >>> unknown_options({"timout": 1})
+    'unknown option(s) timout (options: timeout, timeout_value, on_error, error_value, workers, max_chars, \
+too_large_value, worker_safe, invalid_value)'
+    """
+    allowed = OPTION_NAMES if allowed is None else allowed
+    unknown = sorted(str(k) for k in given if k not in allowed)
+    if not unknown:
+        return None
+    return f"unknown option(s) {capped(unknown)} (options: {', '.join(allowed)})"
+
+
 def _value(value: Any, name: str) -> Any:
     return params.number(value, name, none_ok=True)
 
@@ -124,9 +139,9 @@ def check_options(values: Mapping[str, Any]) -> list[str]:
 run in one); remove the timeout']
     """
     problems: list[str] = []
-    unknown = sorted(set(values) - set(OPTION_NAMES))
+    unknown = unknown_options(values)
     if unknown:
-        problems.append(f"unknown option(s) {', '.join(unknown)} (options: {', '.join(OPTION_NAMES)})")
+        problems.append(unknown)
     checks: dict[str, Callable[[Any], Any]] = {
         "timeout": lambda v: params.number(v, "timeout", positive=True, none_ok=True),
         "on_error": lambda v: params.choice(v, "on_error", ON_ERROR),

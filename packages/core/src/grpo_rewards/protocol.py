@@ -1,4 +1,4 @@
-"""The reward contract: TRL's call and completion formats (the errors live in :mod:`grpo_rewards.errors`).
+"""The reward contract: TRL's call, completion formats, and a reward's result.
 
 A reward is ``f(prompts, completions, completion_ids=None, **columns) -> list[float | None]``,
 one value per completion; ``None`` means "not applicable to this sample" (TRL turns it into NaN
@@ -11,14 +11,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-from .errors import (  # noqa: F401 - re-exported: the errors used to live here
-    GrpoRewardsError,
-    PluginError,
-    RewardError,
-    RewardNotFoundError,
-    RewardSetError,
-)
 
 Message = dict[str, Any]
 Completion = str | list[Message]
@@ -54,11 +46,13 @@ class RewardFunc(Protocol):
 
 @dataclass(frozen=True)
 class RewardResult:
-    """What a batch-form reward may return instead of a plain list: a value and a label per sample.
+    """A reward's result on one batch: a value and an outcome label per sample, and the call's seconds.
 
-    The core's :class:`~grpo_rewards.Reward` counts the labels and logs them once per call as
-    ``outcomes/<metric>/<label>``; TRL still gets only the values. A per-sample scorer reports a
-    label by returning ``(value, "label")`` instead.
+    What :meth:`grpo_rewards.Reward.score` returns (``__call__`` returns its ``values`` to TRL),
+    and what a batch-form reward may return instead of a plain list (its ``labels``, if any, are
+    then the labels; ``seconds`` is measured by the core). The core counts the labels and logs them
+    once per call as ``outcomes/<metric>/<label>``. A per-sample scorer reports a label by
+    returning ``(value, "label")``.
 
     >>> RewardResult(values=[1.0, 0.0], labels=["correct", "wrong"]).values
     [1.0, 0.0]
@@ -66,6 +60,7 @@ class RewardResult:
 
     values: list[RewardValue]
     labels: list[str] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 def _content_text(content: Any) -> str | None:

@@ -4,6 +4,11 @@ It turns each completion into text, passes each row's columns, guards input size
 in-process or in worker processes under a hard deadline, validates what comes back, applies the
 error policy, reuses results of rewards it depends on, and is the one place that counts outcome
 labels and logs ``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TRL's ``log_metric``.
+
+:meth:`Reward.score` is the one entry point: it returns a :class:`~grpo_rewards.RewardResult`
+(values, labels, seconds); ``reward(...)``, TRL's call, returns its values. Two names: a reward's
+``name`` is the name it is registered under (``math.accuracy``), its ``metric`` (also its
+``__name__``, which TRL logs by) the name of this configured copy in a reward set (``as:``).
 """
 
 from __future__ import annotations
@@ -19,13 +24,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .arguments import argument_names, keyword_params
 from .errors import RewardError
-from .options import ON_ERROR, RewardOptions
+from .execution import map_with_deadline
+from .options import RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
+from .records import RewardInfo
+from .signatures import argument_names, keyword_params
 from .values import check_label, check_value, is_checked_label, split_label
 
-__all__ = ["ON_ERROR", "ResultCache", "Reward", "make_reward"]
+__all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
 _STATS_LOCK = threading.Lock()
 
@@ -38,19 +45,19 @@ class ResultCache:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[Any, list[int], list[Any]]] = {}
+        self._entries: dict[str, tuple[Any, list[int], RewardResult]] = {}
         self._lock = threading.Lock()
 
-    def get(self, name: str, completions: Sequence[Any]) -> list[Any] | None:
+    def get(self, metric: str, completions: Sequence[Any]) -> RewardResult | None:
         with self._lock:
-            entry = self._entries.get(name)
+            entry = self._entries.get(metric)
         if entry is not None and entry[0] is completions and entry[1] == [id(c) for c in completions]:
             return entry[2]
         return None
 
-    def put(self, name: str, completions: Sequence[Any], values: list[Any]) -> None:
+    def put(self, metric: str, completions: Sequence[Any], result: RewardResult) -> None:
         with self._lock:
-            self._entries[name] = (completions, [id(c) for c in completions], values)
+            self._entries[metric] = (completions, [id(c) for c in completions], result)
 
     def __getstate__(self) -> dict[str, Any]:
         return {}
@@ -90,62 +97,67 @@ class _BatchCall:
         return result if isinstance(result, RewardResult) else list(result)
 
 
+def build_scorer(scorer: Any, params: dict[str, Any] | None) -> Any:
+    """The callable a reward runs: a class built with ``params``, a function with them bound."""
+    if inspect.isclass(scorer):
+        return scorer(**(params or {}))
+    return functools.partial(scorer, **params) if params else scorer
+
+
 class Reward:
     """A reward as TRL calls it: ``reward(prompts, completions, completion_ids=None, **columns)``.
 
     Build one from a per-sample scorer (``form="sample"``: ``score(text, **row) -> float | None``,
     or ``(value, "label")``) or wrap a batch function (``form="batch"``, returning a list or a
-    :class:`~grpo_rewards.RewardResult`). ``options`` (a :class:`~grpo_rewards.RewardOptions`, or
-    its fields as keywords) says how it runs. Picklable when the scorer is.
+    :class:`~grpo_rewards.RewardResult`). ``metric`` is the name TRL logs it under (its
+    ``__name__``); ``name`` the registered name it is a copy of (default: ``metric``).
+    ``options`` (a :class:`~grpo_rewards.RewardOptions`, or its fields as keywords) says how it
+    runs. Picklable when the scorer is.
 
     >>> def shout(text, **row):
     ...     return (1.0, "upper") if text.isupper() else (0.0, "lower")
-    >>> reward = Reward(shout, name="shout")
-    >>> reward(prompts=["Say hi", "Say hi"], completions=["HI", [{"role": "assistant", "content": "hi"}]])
-    [1.0, 0.0]
-    >>> reward.__name__, sorted(reward.stats.items())
-    ('shout', [('lower', 1), ('upper', 1)])
+    >>> reward = Reward(shout, metric="shout")
+    >>> result = reward.score(prompts=["Say hi", "Say hi"], completions=["HI", [{"role": "assistant", "content": "hi"}]])
+    >>> result.values, result.labels
+    ([1.0, 0.0], ['upper', 'lower'])
+    >>> reward(prompts=["Say hi"], completions=["HI"]), reward.__name__, sorted(reward.stats.items())
+    ([1.0], 'shout', [('lower', 1), ('upper', 2)])
     """
 
     def __init__(
         self,
         scorer: Any,
         *,
-        name: str,
+        metric: str,
+        name: str | None = None,
         form: str = "sample",
         params: dict[str, Any] | None = None,
         columns: Sequence[str] = (),
         options: RewardOptions | None = None,
         inputs: dict[str, Reward] | None = None,
         cache: ResultCache | None = None,
-        reward_name: str | None = None,
         units: str = "none",
+        built: Any = None,
         **option_values: Any,
     ) -> None:
         if form not in ("sample", "batch"):
             raise ValueError(f"form must be 'sample' or 'batch', not {form!r}")
         self.options = (options or RewardOptions()).merged(option_values)
         params = dict(params or {})
-        impl: Any
-        if inspect.isclass(scorer):
-            impl = scorer(**params)
-        elif params:
-            impl = functools.partial(scorer, **params)
-        else:
-            impl = scorer
-        self.__name__ = name
-        self.reward_name = reward_name or name
+        self.__name__ = metric
+        self.name = name or metric
         self.form = form
         self.params = params
         self.columns = tuple(columns)
         self.units = units
         self.inputs = dict(inputs or {})
         self.cache = cache if cache is not None else ResultCache()
-        self.impl = impl
+        #: the callable that scores: ``scorer`` built with ``params`` (given as ``built`` when that is done)
+        self.scorer = built if built is not None else build_scorer(scorer, params)
         #: parameter names a dataset column of the same name must not override
         self.param_names = keyword_params(scorer) | frozenset(params)
         #: the scorer's own argument names (its text, ``self``): a column so named is left out, with a warning
-        self.argument_names = argument_names(impl, form)
+        self.argument_names = argument_names(self.scorer, form)
         self._warned_columns: set[str] = set()
         #: every outcome label counted so far (``ok``/``none`` for unlabelled values)
         self.stats: Counter[str] = Counter()
@@ -153,19 +165,13 @@ class Reward:
         self.labels_seen: set[str] = set()
         self.seconds = 0.0
 
-    # the options, read where they used to be attributes
-    timeout = property(lambda self: self.options.timeout)
-    timeout_value = property(lambda self: self.options.timeout_value)
-    on_error = property(lambda self: self.options.on_error)
-    error_value = property(lambda self: self.options.error_value)
-    workers = property(lambda self: self.options.workers)
-    max_chars = property(lambda self: self.options.max_chars)
-    too_large_value = property(lambda self: self.options.too_large_value)
-    invalid_value = property(lambda self: self.options.invalid_value)
-    worker_safe = property(lambda self: self.options.worker_safe)
+    @property
+    def metric(self) -> str:
+        """The metric name (``__name__``): what TRL logs this reward under."""
+        return self.__name__
 
     def __repr__(self) -> str:
-        return f"<Reward {self.__name__} ({self.reward_name}) params={self.params}>"
+        return f"<Reward {self.__name__} ({self.name}) params={self.params}>"
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -182,6 +188,22 @@ class Reward:
         completion_ids: Sequence[Sequence[int]] | None = None,
         **kwargs: Any,
     ) -> list[float | None]:
+        """TRL's call: the values of :meth:`score`."""
+        return list(self.score(prompts, completions, completion_ids, **kwargs).values)
+
+    def score(
+        self,
+        /,
+        prompts: Sequence[Any] | None = None,
+        completions: Sequence[Any] | None = None,
+        completion_ids: Sequence[Sequence[int]] | None = None,
+        **kwargs: Any,
+    ) -> RewardResult:
+        """Score one batch: a value and an outcome label per completion, and the seconds it took.
+
+        Counts the labels (:attr:`stats`) and logs ``timing/<metric>`` and
+        ``outcomes/<metric>/<label>`` through TRL's ``log_metric`` when it is given.
+        """
         if completions is None:
             raise RewardError(self.__name__, "called without completions")
         n = len(completions)
@@ -189,9 +211,9 @@ class Reward:
             prompts = [None] * n
         cached = self.cache.get(self.__name__, completions)
         if cached is not None:
-            return list(cached)
+            return cached
         for column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
-            kwargs[column] = dependency(prompts, completions, completion_ids, **kwargs)
+            kwargs[column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
         kwargs = self._without_argument_names(kwargs)
         started = time.perf_counter()
         if self.form == "batch":
@@ -212,7 +234,8 @@ class Reward:
                 stats[label] += count
                 if label != "ok" and label != "none":
                     seen.add(label)
-        self.cache.put(self.__name__, completions, values)
+        result = RewardResult(values, labels, seconds)
+        self.cache.put(self.__name__, completions, result)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             log_metric(f"timing/{self.__name__}", seconds)
@@ -221,7 +244,7 @@ class Reward:
         log_extra = kwargs.get("log_extra")
         if callable(log_extra) and not self.labels_seen.issubset(LOGGED_OUTCOMES):  # the reward reports labels
             log_extra(f"{self.__name__}/outcome", list(labels))  # a column of TRL's completions table
-        return list(values)
+        return result
 
     def _outcome_metrics(self, logged: Sequence[str]) -> tuple[tuple[str, str], ...]:
         """``(label, "outcomes/<name>/<label>")`` of every label logged on a call: ``logged``, then the
@@ -239,29 +262,29 @@ class Reward:
                 cause: BaseException | None = None) -> tuple[list[Any], list[str]]:
         """The values and labels of ``n`` samples whose scoring failed (or the error, under ``raise``)."""
         if status == "timeout":
-            return [self.timeout_value] * n, ["timeout"] * n
-        if self.on_error == "raise":
+            return [self.options.timeout_value] * n, ["timeout"] * n
+        if self.options.on_error == "raise":
             raise RewardError(self.__name__, error, index) from cause
-        return [self.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
+        return [self.options.error_value] * n, ["crashed" if status == "crashed" else "error"] * n
 
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
                     kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
         n = len(completions)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
-        if self.timeout is not None:
-            from .execution import map_with_deadline
-
+        timeout = self.options.timeout
+        if timeout is not None:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
-            outcome = map_with_deadline(_BatchCall(self.impl), [item], timeout=self.timeout, workers=self.workers)[0]
+            outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
+                                        workers=self.options.workers)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
-                           else f"the whole call exceeded its {self.timeout:g} s deadline")
+                           else f"the whole call exceeded its {timeout:g} s deadline")
                 return self._failed(n, outcome.status, message)
             raw = outcome.value
         else:
             try:
-                raw = self.impl(prompts=prompts, completions=completions, completion_ids=completion_ids, **kwargs)
+                raw = self.scorer(prompts=prompts, completions=completions, completion_ids=completion_ids, **kwargs)
             except RewardError:
                 raise
             except Exception as exc:
@@ -343,13 +366,13 @@ class Reward:
         if options.timeout is None:
             for i in todo:
                 try:
-                    value = self.impl(texts[i], **rows[i])
+                    value = self.scorer(texts[i], **rows[i])
                 except Exception as exc:
                     (values[i],), (labels[i],) = self._failed(1, "error", f"raised {type(exc).__name__}: {exc}", i, exc)
                     continue
                 values[i], labels[i] = self._accept(value, i)
             return values, labels
-        quick = getattr(self.impl, "quick", None)
+        quick = getattr(self.scorer, "quick", None)
         if callable(quick):  # decided in-process when it can be, without a worker round trip
             undecided = []
             for i in todo:
@@ -364,8 +387,6 @@ class Reward:
             todo = undecided
         if not todo:  # all decided in-process: no worker pool to look up
             return values, labels
-        from .execution import map_with_deadline
-
         first: dict[bytes, int] = {}  # identical samples (a GRPO group that agrees) go to a worker once
         same: dict[int, int] = {}
         for i in todo:
@@ -376,7 +397,8 @@ class Reward:
             same[i] = first.setdefault(key, i)
         unique = list(dict.fromkeys(same.values()))
         sent = map_with_deadline(
-            _SampleCall(self.impl), [(texts[i], rows[i]) for i in unique], timeout=self.timeout, workers=self.workers,
+            _SampleCall(self.scorer), [(texts[i], rows[i]) for i in unique], timeout=options.timeout,
+            workers=options.workers,
         )
         by_index = dict(zip(unique, sent))
         for i in todo:
@@ -396,25 +418,28 @@ class Reward:
             raw, label = split_label(self.__name__, value, index)
             checked = check_value(self.__name__, raw, index)
         except RewardError:
-            if self.on_error == "raise":
+            if self.options.on_error == "raise":
                 raise
-            return self.error_value, "error"
+            return self.options.error_value, "error"
         return checked, label or ("none" if checked is None else "ok")
 
 
-def make_reward(info: Any, params: dict[str, Any] | None = None, *, name: str | None = None,
+def make_reward(info: RewardInfo, params: dict[str, Any] | None = None, *, metric: str | None = None,
                 options: RewardOptions | dict[str, Any] | None = None, inputs: dict[str, Reward] | None = None,
-                cache: ResultCache | None = None) -> Reward:
-    """Build a :class:`Reward` from a registry entry: its registered options with ``options`` over them."""
+                cache: ResultCache | None = None, columns: Sequence[str] | None = None,
+                built: Any = None) -> Reward:
+    """Build a :class:`Reward` from a registry entry: its registered options with ``options`` over
+    them, its registered columns unless ``columns`` says which it reads."""
     return Reward(
-        info.obj,
-        name=name or info.name,
-        reward_name=info.name,
+        info.scorer,
+        metric=metric or info.name,
+        name=info.name,
         form=info.form,
         params=params,
-        columns=info.columns,
+        columns=info.columns if columns is None else columns,
         units=info.units,
         options=info.options.merged(options),
         inputs=inputs,
         cache=cache,
+        built=built,
     )

@@ -9,14 +9,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import RewardSetError, quote, read_yaml
+from .errors import RewardSetError, capped, quote, read_yaml
 from .local import find_reward, metric_name
-from .options import ENTRY_OPTIONS, RewardOptions, check_options
-from .registry import Registry, RewardInfo, load_registry
-from .reward import ResultCache, Reward, make_reward
+from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
+from .records import RewardInfo
+from .registry import Registry, load_registry
+from .reward import ResultCache, Reward, build_scorer, make_reward
+from .signatures import type_text
 
 #: The keys of a reward-set entry: these five, and the execution options (:class:`RewardOptions`).
 ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *ENTRY_OPTIONS}
+#: The keys of a reward-set file (a mapping): only its list of entries.
+SET_KEYS = ("rewards",)
 
 
 def _matches(value: Any, annotation: Any) -> bool:
@@ -51,16 +55,12 @@ def _matches(value: Any, annotation: Any) -> bool:
     return True
 
 
-def _type_name(annotation: Any) -> str:
-    if isinstance(annotation, type):
-        return annotation.__name__
-    return str(annotation).replace("typing.", "")
-
-
-def required_columns(info: RewardInfo, params: dict[str, Any]) -> tuple[str, ...]:
-    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter."""
-    columns = list(info.columns)
-    for p in info.params.values():
+def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False) -> tuple[str, ...]:
+    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter
+    (``unloaded``: as its source says, without importing a scorer registered by reference)."""
+    declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
+    columns = list(own)
+    for p in declared.values():
         if p.name.endswith("_column"):
             value = params.get(p.name, None if p.required else p.default)
             if isinstance(value, str) and value not in columns:
@@ -70,12 +70,12 @@ def required_columns(info: RewardInfo, params: dict[str, Any]) -> tuple[str, ...
 
 @dataclass
 class Entry:
-    """One line of a reward set."""
+    """One line of a reward set: the reward it uses, its weight, parameters, metric name, inputs, options."""
 
     use: str
     weight: float = 1.0
     params: dict[str, Any] = field(default_factory=dict)
-    name: str = ""
+    metric: str = ""
     inputs: dict[str, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -102,8 +102,9 @@ class RewardSet:
         return [float(e.weight) for e in self.entries]
 
     @property
-    def names(self) -> list[str]:
-        return [e.name for e in self.entries]
+    def metrics(self) -> list[str]:
+        """The metric name of each entry, in order."""
+        return [e.metric for e in self.entries]
 
     def __len__(self) -> int:
         return len(self.rewards)
@@ -122,7 +123,7 @@ class RewardSet:
             params = {p.name: p.default for p in info.params.values() if not p.required}
             params.update(entry.params)
             out.append({
-                "name": entry.name,
+                "name": entry.metric,
                 "use": entry.use,
                 "weight": entry.weight,
                 "params": params,
@@ -138,96 +139,123 @@ class RewardSet:
         return out
 
 
-def _read_spec(spec: Any) -> tuple[list[Any], str]:
+def _read_spec(spec: Any) -> tuple[list[Any], str, Path | None]:
+    """The raw entries of a reward set, its source (for messages) and the folder file rewards are relative to."""
     source = "reward set"
+    base = None
     if isinstance(spec, (str, Path)):
         source = str(spec) or "''"
+        base = Path(spec).parent
         spec = read_yaml(spec, what="a YAML file with a 'rewards:' list", error=RewardSetError)
     if isinstance(spec, dict):
+        unknown = [k for k in spec if k not in SET_KEYS]
+        if unknown:
+            raise RewardSetError([f"unknown top-level key(s) {capped(map(quote, unknown))} "
+                                  f"(allowed: {', '.join(SET_KEYS)})"], source)
         if "rewards" not in spec:
             raise RewardSetError(["expected a 'rewards:' list"], source)
         spec = spec["rewards"]
     if not isinstance(spec, list) or not spec:
         raise RewardSetError(["'rewards' must be a non-empty list of entries"], source)
-    return spec, source
+    return spec, source, base
 
 
-def _parse_entry(i: int, raw: Any, problems: list[str]) -> Entry | None:
-    where = f"entry {i + 1}"
+def _parse_entry(raw: Any) -> tuple[Entry | None, list[str]]:
+    """An entry and the problems of its keys (unprefixed), or ``None`` when it names no reward."""
     if isinstance(raw, str):
         raw = {"use": raw}
     if not isinstance(raw, dict):
-        problems.append(f"{where}: expected a mapping with 'use:', got {quote(raw)}")
-        return None
+        return None, [f"expected a mapping with 'use:', got {quote(raw)}"]
+    problems = []
     use = raw.get("use")
-    if isinstance(use, str) and use:
-        where = f"entry {i + 1} ({use})"
-    unknown = sorted(set(raw) - ENTRY_KEYS)
+    unknown = sorted(set(raw) - ENTRY_KEYS, key=str)
     if unknown:
-        problems.append(f"{where}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(ENTRY_KEYS))})")
+        problems.append(f"unknown key(s) {capped(unknown)} (allowed: {', '.join(sorted(ENTRY_KEYS))})")
     if not isinstance(use, str) or not use:
-        problems.append(f"{where}: 'use' must name a reward, like math.accuracy")
-        return None
+        problems.append("'use' must name a reward, like math.accuracy")
+        return None, problems
     weight = raw.get("weight", 1.0)
     if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-        problems.append(f"{where}: weight must be a number, got {quote(weight)}")
+        problems.append(f"weight must be a number, got {quote(weight)}")
         weight = 1.0
     params = raw.get("with") or {}
     if not isinstance(params, dict):
-        problems.append(f"{where}: 'with' must be a mapping of parameters, got {quote(params)}")
+        problems.append(f"'with' must be a mapping of parameters, got {quote(params)}")
         params = {}
     inputs = raw.get("inputs") or {}
     if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
-        problems.append(f"{where}: 'inputs' maps a column name to another entry's name")
+        problems.append("'inputs' maps a column name to another entry's name")
         inputs = {}
     options = {k: raw[k] for k in ENTRY_OPTIONS if k in raw}
-    name = raw.get("as", metric_name(use))
-    if not isinstance(name, str) or not name:
-        problems.append(f"{where}: 'as' must be a non-empty metric name")
-        name = use
-    return Entry(use=use, weight=float(weight), params=dict(params), name=name, inputs=dict(inputs), options=options)
+    metric = raw.get("as", metric_name(use))
+    if not isinstance(metric, str) or not metric:
+        problems.append("'as' must be a non-empty metric name")
+        metric = use
+    return Entry(use=use, weight=float(weight), params=dict(params), metric=metric, inputs=dict(inputs),
+                 options=options), problems
 
 
-def _check_params(where: str, info: RewardInfo, params: dict[str, Any], problems: list[str]) -> None:
+def _param_problems(info: RewardInfo, params: dict[str, Any]) -> list[str]:
+    problems = []
     for key, value in params.items():
         if key not in info.params and key in ENTRY_OPTIONS:
-            problems.append(f"{where}: {key!r} is an execution option, not a parameter: give it as the entry's "
+            problems.append(f"{key!r} is an execution option, not a parameter: give it as the entry's "
                             f"'{key}:' key (from Python, get_reward(..., options={{{key!r}: ...}}))")
         elif key not in info.params:
             known = ", ".join(sorted(info.params)) or "none"
-            problems.append(f"{where}: unknown parameter {key!r} (parameters: {known})")
+            problems.append(f"unknown parameter {key!r} (parameters: {known})")
         elif not _matches(value, info.params[key].annotation):
-            problems.append(
-                f"{where}: parameter {key!r} must be {_type_name(info.params[key].annotation)}, got {quote(value)}"
-            )
+            problems.append(f"parameter {key!r} must be {type_text(info.params[key].annotation)}, got {quote(value)}")
     for p in info.params.values():
         if p.required and p.name not in params:
-            problems.append(f"{where}: missing required parameter {p.name!r}")
+            problems.append(f"missing required parameter {p.name!r}")
+    return problems
 
 
-def _entry_problems(where: str, entry: Entry, info: RewardInfo, problems: list[str]) -> None:
-    """Parameter and option problems of one entry whose reward is known, in one pass."""
-    before = len(problems)
-    _check_params(where, info, entry.params, problems)
-    params_ok = len(problems) == before
-    problems += [f"{where}: {p}" for p in check_options({**info.options.changed(), **entry.options})]
-    if params_ok and info.is_factory:
-        try:  # the factory validates its own parameter values
-            info.obj(**entry.params)
+@dataclass
+class _Resolved:
+    """One entry read and checked: the entry, its reward, the scorer built from its parameters, its problems."""
+
+    entry: Entry | None
+    info: RewardInfo | None = None
+    built: Any = None
+    problems: list[str] = field(default_factory=list)
+    not_found: str | None = None  # why its reward cannot be found (the message names the reward itself)
+
+
+def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo]) -> _Resolved:
+    """Read one entry, find its reward (``find(use)``) and check its parameters and options; a
+    factory class is built here, once, with the entry's parameters (it validates its own values)."""
+    entry, problems = _parse_entry(raw)
+    resolved = _Resolved(entry, problems=problems)
+    if entry is None:
+        return resolved
+    try:
+        info = resolved.info = find(entry.use)
+    except Exception as exc:  # RewardNotFoundError, PluginError, a file or module reward that cannot load
+        resolved.not_found = str(exc)
+        return resolved
+    params_problems = _param_problems(info, entry.params)
+    problems += params_problems
+    problems += check_options({**info.options.changed(), **entry.options})
+    if not params_problems:
+        try:
+            resolved.built = build_scorer(info.scorer, entry.params)
         except Exception as exc:
-            problems.append(f"{where}: {type(exc).__name__}: {exc}")
+            problems.append(f"{type(exc).__name__}: {exc}")
+    return resolved
 
 
-def _column_problems(where: str, entry: Entry, info: RewardInfo, have: set[str]) -> list[str]:
+def _column_problems(entry: Entry, info: RewardInfo, have: set[str]) -> list[str]:
     problems = []
     missing = [c for c in required_columns(info, entry.params) if c not in have and c not in entry.inputs]
     if missing:
-        problems.append(f"{where}: needs dataset column(s) {', '.join(map(repr, missing))}; "
-                        f"the dataset has: {', '.join(sorted(have)) or 'none'}")
+        problems.append(f"needs dataset column(s) {', '.join(map(repr, missing))}; "
+                        f"the dataset has: {capped(sorted(have)) or 'none'}")
     if info.form == "sample" and not info.is_factory:
         clash = sorted(have & set(info.params))
         if clash:
-            problems.append(f"{where}: dataset column(s) {', '.join(map(repr, clash))} have the name of a parameter; "
+            problems.append(f"dataset column(s) {', '.join(map(repr, clash))} have the name of a parameter; "
                             "the parameter's value is used, not the column (rename the column to use it)")
     return problems
 
@@ -243,91 +271,92 @@ def load_reward_set(
     (when ``columns`` lists the dataset's columns) a column a reward needs that the dataset lacks
     or one named like a reward's parameter.
     """
-    raw_entries, source = _read_spec(spec)
+    raw_entries, source, base = _read_spec(spec)
     registry = registry or load_registry()
+    have = set(columns) if columns is not None else None
     problems: list[str] = []
-    entries: list[Entry | None] = []
-    infos: list[RewardInfo | None] = []
+    resolved: list[_Resolved] = []
     wheres: dict[str, list[str]] = {}
+    def find(use: str) -> RewardInfo:
+        return find_reward(registry, use, base)
+
     for i, raw in enumerate(raw_entries):
-        entry = _parse_entry(i, raw, problems)
-        info = None
-        if entry is not None:
-            where = f"entry {i + 1} ({entry.use})"
-            wheres.setdefault(entry.name, []).append(where)
-            try:
-                info = find_reward(registry, entry.use, Path(spec).parent if isinstance(spec, (str, Path)) else None)
-            except Exception as exc:  # RewardNotFoundError, PluginError, a file or module reward that cannot load
-                problems.append(f"entry {i + 1}: {exc}")
-            else:
-                _entry_problems(where, entry, info, problems)
-        entries.append(entry)
-        infos.append(info)
-    for name, places in wheres.items():
+        one = _resolve(raw, find)
+        resolved.append(one)
+        where = f"entry {i + 1}" + (f" ({one.entry.use})" if one.entry is not None else "")
+        if one.entry is not None:
+            wheres.setdefault(one.entry.metric, []).append(where)
+        problems += [f"{where}: {p}" for p in one.problems]
+        if one.not_found is not None:
+            problems.append(f"entry {i + 1}: {one.not_found}")
+    for metric, places in wheres.items():
         if len(places) > 1:
-            problems.append(f"metric name {name!r} is used by {' and '.join(places)}; give each an 'as:' name")
-    by_name = {e.name: e for e in entries if e is not None}
-    for i, entry in enumerate(entries):
-        if entry is None:
+            users = " and ".join(places) if len(places) <= 3 else f"{len(places)} entries ({capped(places, 3)})"
+            problems.append(f"metric name {metric!r} is used by {users}; give each an 'as:' name")
+    by_metric = {r.entry.metric: r.entry for r in resolved if r.entry is not None}
+    for i, one in enumerate(resolved):
+        if one.entry is None:
             continue
-        for column, other in entry.inputs.items():
-            if other not in by_name:
-                problems.append(f"entry {i + 1} ({entry.use}): inputs.{column} names {other!r}, not an entry of this set")
-            elif other == entry.name:
-                problems.append(f"entry {i + 1} ({entry.use}): inputs.{column} refers to the entry itself")
-    problems += _cycles(by_name)
-    if columns is not None:
-        have = set(columns)
-        for i, (entry, info) in enumerate(zip(entries, infos)):
-            if entry is not None and info is not None:
-                problems += _column_problems(f"entry {i + 1} ({entry.use})", entry, info, have)
+        for column, other in one.entry.inputs.items():
+            if other not in by_metric:
+                problems.append(f"entry {i + 1} ({one.entry.use}): inputs.{column} names {other!r}, "
+                                "not an entry of this set")
+            elif other == one.entry.metric:
+                problems.append(f"entry {i + 1} ({one.entry.use}): inputs.{column} refers to the entry itself")
+    problems += _cycles(by_metric)
+    if have is not None:
+        for i, one in enumerate(resolved):
+            if one.entry is not None and one.info is not None:
+                problems += [f"entry {i + 1} ({one.entry.use}): {p}" for p in _column_problems(one.entry, one.info, have)]
     if problems:
         raise RewardSetError(problems, source)
-    return _build([e for e in entries if e is not None], [i for i in infos if i is not None], source)
+    return _build(resolved)
 
 
-def _cycles(by_name: dict[str, Entry]) -> list[str]:
+def _cycles(by_metric: dict[str, Entry]) -> list[str]:
     state: dict[str, int] = {}
     problems: list[str] = []
 
-    def visit(name: str, path: list[str]) -> None:
-        if state.get(name) == 2 or name not in by_name:
+    def visit(metric: str, path: list[str]) -> None:
+        if state.get(metric) == 2 or metric not in by_metric:
             return
-        if state.get(name) == 1:
-            problems.append("inputs form a cycle: " + " -> ".join([*path, name]))
+        if state.get(metric) == 1:
+            problems.append("inputs form a cycle: " + " -> ".join([*path, metric]))
             return
-        state[name] = 1
-        for other in by_name[name].inputs.values():
-            if other != name:
-                visit(other, [*path, name])
-        state[name] = 2
+        state[metric] = 1
+        for other in by_metric[metric].inputs.values():
+            if other != metric:
+                visit(other, [*path, metric])
+        state[metric] = 2
 
-    for name in by_name:
-        visit(name, [])
+    for metric in by_metric:
+        visit(metric, [])
     return problems
 
 
-def _build(entries: list[Entry], infos: list[RewardInfo], source: str) -> RewardSet:
-    """The rewards of a validated set, each built once, dependencies first."""
+def _build(resolved: list[_Resolved], given: cabc.Mapping[str, Reward] | None = None) -> RewardSet:
+    """The rewards of a validated set, dependencies first, each from the scorer built at validation;
+    ``given`` (column -> reward) are inputs built elsewhere, for a single reward."""
     cache = ResultCache()
+    given = dict(given or {})
     built: dict[str, Reward] = {}
-    by_name = {e.name: (e, info) for e, info in zip(entries, infos)}
+    by_metric = {r.entry.metric: r for r in resolved if r.entry is not None}
 
-    def build(name: str) -> Reward:
-        if name in built:
-            return built[name]
-        entry, info = by_name[name]
-        inputs = {column: build(other) for column, other in entry.inputs.items()}
-        reward = make_reward(info, entry.params, name=entry.name, options=entry.options, inputs=inputs, cache=cache)
-        reward.columns = tuple(c for c in required_columns(info, entry.params) if c not in entry.inputs)
-        built[name] = reward
+    def build(metric: str) -> Reward:
+        if metric in built:
+            return built[metric]
+        one = by_metric[metric]
+        entry, info = one.entry, one.info
+        assert entry is not None and info is not None
+        inputs = {**given, **{column: build(other) for column, other in entry.inputs.items()}}
+        columns = tuple(c for c in required_columns(info, entry.params) if c not in inputs)
+        reward = built[metric] = make_reward(info, entry.params, metric=entry.metric, options=entry.options,
+                                             inputs=inputs, cache=cache, columns=columns, built=one.built)
         return reward
 
-    try:
-        rewards = [build(e.name) for e in entries]
-    except Exception as exc:  # a factory that accepted its parameters once and not twice
-        raise RewardSetError([f"{type(exc).__name__}: {exc}"], source) from exc
-    return RewardSet(entries, rewards, infos)
+    entries = [r.entry for r in resolved if r.entry is not None]
+    rewards = [build(e.metric) for e in entries]
+    return RewardSet(entries, rewards, [by_metric[e.metric].info for e in entries])  # type: ignore[misc]
 
 
 def load_rewards(*names: str, registry: Registry | None = None, **options: Any) -> list[Reward]:
@@ -351,20 +380,35 @@ def get_reward(name: str, registry: Registry | None = None, *,
     if isinstance(options, RewardOptions):
         options = options.changed()
     options = dict(options or {})
-    unknown = sorted(set(options) - set(ENTRY_OPTIONS))
-    if unknown:
-        raise RewardSetError([f"{name}: unknown option(s) {', '.join(unknown)} (options: {', '.join(ENTRY_OPTIONS)})"])
+    problem = unknown_options(options, ENTRY_OPTIONS)
+    if problem:
+        raise RewardSetError([problem], name)
     return load_one(name, params, registry=registry, **options)[0]
 
 
 def load_one(name: str, params: cabc.Mapping[str, Any] | None = None, registry: Registry | None = None,
-             **options: Any) -> tuple[Reward, RewardInfo]:
+             *, metric: str | None = None, **options: Any) -> tuple[Reward, RewardInfo]:
     """One reward and its registry entry, validated like a reward-set entry; its problems speak of
-    the reward (``format.regex: missing required parameter 'pattern'``), not of a set's entry 1."""
-    try:
-        built = load_reward_set([{"use": name, "with": dict(params or {}), **options}], registry=registry)
-    except RewardSetError as exc:
-        prefixes = (f"entry 1 ({name}): ", "entry 1: ")
-        problems = [next((p[len(x):] for x in prefixes if p.startswith(x)), p) for p in exc.problems]
-        raise RewardSetError(problems, name) from None
-    return built.rewards[0], built.infos[0]
+    the reward (``format.regex: missing required parameter 'pattern'``), not of a set's entry."""
+    registry = registry or load_registry()
+    return _load_single(name, lambda use: find_reward(registry, use, None), params, metric, options)
+
+
+def reward_from_info(info: RewardInfo, params: cabc.Mapping[str, Any] | None = None, *, metric: str | None = None,
+                     options: cabc.Mapping[str, Any] | None = None,
+                     inputs: cabc.Mapping[str, Reward] | None = None) -> Reward:
+    """The reward ``info`` describes, with ``params``, checked like a reward-set entry (no registry
+    needed: what a :class:`~grpo_rewards.RewardDefinition` builds its export with). ``inputs``
+    maps a column to the reward whose values fill it."""
+    return _load_single(info.name, lambda use: info, params, metric, dict(options or {}), inputs)[0]
+
+
+def _load_single(name: str, find: cabc.Callable[[str], RewardInfo], params: cabc.Mapping[str, Any] | None,
+                 metric: str | None, options: dict[str, Any],
+                 inputs: cabc.Mapping[str, Reward] | None = None) -> tuple[Reward, RewardInfo]:
+    raw = {"use": name, "with": dict(params or {}), **options, **({"as": metric} if metric else {})}
+    one = _resolve(raw, find)
+    problems = one.problems + ([one.not_found] if one.not_found is not None else [])
+    if problems:
+        raise RewardSetError(problems, name)
+    return _build([one], inputs).rewards[0], one.info  # type: ignore[return-value]

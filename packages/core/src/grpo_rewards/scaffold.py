@@ -9,13 +9,14 @@
 
 from __future__ import annotations
 
-import argparse
 import keyword
 import re
-import sys
+from importlib import metadata
 from pathlib import Path
 from string import Template
 
+from .plugin import PROJECT_NAME
+from .registry import FIRST_PARTY
 from .templates import BATCH, FILES, PLAIN
 
 PREFIXES = ("grpo-rewards-", "grpo_rewards_")
@@ -52,11 +53,6 @@ def plugin_names(name: str) -> dict[str, str]:
 
 def taken_by(namespace: str) -> str | None:
     """Who already uses the plugin name ``namespace``: a first-party package or an installed plugin."""
-    from importlib import metadata
-
-    from .hookspecs import PROJECT_NAME
-    from .registry import FIRST_PARTY
-
     if namespace in FIRST_PARTY:
         return f"the first-party package {FIRST_PARTY[namespace]}"
     for ep in metadata.entry_points(group=PROJECT_NAME):
@@ -87,30 +83,3 @@ def write_plugin(name: str, directory: str | Path = ".", *, batch: bool = False)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(Template(content_template).substitute({**names, **variant}), encoding="utf-8")
     return root
-
-
-def new_plugin_command(argv: list[str]) -> int:
-    """``grpo-rewards new-plugin NAME [--dir DIR] [--batch]``."""
-    parser = argparse.ArgumentParser(
-        prog="grpo-rewards new-plugin",
-        description="Write a complete reward plugin package: pyproject with the entry point, the reward "
-                    "module, tests using the plugin-author kit, a README.")
-    parser.add_argument("name", help="the plugin's namespace, like 'shout' (package grpo-rewards-shout)")
-    parser.add_argument("--dir", default=".", help="folder to create the package in (default: here)")
-    parser.add_argument("--batch", action="store_true",
-                        help="also write a batch-form reward with a parameter and a required column")
-    args = parser.parse_args(argv)
-    try:
-        root = write_plugin(args.name, args.dir, batch=args.batch)
-    except (ValueError, FileExistsError) as exc:
-        print(f"grpo-rewards new-plugin: error: {exc}", file=sys.stderr)
-        return 2
-    names = plugin_names(args.name)
-    print(f"Wrote {root}/")
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        print(f"  {path.relative_to(root)}")
-    rewards = [f"{names['namespace']}.mentions"] + ([f"{names['namespace']}.unique_mentions"] if args.batch else [])
-    print(f"\nIt registers {', '.join(rewards)}. Next, with your virtual environment active "
-          f"(source .venv/bin/activate):\n  cd {root}\n  pip install -e '.[test]'\n  pytest\n"
-          f"  grpo-rewards check {rewards[0]}")
-    return 0

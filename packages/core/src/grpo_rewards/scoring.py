@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sys
 import time
 from collections import Counter
 from typing import IO, Any
 
-from .protocol import GrpoRewardsError
+from .errors import GrpoRewardsError, RewardError
+from .reward import Reward
+from .rewardset import RewardSet, load_reward_set
 from .scoring_input import RESERVED_COLUMNS, TokenIds, atomic_writer, check_out, dump_row, read_rows
 
 #: Row keys that are not dataset columns (TRL passes every other key of a row to the rewards).
 NOT_COLUMNS = frozenset({"prompt", "completion", "completion_ids"})
-
-_PREFIX = re.compile(r"^reward '[^']*'(?: on sample \d+)?: ")
 
 #: Outcome labels that are not worth a line of their own in the report.
 PLAIN_LABELS = frozenset({"ok", "none"})
@@ -103,12 +102,7 @@ def _needed_columns(reward: Any) -> set[str]:
     return needed - set(getattr(reward, "inputs", {}))
 
 
-def _labels(reward: Any) -> Counter[str]:
-    """Every outcome label the core's ``Reward`` counted for a reward so far (its only counter)."""
-    return Counter(reward.stats)
-
-
-def _arguments(batch: list[dict[str, Any]], wanted: set[str]) -> dict[str, Any]:
+def arguments(batch: list[dict[str, Any]], wanted: set[str]) -> dict[str, Any]:
     """TRL's keyword arguments for one batch: prompts, completions, completion_ids and the columns.
 
     Only the columns these rows have (and those a reward needs) are built, so rows with many
@@ -127,70 +121,79 @@ def _arguments(batch: list[dict[str, Any]], wanted: set[str]) -> dict[str, Any]:
     return kwargs
 
 
-def _reason(exc: BaseException) -> str:
-    """An error's message without the ``reward 'x' on sample N: `` prefix (the report names both)."""
+def reason(exc: BaseException) -> str:
+    """What went wrong, without naming the reward or the sample (a report names both itself)."""
+    if isinstance(exc, RewardError):
+        return exc.message
     if isinstance(exc, GrpoRewardsError):
-        return _PREFIX.sub("", str(exc), count=1)
+        return str(exc)
     return f"raised {type(exc).__name__}: {exc}" if str(exc) else f"raised {type(exc).__name__}"
 
 
-def _score_parts(reward: Any, name: str, rows: list[dict[str, Any]], parts: list[list[int]], wanted: set[str],
-                 values: dict[int, float | None], failures: list[tuple[int, str]]) -> None:
-    """Score ``parts`` (lists of row indices) one call each; a failing part with more than one row
-    of a per-sample reward is split into single rows (a batch reward keeps its group whole)."""
-    for part in parts:
+def score_groups(reward: Reward, rows: list[dict[str, Any]], groups: list[list[int]], wanted: set[str],
+                 first: dict[str, Any] | None = None) -> tuple[dict[int, tuple[float | None, str]],
+                                                              list[tuple[int, BaseException]]]:
+    """Score the rows of ``groups`` (lists of row indices, one per prompt) with ``reward``.
+
+    One call for all of them (with ``first`` as its arguments when given, so the rewards of one
+    set share a batch); when it raises, one call per prompt group, and for a per-sample reward a
+    failing group row by row (a batch reward keeps its group whole), so one bad row fails alone.
+    Returns ``{row: (value, label)}`` for the rows scored and ``(row, error)`` for the others.
+    """
+    scored: dict[int, tuple[float | None, str]] = {}
+    failed: list[tuple[int, BaseException]] = []
+
+    def attempt(part: list[int], kwargs: dict[str, Any] | None = None) -> BaseException | None:
         try:
-            got = reward(**_arguments([rows[i] for i in part], wanted))
+            result = reward.score(**(kwargs or arguments([rows[i] for i in part], wanted)))
         except Exception as exc:
-            if len(part) > 1 and reward.form != "batch":
-                _score_parts(reward, name, rows, [[i] for i in part], wanted, values, failures)
-                continue
-            failures.extend((i, f"{name}: {_reason(exc)}") for i in part)
-            values.update({i: None for i in part})
+            return exc
+        scored.update(zip(part, zip(result.values, result.labels)))
+        return None
+
+    if attempt([i for group in groups for i in group], first) is None:
+        return scored, failed
+    for group in groups:
+        error = attempt(group)
+        if error is None:
             continue
-        values.update(zip(part, got))
+        if len(group) > 1 and reward.form != "batch":
+            for i in group:
+                single = attempt([i])
+                if single is not None:
+                    failed.append((i, single))
+        else:
+            failed.extend((i, error) for i in group)
+    return scored, failed
 
 
-def score_rows(reward_set: Any, rows: list[dict[str, Any]], batch_size: int = 256,
+def score_rows(reward_set: RewardSet, rows: list[dict[str, Any]], batch_size: int = 256,
                progress: _Progress | None = None) -> tuple[list[dict[str, float | None]], dict[str, Counter[str]],
-                                                          list[tuple[int, str]]]:
+                                                          list[tuple[int, str, str]]]:
     """Score dict rows (``completion``, optional ``prompt``, columns) batched by prompt.
 
-    Returns the values per row, each reward's outcome counts, and ``(row index, "name: reason")``
-    for each row a reward failed on.
+    Returns the values per row, each reward's outcome counts (the labels of its results), and
+    ``(row index, metric, reason)`` for each row a reward failed on.
     """
-    names = reward_set.names
+    metrics = reward_set.metrics
     rewards = reward_set.rewards
     scores: list[dict[str, float | None]] = [{} for _ in rows]
-    counts: dict[str, Counter[str]] = {n: Counter() for n in names}
-    failures: list[tuple[int, str]] = []
+    counts: dict[str, Counter[str]] = {m: Counter() for m in metrics}
+    failures: list[tuple[int, str, str]] = []
     wanted = set().union(*(_needed_columns(r) for r in rewards)) if rewards else set()
     for groups in prompt_batches(rows, batch_size):
-        batch = [i for group in groups for i in group]
-        before = [_labels(r) for r in rewards]
-        shared = _arguments([rows[i] for i in batch], wanted)
-        failed: list[int] = []
-        for k, (name, reward) in enumerate(zip(names, rewards)):
-            try:
-                values = reward(**shared)
-            except Exception:
-                failed.append(k)
-                continue
-            for i, value in zip(batch, values):
-                scores[i][name] = value
-        for k, reward in enumerate(rewards):  # one full pass: dependencies computed once count once
-            counts[names[k]].update(_labels(reward) - before[k])
-        for k in failed:  # retried part by part; only the failing reward's own counts are kept
-            name, reward = names[k], rewards[k]
-            mark, failed_before = _labels(reward), len(failures)
-            found: dict[int, float | None] = {}
-            _score_parts(reward, name, rows, groups, wanted, found, failures)
-            for i, value in found.items():
-                scores[i][name] = value
-            counts[name].update(_labels(reward) - mark)
-            counts[name]["error"] += len(failures) - failed_before  # rows the reward raised on
+        shared = arguments([rows[i] for group in groups for i in group], wanted)  # one batch: dependencies reused
+        for metric, reward in zip(metrics, rewards):
+            scored, failed = score_groups(reward, rows, groups, wanted, shared)
+            for i, (value, label) in scored.items():
+                scores[i][metric] = value
+                counts[metric][label] += 1
+            for i, error in failed:
+                scores[i][metric] = None
+                counts[metric]["error"] += 1
+                failures.append((i, metric, reason(error)))
         if progress:
-            progress.update(len(batch))
+            progress.update(sum(len(group) for group in groups))
     failures.sort(key=lambda f: f[0])
     return scores, counts, failures
 
@@ -220,10 +223,10 @@ def line_ranges(lines: list[int], limit: int = 12) -> str:
     return ", ".join(pieces)
 
 
-def _missing_columns(reward_set: Any, rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[int]]:
+def _missing_columns(reward_set: RewardSet, rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[int]]:
     """``(metric name, column) -> row indices`` of rows without a column the reward reads."""
     missing: dict[tuple[str, str], list[int]] = {}
-    for name, reward in zip(reward_set.names, reward_set.rewards):
+    for name, reward in zip(reward_set.metrics, reward_set.rewards):
         for column in sorted(_needed_columns(reward)):
             lacking = [i for i, row in enumerate(rows) if column not in row]
             if lacking:
@@ -237,8 +240,6 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
 
     Returns 1 when a row was bad, lacked a column or made a reward fail; 0 otherwise.
     """
-    from .rewardset import load_reward_set
-
     stream = stream if stream is not None else sys.stdout  # the current one, not the one at import time
     err = sys.stderr
     if batch_size < 1:
@@ -266,7 +267,7 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     print(f"scored {len(rows)} rows from {path} in {elapsed:.2f} s", file=stream)
     print(f"{'reward':<28} {'weight':>6} {'mean':>8} {'std':>8} {'min':>8} {'max':>8} {'None':>6} "
           f"{'timeout':>7} {'errors':>6} {'seconds':>8}", file=stream)
-    for name, weight, reward in zip(reward_set.names, reward_set.reward_weights, reward_set.rewards):
+    for name, weight, reward in zip(reward_set.metrics, reward_set.reward_weights, reward_set.rewards):
         values = [s[name] for s in scores if s.get(name) is not None]
         nones = sum(1 for s in scores if s.get(name) is None)
         c = counts[name]
@@ -274,10 +275,10 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
         mean, std, lo, hi = _summary(values)  # type: ignore[arg-type]
         print(f"{name:<28} {weight:>6g} {mean:>8} {std:>8} {lo:>8} {hi:>8} {nones:>6} "
               f"{c.get('timeout', 0):>7} {errors:>6} {reward.seconds:>8.3f}", file=stream)
-    totals = [reward_set.total([s.get(n) for n in reward_set.names]) for s in scores]
+    totals = [reward_set.total([s.get(n) for n in reward_set.metrics]) for s in scores]
     mean, std, lo, hi = _summary(totals)
     print(f"{'total (weighted)':<28} {'':>6} {mean:>8} {std:>8} {lo:>8} {hi:>8}", file=stream)
-    for name in reward_set.names:
+    for name in reward_set.metrics:
         labels = {k: v for k, v in counts[name].items() if k not in PLAIN_LABELS and v}
         if labels:
             print(f"outcomes of {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(labels.items())), file=stream)
@@ -292,12 +293,11 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     for (name, column), indices in missing.items():
         print(f"missing column: {name} reads {column!r}, which {len(indices)} row(s) lack "
               f"(scored None): lines {line_ranges([numbered[i].line for i in indices])}", file=err)
-    by_reason: dict[str, list[int]] = {}
-    for index, message in failures:
-        by_reason.setdefault(message, []).append(numbered[index].line)
-    for message, lines in by_reason.items():
-        name, reason = message.split(": ", 1)
-        print(f"reward error: {name} failed on {len(lines)} row(s) (lines {line_ranges(lines)}): {reason}", file=err)
+    by_reason: dict[tuple[str, str], list[int]] = {}
+    for index, metric, why in failures:
+        by_reason.setdefault((metric, why), []).append(numbered[index].line)
+    for (metric, why), lines in by_reason.items():
+        print(f"reward error: {metric} failed on {len(lines)} row(s) (lines {line_ranges(lines)}): {why}", file=err)
     if reserved:
         print(f"note: column(s) {', '.join(map(repr, reserved))} not passed to the rewards "
               "(the names of the reward call's own arguments)", file=err)

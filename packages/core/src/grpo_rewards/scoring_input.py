@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .protocol import GrpoRewardsError
+from .errors import GrpoRewardsError
+from .protocol import completion_text
 
 BOM = b"\xef\xbb\xbf"
 
@@ -129,8 +130,6 @@ class TokenIds:
         self.eos: int | None = eos if isinstance(eos, int) else None
 
     def ids(self, completion: Any, truncated: bool = False) -> list[int]:
-        from .protocol import completion_text
-
         text = completion_text(completion) or ""
         ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
         if self.eos is not None and not truncated:

@@ -15,7 +15,7 @@ Then, in a test::
         with registered_plugin(grpo_rewards_shout.plugin, "shout") as registry:
             assert "shout.shout" in registry.rewards
 
-Fixtures: ``plugins`` (an isolated :class:`~grpo_rewards.plugins.Plugins` with no installed plugins),
+Fixtures: ``plugins`` (an isolated :class:`~grpo_rewards.Plugins` with no installed plugins),
 ``registered_plugin`` (a context manager that registers a plugin object for one test),
 ``make_completions`` (builds completions in both formats: tests that use it run twice), and
 ``pathological_completions`` (the inputs every reward must survive). ``assert_no_overpaid_hacks(name)``
@@ -32,7 +32,8 @@ from typing import Any
 import pytest
 
 from .contract import PATHOLOGICAL_INPUTS, run_contract
-from .plugins import Plugins, get_plugins
+from .hacks import run_hacks
+from .plugin.manager import Plugins, get_plugins
 from .registry import Registry, use_registry
 
 FORMATS = ("standard", "conversational")
@@ -90,8 +91,6 @@ def assert_no_overpaid_hacks(name: str, *, params: dict[str, Any] | None = None,
     ``require_corpus`` (the default) a reward registered without ``hacks=`` fails too.
     """
     __tracebackhide__ = True
-    from .hacks import run_hacks
-
     report = run_hacks(name, params=params, registry=registry)
     if report.corpus is None and require_corpus:
         raise AssertionError(f"reward {name!r} ships no hack corpus: register it with hacks=[...] "
@@ -119,7 +118,7 @@ def plugin_registered(plugin: object, name: str, *, installed: bool = False) -> 
 
 @pytest.fixture
 def plugins() -> Plugins:
-    """A fresh :class:`~grpo_rewards.plugins.Plugins` with the hookspecs and no installed plugins."""
+    """A fresh :class:`~grpo_rewards.Plugins` with the hookspecs and no installed plugins."""
     return get_plugins(load_entry_points=False)
 
 

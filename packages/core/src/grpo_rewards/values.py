@@ -23,7 +23,11 @@ def check_value(name: str, value: Any, index: int) -> float | None:
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
         raise RewardError(name, f"returned {type(value).__name__} {quote(value)}, expected a float or None", index)
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer such as 10**400: as invalid as inf
+        raise RewardError(name, f"returned {quote(value)}, too large for a float; expected a finite float or None",
+                          index) from None
     if math.isnan(value) or math.isinf(value):
         raise RewardError(name, f"returned {value}, expected a finite float or None", index)
     return value

@@ -20,6 +20,17 @@ from typing import Any
 from grpo_rewards import Reward
 
 from .boxes import Boxed
+from .definitions import (
+    BOXED,
+    INVALID_VALUE,
+    REASONING_STEPS,
+    REGEX,
+    REPETITION,
+    TAG_COUNT,
+    THINK,
+    THINK_ANSWER,
+    XML_FIELDS,
+)
 from .fields import XmlFields
 from .patterns import RegexReward
 from .repeats import Repetition
@@ -28,56 +39,49 @@ from .structure import TagCount, Think, ThinkAnswer
 
 __version__ = metadata.version("grpo-rewards-format")  # the one literal is in pyproject.toml
 
-#: Value for a completion with no readable text (``None``, a number, no assistant message).
-INVALID_VALUE = 0.0
+
+def make_think_answer(*, metric: str | None = None, **params: Any) -> Reward:
+    """``format.think_answer`` with parameters (see :class:`ThinkAnswer`); ``metric`` is the name TRL logs it under."""
+    return THINK_ANSWER.reward(metric=metric, **params)
 
 
-def _reward(scorer: Any, short: str, name: str | None, params: dict[str, Any]) -> Reward:
-    return Reward(scorer, name=name or f"format.{short}", params=params, invalid_value=INVALID_VALUE)
-
-
-def make_think_answer(*, name: str | None = None, **params: Any) -> Reward:
-    """``format.think_answer`` with parameters (see :class:`ThinkAnswer`), named ``name``."""
-    return _reward(ThinkAnswer, "think_answer", name, params)
-
-
-def make_think(*, name: str | None = None, **params: Any) -> Reward:
+def make_think(*, metric: str | None = None, **params: Any) -> Reward:
     """``format.think`` with parameters (see :class:`Think`)."""
-    return _reward(Think, "think", name, params)
+    return THINK.reward(metric=metric, **params)
 
 
-def make_tag_count(*, name: str | None = None, **params: Any) -> Reward:
+def make_tag_count(*, metric: str | None = None, **params: Any) -> Reward:
     """``format.tag_count`` with parameters (see :class:`TagCount`)."""
-    return _reward(TagCount, "tag_count", name, params)
+    return TAG_COUNT.reward(metric=metric, **params)
 
 
-def make_boxed(*, name: str | None = None, **params: Any) -> Reward:
+def make_boxed(*, metric: str | None = None, **params: Any) -> Reward:
     """``format.boxed`` with parameters (see :class:`Boxed`)."""
-    return _reward(Boxed, "boxed", name, params)
+    return BOXED.reward(metric=metric, **params)
 
 
-def make_reasoning_steps(*, name: str | None = None, **params: Any) -> Reward:
+def make_reasoning_steps(*, metric: str | None = None, **params: Any) -> Reward:
     """``format.reasoning_steps`` with parameters (see :class:`ReasoningSteps`)."""
-    return _reward(ReasoningSteps, "reasoning_steps", name, params)
+    return REASONING_STEPS.reward(metric=metric, **params)
 
 
-def make_repetition(*, name: str | None = None, **params: Any) -> Reward:
+def make_repetition(*, metric: str | None = None, **params: Any) -> Reward:
     """``format.repetition`` with parameters (see :class:`Repetition`)."""
-    return _reward(Repetition, "repetition", name, params)
+    return REPETITION.reward(metric=metric, **params)
 
 
-def make_xml_fields(*, name: str | None = None, **params: Any) -> Reward:
+def make_xml_fields(*, metric: str | None = None, **params: Any) -> Reward:
     """``format.xml_fields`` with parameters (see :class:`XmlFields`)."""
-    return _reward(XmlFields, "xml_fields", name, params)
+    return XML_FIELDS.reward(metric=metric, **params)
 
 
-def make_regex(pattern: str, *, name: str | None = None, **params: Any) -> Reward:
+def make_regex(pattern: str, *, metric: str | None = None, **params: Any) -> Reward:
     """``format.regex`` for ``pattern`` (see :class:`RegexReward`); there is no default pattern.
 
     >>> make_regex(r"\\\\boxed\\{\\d+\\}")(prompts=[None], completions=[r"so \\boxed{4}"])
     [1.0]
     """
-    return _reward(RegexReward, "regex", name, {"pattern": pattern, **params})
+    return REGEX.reward(metric=metric, pattern=pattern, **params)
 
 
 think_answer = make_think_answer()

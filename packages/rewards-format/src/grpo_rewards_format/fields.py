@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .text_utils import check_number, check_tag_names, is_blank, mask_code, tag_tokens
@@ -31,7 +32,7 @@ class XmlFields:
     0.5
     """
 
-    def __init__(self, fields: list[str] = ("think", "answer"), penalty: float = 0.5) -> None:  # type: ignore[assignment]
+    def __init__(self, fields: Sequence[str] = ("think", "answer"), penalty: float = 0.5) -> None:
         self.fields = check_tag_names(fields, "fields")
         self.penalty = check_number(penalty, "penalty", 0.0, 1.0)
 

@@ -10,6 +10,7 @@ with the outcome label ``regex_timeout``, which the core counts and logs as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from .text_utils import check_number
@@ -50,7 +51,7 @@ class RegexReward:
         self,
         pattern: str,
         mode: Literal["search", "match", "fullmatch"] = "search",
-        flags: list[str] = (),  # type: ignore[assignment]
+        flags: Sequence[str] = (),
         matched_value: float = 1.0,
         unmatched_value: float = 0.0,
         regex_timeout: float = 0.1,

@@ -1,36 +1,13 @@
-"""The ``format`` plugin: registers the format rewards with grpo-rewards (entry point ``format``)."""
+"""The ``format`` plugin: registers the format rewards (:mod:`.definitions`) with grpo-rewards (entry point ``format``)."""
 
 from __future__ import annotations
 
 from grpo_rewards import RegisterReward, hookimpl
 
-from .boxes import Boxed
-from .fields import XmlFields
-from .hacks import corpus
-from .patterns import RegexReward
-from .repeats import Repetition
-from .steps import ReasoningSteps
-from .structure import TagCount, Think, ThinkAnswer
-
-#: Format rewards score unreadable completions (None, non-text, no assistant message) 0.0.
-INVALID = 0.0
+from .definitions import DEFINITIONS
 
 
 @hookimpl
 def register_rewards(register: RegisterReward) -> None:
-    register("think_answer", ThinkAnswer, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),
-             example="{use: format.think_answer, with: {strict: true}}")
-    register("think", Think, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),
-             example="{use: format.think, with: {opening_in_prompt: false}}")
-    register("tag_count", TagCount, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),
-             example="{use: format.tag_count, with: {tags: [think, answer]}}")
-    register("boxed", Boxed, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),
-             example="{use: format.boxed, with: {exactly_one: true, last_chars: 200}}")
-    register("regex", RegexReward, invalid_value=INVALID, hacks=corpus,
-             example="{use: format.regex, with: {pattern: '<answer>.+</answer>\\s*$', flags: [dotall]}}")
-    register("reasoning_steps", ReasoningSteps, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),
-             example="{use: format.reasoning_steps, with: {full_credit_steps: 3}}")
-    register("repetition", Repetition, invalid_value=INVALID, hacks=corpus, output_range=(-1.0, 0.0), units="words",
-             example="{use: format.repetition, with: {ngram_size: 3, max_penalty: -1.0}}")
-    register("xml_fields", XmlFields, invalid_value=INVALID, hacks=corpus, output_range=(0.0, 1.0),
-             example="{use: format.xml_fields, with: {fields: [think, answer]}}")
+    for definition in DEFINITIONS:
+        definition.register(register)

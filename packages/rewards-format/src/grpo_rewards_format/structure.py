@@ -8,6 +8,7 @@ strict mode, where any text around the blocks already fails.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .text_utils import check_bool, check_tag_name, check_tag_names, closing, is_blank, mask_code, opening
@@ -148,7 +149,7 @@ class TagCount:
     0.5
     """
 
-    def __init__(self, tags: list[str] = ("think", "answer")) -> None:  # type: ignore[assignment]
+    def __init__(self, tags: Sequence[str] = ("think", "answer")) -> None:
         self.tags = check_tag_names(tags, "tags")
         self._strings = [s for t in self.tags for s in (opening(t), closing(t))]
 

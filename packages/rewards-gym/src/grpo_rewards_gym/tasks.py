@@ -14,12 +14,12 @@ reasoning-gym is imported when rows are made, never when the tasks are registere
 
 from __future__ import annotations
 
-import difflib
 import random
 from collections.abc import Mapping
 from typing import Any
 
 from grpo_rewards import params as checks
+from grpo_rewards.errors import did_you_mean
 
 from . import codec
 from .catalog import catalog, dataset_names
@@ -87,8 +87,7 @@ def _row(name: str, config_text: str, entry: dict[str, Any], system_prompt: str 
 def _check_name(name: Any) -> str:
     short = name.removeprefix("gym:") if isinstance(name, str) else name
     if short not in catalog()["datasets"]:
-        close = difflib.get_close_matches(str(short), dataset_names(), n=3, cutoff=0.75)
-        hint = f"; did you mean {', '.join('gym:' + c for c in close)}?" if close else ""
+        hint = did_you_mean(f"gym:{short}", [f"gym:{n}" for n in dataset_names()], n=3, cutoff=0.75)
         raise ValueError(f"unknown reasoning-gym dataset {name!r}{hint}")
     return str(short)
 

@@ -19,6 +19,7 @@ from typing import Any
 from grpo_rewards import Reward
 
 from .cosine import CosineLength
+from .definitions import COSINE, GROUP_RELATIVE, SOFT_OVERLONG, TARGET, TRUNCATED
 from .group import GroupRelativeLength
 from .overlong import DEFAULT_MAX_LENGTH, SoftOverlong
 from .target import TargetLength
@@ -27,17 +28,17 @@ from .truncated import Truncated
 __version__ = metadata.version("grpo-rewards-length")  # the one literal is in pyproject.toml
 
 
-def make_target(*, name: str = "length.target", **params: Any) -> Reward:
-    """``length.target`` with parameters (see :class:`TargetLength`); ``name`` is the metric name."""
-    return Reward(TargetLength, name=name, reward_name="length.target", params=params)
+def make_target(*, metric: str | None = None, **params: Any) -> Reward:
+    """``length.target`` with parameters (see :class:`TargetLength`); ``metric`` is the name TRL logs it under."""
+    return TARGET.reward(metric=metric, **params)
 
 
-def make_soft_overlong(*, name: str = "length.soft_overlong", **params: Any) -> Reward:
+def make_soft_overlong(*, metric: str | None = None, **params: Any) -> Reward:
     """``length.soft_overlong`` with parameters (see :class:`SoftOverlong`)."""
-    return Reward(SoftOverlong, name=name, reward_name="length.soft_overlong", params=params)
+    return SOFT_OVERLONG.reward(metric=metric, **params)
 
 
-def make_cosine(*, correctness: Any = None, name: str = "length.cosine", **params: Any) -> Reward:
+def make_cosine(*, correctness: Any = None, metric: str | None = None, **params: Any) -> Reward:
     """``length.cosine`` with parameters (see :class:`CosineLength`).
 
     ``correctness``: a reward (e.g. ``grpo_rewards_math.accuracy``) whose values fill the
@@ -45,20 +46,17 @@ def make_cosine(*, correctness: Any = None, name: str = "length.cosine", **param
     """
     column = params.get("correct_column", "correct")
     inputs = {column: correctness} if correctness is not None else None
-    return Reward(CosineLength, name=name, reward_name="length.cosine", params=params,
-                  columns=() if inputs else (column,), inputs=inputs)
+    return COSINE.reward(metric=metric, inputs=inputs, **params)
 
 
-def make_group_relative(*, correctness: Any = None, name: str = "length.group_relative",
-                        **params: Any) -> Reward:
+def make_group_relative(*, correctness: Any = None, metric: str | None = None, **params: Any) -> Reward:
     """``length.group_relative`` with parameters (see :class:`GroupRelativeLength`); batch form."""
     column = params.get("correct_column", "correct")
     inputs = {column: correctness} if correctness is not None and column is not None else None
-    return Reward(GroupRelativeLength, name=name, reward_name="length.group_relative", form="batch",
-                  params=params, inputs=inputs)
+    return GROUP_RELATIVE.reward(metric=metric, inputs=inputs, **params)
 
 
-def make_truncated(*, base: Any = None, name: str = "length.truncated", **params: Any) -> Reward:
+def make_truncated(*, base: Any = None, metric: str | None = None, **params: Any) -> Reward:
     """``length.truncated`` with parameters (see :class:`Truncated`).
 
     ``base``: a reward whose values fill ``base_column`` (default ``"base"``), making this a
@@ -66,10 +64,8 @@ def make_truncated(*, base: Any = None, name: str = "length.truncated", **params
     """
     if base is not None:
         params.setdefault("base_column", "base")
-    column = params.get("base_column")
-    inputs: dict[str, Any] | None = {str(column): base} if base is not None else None
-    return Reward(Truncated, name=name, reward_name="length.truncated", params=params,
-                  columns=(column,) if column and not inputs else (), inputs=inputs)
+    inputs = {str(params["base_column"]): base} if base is not None else None
+    return TRUNCATED.reward(metric=metric, inputs=inputs, **params)
 
 
 #: Ready-made rewards with default parameters.

@@ -3,23 +3,31 @@
 ``accuracy`` and ``reasoning_accuracy`` are TRL reward functions (``GRPOTrainer(reward_funcs=
 [grpo_rewards_math.accuracy])``); the same rewards are discovered as ``math.accuracy`` and
 ``math.reasoning_accuracy``, and the tasks ``math:arithmetic``, ``math:fractions`` and
-``math:linear``. Importing this package is light: sympy is imported only when answers are compared.
+``math:linear``. Importing this package is light: each name below is imported from its module on
+first use (so the plugin's registration loads no reward code), and sympy only when answers are
+compared.
 """
 
-from importlib import metadata
+from __future__ import annotations
 
-from .extract import Extraction, extract_answer, extract_gold, find_answer
-from .rewards import (
-    OUTCOMES,
-    Accuracy,
-    ReasoningAccuracy,
-    accuracy,
-    make_accuracy,
-    make_reasoning_accuracy,
-    reasoning_accuracy,
-)
+import importlib
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
 __version__ = metadata.version("grpo-rewards-math")  # the one literal is in pyproject.toml
+
+#: public name -> module that defines it
+_EXPORTS = {
+    "Extraction": "extract",
+    "extract_answer": "extract",
+    "extract_gold": "extract",
+    "find_answer": "extract",
+    "OUTCOMES": "rewards",
+    "Accuracy": "rewards",
+    "ReasoningAccuracy": "rewards",
+    "make_accuracy": "definitions",
+    "make_reasoning_accuracy": "definitions",
+}
 
 __all__ = [
     "OUTCOMES",
@@ -34,3 +42,31 @@ __all__ = [
     "make_reasoning_accuracy",
     "reasoning_accuracy",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("accuracy", "reasoning_accuracy"):  # the ready-made rewards, built once on first use
+        from .definitions import make_accuracy, make_reasoning_accuracy
+
+        value = make_accuracy() if name == "accuracy" else make_reasoning_accuracy()
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module 'grpo_rewards_math' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from grpo_rewards import Reward
+
+    from .definitions import make_accuracy, make_reasoning_accuracy
+    from .extract import Extraction, extract_answer, extract_gold, find_answer
+    from .rewards import OUTCOMES, Accuracy, ReasoningAccuracy
+
+    accuracy: Reward
+    reasoning_accuracy: Reward

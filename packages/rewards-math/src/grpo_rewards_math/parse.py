@@ -1,7 +1,7 @@
 """Eval-free parsing of an extracted answer string into an :class:`Answer` of sympy objects.
 
 The text is normalised and tokenised by :mod:`latex_lexer` and parsed by our own recursive-descent
-grammar (:mod:`grammar`, :mod:`atoms`) that constructs sympy objects directly through a size-guarded
+grammar (:mod:`.grammar`) that constructs sympy objects directly through a size-guarded
 :class:`~grpo_rewards_math.build.Builder`. Nothing here hands text to ``sympify``, ``parse_expr``,
 ``eval`` or ``exec``.
 

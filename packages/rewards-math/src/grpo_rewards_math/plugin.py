@@ -1,4 +1,7 @@
-"""The ``math`` plugin: registers ``math.accuracy``, ``math.reasoning_accuracy`` and the math tasks."""
+"""The ``math`` plugin: registers ``math.accuracy``, ``math.reasoning_accuracy`` (:mod:`.definitions`) and the math tasks.
+
+Registration imports no scorer code: the rewards are named by reference and loaded on first use.
+"""
 
 from __future__ import annotations
 
@@ -6,29 +9,14 @@ from typing import Any
 
 import grpo_rewards
 
-from .hacks import corpus
-from .rewards import OPTIONS, Accuracy, ReasoningAccuracy
+from .definitions import DEFINITIONS
 from .tasks import TASKS
 
 
 @grpo_rewards.hookimpl
 def register_rewards(register: grpo_rewards.RegisterReward) -> None:
-    register(
-        "accuracy",
-        Accuracy,
-        output_range=(0.0, 1.0),
-        options=OPTIONS,
-        hacks=corpus,
-        example=r"completion '... \boxed{12}' with solution '12' -> 1.0",
-    )
-    register(
-        "reasoning_accuracy",
-        ReasoningAccuracy,
-        output_range=(0.0, 1.0),
-        options=OPTIONS,
-        hacks=corpus,
-        example=r"'<think>...</think> \boxed{12}' with solution '12' -> 1.0; no '</think>' -> 0.0",
-    )
+    for definition in DEFINITIONS:
+        definition.register(register)
 
 
 @grpo_rewards.hookimpl

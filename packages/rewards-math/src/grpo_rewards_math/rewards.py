@@ -19,7 +19,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
-from grpo_rewards import Reward, RewardOptions, completion_text, params
+from grpo_rewards import completion_text, params
 
 from .echo import echoes_prompt
 from .equivalence import _plain_number
@@ -34,10 +34,6 @@ from .parse import parse_answer  # imported here, not per call: sympy itself is 
 #: core's deadline) and ``error`` (the symbolic check failed); ``None`` for ``gold_unparsable``
 #: (the sample is left out, never a free 1.0).
 OUTCOMES = ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "timeout", "error")
-
-#: How the core runs the math rewards unless a reward-set entry says otherwise: the symbolic
-#: check of each undecided sample in a worker, killed after 1 s, and then scored 0.0.
-OPTIONS = RewardOptions(timeout=1.0, timeout_value=0.0, invalid_value=0.0)
 
 _VALUES: dict[str, float | None] = {"correct": 1.0, "gold_unparsable": None}
 
@@ -299,37 +295,3 @@ class ReasoningAccuracy(Accuracy):
         super().__init__(solution_column=solution_column, rel_tol=rel_tol, fallback_last_number=fallback_last_number,
                          precision=precision)
         self.delimiter = params.text(delimiter, "delimiter")
-
-
-def _make(cls: type[Accuracy], name: str, reward_name: str, options: Any, kwargs: dict[str, Any]) -> Reward:
-    column = kwargs.get("solution_column", "solution")
-    return Reward(cls, name=name, params=kwargs, columns=(column,) if isinstance(column, str) else (),
-                  options=OPTIONS.merged(options), reward_name=reward_name)
-
-
-def make_accuracy(name: str = "math.accuracy", options: RewardOptions | dict[str, Any] | None = None,
-                  **kwargs: Any) -> Reward:
-    r"""A ``math.accuracy`` reward with parameters, ready for ``GRPOTrainer(reward_funcs=[...])``.
-
-    ``name`` is the metric name TRL logs it under; give each differently configured copy its own.
-    ``options`` (a :class:`grpo_rewards.RewardOptions` or a mapping) go over :data:`OPTIONS`.
-
-    >>> reward = make_accuracy(name="math_accuracy_strict", fallback_last_number=False, options={"timeout": 2.0})
-    >>> reward(prompts=["2+2?", "2+2?"], completions=["It is 4", r"\boxed{4}"], solution=["4", "4"])
-    [0.0, 1.0]
-    >>> reward.__name__, reward.timeout, sorted(reward.stats.items())
-    ('math_accuracy_strict', 2.0, [('correct', 1), ('no_answer', 1)])
-    """
-    return _make(Accuracy, name, "math.accuracy", options, kwargs)
-
-
-def make_reasoning_accuracy(name: str = "math.reasoning_accuracy",
-                            options: RewardOptions | dict[str, Any] | None = None, **kwargs: Any) -> Reward:
-    """A ``math.reasoning_accuracy`` reward with parameters (see :func:`make_accuracy`)."""
-    return _make(ReasoningAccuracy, name, "math.reasoning_accuracy", options, kwargs)
-
-
-#: ``GRPOTrainer(reward_funcs=[grpo_rewards_math.accuracy])`` or ``--reward_funcs grpo_rewards_math.accuracy``.
-accuracy = make_accuracy()
-#: The same after the ``</think>`` reasoning delimiter.
-reasoning_accuracy = make_reasoning_accuracy()

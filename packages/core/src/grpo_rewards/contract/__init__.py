@@ -2,8 +2,8 @@
 
 Three rooms: :mod:`.cases` (the contract points and the calls that test them), :mod:`.runner`
 (calls the reward on each case in a worker process under a hard deadline) and :mod:`.verdicts`
-(what the calls gave, judged: one :class:`Problem` per broken point). :mod:`.command` is
-``grpo-rewards check``. The point names are constants in :mod:`.cases`.
+(what the calls gave, judged: one :class:`Problem` per broken point). ``grpo-rewards check`` is
+:mod:`grpo_rewards.cli.check`. The point names are constants in :mod:`.cases`.
 
 >>> def shout(prompts, completions, completion_ids=None, **kwargs):
 ...     return [1.0 if str(c).isupper() else 0.0 for c in completions]

@@ -12,6 +12,11 @@ import pickle
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..errors import RewardError
+from ..execution import Outcome, map_with_deadline
+from ..execution.threads import run_in_thread
+from ..registry import Registry, load_registry
+from ..rewardset import load_one
 from .cases import (
     COLUMN_VALUES,
     COUNT,
@@ -37,8 +42,6 @@ from .verdicts import (
 
 def error_line(exc: BaseException) -> str:
     """``"IndexError: string index out of range"``: the scorer's own error when the core wrapped it."""
-    from ..errors import RewardError
-
     while isinstance(exc, RewardError) and exc.__cause__ is not None:
         exc = exc.__cause__
     text = str(exc).strip().split("\n")[0]
@@ -47,11 +50,9 @@ def error_line(exc: BaseException) -> str:
 
 def _core_point(exc: BaseException) -> str | None:
     """COUNT or TYPES when ``exc`` is the core's ``Reward`` refusing what its scorer returned."""
-    from ..errors import RewardError
-
     if not isinstance(exc, RewardError) or exc.__cause__ is not None:
         return None
-    text = str(exc)
+    text = exc.message
     return TYPES if "expected a" in text else COUNT if " values for " in text else None
 
 
@@ -90,9 +91,6 @@ class Runner:
 
 def run_threads(runner: Runner, items: list[Arguments], deadline: float) -> list[Any]:
     """Like ``execution.map_with_deadline``, in daemon threads: for a reward that cannot be pickled."""
-    from ..execution import Outcome
-    from ..hacks import run_in_thread
-
     outcomes = []
     for args in items:
         finished, value, error = run_in_thread(functools.partial(runner, *args), deadline)
@@ -110,7 +108,7 @@ def run_threads(runner: Runner, items: list[Arguments], deadline: float) -> list
 def built_units(reward: Any, registered: str | None) -> str:
     """What the reward measures lengths in: the built instance's ``units`` when it says (its
     parameters may change them), else the registered units, else ``"none"``."""
-    instance = getattr(getattr(reward, "impl", None), "units", None)  # a Reward's built scorer
+    instance = getattr(getattr(reward, "scorer", None), "units", None)  # a Reward's built scorer
     if isinstance(instance, str):
         return instance
     if registered:
@@ -129,7 +127,7 @@ def run_contract(
     other_names: Iterable[str] = (),
     deadline: float = 10.0,
     pathological: bool = True,
-    registry: Any = None,
+    registry: Registry | None = None,
 ) -> ContractResult:
     """Check ``reward`` (a TRL reward callable, a ``Reward``, or a registered name) against the contract.
 
@@ -141,9 +139,6 @@ def run_contract(
     """
     info = None
     if isinstance(reward, str):
-        from ..registry import load_registry
-        from ..rewardset import load_one
-
         registry = registry or load_registry()
         reward, info = load_one(reward, params, registry=registry)
         other_names = set(other_names) | (set(registry.rewards) - {info.name})
@@ -166,8 +161,6 @@ def run_contract(
     cases = build_cases(units, pathological)
     items = [case.arguments(values) for case in cases]
     if twin is not None:
-        from ..execution import map_with_deadline
-
         outcomes = map_with_deadline(runner, items, timeout=deadline)
         here = run_threads(runner, [items[0]], deadline)[0]  # the original, against the workers' copy
         problems += compare_original(here.value if here.status == "ok" else None,

@@ -31,13 +31,28 @@ START_ATTEMPTS = 3
 _WORKER_CODE = "from grpo_rewards.execution.worker import _worker_entry; _worker_entry({fd}, {parent})"
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
 def default_workers() -> int:
     """Workers per process: the CPUs this rank may use, shared among local ranks (torchrun)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(8, cpus // _local_ranks()))
+    return max(1, min(8, usable_cpus() // _local_ranks()))
+
+
+def capped_workers(workers: int) -> int:
+    """``workers``, at most twice the CPUs this process may use (with a warning when it asked for more):
+    more processes than that only compete for the same CPUs."""
+    cap = 2 * usable_cpus()
+    if workers > cap:
+        warnings.warn(f"workers={workers} is more than twice the {cap // 2} CPU(s) this process may use; "
+                      f"starting {cap} worker processes", RuntimeWarning, stacklevel=3)
+        return cap
+    return workers
 
 
 def _local_ranks() -> int:
@@ -310,7 +325,7 @@ class WorkerPool:
 
 def get_pool(workers: int | None = None) -> WorkerPool:
     """The process-wide pool of ``workers`` processes (started lazily, reused across batches)."""
-    size = workers or default_workers()
+    size = capped_workers(workers) if workers else default_workers()
     _check_fork()
     with _pools_lock:
         pool = _pools.get(size)

@@ -17,6 +17,8 @@ import importlib.util
 import math
 from typing import Any
 
+from ..errors import did_you_mean, quote
+
 #: key: (kind, low, low_inclusive, high) with kind "int" or "number"; ``None`` bounds are open.
 RANGES: dict[str, tuple[str, float | None, bool, float | None]] = {
     "per_device_train_batch_size": ("int", 1, True, None),
@@ -108,8 +110,13 @@ def integration_problems(grpo: dict[str, Any]) -> list[str]:
             problems.append("grpo.use_vllm: vLLM is not installed: pip install vllm (a CUDA GPU is needed; "
                             "vllm_mode: server also needs `trl vllm-serve --model MODEL` running)")
     report_to = grpo.get("report_to")
+    if report_to is not None and not isinstance(report_to, (str, list, tuple)):
+        return [*problems, f"grpo.report_to: expected a tracker name or a list of them, got {quote(report_to)}"]
     names = [report_to] if isinstance(report_to, str) else list(report_to or [])
     for name in names:
+        if not isinstance(name, str):
+            problems.append(f"grpo.report_to: expected tracker names (text), got {quote(name)}")
+            continue
         if name in ("none", "all"):
             continue
         if name not in TRACKERS:
@@ -136,9 +143,7 @@ def peft_problems(section: Any) -> list[str]:
     from peft import LoraConfig
 
     fields = {f.name for f in dataclasses.fields(LoraConfig) if f.init}
-    from .config import suggest
-
-    problems = [f"peft.{k}: not a LoraConfig field{suggest(k, fields)}" for k in section
+    problems = [f"peft.{k}: not a LoraConfig field{did_you_mean(k, fields)}" for k in section
                 if k not in fields and k not in PEFT_OWN_KEYS]
     merge = section.get("merge")
     if merge is not None and not isinstance(merge, bool):

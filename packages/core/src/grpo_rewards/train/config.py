@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import difflib
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, read_yaml
+from ..errors import ConfigError, did_you_mean, read_yaml
+from .checks import grpo_range_problems, integration_problems, peft_problems
 
 TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft")
 SOURCE_KEYS = ("task", "path", "hub")
@@ -78,12 +78,6 @@ DEFAULT_CONFIG: dict[str, Any] = {
 }
 
 
-def suggest(key: str, known: Any) -> str:
-    """`` (did you mean 'x'?)`` for the closest known name, or an empty string."""
-    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def parse_value(text: str) -> Any:
     """A command-line value read as YAML, with ``1e-5`` read as a number (YAML 1.1 would not)."""
     import yaml
@@ -112,7 +106,7 @@ def apply_override(config: dict[str, Any], item: str) -> None:
     if not all(parts):
         raise ConfigError(f"override {item!r} has an empty key part", "command line")
     if parts[0] not in TOP_KEYS:
-        raise ConfigError(f"override {item!r}: unknown section {parts[0]!r}{suggest(parts[0], TOP_KEYS)}; "
+        raise ConfigError(f"override {item!r}: unknown section {parts[0]!r}{did_you_mean(parts[0], TOP_KEYS)}; "
                           f"sections: {', '.join(TOP_KEYS)}", "command line")
     node: Any = config
     for i, part in enumerate(parts[:-1]):
@@ -168,7 +162,7 @@ def check_dataset_section(dataset: Any) -> list[str]:
     """Problems in the ``dataset:`` section's shape (its contents are checked when it loads)."""
     if not isinstance(dataset, dict):
         return [f"dataset: expected a mapping with one of {', '.join(SOURCE_KEYS)}, got {dataset!r}"]
-    problems = [f"dataset: unknown key {k!r}{suggest(k, DATASET_KEYS)}; keys: {', '.join(DATASET_KEYS)}"
+    problems = [f"dataset: unknown key {k!r}{did_you_mean(k, DATASET_KEYS)}; keys: {', '.join(DATASET_KEYS)}"
                 for k in dataset if k not in DATASET_KEYS]
     sources = [k for k in SOURCE_KEYS if dataset.get(k) is not None]
     if len(sources) != 1:
@@ -180,7 +174,7 @@ def check_dataset_section(dataset: Any) -> list[str]:
         if not isinstance(hub, dict) or not isinstance(hub.get("name"), str):
             problems.append("dataset.hub: expected {name: ..., config: ..., split: ...}")
         else:
-            problems += [f"dataset.hub: unknown key {k!r}{suggest(k, HUB_KEYS)}; keys: {', '.join(HUB_KEYS)}"
+            problems += [f"dataset.hub: unknown key {k!r}{did_you_mean(k, HUB_KEYS)}; keys: {', '.join(HUB_KEYS)}"
                          for k in hub if k not in HUB_KEYS]
     n = dataset.get("n")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
@@ -214,15 +208,13 @@ def check_grpo_section(grpo: Any) -> list[str]:
         if key in OWNED_GRPO_KEYS:
             problems.append(f"grpo.{key}: {OWNED_GRPO_KEYS[key]}")
         elif key not in fields:
-            problems.append(f"grpo.{key}: not a GRPOConfig field{suggest(key, fields)}")
+            problems.append(f"grpo.{key}: not a GRPOConfig field{did_you_mean(key, fields)}")
     return problems
 
 
 def config_problems(config: dict[str, Any]) -> list[str]:
     """Every shape and range problem of a config (rewards, data and model are checked when resolved)."""
-    from .checks import grpo_range_problems, integration_problems, peft_problems
-
-    problems = [f"unknown key {k!r}{suggest(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
+    problems = [f"unknown key {k!r}{did_you_mean(k, TOP_KEYS)}; the sections are {', '.join(TOP_KEYS)}"
                 for k in config if k not in TOP_KEYS]
     if not isinstance(config.get("output_dir"), str) or not config["output_dir"]:
         problems.append("output_dir: expected a folder path (or --output-dir)")

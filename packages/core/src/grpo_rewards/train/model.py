@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import ModelError
+from .tiny import make_tiny_model
 
 #: The ``model:`` value that selects the embedded default (also used when ``model`` is omitted).
 EMBEDDED = "embedded"
@@ -149,8 +150,6 @@ def ensure_embedded(cache: Path | None = None, *, log: bool = True) -> Path:
 def ensure_tiny(cache: Path | None = None) -> Path:
     """The tiny random model folder in the cache, written first if needed (about a second)."""
     from filelock import FileLock
-
-    from .tiny import make_tiny_model
 
     root = Path(cache) if cache is not None else cache_dir()
     folder = root / TINY_NAME

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PlotError
+from .progress import read_metrics
 from .rundir import MANIFEST, METRICS, PLOT, STATE, last_checkpoint
 
 TOTAL = "reward"
@@ -124,8 +125,6 @@ def load_log_history(run_dir: Path) -> list[dict[str, Any]]:
     """The log history of a run: ``metrics.jsonl``, else the longest readable ``trainer_state.json``
     (the run's, or its newest checkpoint's); a cut-short state file is skipped, and named when nothing else reads.
     """
-    from .progress import read_metrics
-
     run_dir = Path(run_dir)
     metrics = read_metrics(run_dir)
     if metrics:

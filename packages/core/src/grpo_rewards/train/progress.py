@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -21,6 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from .rundir import METRICS
+
+
+def process_rank() -> int:
+    """This process's global rank from the launcher's environment (0 when not distributed)."""
+    for key in ("RANK", "PMI_RANK", "OMPI_COMM_WORLD_RANK"):
+        if os.environ.get(key, "").isdigit():
+            return int(os.environ[key])
+    return 0
+
+
+def say(message: str) -> None:
+    """Print on the main process only."""
+    if process_rank() == 0:
+        print(message, flush=True)
 
 
 def _clock(seconds: float) -> str:

@@ -22,7 +22,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..errors import RunComplete, RunDirError  # noqa: F401 - RunComplete is used as rundir.RunComplete
+from ..errors import RunDirError
 
 MANIFEST = "manifest.json"
 CONFIG = "config.yaml"

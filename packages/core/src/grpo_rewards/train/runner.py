@@ -12,35 +12,24 @@ first deletion so no rank mistakes the new run for an old one.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, GrpoRewardsError, ModelError
+from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete
+from ..registry import Registry, load_registry
+from ..rewardset import RewardSet, load_reward_set
 from . import manifest as run_files
 from . import rundir
 from .config import DEFAULT_CONFIG, build_config, config_problems
 from .data import describe, load_dataset_from_config
-from .model import check_model, resolve_model
-from .trainer import TrainError
+from .model import card_name, check_model, resolve_model
+from .plot import make_callback
+from .progress import keep_metrics_until, make_progress_callback, process_rank, quiet_trainer_output, say
+from .trainer import build_trainer, finish
 
-__all__ = ["Plan", "TrainError", "prepare", "run", "say", "train"]
-
-
-def process_rank() -> int:
-    """This process's global rank from the launcher's environment (0 when not distributed)."""
-    for key in ("RANK", "PMI_RANK", "OMPI_COMM_WORLD_RANK"):
-        if os.environ.get(key, "").isdigit():
-            return int(os.environ[key])
-    return 0
-
-
-def say(message: str) -> None:
-    """Print on the main process only."""
-    if process_rank() == 0:
-        print(message, flush=True)
+__all__ = ["Plan", "prepare", "run", "train"]
 
 
 @dataclass
@@ -49,8 +38,8 @@ class Plan:
 
     config: dict[str, Any]
     source: str
-    registry: Any
-    reward_set: Any
+    registry: Registry
+    reward_set: RewardSet
     dataset: Any
     grpo_kwargs: dict[str, Any]
     run_dir: Path
@@ -127,7 +116,7 @@ def _check_finished(checkpoint: Path, grpo: dict[str, Any], run_dir: Path) -> No
     if not isinstance(max_steps, int) or max_steps <= 0:
         return  # an epoch-based run: TRL decides
     if step >= max_steps:
-        raise rundir.RunComplete(
+        raise RunComplete(
             f"the run in {run_dir} is complete at step {step} (max_steps {max_steps}); nothing was changed. "
             f"To train further, raise max_steps: grpo-rewards train --output-dir {run_dir} --resume "
             f"--max-steps {step + max(step, 1)}")
@@ -170,12 +159,9 @@ def prepare(
     except ModelError as exc:
         problems.append(str(exc))
     if registry is None:
-        from ..registry import load_registry
-
         registry = load_registry()
     if verbose:
         say(run_files.header_line(registry))
-    from ..rewardset import load_reward_set
 
     reward_set = dataset = spec = None
     try:
@@ -254,17 +240,13 @@ def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
     """
     from trl import GRPOConfig
 
-    from .model import card_name
-    from .plot import make_callback
-    from .progress import keep_metrics_until, make_progress_callback, quiet_trainer_output
-    from .trainer import build_trainer, finish
 
     quiet_warnings()
     started = time.monotonic()
     if not plan.announced:
         say(run_files.header_line(plan.registry))
     say(f"grpo-rewards: {plan.source} · rewards: "
-        + ", ".join(f"{e.name}×{e.weight:g}" for e in plan.reward_set.entries)
+        + ", ".join(f"{e.metric}×{e.weight:g}" for e in plan.reward_set.entries)
         + f" · {len(plan.dataset)} prompts · output {plan.run_dir}")
     say(f"grpo-rewards: {set_threads()}")
     model_path = resolve_model(plan.config["model"])
@@ -284,8 +266,8 @@ def run(plan: Plan, callbacks: list[Any] | None = None) -> Any:
         if plan.resume_from is not None:
             keep_metrics_until(plan.run_dir, state.global_step, plan.resume_from)
 
-    progress = make_progress_callback(plan.run_dir, plan.reward_set.names, on_start)
-    trainer = build_trainer(plan, model_path, args, [progress, make_callback(plan.run_dir, plan.reward_set.names),
+    progress = make_progress_callback(plan.run_dir, plan.reward_set.metrics, on_start)
+    trainer = build_trainer(plan, model_path, args, [progress, make_callback(plan.run_dir, plan.reward_set.metrics),
                                                      *(callbacks or [])], card_name(plan.config["model"]))
     quiet_trainer_output(trainer)
     from transformers.utils import logging as hf_logging
@@ -318,7 +300,3 @@ def train(config_path: str | Path | None = None, overrides: list[str] | None = N
     return run(prepare(config_path, overrides, **options))
 
 
-if __name__ == "__main__":  # pragma: no cover - python -m grpo_rewards.train.runner CONFIG
-    from .command import train_command
-
-    sys.exit(train_command(sys.argv[1:]))

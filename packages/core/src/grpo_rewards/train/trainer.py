@@ -14,6 +14,8 @@ from typing import Any
 
 from ..errors import ModelError, RewardError, TrainError
 from . import rundir
+from .checks import lora_config
+from .progress import say
 
 
 def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], base_model: str) -> Any:
@@ -37,20 +39,12 @@ def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], b
     peft = plan.config.get("peft")
     extra: dict[str, Any] = {}
     if peft is not None:
-        from .checks import lora_config
-
         extra["peft_config"] = lora_config(peft)
     try:
         return Trainer(model=model_path, reward_funcs=plan.reward_set.reward_funcs, args=args,
                        train_dataset=plan.dataset, callbacks=callbacks, **extra)
     except OSError as exc:  # an unknown Hub id, no network, a folder without weights
         raise ModelError(f"cannot load model {plan.config['model']!r}: {exc}".strip()) from exc
-
-
-def _say(message: str) -> None:
-    from .runner import say
-
-    say(message)
 
 
 def finish(plan: Any, trainer: Any) -> None:
@@ -74,6 +68,6 @@ def finish(plan: Any, trainer: Any) -> None:
         model.save_pretrained(str(target), safe_serialization=True)
         trainer.processing_class.save_pretrained(str(target))
         merged = f", merged model in {target}"
-    _say(f"grpo-rewards: done at step {trainer.state.global_step}; "
+    say(f"grpo-rewards: done at step {trainer.state.global_step}; "
          f"{'adapter' if plan.config.get('peft') else 'model'} in {saved}{merged}, "
          f"metrics in {plan.run_dir / rundir.METRICS}, reward curves in {plan.run_dir / rundir.PLOT}")

@@ -7,75 +7,36 @@ an entry point in the ``grpo_rewards`` group; the entry-point name is the plugin
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from ..registration import RewardRegister, TaskRegister
+from . import hookspec
 
-import pluggy
-
-if TYPE_CHECKING:
-    from .options import RewardOptions
-    from .registry import RewardInfo, TaskInfo
-
-PROJECT_NAME = "grpo_rewards"
-
-hookspec = pluggy.HookspecMarker(PROJECT_NAME)
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+#: The type of the ``register`` that :func:`register_rewards` receives (documented there). For a
+#: plugin's own annotations: ``def register_rewards(register: grpo_rewards.RegisterReward) -> None``.
+RegisterReward = RewardRegister
 
 
-class RegisterReward(Protocol):
-    """The type of the ``register`` that :func:`register_rewards` receives (documented there).
-
-    For a plugin's own annotations: ``def register_rewards(register: grpo_rewards.RegisterReward) -> None``.
-    """
-
-    def __call__(
-        self,
-        name: str,
-        obj: Callable[..., Any],
-        *,
-        form: Literal["sample", "batch"] = "sample",
-        description: str | None = None,
-        columns: list[str] | tuple[str, ...] | None = None,
-        output_range: tuple[float, float] | None = None,
-        units: Literal["chars", "words", "tokens", "none"] = "none",
-        example: str | None = None,
-        hacks: Any = None,
-        options: RewardOptions | None = None,
-        **option_values: Any,
-    ) -> RewardInfo: ...
-
-
-class RegisterTask(Protocol):
-    """The type of the ``register`` that :func:`register_tasks` receives (documented there)."""
-
-    def __call__(
-        self,
-        name: str,
-        factory: Callable[..., list[dict[str, Any]]],
-        *,
-        description: str | None = None,
-        columns: list[str] | tuple[str, ...] | None = None,
-        default_rewards: list[dict[str, Any]] | None = None,
-        params: dict[str, dict[str, Any]] | None = None,
-    ) -> TaskInfo: ...
+#: The type of the ``register`` that :func:`register_tasks` receives (documented there).
+RegisterTask = TaskRegister
 
 
 @hookspec
 def register_rewards(register: RegisterReward) -> None:
     """Register this plugin's rewards by calling ``register`` once per reward.
 
-    ``register(name, obj, *, form="sample", description=None, columns=None, output_range=None,
+    ``register(name, scorer, *, form="sample", description=None, columns=None, output_range=None,
     units="none", example=None, hacks=None, options=None, **option_values)``
 
     - ``name``: short name, prefixed with the plugin's namespace (``"target"`` → ``length.target``);
       it has no dot of its own.
-    - ``obj``: for ``form="sample"``, a per-sample scorer ``score(text, **row)`` returning a
+    - ``scorer``: for ``form="sample"``, a per-sample scorer ``score(text, **row)`` returning a
       ``float``, ``None`` or ``(value, "label")`` (a module-level function whose keyword-only
       parameters with defaults are the reward's parameters and keyword-only parameters without
       defaults its required dataset columns) or a class whose ``__init__`` takes the parameters
       and whose instances are such scorers; for ``form="batch"``, TRL's call
       ``f(prompts, completions, completion_ids=None, **kwargs)`` returning a list or a
-      :class:`grpo_rewards.RewardResult` (values and labels), or a class whose instances are.
+      :class:`grpo_rewards.RewardResult` (values and labels), or a class whose instances are. It may
+      also be given as a ``"package.module:Attribute"`` reference, imported on first use, so
+      ``grpo-rewards list`` loads none of the reward's code (give ``description=`` or a docstring).
       Labels are counted and logged by the core as ``outcomes/<metric>/<label>``; a reward never
       logs outcomes itself. No parameter may be named like an option (``timeout``, ...).
     - ``columns``: dataset columns the reward reads (inferred for sample functions).

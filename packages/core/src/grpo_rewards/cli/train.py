@@ -1,9 +1,17 @@
-"""``grpo-rewards train`` and ``grpo-rewards plot``: argument parsing and nothing else."""
+"""``grpo-rewards train`` and ``grpo-rewards plot``: the training run and its reward curves (see :mod:`grpo_rewards.train`)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import contextlib
+from pathlib import Path
+
+from ..errors import RunComplete
+from ..registry import Registry, use_registry
+from ..train.config import build_config
+from ..train.plot import plot_run
+from ..train.runner import prepare, run, say
+from .command import Command, new_parser
 
 EPILOG = """\
 examples:
@@ -17,9 +25,9 @@ examples:
 
 
 def train_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="grpo-rewards train",
-        description="Train with TRL's GRPOTrainer, the installed reward plugins and one config file. "
+    parser = new_parser(
+        "train",
+        "Train with TRL's GRPOTrainer, the installed reward plugins and one config file. "
         "With no config: the embedded SmolLM2-135M-Instruct on math:arithmetic, offline, about 7 minutes "
         "on 2 CPU cores. model=tiny: a tiny random model, for checking a config end to end in seconds.",
         epilog=EPILOG,
@@ -54,50 +62,51 @@ def _split_overrides(args: argparse.Namespace) -> tuple[str | None, list[str]]:
     return config, overrides
 
 
-def train_command(argv: list[str], registry: Any = None) -> int:
-    """``grpo-rewards train``; ``registry`` replaces plugin discovery (tests, notebooks)."""
-    args = train_parser().parse_intermixed_args(argv)
+def run_train(args: argparse.Namespace) -> int:
     config_path, overrides = _split_overrides(args)
     if args.print_config:
         import yaml
-
-        from .config import build_config
 
         config, _ = build_config(config_path, overrides, output_dir=args.output_dir, max_steps=args.max_steps,
                                  seed=args.seed)
         print(yaml.safe_dump(config, sort_keys=False), end="")
         return 0
-    from .rundir import RunComplete
-    from .runner import prepare, run, say
-
     try:
         plan = prepare(config_path, overrides, output_dir=args.output_dir, max_steps=args.max_steps, seed=args.seed,
-                       resume=args.resume, overwrite=args.overwrite, force=args.force, registry=registry,
-                       verbose=not args.dry_run)
+                       resume=args.resume, overwrite=args.overwrite, force=args.force, verbose=not args.dry_run)
     except RunComplete as done:
         say(f"grpo-rewards: {done}")
         return 0
     if args.dry_run:
         say(f"grpo-rewards: dry run OK: {plan.source}, model {plan.config['model']}, {len(plan.dataset)} prompts "
             f"with columns {', '.join(plan.dataset.column_names)}, rewards "
-            + ", ".join(f"{e.name}×{e.weight:g}" for e in plan.reward_set.entries)
+            + ", ".join(f"{e.metric}×{e.weight:g}" for e in plan.reward_set.entries)
             + f", output {plan.run_dir}" + (f", resuming {plan.resume_from.name}" if plan.resume_from else ""))
         return 0
     run(plan)
     return 0
 
 
-def plot_command(argv: list[str]) -> int:
-    """``grpo-rewards plot RUN_DIR [--out PNG]``."""
-    parser = argparse.ArgumentParser(prog="grpo-rewards plot",
-                                     description="Redraw the reward curves of a run directory from its log history.")
+def plot_parser() -> argparse.ArgumentParser:
+    parser = new_parser("plot", "Redraw the reward curves of a run directory from its log history.")
     parser.add_argument("run_dir", help="a grpo-rewards train output dir (or a checkpoint-N folder)")
     parser.add_argument("--out", help="PNG to write (default: RUN_DIR/reward_curves.png)")
-    args = parser.parse_args(argv)
-    from pathlib import Path
+    return parser
 
-    from .plot import plot_run
 
+def run_plot(args: argparse.Namespace) -> int:
     out = plot_run(Path(args.run_dir), Path(args.out) if args.out else None)
     print(f"grpo-rewards: wrote {out}")
     return 0
+
+
+TRAIN = Command("train", "train with GRPOTrainer and the installed rewards (see: grpo-rewards train --help)",
+                train_parser, run_train, intermixed=True)
+PLOT = Command("plot", "redraw the reward curves of a run directory", plot_parser, run_plot)
+COMMANDS = (TRAIN, PLOT)
+
+
+def train_command(argv: list[str], registry: Registry | None = None) -> int:
+    """``grpo-rewards train ARGS`` from Python; ``registry`` replaces plugin discovery (tests, notebooks)."""
+    with use_registry(registry) if registry is not None else contextlib.nullcontext():
+        return TRAIN.main(argv)

@@ -16,6 +16,10 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from importlib import metadata
+
+from ..errors import capped, quote
+from . import PROJECT_NAME
 
 ALLOW_ENV = "GRPO_REWARDS_PLUGINS"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -35,22 +39,21 @@ class AllowList:
         if not self.problems or self.allowed is None:
             return None
         kept = sorted(self.allowed & set(self.installed))
-        understood = f"load only {', '.join(kept)}" if kept else "load no plugin"
-        return f"{ALLOW_ENV}={self.value!r}: " + "; ".join(self.problems) + f"; understood as: {understood}"
+        understood = "load no plugin"
+        if kept:
+            understood = f"load only {capped(kept)}"
+        return (f"{ALLOW_ENV}={quote(self.value)}: " + capped(self.problems, 5, "; ")
+                + f"; understood as: {understood}")
 
     def filtered_out(self, namespace: str) -> str | None:
         """Why plugin ``namespace`` is not loaded, when it is installed and the allow-list leaves it out."""
         if self.allowed is None or namespace not in self.installed or namespace in self.allowed:
             return None
-        return f"plugin {namespace!r} is installed but filtered out by {ALLOW_ENV}={self.value!r}"
+        return f"plugin {namespace!r} is installed but filtered out by {ALLOW_ENV}={quote(self.value)}"
 
 
 def installed_plugin_names() -> list[str]:
     """Entry-point names of every installed plugin, whether or not the allow-list admits it."""
-    from importlib import metadata
-
-    from .hookspecs import PROJECT_NAME
-
     return sorted({ep.name for ep in metadata.entry_points(group=PROJECT_NAME)})
 
 
@@ -73,7 +76,7 @@ def read_allow_list(value: str | None = None, installed: Iterable[str] | None = 
         else:
             close = [n for n in names if n.lower() == part.lower()]
             hint = f" (names are case-sensitive: {close[0]!r}?)" if close else (
-                f" (installed: {', '.join(names)})" if names else " (none is installed)")
+                f" (installed: {capped(names)})" if names else " (none is installed)")
             allow.problems.append(f"{part!r} names no installed plugin{hint}")
     return allow
 

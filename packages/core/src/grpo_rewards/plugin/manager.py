@@ -29,9 +29,8 @@ from typing import Any
 
 import pluggy
 
-from . import hookspecs
+from . import PROJECT_NAME, hookimpl, spec  # noqa: F401  (hookimpl: for the example above)
 from .allowlist import AllowList, read_allow_list
-from .hookspecs import PROJECT_NAME, hookimpl  # noqa: F401  (hookimpl: for the example above)
 
 #: The hooks a plugin may implement, in the order they are called.
 HOOKS = ("register_rewards", "register_tasks")
@@ -92,7 +91,7 @@ class Plugins:
 
     def __init__(self) -> None:
         self.manager = pluggy.PluginManager(PROJECT_NAME)
-        self.manager.add_hookspecs(hookspecs)
+        self.manager.add_hookspecs(spec)
         self.records: dict[str, PluginRecord] = {}
         self.allow: AllowList | None = None
 

@@ -1,0 +1,197 @@
+"""What the core records about a registered reward or task: :class:`RewardInfo`, :class:`TaskInfo` (and :class:`Param`).
+
+These types sit below both the hookspecs (whose ``register`` callables return them) and the
+registry (which keeps them). A reward is registered with its scorer, or with a reference to it
+(``"package.module:Attribute"``), which is imported on first use: ``grpo-rewards list`` then loads
+no reward code. Its parameters and columns come from the scorer's signature, read once when it is
+first needed (unless the plugin declared them).
+
+>>> info = RewardInfo("demo.upper", "builtins:str", description="demo")
+>>> info.reference, info.scorer is str
+('builtins:str', True)
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import PluginError
+from .options import RewardOptions
+from .signatures import Param, scorer_params, source_docstring, source_signature
+
+__all__ = ["Param", "RewardInfo", "TaskInfo", "is_reference", "resolve_reference"]
+
+
+def is_reference(target: Any) -> bool:
+    """Whether ``target`` is a ``"module:attribute"`` reference rather than the object itself."""
+    return isinstance(target, str) and target.count(":") == 1 and all(target.split(":"))
+
+
+def resolve_reference(reference: str, owner: str) -> Any:
+    """The object ``"package.module:Attribute"`` names, imported now; a :class:`PluginError` naming ``owner``."""
+    module_name, _, attribute = reference.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            obj = getattr(obj, part)
+    except Exception as exc:
+        raise PluginError(f"{owner}: cannot load its scorer {reference!r}: {type(exc).__name__}: {exc}") from exc
+    return obj
+
+
+class RewardInfo:
+    """A registered reward and everything the core knows about it.
+
+    ``scorer`` is the registered per-sample scorer, factory class or batch function; a plugin may
+    register ``"module:attribute"`` instead (:attr:`reference`), resolved on first access.
+    ``params`` and ``columns`` are read from the scorer's signature when not given.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        scorer: Any,
+        *,
+        form: str = "sample",
+        description: str | None = None,
+        params: dict[str, Param] | None = None,
+        columns: Iterable[str] | None = None,
+        output_range: tuple[float, float] | None = None,
+        units: str = "none",
+        options: RewardOptions | None = None,
+        example: str | None = None,
+        hacks: Any = None,
+        plugin: str | None = None,
+        distribution: str | None = None,
+        version: str | None = None,
+        check: Callable[[RewardInfo], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.reference: str | None = scorer if is_reference(scorer) else None
+        self._scorer = None if self.reference else scorer
+        self.form = form
+        self._description = description
+        self._params = params
+        self._columns = tuple(columns) if columns is not None else None
+        self.output_range = output_range
+        self.units = units
+        #: how the core runs it unless a reward-set entry says otherwise
+        self.options = options or RewardOptions()
+        self.example = example
+        #: the reward's hack corpus as registered (entries, or a function returning them); see grpo_rewards.hacks
+        self.hacks = hacks
+        self.plugin = plugin
+        self.distribution = distribution
+        self.version = version
+        self._check = check  # the registration checks that need the scorer, run once it is loaded
+
+    def __repr__(self) -> str:
+        return f"RewardInfo({self.name!r}, {self.reference or self._scorer!r}, form={self.form!r})"
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the scorer is imported (always, unless it was registered by reference)."""
+        return self._scorer is not None
+
+    @property
+    def scorer(self) -> Any:
+        """The registered scorer, imported on first access when it was registered by reference."""
+        if self._scorer is None:
+            assert self.reference is not None
+            self._scorer = resolve_reference(self.reference, self.name)
+            if self._check is not None:
+                try:
+                    self._check(self)
+                except BaseException:
+                    self._scorer = None
+                    raise
+        return self._scorer
+
+    def _signature(self) -> None:
+        scorer = self.scorer
+        params, columns = (scorer_params(scorer) if callable(scorer) and (
+            self.form == "sample" or inspect.isclass(scorer)) else ({}, []))
+        if self._params is None:
+            self._params = params
+        if self._columns is None:
+            self._columns = tuple(columns)
+
+    @property
+    def params(self) -> dict[str, Param]:
+        if self._params is None:
+            self._signature()
+        assert self._params is not None
+        return self._params
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        if self._columns is None:
+            self._signature()
+        assert self._columns is not None
+        return self._columns
+
+    def signature_unloaded(self) -> tuple[dict[str, Param], tuple[str, ...]]:
+        """(:attr:`params`, :attr:`columns`) for display (``list --json``, ``show``): read from the source
+        while the scorer of a reward registered by reference is not imported, so showing it loads
+        no reward code."""
+        if (self._params is None or self._columns is None) and self.reference and not self.loaded:
+            found = source_signature(self.reference)
+            if found is not None:
+                params, columns = found
+                return (self._params if self._params is not None else params,
+                        self._columns if self._columns is not None else tuple(columns))
+        return self.params, self.columns
+
+    def docstring(self) -> str:
+        """The scorer's docstring (from the source while a scorer registered by reference is not imported)."""
+        if self.reference and not self.loaded:
+            found = source_docstring(self.reference)
+            if found is not None:
+                return found
+        return inspect.getdoc(self.scorer) or ""
+
+    @property
+    def description(self) -> str:
+        """As registered, else the first paragraph of the scorer's docstring (read from the source
+        of a scorer registered by reference, which is not imported for it)."""
+        if self._description is None:
+            self._description = self.docstring().split("\n\n")[0].replace("\n", " ").strip()
+        return self._description
+
+    @property
+    def is_factory(self) -> bool:
+        return inspect.isclass(self.scorer)
+
+    @property
+    def summary(self) -> str:
+        return self.description.strip().splitlines()[0] if self.description.strip() else ""
+
+
+@dataclass
+class TaskInfo:
+    """A registered dataset factory: ``factory(n, seed, **params) -> list[dict]``."""
+
+    name: str
+    factory: Callable[..., list[dict[str, Any]]]
+    description: str = ""
+    columns: tuple[str, ...] = ()
+    default_rewards: list[dict[str, Any]] | None = None
+    params: dict[str, Param] = field(default_factory=dict)
+    plugin: str | None = None
+    distribution: str | None = None
+    version: str | None = None
+    #: the factory takes ``**params`` and the plugin declared none: any parameter is passed through
+    open_params: bool = False
+
+    def unknown_params(self, given: Iterable[str]) -> list[str]:
+        """The names in ``given`` the task has no parameter for (none when its parameters are open).
+
+        >>> TaskInfo("x:y", lambda n, seed, max_value=9: [], params={"max_value": Param("max_value")}
+        ...          ).unknown_params({"max_value": 3, "max_val": 3})
+        ['max_val']
+        """
+        return [] if self.open_params else [k for k in given if k not in self.params]

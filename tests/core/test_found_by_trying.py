@@ -1,0 +1,115 @@
+"""Inputs found by trying the core, each with the defined answer it now gives (each failed before)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grpo_rewards import Reward, RewardError, RewardSetError, get_plugins, hookimpl, load_reward_set
+from grpo_rewards.execution.pool import capped_workers, usable_cpus
+from grpo_rewards.plugin.allowlist import read_allow_list
+from grpo_rewards.registry import Registry
+
+
+def huge_integer(text: str, **row: object) -> int:
+    return 10**400
+
+
+def test_an_integer_too_large_for_a_float_is_an_invalid_value_under_on_error_none():
+    reward = Reward(huge_integer, metric="huge", on_error="none", error_value=-1.0)
+    result = reward.score(prompts=["p"], completions=["x"])
+    assert (result.values, result.labels) == ([-1.0], ["error"])
+
+
+def test_an_integer_too_large_for_a_float_names_the_reward_and_sample_under_raise():
+    with pytest.raises(RewardError) as err:
+        Reward(huge_integer, metric="huge")(prompts=["p"], completions=["x"])
+    assert (err.value.reward, err.value.index) == ("huge", 0)
+    assert err.value.message.endswith("too large for a float; expected a finite float or None")
+    assert len(str(err.value)) < 200
+
+
+class _Shout:
+    @hookimpl
+    def register_rewards(self, register):
+        register("shout", shout)
+
+
+def shout(text: str, **row: object) -> float:
+    return float(text.isupper())
+
+
+def _registry() -> Registry:
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(_Shout(), "demo")
+    return Registry(plugins)
+
+
+def test_ten_thousand_entries_sharing_a_metric_name_give_a_short_message():
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set([{"use": "demo.shout"}] * 10_000, registry=_registry())
+    assert err.value.problems == ["metric name 'demo.shout' is used by 10000 entries (entry 1 (demo.shout), "
+                                  "entry 2 (demo.shout), entry 3 (demo.shout) and 9997 more); give each an 'as:' name"]
+
+
+def test_a_long_plugin_allow_list_gives_a_short_warning():
+    value = ",".join(f"plugin{i}" for i in range(30_000))
+    warning = read_allow_list(value, ["format", "math"]).warning()
+    assert warning is not None and len(warning) < 1000
+    assert warning.startswith("GRPO_REWARDS_PLUGINS='plugin0,plugin1,plugin2,")
+    assert warning.endswith(" and 29995 more; understood as: load no plugin")
+
+
+def test_an_unknown_top_level_key_of_a_reward_set_is_refused_with_the_allowed_keys():
+    for key in ("bogus", "concurrent"):
+        with pytest.raises(RewardSetError) as err:
+            load_reward_set({"rewards": [{"use": "demo.shout"}], key: 1}, registry=_registry())
+        assert err.value.problems == [f"unknown top-level key(s) '{key}' (allowed: rewards)"]
+
+
+def test_workers_are_capped_at_twice_the_usable_cpus_with_a_warning():
+    cap = 2 * usable_cpus()
+    with pytest.warns(RuntimeWarning, match=f"workers={cap + 40} is more than twice"):
+        assert capped_workers(cap + 40) == cap
+    assert capped_workers(cap) == cap and capped_workers(1) == 1
+
+
+def test_a_nested_report_to_is_a_config_problem():
+    from grpo_rewards.train.checks import integration_problems
+
+    assert integration_problems({"report_to": [["none"]]}) == [
+        "grpo.report_to: expected tracker names (text), got ['none']"]
+    assert integration_problems({"report_to": {"a": 1}}) == [
+        "grpo.report_to: expected a tracker name or a list of them, got {'a': 1}"]
+
+
+def make_rows(n: int, seed: int) -> list[dict[str, object]]:
+    """Rows of a demo task."""
+    return [{"prompt": "p"}] * n
+
+
+class _ManyTasks:
+    @hookimpl
+    def register_tasks(self, register):
+        for i in range(8):
+            register(f"t{i}", make_rows, description=f"task number {i}")
+
+
+def test_list_shows_a_count_and_the_first_tasks_and_every_task_with_tasks_or_json(capsys):
+    import json
+
+    from grpo_rewards.cli import main
+    from grpo_rewards.registry import use_registry
+
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(_ManyTasks(), "many")
+    with use_registry(Registry(plugins)):
+        assert main(["list"]) == 0
+        short = capsys.readouterr().out.splitlines()
+        assert main(["list", "--tasks"]) == 0
+        every = capsys.readouterr().out.splitlines()
+        assert main(["list", "--json"]) == 0
+        listing = json.loads(capsys.readouterr().out)
+    assert short[1:] == ["  8 tasks: many:t0, many:t1, many:t2, many:t3, many:t4, ... (3 more; grpo-rewards list "
+                         "--tasks shows all)"]
+    assert every[1:] == [f"  {f'many:t{i}':<28} (task) task number {i}" for i in range(8)]
+    assert [t["name"] for t in listing["plugins"][0]["tasks"]] == [f"many:t{i}" for i in range(8)]
