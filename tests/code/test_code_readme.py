@@ -30,4 +30,4 @@ def test_the_yaml_dataset_builds_and_its_reward_set_loads():
     (block,) = [yaml.safe_load(b) for b in _blocks("yaml")]
     rows = _task_rows({**block["dataset"], "n": 8}, load_registry())
     assert len(rows) == 8 and {r["family"] for r in rows} == {"sum", "max", "min", "count"}
-    assert load_reward_set(block["rewards"]).names == ["code.tests_passed"]
+    assert load_reward_set(block["rewards"]).metrics == ["code.tests_passed"]

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("trl")
 
-from grpo_rewards.train.command import train_command
+from grpo_rewards.cli.train import train_command
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "code_stdio.yaml"
 

@@ -133,7 +133,7 @@ class RewardSet:
                 "distribution": info.distribution,
                 "version": info.version,
             })
-            note = runtime_note(info.obj)
+            note = runtime_note(info.scorer)
             if note:
                 out[-1]["runtime"] = note
         return out

