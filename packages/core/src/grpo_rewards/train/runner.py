@@ -21,6 +21,7 @@ from ..concurrent import trl_gathers_async_rewards
 from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete, RunDirError
 from ..registry import Registry, load_registry
 from ..rewardset import RewardSet, load_reward_set
+from ..scorer_hooks import row_problems, runtime_note
 from . import manifest as run_files
 from . import rundir
 from .config import DEFAULT_CONFIG, build_config, config_problems
@@ -187,6 +188,8 @@ def prepare(
             problems += _problems(exc, "rewards: ")
     if reward_set is not None:
         problems += _concurrency(reward_set)
+        if dataset is not None:
+            problems += _scorer_notes(reward_set, dataset, say if verbose else None)
     grpo_kwargs: dict[str, Any] = {}
     if not any(p.startswith("grpo") for p in problems) and reward_set is not None:
         try:
@@ -220,6 +223,17 @@ def rewards_line(reward_set: Any) -> str:
     how = "concurrently (TRL awaits them together)" if reward_set.concurrent else "one after another"
     places = {r.options.execution.describe() for r in reward_set.rewards}
     return f"rewards run {how}, " + ("; ".join(sorted(places)) if places != {"local"} else "on this machine")
+
+
+def _scorer_notes(reward_set: Any, dataset: Any, announce: Any) -> list[str]:
+    """Print what each reward runs on (a sandbox) and return the dataset rows each reward cannot score."""
+    problems = []
+    for entry, info in zip(reward_set.entries, reward_set.infos):
+        note = runtime_note(info.scorer)
+        if note and announce is not None:
+            announce(f"grpo-rewards: {entry.metric} runs in {note}")
+        problems += [f"dataset: {entry.metric}: {p}" for p in row_problems(info.scorer, dataset)]
+    return problems
 
 
 def _barrier() -> None:
