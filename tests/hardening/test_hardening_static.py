@@ -39,6 +39,10 @@ ALLOWED_UNTIMED_REGEX = {
         r"STEP_LINE is anchored at line starts; its runs ([ \t]*, \d+, [ \t]+, [^\n]*) are separated by "
         "disjoint characters, so an attempt backtracks at most over its own line: linear; a deadline is "
         "also checked every 1,024 lines",
+    ("packages/rewards-judge/src/grpo_rewards_judge/parse.py", "<module>", "re.compile"):
+        r"the grade-line patterns of the three constant reply keys: ^[ \t*_#>`-]*KEY[ \t*_`]*[:=]([^\n]*)$, "
+        "each class run followed by a character outside it, the value the rest of the line: linear (200,000 "
+        "newlines, spaces or asterisks: 0.03 s)",
     ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "_tokens", "re.compile"):
         "the module's constant token patterns as one possessive star of alternatives whose own quantifiers are "
         "possessive: nothing is ever backtracked into, so a match is linear in the (ASCII, bounded) answer",

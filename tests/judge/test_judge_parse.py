@@ -79,3 +79,9 @@ def test_pairwise_lines_are_read_per_response_and_a_missing_or_off_scale_one_is_
                                               (2 / 9, "scored")]
     assert parse_numbered("Score 1: 12\nScore 2: 2", 2, SCALE) == [(None, "unparsable"), (1 / 9, "scored")]
     assert parse_numbered("I cannot compare these.", 2, SCALE) == [(None, "refused")] * 2
+
+
+def test_grade_lines_are_read_one_line_at_a_time_whatever_the_line_endings():
+    assert SCALE.parse("Fine.\r\n\r\n> **Score:** 9\r\n") == (8 / 9, "scored")
+    assert SCALE.parse("Score:\n9") == (None, "unparsable")  # the grade belongs on the key's line
+    assert parse_numbered("Score #1: 2\r\nscore 2 = 10", 2, SCALE) == [(1 / 9, "scored"), (1.0, "scored")]

@@ -43,9 +43,15 @@ _REFUSAL = re.compile(
 )
 
 
+#: ``<Key>: <value>`` lines per reply key. Linear: anchored at line starts, each run of a character class
+#: is followed by a character outside it (the key's first letter, ``:``/``=``), and the value is the rest
+#: of the line; a completion of any length is scanned once (``states_grade`` reads completions).
+_GRADE_LINES = {key: re.compile(r"^[ \t*_#>`-]*" + key + r"[ \t*_`]*[:=]([^\n]*)$", re.IGNORECASE | re.MULTILINE)
+                for key in REPLY_KEYS.values()}
+
+
 def _grade_lines(reply: str, key: str) -> list[str]:
-    pattern = re.compile(rf"^[\s*_#>`-]*{re.escape(key)}[\s*_`]*[:=][\s*_`]*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
-    return [m.group(1).strip(_TRIM) for m in pattern.finditer(reply)]
+    return [m.group(1).strip(_TRIM + "\r") for m in _GRADE_LINES[key].finditer(reply)]
 
 
 def is_refusal(reply: str) -> bool:
@@ -137,12 +143,13 @@ class ScoreFormat:
         return ", ".join(label for label, _ in self.choices)
 
 
-_NUMBERED = re.compile(r"^[\s*_#>`-]*score[\s*_`]*#?\s*(\d+)[\s*_`]*[:=][\s*_`]*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
+#: ``Score K: N`` lines (linear for the same reasons as :data:`_GRADE_LINES`).
+_NUMBERED = re.compile(r"^[ \t*_#>`-]*score[ \t*_`#]*(\d+)[ \t*_`]*[:=]([^\n]*)$", re.IGNORECASE | re.MULTILINE)
 
 
 def states_numbered_grade(text: str, scale: ScoreFormat) -> bool:
     """Whether ``text`` has a line a pairwise reply would read as a grade (``Score 2: 10``)."""
-    return any(scale.value_of(m.group(2)) is not None for m in _NUMBERED.finditer(text))
+    return any(scale.value_of(m.group(2).strip(_TRIM + "\r")) is not None for m in _NUMBERED.finditer(text))
 
 
 def parse_numbered(reply: str | None, n: int, scale: ScoreFormat) -> list[tuple[float | None, str]]:
@@ -159,7 +166,7 @@ def parse_numbered(reply: str | None, n: int, scale: ScoreFormat) -> list[tuple[
         return [(None, "unparsable")] * n
     stated: dict[int, list[float | None]] = {}
     for match in _NUMBERED.finditer(reply):
-        stated.setdefault(int(match.group(1)), []).append(scale.value_of(match.group(2)))
+        stated.setdefault(int(match.group(1)), []).append(scale.value_of(match.group(2).strip(_TRIM + "\r")))
     if not stated:
         label = "refused" if is_refusal(reply) else "unparsable"
         return [(None, label)] * n
