@@ -113,6 +113,7 @@ def test_the_trainer_is_not_built_with_two_reward_functions_of_one_name(tmp_path
 
     plan = runner.prepare(write_config(tmp_path / "run.yaml", tiny_config(tiny_model, tmp_path / "out")),
                           registry=toy_registry())
+    plan.reward_set.concurrent = False  # reward_funcs: the rewards list itself
     plan.reward_set.rewards.append(plan.reward_set.rewards[0])  # as a script that mixes in an imported reward
     plan.reward_set.entries.append(plan.reward_set.entries[0])
     with pytest.raises(RewardSetError) as info:

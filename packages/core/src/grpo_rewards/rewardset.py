@@ -143,7 +143,7 @@ class RewardSet:
         problems = name_clashes(named)
         if problems:
             raise RewardSetError(problems, "with_functions")
-        return [*self.rewards, *functions], [*self.reward_weights, *weights]
+        return [*self.reward_funcs, *functions], [*self.reward_weights, *weights]
 
     def prepare(self) -> list[str]:
         """Connect every execution backend the set uses (a Ray cluster), now; one line per entry saying
