@@ -179,3 +179,9 @@ def _ray_tasks() -> int:
     from grpo_rewards.execution.ray_backend import get_ray_backend
 
     return get_ray_backend("auto", 1.0).stats["tasks"]
+
+
+def test_the_max_memory_option_reaches_ray_and_gives_the_memory_label(ray_start):
+    reward = Reward(scale_scorers.allocates, metric="alloc", max_memory="256 MiB", error_value=0.0, execution=RAY)
+    assert reward(prompts=["p"] * 3, completions=["alloc:512", "abc", "alloc:16"]) == [0.0, 3.0, 1.0]
+    assert reward.stats == Counter({"ok": 2, "memory": 1})
