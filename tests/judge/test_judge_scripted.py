@@ -145,7 +145,7 @@ def test_through_the_core_the_labels_latency_and_tokens_are_logged_once_per_call
             1.0, 0.0, None]
     assert {k: v for k, v in logged.items() if k.startswith("outcomes/")} == {
         "outcomes/judge.rubric/timeout": 0.0, "outcomes/judge.rubric/error": 0.0,
-        "outcomes/judge.rubric/crashed": 0.0, "outcomes/judge.rubric/scored": 1.0,
+        "outcomes/judge.rubric/crashed": 0.0, "outcomes/judge.rubric/memory": 0.0, "outcomes/judge.rubric/scored": 1.0,
         "outcomes/judge.rubric/unparsable": 1.0, "outcomes/judge.rubric/unreadable": 1.0}
     assert logged["judge_tokens/judge.rubric"] == 26.0 and logged["judge_requests/judge.rubric"] == 2.0
     assert 0.0 < logged["judge_latency/judge.rubric"] <= logged["timing/judge.rubric"]
