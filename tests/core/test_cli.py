@@ -192,7 +192,7 @@ def test_list_names_the_plugins_the_allow_list_filters_out(monkeypatch, capsys):
     _first_party(monkeypatch, "format")
     assert main(["list"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': gym, judge, length, math"
+    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': code, gym, judge, length, math"
     assert captured.err == ""
 
 

@@ -41,7 +41,7 @@ def test_every_problem_is_reported_at_once(registry):
         "entry 2 (fixture.shout): parameter 'bonus' must be float, got 'high'",
         "entry 2 (fixture.shout): unknown parameter 'volume' (parameters: bonus)",
         "entry 3 (fixture.offset): ValueError: offset must be >= 0, got -1",
-        "entry 4 (fixture.matches): unknown key(s) colour (allowed: as, error_value, inputs, invalid_value, "
+        "entry 4 (fixture.matches): unknown key(s) colour (allowed: as, error_value, execution, inputs, invalid_value, "
         "max_chars, max_memory, on_error, timeout, timeout_value, too_large_value, use, weight, with, workers)",
         "entry 4 (fixture.matches): weight must be a number, got 'heavy'",
         "entry 5 (fixture.shout): on_error must be one of raise, none, got 'ignore'",
@@ -195,7 +195,7 @@ def test_a_billion_laughs_file_gives_a_short_error_quickly(registry, tmp_path):
         load_reward_set(path, registry=registry)
     assert len(str(err.value)) < 600
     assert err.value.problems == ["unknown top-level key(s) 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8', "
-                                  "'a9' (allowed: rewards)"]
+                                  "'a9' (allowed: rewards, execution, concurrent)"]
 
 
 def test_file_errors_are_one_line_naming_the_file(registry, tmp_path):

@@ -121,8 +121,8 @@ def test_score_table_counts_the_timeouts_of_a_batch_reward(tmp_path):
     from grpo_rewards.scoring import score_file
 
     rows, rewards = tmp_path / "rows.jsonl", tmp_path / "set.yaml"
-    # a variable and an identity: decided only by the symbolic check in a worker (evaluation at points, > 1 ms)
-    long_answer = "\\boxed{\\sin^{2} t + \\cos^{2} t + 3}"
+    # 300 terms with a variable: decided only by the symbolic check in a worker
+    long_answer = "\\boxed{4" + " + 0 t" * 300 + "}"  # 1,800 characters: under max_chars
     rows.write_text("".join(json.dumps({"completion": c, "solution": "4"}) + "\n" for c in [long_answer, "\\boxed{4}"]))
     rewards.write_text("rewards:\n  - use: math.accuracy\n    timeout: 0.001\n")  # the core's deadline, in its workers
     table = io.StringIO()

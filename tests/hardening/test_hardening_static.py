@@ -17,6 +17,8 @@ from code_scan import ROOT, dangerous_calls, project_modules, scan, untimed_rege
 ALLOWED_DANGEROUS = {
     ("packages/core/src/grpo_rewards/execution/worker.py", "_load_function", "pickle.loads"):
         "the worker unpickles the function its parent process sent over a private socket pair; never text",
+    ("packages/core/src/grpo_rewards/execution/ray_backend.py", "_load", "pickle.loads"):
+        "a Ray task unpickles the function its driver pickled and put in the cluster's object store; never text",
     ("packages/core/src/grpo_rewards/contract/runner.py", "run_contract", "pickle.loads"):
         "the contract check round-trips the reward object it just pickled itself (pickle.loads(pickle.dumps(r)))",
 }

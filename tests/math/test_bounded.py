@@ -74,3 +74,8 @@ def test_unicode_script_digits_parse(text):
 def test_other_unicode_digits_are_a_clean_parse_error(text):
     with pytest.raises(ParseError):
         parse_answer(text)
+
+
+@pytest.mark.parametrize(("gold", "pred"), [("4", "9^{9^{9^{9}}}"), ("1", "100000!"), ("10^{100}", "10^{10^{7}}")])
+def test_a_tower_against_a_bounded_value_is_decided_by_its_magnitude(gold, pred):
+    assert quick_equal(gold, pred) is False  # a float lower bound of the tower, no evaluation

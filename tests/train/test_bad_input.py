@@ -123,7 +123,8 @@ def test_a_dry_run_checks_everything_and_writes_nothing(tmp_path, tiny_model, ca
     assert train_command([str(path), "--dry-run"], registry=toy_registry()) == 0
     assert capsys.readouterr().out == (
         f"grpo-rewards: dry run OK: {path}, model {tiny_model}, 16 prompts with columns prompt, k, rewards "
-        f"toy.digits×1, short20×0.5, output {tmp_path / 'out'}\n")
+        f"toy.digits×1, short20×0.5, output {tmp_path / 'out'}; rewards run concurrently (TRL awaits them "
+        "together), on this machine\n")
     assert not (tmp_path / "out").exists()
 
 

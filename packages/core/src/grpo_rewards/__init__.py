@@ -45,6 +45,9 @@ _EXPORTS = {
     "TaskInfo": "records",
     "load_registry": "registry",
     "Reward": "reward",
+    "ConcurrentReward": "concurrent",
+    "Execution": "backends",
+    "ExecutionError": "errors",
     "RewardDefinition": "definition",
     "RewardSet": "rewardset",
     "get_reward": "rewardset",
@@ -58,7 +61,10 @@ _MODULES = ("errors", "params")
 __all__ = [
     "PROJECT_NAME",
     "Completion",
+    "ConcurrentReward",
     "ConfigError",
+    "Execution",
+    "ExecutionError",
     "GrpoRewardsError",
     "Outcome",
     "PluginError",
@@ -127,9 +133,12 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
 
     from . import errors as errors
     from . import params as params
+    from .backends import Execution
+    from .concurrent import ConcurrentReward
     from .definition import RewardDefinition
     from .errors import (
         ConfigError,
+        ExecutionError,
         GrpoRewardsError,
         PluginError,
         ProblemsError,

@@ -7,6 +7,7 @@ The tree::
     ├── RewardNotFoundError          an unknown reward name (also a KeyError)
     ├── TaskNotFoundError            an unknown task name (also a KeyError)
     ├── RewardError                  a reward raised or broke the contract on a batch
+    ├── ExecutionError               an execution backend cannot be used (Ray missing or unreachable)
     ├── ProblemsError                a list of problems found in one pass (``.problems``)
     │   ├── RewardSetError           a reward set failed validation
     │   └── ConfigError              a training config failed validation
@@ -123,6 +124,10 @@ class RewardError(GrpoRewardsError):
         self.message = message
         where = f" on sample {index}" if index is not None else ""
         super().__init__(f"reward {reward!r}{where}: {message}")
+
+
+class ExecutionError(GrpoRewardsError):
+    """An execution backend cannot be used: Ray is not installed, or its cluster cannot be reached."""
 
 
 class ProblemsError(GrpoRewardsError):

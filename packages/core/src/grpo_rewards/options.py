@@ -7,7 +7,8 @@ a reward-set entry's keys (``timeout: 2``), ``Reward(..., options=...)`` and
 
 >>> RewardOptions(timeout=2.0).replace(workers=4)
 RewardOptions(timeout=2.0, timeout_value=None, on_error='raise', error_value=None, workers=4, \
-max_chars=None, too_large_value=None, worker_safe=True, invalid_value=None, max_memory=None)
+max_chars=None, too_large_value=None, worker_safe=True, invalid_value=None, max_memory=None, \
+execution=Execution(backend='local', address=None, num_cpus_per_task=None))
 >>> RewardOptions(workers=-3)
 Traceback (most recent call last):
 ...
@@ -23,9 +24,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import params
+from .backends import Execution, execution_problems
 from .errors import capped
 
 OnError = Literal["raise", "none"]
+
+#: The default ``execution``: this machine.
+LOCAL = Execution()
 
 #: The choices of ``on_error``.
 ON_ERROR: tuple[OnError, ...] = ("raise", "none")
@@ -52,6 +57,8 @@ class RewardOptions:
       ``"2 GiB"``; default the smaller of 4 GiB and the machine's memory divided by the workers plus
       one; ``0``: none). A sample past it gets ``error_value`` with the label ``memory``, whatever
       ``on_error`` says (like a timeout, it is the sample's cost, not a bug).
+    - ``execution``: where the samples run (:class:`~grpo_rewards.backends.Execution`: the local
+      pool, or ``{backend: ray, address: auto, num_cpus_per_task: 1}`` for a Ray cluster).
     """
 
     timeout: float | None = None
@@ -64,13 +71,15 @@ class RewardOptions:
     worker_safe: bool = True
     invalid_value: float | None = None
     max_memory: int | str | None = None
+    execution: Execution = LOCAL
 
     def __post_init__(self) -> None:
-        problems = check_options(dataclasses.asdict(self))
+        problems = check_options({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
         if problems:
             raise ValueError("; ".join(problems))
         if isinstance(self.max_memory, str):
             object.__setattr__(self, "max_memory", params.size(self.max_memory, "max_memory"))
+        object.__setattr__(self, "execution", Execution.parse(self.execution))
         for name in ("timeout", "timeout_value", "error_value", "too_large_value", "invalid_value"):
             value = getattr(self, name)
             if value is not None and type(value) is not float:
@@ -105,7 +114,11 @@ class RewardOptions:
         >>> RewardOptions(timeout=1.0, timeout_value=0.0).changed()
         {'timeout': 1.0, 'timeout_value': 0.0}
         """
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) != f.default}
+        changed = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                   if getattr(self, f.name) != f.default}
+        if "execution" in changed:
+            changed["execution"] = self.execution.as_dict()
+        return changed
 
 
 #: Every option name, in declaration order; no reward parameter may be named like one.
@@ -156,6 +169,7 @@ run in one); remove the timeout']
         "max_chars": lambda v: params.integer(v, "max_chars", low=1, none_ok=True),
         "worker_safe": lambda v: params.boolean(v, "worker_safe"),
         "max_memory": lambda v: None if v is None else params.size(v, "max_memory"),
+        "execution": _execution,
     }
     for value_option in _VALUE_OPTIONS:
         checks[value_option] = functools.partial(_value, name=value_option)
@@ -168,4 +182,25 @@ run in one); remove the timeout']
     if values.get("worker_safe") is False and values.get("timeout") is not None:
         problems.append("timeout needs worker processes, and this reward is registered worker_safe=False "
                         "(its code cannot run in one); remove the timeout")
+    remote = _remote_backend(values.get("execution"))
+    if remote and values.get("worker_safe") is False:
+        problems.append(f"execution backend {remote} runs samples in other processes, and this reward is registered "
+                        "worker_safe=False (its code cannot run in one); use backend: local")
+    if remote and values.get("workers") is not None:
+        problems.append(f"workers counts this machine's worker processes; with execution backend {remote} the "
+                        "cluster's CPUs and num_cpus_per_task set the parallelism: remove workers")
     return problems
+
+
+def _execution(value: Any) -> None:
+    problems = execution_problems(value)
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
+def _remote_backend(value: Any) -> str | None:
+    """The name of the remote backend a valid ``execution`` value asks for, else None."""
+    if execution_problems(value):
+        return None
+    backend = Execution.parse(value).backend
+    return backend if backend != "local" else None

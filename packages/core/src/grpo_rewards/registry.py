@@ -18,6 +18,7 @@ FIRST_PARTY = {
     "math": "grpo-rewards-math",
     "gym": "grpo-rewards-gym",
     "judge": "grpo-rewards-judge",
+    "code": "grpo-rewards-code",
 }
 
 

@@ -13,6 +13,7 @@ labels and logs ``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TR
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -21,11 +22,12 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .backends import form_problem
 from .errors import RewardError
-from .execution import default_workers, map_with_deadline
+from .execution import default_workers, map_with_deadline, run_items
 from .options import RewardOptions
 from .protocol import BATCH_OUTCOMES, LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import RewardInfo
@@ -47,6 +49,25 @@ class ResultCache:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[Any, list[int], RewardResult]] = {}
         self._lock = threading.Lock()
+        self._computing: dict[tuple[str, int], list[Any]] = {}  # (name, id(batch)) -> [lock, users]
+
+    @contextlib.contextmanager
+    def computing(self, name: str, completions: Sequence[Any]) -> Iterator[None]:
+        """Held while ``name`` computes the batch ``completions``: a reward run concurrently with one that
+        reads it through ``inputs`` computes once, and the other waits for its result (another batch,
+        or a call that hangs on another batch, never waits)."""
+        key = (name, id(completions))  # the batch is alive while it is computed: its id is its own
+        with self._lock:
+            entry = self._computing.setdefault(key, [threading.RLock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._computing[key]
 
     def get(self, metric: str, completions: Sequence[Any]) -> RewardResult | None:
         with self._lock:
@@ -65,6 +86,7 @@ class ResultCache:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._entries = {}
         self._lock = threading.Lock()
+        self._computing = {}
 
 
 class _SampleCall:
@@ -155,6 +177,9 @@ class Reward:
         if form not in ("sample", "batch"):
             raise ValueError(f"form must be 'sample' or 'batch', not {form!r}")
         self.options = (options or RewardOptions()).merged(option_values)
+        problem = form_problem(form, self.options.execution, metric)
+        if problem:
+            raise ValueError(problem)
         params = dict(params or {})
         self.__name__ = metric
         self.name = name or metric
@@ -225,6 +250,14 @@ class Reward:
         cached = self.cache.get(self.__name__, completions)
         if cached is not None:
             return cached
+        with self.cache.computing(self.__name__, completions):
+            cached = self.cache.get(self.__name__, completions)  # computed meanwhile, by a concurrent caller
+            if cached is not None:
+                return cached
+            return self._compute(prompts, completions, completion_ids, kwargs)
+
+    def _compute(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
+                 kwargs: dict[str, Any]) -> RewardResult:
         for column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
             kwargs[column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
         kwargs = self._without_argument_names(kwargs)
@@ -394,7 +427,7 @@ class Reward:
                 values[i], labels[i] = options.too_large_value, "too_large"
             else:
                 todo.append(i)
-        if options.timeout is None:
+        if options.timeout is None and not options.execution.remote:
             for i in todo:
                 try:
                     value = self.scorer(texts[i], **rows[i])
@@ -427,10 +460,7 @@ class Reward:
                 key = b"%d" % i
             same[i] = first.setdefault(key, i)
         unique = list(dict.fromkeys(same.values()))
-        sent = map_with_deadline(
-            _SampleCall(self.scorer), [(texts[i], rows[i]) for i in unique], timeout=options.timeout,
-            workers=options.workers, max_memory=options.max_memory,
-        )
+        sent = run_items(_SampleCall(self.scorer), [(texts[i], rows[i]) for i in unique], options)
         by_index = dict(zip(unique, sent))
         for i in todo:
             outcome = by_index[same[i]]
@@ -448,7 +478,7 @@ class Reward:
         the first real batch meets it and reports it.
         """
         timeout, workers = self.options.timeout, self.options.workers
-        if timeout is None:
+        if timeout is None or self.options.execution.remote:
             return None
         items = [()] * (workers or default_workers())
 

@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .backends import execution_problems, form_problem
+from .concurrent import ConcurrentReward
 from .errors import RewardSetError, capped, quote, read_yaml
+from .execution import prepare_backend
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
 from .records import RewardInfo, required_columns
@@ -19,8 +22,9 @@ from .signatures import type_text
 
 #: The keys of a reward-set entry: these five, and the execution options (:class:`RewardOptions`).
 ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *ENTRY_OPTIONS}
-#: The keys of a reward-set file (a mapping): only its list of entries.
-SET_KEYS = ("rewards",)
+#: The keys of a reward-set file: the entries, where every entry that can runs (``execution``, see
+#: :class:`~grpo_rewards.backends.Execution`), and whether TRL gets the async forms (``concurrent``).
+SET_KEYS = ("rewards", "execution", "concurrent")
 
 
 def _matches(value: Any, annotation: Any) -> bool:
@@ -75,14 +79,20 @@ class RewardSet:
     >>> GRPOTrainer(..., reward_funcs=rs.reward_funcs, args=GRPOConfig(reward_weights=rs.reward_weights))  # doctest: +SKIP
     """
 
-    def __init__(self, entries: list[Entry], rewards: list[Reward], infos: list[RewardInfo]) -> None:
+    def __init__(self, entries: list[Entry], rewards: list[Reward], infos: list[RewardInfo],
+                 concurrent: bool | None = None) -> None:
         self.entries = entries
         self.rewards = rewards
         self.infos = infos
+        #: whether :attr:`reward_funcs` gives TRL the async forms (scored concurrently in one step);
+        #: None: the set does not say (false here; ``grpo-rewards train`` decides from the installed TRL)
+        self.concurrent = concurrent
+        self._async = [ConcurrentReward(r) for r in rewards]
 
     @property
-    def reward_funcs(self) -> list[Reward]:
-        return list(self.rewards)
+    def reward_funcs(self) -> list[Reward] | list[ConcurrentReward]:
+        """What ``GRPOTrainer(reward_funcs=...)`` takes: the rewards, or their async forms when :attr:`concurrent`."""
+        return list(self._async) if self.concurrent else list(self.rewards)
 
     @property
     def reward_weights(self) -> list[float]:
@@ -96,6 +106,12 @@ class RewardSet:
     def __len__(self) -> int:
         return len(self.rewards)
 
+    def prepare(self) -> list[str]:
+        """Connect every execution backend the set uses (a Ray cluster), now; one line per entry saying
+        where it runs. A cluster that cannot be reached raises :class:`~grpo_rewards.errors.ExecutionError`.
+        """
+        return [f"{reward.__name__}: {prepare_backend(reward.options)}" for reward in self.rewards]
+
     def start_workers(self) -> None:
         """Start the worker processes of the rewards that use them, in the background (see
         :meth:`Reward.start_workers`): a set built for training or scoring calls this."""
@@ -107,7 +123,10 @@ class RewardSet:
         return float(sum(w * v for w, v in zip(self.reward_weights, values) if v is not None))
 
     def manifest(self) -> list[dict[str, Any]]:
-        """Each entry with its resolved parameters, weight and the plugin version that provides it."""
+        """Each entry with its resolved parameters, weight and the plugin version that provides it
+        (and, for a reward that says what it runs on, that ``runtime``)."""
+        from .scorer_hooks import runtime_note
+
         out = []
         for entry, info in zip(self.entries, self.infos):
             params = {p.name: p.default for p in info.params.values() if not p.required}
@@ -123,13 +142,18 @@ class RewardSet:
                 "distribution": info.distribution,
                 "version": info.version,
             })
+            note = runtime_note(info.scorer)
+            if note:
+                out[-1]["runtime"] = note
         return out
 
 
-def _read_spec(spec: Any) -> tuple[list[Any], str, Path | None]:
-    """The raw entries of a reward set, its source (for messages) and the folder file rewards are relative to."""
+def _read_spec(spec: Any) -> tuple[list[Any], str, Path | None, dict[str, Any]]:
+    """The raw entries of a reward set, its source (for messages), the folder file rewards are relative to,
+    and the set's own keys (``execution``, ``concurrent``)."""
     source = "reward set"
     base = None
+    settings: dict[str, Any] = {}
     if isinstance(spec, (str, Path)):
         source = str(spec) or "''"
         base = Path(spec).parent
@@ -141,10 +165,18 @@ def _read_spec(spec: Any) -> tuple[list[Any], str, Path | None]:
                                   f"(allowed: {', '.join(SET_KEYS)})"], source)
         if "rewards" not in spec:
             raise RewardSetError(["expected a 'rewards:' list"], source)
+        settings = {k: spec[k] for k in SET_KEYS[1:] if k in spec}
         spec = spec["rewards"]
     if not isinstance(spec, list) or not spec:
         raise RewardSetError(["'rewards' must be a non-empty list of entries"], source)
-    return spec, source, base
+    return spec, source, base, settings
+
+
+def _set_problems(settings: dict[str, Any]) -> list[str]:
+    problems = execution_problems(settings.get("execution"))
+    if not isinstance(settings.get("concurrent", False), bool):
+        problems.append(f"concurrent must be true or false, got {quote(settings['concurrent'])}")
+    return problems
 
 
 def _parse_entry(raw: Any) -> tuple[Entry | None, list[str]]:
@@ -210,9 +242,11 @@ class _Resolved:
     not_found: str | None = None  # why its reward cannot be found (the message names the reward itself)
 
 
-def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo]) -> _Resolved:
+def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo], set_execution: Any = None) -> _Resolved:
     """Read one entry, find its reward (``find(use)``) and check its parameters and options; a
-    factory class is built here, once, with the entry's parameters (it validates its own values)."""
+    factory class is built here, once, with the entry's parameters (it validates its own values).
+    ``set_execution`` (the set's ``execution:``) applies when the entry has none and its reward can
+    run there (per sample, worker-safe)."""
     entry, problems = _parse_entry(raw)
     resolved = _Resolved(entry, problems=problems)
     if entry is None:
@@ -222,9 +256,15 @@ def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo]) -> _Resolved:
     except Exception as exc:  # RewardNotFoundError, PluginError, a file or module reward that cannot load
         resolved.not_found = str(exc)
         return resolved
+    if set_execution is not None and "execution" not in entry.options and info.form == "sample" \
+            and info.options.worker_safe:
+        entry.options["execution"] = set_execution
     params_problems = _param_problems(info, entry.params)
     problems += params_problems
     problems += check_options({**info.options.changed(), **entry.options})
+    problem = form_problem(info.form, entry.options.get("execution"), info.name)
+    if problem:
+        problems.append(problem)
     if not params_problems:
         try:
             resolved.built = build_scorer(info.scorer, entry.params)
@@ -248,9 +288,14 @@ def _column_problems(entry: Entry, info: RewardInfo, have: set[str]) -> list[str
 
 
 def load_reward_set(
-    spec: Any, registry: Registry | None = None, columns: cabc.Iterable[str] | None = None
+    spec: Any, registry: Registry | None = None, columns: cabc.Iterable[str] | None = None,
+    concurrent: bool | None = None,
 ) -> RewardSet:
     """Parse, validate and build a reward set from a YAML path or a dict/list.
+
+    ``concurrent`` (default: the file's ``concurrent:`` key, else false) makes :attr:`RewardSet.reward_funcs`
+    the async forms, which TRL scores concurrently. A set-level ``execution:`` applies to every entry
+    whose reward can run there (per sample and worker-safe) and that has no ``execution:`` of its own.
 
     Every problem is collected and raised together as one :class:`RewardSetError` before any
     reward runs: unknown reward, unknown or ill-typed parameter, a parameter value the reward
@@ -258,17 +303,18 @@ def load_reward_set(
     (when ``columns`` lists the dataset's columns) a column a reward needs that the dataset lacks
     or one named like a reward's parameter.
     """
-    raw_entries, source, base = _read_spec(spec)
+    raw_entries, source, base, settings = _read_spec(spec)
     registry = registry or load_registry()
     have = set(columns) if columns is not None else None
-    problems: list[str] = []
+    problems: list[str] = _set_problems(settings)
+    set_execution = settings.get("execution") if not problems else None
     resolved: list[_Resolved] = []
     wheres: dict[str, list[str]] = {}
     def find(use: str) -> RewardInfo:
         return find_reward(registry, use, base)
 
     for i, raw in enumerate(raw_entries):
-        one = _resolve(raw, find)
+        one = _resolve(raw, find, set_execution)
         resolved.append(one)
         where = f"entry {i + 1}" + (f" ({one.entry.use})" if one.entry is not None else "")
         if one.entry is not None:
@@ -297,7 +343,9 @@ def load_reward_set(
                 problems += [f"entry {i + 1} ({one.entry.use}): {p}" for p in _column_problems(one.entry, one.info, have)]
     if problems:
         raise RewardSetError(problems, source)
-    return _build(resolved)
+    built = _build(resolved)
+    built.concurrent = settings.get("concurrent") if concurrent is None else concurrent
+    return built
 
 
 def _cycles(by_metric: dict[str, Entry]) -> list[str]:
@@ -346,12 +394,15 @@ def _build(resolved: list[_Resolved], given: cabc.Mapping[str, Reward] | None = 
     return RewardSet(entries, rewards, [by_metric[e.metric].info for e in entries])  # type: ignore[misc]
 
 
-def load_rewards(*names: str, registry: Registry | None = None, **options: Any) -> list[Reward]:
+def load_rewards(*names: str, registry: Registry | None = None, concurrent: bool = False,
+                 **options: Any) -> list[Reward] | list[ConcurrentReward]:
     """Rewards by name with default parameters, for a plain TRL script; ``options`` apply to each.
+    ``concurrent=True``: their async forms, which TRL scores concurrently.
 
     >>> reward_funcs = load_rewards("math.accuracy", "format.boxed", on_error="none")  # doctest: +SKIP
     """
-    return load_reward_set([{"use": n, **options} for n in names], registry=registry).reward_funcs
+    return load_reward_set([{"use": n, **options} for n in names], registry=registry,
+                           concurrent=concurrent).reward_funcs
 
 
 def get_reward(name: str, registry: Registry | None = None, *,

@@ -34,10 +34,11 @@ from grpo_rewards import RewardOptions, completion_text
 from grpo_rewards import params as checks
 
 from . import codec
-from .safety import unsafe_answer, unsafe_entry
+from .safety import ANSWER_EVALUATORS, unsafe_answer, unsafe_entry
+from .sandboxed import SandboxFailed, score_in_sandbox
 
 OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unscorable", "no_gym_metadata",
-            "bad_gym_metadata")
+            "bad_gym_metadata", "sandbox_error")
 
 #: Each sample runs in a worker process under a 10 s deadline (scored 0.0 when it overruns): a few
 #: reasoning-gym scorers simulate puzzles, and the first sample of a dataset in a worker rebuilds it.
@@ -150,8 +151,9 @@ class Accuracy:
     (None, 'no_gym_metadata')
     """
 
-    def __init__(self, boxed: bool = True) -> None:
+    def __init__(self, boxed: bool = True, sandbox: bool = False) -> None:
         self.boxed = checks.boolean(boxed, "boxed")
+        self.sandbox = checks.boolean(sandbox, "sandbox")  # evaluating scorers run in grpo-rewards-code's sandbox
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} boxed={self.boxed}>"
@@ -183,7 +185,12 @@ class Accuracy:
         if unsafe_answer(name, answer, entry):
             return 0.0, "refused"
         try:
-            value = float(dataset.score_answer(answer, entry))
+            if self.sandbox and name in ANSWER_EVALUATORS:
+                value = score_in_sandbox(name, str(row["gym_config"]), str(row["gym_entry"]), answer)
+            else:
+                value = float(dataset.score_answer(answer, entry))
+        except SandboxFailed:
+            return None, "sandbox_error"
         except Exception:  # reasoning-gym scorers raise on free text (prime_factorization, ...)
             return 0.0, "unscorable"
         if not math.isfinite(value):

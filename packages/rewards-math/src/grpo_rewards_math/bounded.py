@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
@@ -73,7 +74,7 @@ def numbers(a: Node, b: Node, approx: bool, conventions: Conventions) -> Tri:
     bounded arithmetic decides it."""
     va, vb = _value(a), _value(b)
     if va is None or vb is None:
-        return None
+        return _far_apart(a, b, va, vb)
     qa, qb = va.rational, vb.rational
     gold_integer = qa is not None and qa.denominator == 1
     if qa is not None and qb is not None:
@@ -98,6 +99,53 @@ def numbers(a: Node, b: Node, approx: bool, conventions: Conventions) -> Tri:
         return True
     if abs(d) - noise > bound * (1 + 1e-9):
         return False
+    return None
+
+
+#: log10 of a magnitude no exact value within the surds' size bounds reaches (8192-bit numerators)
+_HUGE_LOG10 = 5000.0
+
+
+def _log10_lower(e: Node) -> float | None:
+    """A lower bound of log10(value) for a positive constant built from numbers, products, powers
+    with a base above 1 and factorials (``9^{9^{9^9}}``, ``100000!``), or None. Floats only, one step
+    per node: a tower's bound is ``inf``, never a computation."""
+    op = e.op
+    if op == "num":
+        return math.log10(e.value) if e.value > 0 else None
+    if op == "pow":
+        base, exp = _log10_lower(e.args[0]), _log10_lower(e.args[1])
+        if base is None or exp is None or base <= 0:
+            return None
+        try:
+            return base * 10.0**exp
+        except OverflowError:
+            return math.inf
+    if op == "mul":
+        parts = [_log10_lower(a) for a in e.args]
+        return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
+    if op == "factorial":
+        n = _log10_lower(e.args[0])
+        if n is None or n < 1:
+            return None
+        try:
+            value = 10.0**n
+        except OverflowError:
+            return math.inf
+        return value * (math.log10(value) - math.log10(math.e))  # n! >= (n/e)^n
+    return None
+
+
+def _far_apart(a: Node, b: Node, va: Surd | None, vb: Surd | None) -> Tri:
+    """False when one side is a bounded exact value and the other is known to be astronomically
+    larger (a tower or a huge factorial against ``4``: what the worker's structural comparison of
+    towers says); None otherwise."""
+    for huge, exact in ((a, vb), (b, va)):
+        if exact is None:
+            continue
+        bound = _log10_lower(huge)
+        if bound is not None and bound > _HUGE_LOG10:
+            return False
     return None
 
 
@@ -158,8 +206,8 @@ class BoundedComparer:
             return None
         if g.kind == "equation" and p.kind == "equation":
             return True if g.value == p.value or g.value == p.value[::-1] else None
-        if g.huge or p.huge:
-            return None
+        if (g.huge or p.huge) and not (g.kind == p.kind == "expr"):
+            return None  # towers inside structures: compared structurally by the worker
         g = self.reduce(g)
         p = self.reduce(p, last_side=not _has_equation(g))
         kinds = {g.kind, p.kind}
@@ -361,8 +409,10 @@ def _bounded(gold: str, pred: str, conventions: Conventions, limits: Limits) -> 
         return True
     try:
         p = read_answer(pred, limits, conventions.log_base)
-    except (ParseError, RecursionError):
-        return None  # the worker's parse decides (an unreadable prediction is wrong there)
+    except ParseError:
+        return False  # the worker's parse refuses it too (the light parse refuses no more than it does)
+    except RecursionError:
+        return None
     return BoundedComparer(conventions).answers(g, p)
 
 
@@ -370,7 +420,7 @@ def bounded_equal(gold: str, pred: str, conventions: Conventions = DEFAULT,
                   limits: Limits = DEFAULT_LIMITS) -> Tri:
     """True/False when bounded arithmetic decides ``gold == pred``, None when only the worker can.
 
-    Raises ParseError when ``gold`` cannot be read; a ``pred`` it cannot read is left to the worker.
+    Raises ParseError when ``gold`` cannot be read; an unreadable ``pred`` is False.
     """
     return _bounded(gold, pred, conventions, limits)
 

@@ -10,7 +10,7 @@ from ..errors import RunComplete
 from ..registry import Registry, use_registry
 from ..train.config import build_config
 from ..train.plot import plot_run
-from ..train.runner import prepare, run, say
+from ..train.runner import prepare, rewards_line, run, say
 from .command import Command, new_parser
 
 EPILOG = """\
@@ -81,7 +81,10 @@ def run_train(args: argparse.Namespace) -> int:
         say(f"grpo-rewards: dry run OK: {plan.source}, model {plan.config['model']}, {len(plan.dataset)} prompts "
             f"with columns {', '.join(plan.dataset.column_names)}, rewards "
             + ", ".join(f"{e.metric}×{e.weight:g}" for e in plan.reward_set.entries)
-            + f", output {plan.run_dir}" + (f", resuming {plan.resume_from.name}" if plan.resume_from else ""))
+            + f", output {plan.run_dir}" + (f", resuming {plan.resume_from.name}" if plan.resume_from else "")
+            + f"; {rewards_line(plan.reward_set)}"
+            + (" (not contacted in a dry run)" if any(r.options.execution.remote for r in plan.reward_set.rewards)
+               else ""))
         return 0
     run(plan)
     return 0

@@ -25,20 +25,27 @@ reward (:mod:`.memory`, the ``memory`` outcome), and puts back what a task chang
 
 Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (the worker process),
 :mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools),
-:mod:`.containment`, :mod:`.memory`, :mod:`.state`.
+:mod:`.containment`, :mod:`.memory`, :mod:`.state`, :mod:`.ray_backend` (the same ``map`` on a Ray cluster;
+it imports ``ray`` only when a reward runs there). :func:`run_items` picks between them from a
+reward's :class:`~grpo_rewards.RewardOptions`.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextvars
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..options import RewardOptions
 from .batch import STARTUP_TIMEOUT
 from .messages import Outcome
 from .pool import WorkerPool, default_workers, get_pool
+from .ray_backend import get_ray_backend
 
 __all__ = ["STARTUP_TIMEOUT", "Outcome", "WorkerPool", "default_workers", "get_pool",
-           "map_with_deadline"]
+           "map_with_deadline", "prepare_backend", "run_items"]
 
 
 def map_with_deadline(
@@ -58,4 +65,65 @@ def map_with_deadline(
     >>> [o.value for o in map_with_deadline(add, [(1, 2), (3, 4)], timeout=30)]
     [3, 7]
     """
-    return get_pool(workers).map(func, items, timeout=timeout, max_memory=max_memory)
+    return _free_pool(workers).map(func, items, timeout=timeout, max_memory=max_memory)
+
+
+_spare_pools: dict[int, list[WorkerPool]] = {}
+_spare_lock = threading.Lock()
+#: Set (by :class:`~grpo_rewards.ConcurrentReward`) in a call scored concurrently with others.
+concurrent_call: contextvars.ContextVar[bool] = contextvars.ContextVar("grpo_rewards_concurrent_call", default=False)
+
+
+def _free_pool(workers: int | None) -> WorkerPool:
+    """The shared pool of this size, or, for a concurrent call while it runs another batch, a spare pool.
+
+    A pool runs one batch at a time. Rewards scored concurrently (their async forms, awaited together
+    by TRL) would take turns in the shared pool; each instead gets a pool of its own while the shared
+    one is busy, so their samples run at the same time. Spare pools are kept for the next step. Other
+    calls (synchronous ones, worker start-up) wait for the shared pool.
+    """
+    shared = get_pool(workers)
+    if not concurrent_call.get() or not shared._lock.locked():
+        return shared
+    with _spare_lock:
+        spares = _spare_pools.setdefault(shared.size, [])
+        for pool in spares:
+            if not pool._lock.locked():
+                return pool
+        pool = WorkerPool(shared.size)
+        spares.append(pool)
+        return pool
+
+
+@atexit.register
+def _close_spare_pools() -> None:
+    for pools in _spare_pools.values():
+        for pool in pools:
+            pool.close()
+    _spare_pools.clear()
+
+
+def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], options: RewardOptions) -> list[Outcome]:
+    """Run ``func(*args)`` for each item where ``options.execution`` says, under ``options.timeout``.
+
+    ``local``: this machine's worker pool (``options.workers`` processes); ``ray``: one task per item
+    on the Ray cluster (:mod:`.ray_backend`). Either way one :class:`Outcome` per item, in order.
+    """
+    execution = options.execution
+    if execution.backend == "ray":
+        return get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).map(
+            func, items, timeout=options.timeout, max_memory=options.max_memory)
+    return map_with_deadline(func, items, timeout=options.timeout, workers=options.workers,
+                             max_memory=options.max_memory)
+
+
+def prepare_backend(options: RewardOptions) -> str:
+    """Connect to the backend ``options`` names, now, and describe it (``local``, ``ray (address ...)``).
+
+    A Ray cluster that cannot be reached raises :class:`~grpo_rewards.errors.ExecutionError` here,
+    so a training run stops before its model loads rather than at its first step.
+    """
+    execution = options.execution
+    if execution.backend == "ray":
+        get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).connect()
+    return execution.describe()

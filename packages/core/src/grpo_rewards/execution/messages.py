@@ -8,6 +8,8 @@ that runs for longer than the window.
 
 from __future__ import annotations
 
+import pickle
+import traceback
 from typing import Any, NamedTuple
 
 #: ``(position in the batch, the arguments)``: one item of a chunk.
@@ -71,3 +73,24 @@ class Results(NamedTuple):
     """Finished items, in the order they ran."""
 
     results: list[ItemResult]
+
+
+def error_text(exc: BaseException) -> str:
+    """The one-line text an item's error travels as: ``ValueError: boom``."""
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def check_timeout(timeout: float | None) -> None:
+    """Refuse a per-item deadline that is not a positive number of seconds (None: no deadline)."""
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+
+
+def pickled_function(func: Any, where: str) -> bytes:
+    """``func`` pickled to travel to ``where`` (``a worker process``, ``Ray``), or a TypeError saying why not."""
+    try:
+        return pickle.dumps(func)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise TypeError(
+            f"{func!r} cannot run in {where}: it must be picklable (a module-level function or an instance of a "
+            f"module-level class, not a closure or lambda): {exc}") from exc

@@ -10,7 +10,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import pickle
 import signal
 import socket
 import subprocess
@@ -28,7 +27,7 @@ from .. import params
 from . import containment
 from .batch import STARTUP_TIMEOUT, Batch, WorkerState
 from .memory import default_max_memory
-from .messages import Outcome, Stop
+from .messages import Outcome, Stop, check_timeout, pickled_function
 
 #: Workers in a row that may fail to start before a batch's queued items are given up as ``crashed``.
 START_ATTEMPTS = 3
@@ -267,17 +266,10 @@ class WorkerPool:
         as ``"2 GiB"``; None: :func:`~.memory.default_max_memory`; 0: no cap); an item past it gets
         ``Outcome("memory")``.
         """
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+        check_timeout(timeout)
         if not items:
             return []
-        try:
-            payload = pickle.dumps(func)
-        except (pickle.PicklingError, TypeError, AttributeError) as exc:
-            raise TypeError(
-                f"{func!r} cannot run in a worker process: it must be picklable (a module-level function or an "
-                f"instance of a module-level class, not a closure or lambda): {exc}"
-            ) from exc
+        payload = pickled_function(func, "a worker process")
         _check_fork()
         size = chunk_size or max(1, min(64, -(-len(items) // (self.size * 4))))
         cap = default_max_memory(self.size) if max_memory is None else params.size(max_memory, "max_memory")

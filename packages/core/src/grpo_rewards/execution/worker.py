@@ -17,14 +17,13 @@ import pickle
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
 from . import containment, memory
-from .messages import Fail, Go, ItemResult, Ready, Results, Run, Running
+from .messages import Fail, Go, ItemResult, Ready, Results, Run, Running, error_text
 from .state import ProcessState, watch_signals
 
 #: Results sent in one message at most.
@@ -137,7 +136,7 @@ def _run(out: _Outbox, func: Callable[..., Any], message: Run) -> bool:
             except MemoryError:
                 unsent.append((index, "memory", f"exceeded the worker's memory cap of {(_limit or 0) / 2**20:.0f} MiB"))
             except BaseException as exc:
-                unsent.append((index, "error", "".join(traceback.format_exception_only(type(exc), exc)).strip()))
+                unsent.append((index, "error", error_text(exc)))
             _after_task()
             now = monotonic()
             if (now - began >= window or len(unsent) >= MAX_UNSENT) and not out.flush():

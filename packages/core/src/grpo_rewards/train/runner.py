@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..concurrent import trl_gathers_async_rewards
 from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete, RunDirError
 from ..registry import Registry, load_registry
 from ..rewardset import RewardSet, load_reward_set
+from ..scorer_hooks import row_problems, runtime_note
 from . import manifest as run_files
 from . import rundir
 from .config import DEFAULT_CONFIG, build_config, config_problems
@@ -184,6 +186,10 @@ def prepare(
             reward_set = load_reward_set(spec, registry=registry, columns=dataset.column_names)
         except GrpoRewardsError as exc:
             problems += _problems(exc, "rewards: ")
+    if reward_set is not None:
+        problems += _concurrency(reward_set)
+        if dataset is not None:
+            problems += _scorer_notes(reward_set, dataset, say if verbose else None)
     grpo_kwargs: dict[str, Any] = {}
     if not any(p.startswith("grpo") for p in problems) and reward_set is not None:
         try:
@@ -198,6 +204,36 @@ def prepare(
     return Plan(config=config, source=source, registry=registry, reward_set=reward_set, dataset=dataset,
                 grpo_kwargs=grpo_kwargs, run_dir=run_dir, resume_from=resume_from, overwrite=overwrite, force=force,
                 changes=changes, replace=bool(notes) and resume_from is None, announced=verbose)
+
+
+def _concurrency(reward_set: Any) -> list[str]:
+    """Give TRL the rewards' async forms unless the set says not to or the installed TRL cannot await them."""
+    supported = trl_gathers_async_rewards()
+    if reward_set.concurrent is None:
+        reward_set.concurrent = supported
+    elif reward_set.concurrent and not supported:
+        return ["rewards: concurrent: true needs a TRL whose GRPOTrainer awaits async reward functions given as "
+                "callable instances (trl.trainer.utils.is_async_callable; TRL 1.x); this TRL cannot: "
+                "set concurrent: false or upgrade trl"]
+    return []
+
+
+def rewards_line(reward_set: Any) -> str:
+    """How the rewards run, for the header: concurrently or one after another, and where."""
+    how = "concurrently (TRL awaits them together)" if reward_set.concurrent else "one after another"
+    places = {r.options.execution.describe() for r in reward_set.rewards}
+    return f"rewards run {how}, " + ("; ".join(sorted(places)) if places != {"local"} else "on this machine")
+
+
+def _scorer_notes(reward_set: Any, dataset: Any, announce: Any) -> list[str]:
+    """Print what each reward runs on (a sandbox) and return the dataset rows each reward cannot score."""
+    problems = []
+    for entry, info in zip(reward_set.entries, reward_set.infos):
+        note = runtime_note(info.scorer)
+        if note and announce is not None:
+            announce(f"grpo-rewards: {entry.metric} runs in {note}")
+        problems += [f"dataset: {entry.metric}: {p}" for p in row_problems(info.scorer, dataset)]
+    return problems
 
 
 def _barrier() -> None:
@@ -257,6 +293,8 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
     say(f"grpo-rewards: {plan.source} · rewards: "
         + ", ".join(f"{e.metric}×{e.weight:g}" for e in plan.reward_set.entries)
         + f" · {len(plan.dataset)} prompts · output {plan.run_dir}")
+    say(f"grpo-rewards: {rewards_line(plan.reward_set)}")
+    plan.reward_set.prepare()  # connects to a Ray cluster now: one that cannot be reached stops the run here
     say(f"grpo-rewards: {set_threads()}")
     model_path = resolve_model(plan.config["model"])
     args = GRPOConfig(**plan.grpo_kwargs)  # sets up the distributed state under torchrun / accelerate

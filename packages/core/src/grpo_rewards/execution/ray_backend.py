@@ -1,0 +1,376 @@
+"""The Ray backend: each sample of a worker-safe per-sample reward runs as one task on a Ray cluster.
+
+It offers what the local pool offers a :class:`~grpo_rewards.Reward` — ``map(func, items, timeout)``
+returning one :class:`~.messages.Outcome` per item, in order — so the reward's labels, error policy
+and values are the same on both. What differs is where the work runs:
+
+- Each item is a Ray *generator* task that yields once when the function is loaded and the item
+  starts, then yields its result. The item's deadline is measured from that first yield (a task
+  waiting for a free CPU, or a worker starting, is not charged for it); an item past its deadline
+  is cancelled with ``ray.cancel(..., force=True)``, which kills the Ray worker process running it,
+  and gets ``Outcome("timeout")``.
+- A task that fails for a reason of Ray's (its worker was killed, its node was lost, the object
+  holding its result is gone) gets ``Outcome("crashed")``; Ray does not retry it
+  (``max_retries=0``), so nothing runs twice. A task that cannot start because no node alive has
+  the CPUs it asks for is given up as ``crashed`` after :data:`~.batch.STARTUP_TIMEOUT` seconds.
+- ``max_memory`` caps how much address space the worker may *add* while an item runs (a Ray worker
+  maps the object store and its own threads, so an absolute cap would break Ray itself; default: the
+  local pool's, :func:`~.memory.default_max_memory`, for one worker per CPU of the node); an
+  allocation past it raises ``MemoryError`` and the item gets ``Outcome("memory")``.
+- A lost connection to the cluster settles the batch's open items as ``crashed`` and the next
+  batch connects again; when that fails it raises :class:`~grpo_rewards.errors.ExecutionError`.
+  Nothing ever falls back to local execution.
+
+``ray`` is imported on first use only (``pip install 'grpo-rewards[ray]'``). The cluster's workers
+need the reward's packages installed, as the training process has them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import params
+from ..errors import ExecutionError
+from .batch import CACHED_FUNCTIONS, STARTUP_TIMEOUT
+from .memory import default_max_memory
+from .messages import Outcome, check_timeout, error_text, pickled_function
+
+__all__ = ["RayBackend", "get_ray_backend"]
+
+#: Seconds between checks that a cluster still has a node that can run a task waiting to start.
+FEASIBLE_CHECK = 5.0
+#: Seconds to wait for the cluster's address to answer before a clear error (``ray.init`` would wait for ever).
+CONNECT_TIMEOUT = 10.0
+#: What a task yields first: its function is loaded and its item starts now.
+GO = "go"
+
+
+# -- the task (runs in a Ray worker process) -------------------------------------------------------
+_functions: OrderedDict[str, Callable[..., Any]] = OrderedDict()
+
+
+def _load(key: str, payload: bytes, paths: list[str]) -> Callable[..., Any]:
+    func = _functions.get(key)
+    if func is not None:
+        _functions.move_to_end(key)
+        return func
+    missing = [p for p in paths if p not in sys.path]
+    if missing:  # after the worker's own path: what is installed on the node comes first
+        sys.path.extend(missing)
+    func = pickle.loads(payload)
+    warmup = getattr(func, "warmup", None)
+    if callable(warmup):
+        warmup()
+    _functions[key] = func
+    while len(_functions) > CACHED_FUNCTIONS:
+        _functions.popitem(last=False)
+    return func
+
+
+def _address_space() -> int:
+    """This process's current address-space size in bytes (``VmSize``)."""
+    with open("/proc/self/statm", encoding="ascii") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _cap_growth(max_memory: int | None) -> tuple[int, int] | None:
+    """Let this process's address space grow by at most ``max_memory`` bytes (None: the local pool's
+    default for one worker per CPU of this node; 0: no cap); the limits to restore."""
+    if max_memory is None:
+        max_memory = default_max_memory(os.cpu_count() or 1)
+    if not max_memory or not sys.platform.startswith("linux"):
+        return None
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    soft = _address_space() + max_memory
+    if before[1] != resource.RLIM_INFINITY:
+        soft = min(soft, before[1])
+    resource.setrlimit(resource.RLIMIT_AS, (soft, before[1]))
+    return before
+
+
+def run_item(key: str, payload: bytes, paths: list[str], args: tuple[Any, ...],
+             max_memory: int | None) -> Iterator[Any]:
+    """The body of one Ray task: yield :data:`GO` once the function is loaded, then ``(status, value)``."""
+    try:
+        func = _load(key, payload, paths)
+    except BaseException as exc:
+        yield ("error", f"cannot load the function in a Ray worker: {error_text(exc)} (a reward run on Ray must be "
+                        "defined in a module installed on every node, not in __main__)")
+        return
+    yield GO
+    restore = _cap_growth(max_memory)
+    try:
+        result: tuple[str, Any] = ("ok", func(*args))
+    except MemoryError as exc:
+        result = ("memory", f"exceeded its memory cap ({error_text(exc)})")
+    except BaseException as exc:
+        result = ("error", error_text(exc))
+    finally:
+        if restore is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, restore)
+    try:
+        pickle.dumps(result)
+    except Exception as exc:
+        result = ("error", f"returned an unpicklable value: {exc}")
+    yield result
+
+
+def _probe() -> str:
+    """Run on the cluster at connect time: a worker that runs it has imported this module, so the core."""
+    from importlib import metadata
+
+    return metadata.version("grpo-rewards")
+
+
+# -- the driver side --------------------------------------------------------------------------------
+@dataclass
+class _Task:
+    index: int
+    submitted: float
+    started: float | None = None
+    checked: float = field(default=0.0)
+
+
+class RayBackend:
+    """Runs items as Ray tasks on the cluster at ``address``, ``num_cpus_per_task`` CPUs each.
+
+    Connects on first use (or :meth:`connect`); a process that is already connected to Ray (a
+    training framework called ``ray.init``) uses that connection. Thread-safe: rewards scored
+    concurrently share one backend.
+    """
+
+    def __init__(self, address: str = "auto", num_cpus_per_task: float = 1.0) -> None:
+        self.address = address
+        self.num_cpus_per_task = float(num_cpus_per_task)
+        self._ray: Any = None
+        self._task: Any = None
+        self._lock = threading.Lock()
+        self.stats = {"tasks": 0, "cancelled_timeout": 0, "crashed": 0, "connects": 0}
+
+    def __repr__(self) -> str:
+        return f"<RayBackend address={self.address!r} num_cpus_per_task={self.num_cpus_per_task:g}>"
+
+    # -- connection --------------------------------------------------------------------------------
+    def connect(self) -> None:
+        """Connect to the cluster and check it can run a task; :class:`ExecutionError` when it cannot."""
+        with self._lock:
+            if self._task is not None:
+                return
+            try:
+                import ray
+            except ImportError as exc:
+                raise ExecutionError(f"execution backend ray needs Ray, which is not installed here ({exc}): "
+                                     "pip install 'grpo-rewards[ray]'") from exc
+            try:
+                if not ray.is_initialized():
+                    _check_reachable(self.address)
+                    ray.init(address=self.address, logging_level=logging.WARNING, configure_logging=False)
+                self.stats["connects"] += 1
+                cpus = float(ray.cluster_resources().get("CPU", 0.0))
+            except Exception as exc:
+                raise ExecutionError(
+                    f"cannot connect to the Ray cluster at {self.address!r}: {type(exc).__name__}: {exc} "
+                    "(start one with `ray start --head`, or set RAY_ADDRESS / execution.address to a running one; "
+                    "rewards never fall back to local execution)") from exc
+            if cpus < self.num_cpus_per_task:
+                raise ExecutionError(f"the Ray cluster at {self.address!r} has {cpus:g} CPU(s); a reward task asks "
+                                     f"for {self.num_cpus_per_task:g} (execution.num_cpus_per_task)")
+            probe = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0)(_probe)
+            try:
+                ray.get(probe.remote(), timeout=STARTUP_TIMEOUT)
+            except Exception as exc:
+                raise ExecutionError(
+                    f"the Ray cluster at {self.address!r} cannot run grpo-rewards tasks: {type(exc).__name__}: "
+                    f"{str(exc).strip().splitlines()[-1] if str(exc).strip() else ''} (install grpo-rewards and "
+                    "the reward packages on every node)") from exc
+            self._ray = ray
+            self._task = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0, retry_exceptions=False)(run_item)
+
+    def disconnect(self) -> None:
+        """Forget the connection (the next batch connects again); Ray itself stays as it is."""
+        with self._lock:
+            self._task = None
+
+    def slots(self) -> int:
+        """How many tasks the cluster can run at once now."""
+        cpus = float(self._ray.cluster_resources().get("CPU", 0.0))
+        return max(1, int(cpus // self.num_cpus_per_task))
+
+    # -- work ----------------------------------------------------------------------------------------
+    def map(self, func: Callable[..., Any], items: Sequence[tuple[Any, ...]], timeout: float | None = None,
+            max_memory: int | str | None = None) -> list[Outcome]:
+        """Run ``func(*args)`` for every ``args`` as a Ray task; one :class:`Outcome` each, in order.
+
+        ``timeout`` bounds each item from the moment it starts; ``max_memory`` the address space its
+        worker may add while it runs (bytes; None: the default cap; 0: none).
+        """
+        check_timeout(timeout)
+        cap = None if max_memory is None else params.size(max_memory, "max_memory")
+        if not items:
+            return []
+        payload = pickled_function(func, "a Ray task")
+        self.connect()
+        ray = self._ray
+        outcomes: list[Outcome | None] = [None] * len(items)
+        try:
+            self._run(ray, func, payload, list(items), timeout, cap, outcomes)
+        except (ray.exceptions.RaySystemError, ConnectionError, OSError) as exc:
+            self.disconnect()
+            for i, outcome in enumerate(outcomes):
+                if outcome is None:
+                    outcomes[i] = Outcome("crashed", None, f"lost the connection to the Ray cluster: {exc}")
+        return [o for o in outcomes if o is not None]
+
+    def _run(self, ray: Any, func: Callable[..., Any], payload: bytes, items: list[tuple[Any, ...]],
+             timeout: float | None, max_memory: int | None, outcomes: list[Outcome | None]) -> None:
+        key = hashlib.sha1(payload).hexdigest()
+        payload_ref = ray.put(payload)
+        paths = [p for p in sys.path if p and os.path.isdir(p)]
+        queue = list(range(len(items)))[::-1]
+        running: dict[int, tuple[Any, _Task]] = {}  # id(generator) -> (generator, task)
+        width = 2 * self.slots()
+
+        def settle(task: _Task, outcome: Outcome) -> None:
+            outcomes[task.index] = outcome
+            if outcome.status == "crashed":
+                self.stats["crashed"] += 1
+
+        try:
+            while queue or running:
+                while queue and len(running) < width:
+                    i = queue.pop()
+                    task = _Task(i, time.monotonic())
+                    try:
+                        gen = self._task.remote(key, payload_ref, paths, items[i], max_memory)
+                    except (TypeError, pickle.PicklingError, ValueError) as exc:
+                        settle(task, Outcome("error", None, f"cannot send the sample to a Ray task: {exc}"))
+                        continue
+                    self.stats["tasks"] += 1
+                    running[id(gen)] = (gen, task)
+                if not running:
+                    continue
+                now = time.monotonic()
+                wait_for = self._next_check(running.values(), timeout, now)
+                gens = [g for g, _ in running.values()]
+                ready, _ = ray.wait(gens, num_returns=1, timeout=wait_for)
+                if ready:
+                    rest = [g for g in gens if g is not ready[0]]
+                    more, _ = ray.wait(rest, num_returns=len(rest), timeout=0) if rest else ([], [])
+                    for gen in [*ready, *more]:
+                        self._receive(ray, gen, running, settle, timeout)
+                self._expire(ray, running, settle, timeout)
+        except BaseException:
+            for gen, _ in running.values():  # nothing of this batch keeps running on the cluster
+                try:
+                    ray.cancel(gen, force=True)
+                except Exception:
+                    pass
+            raise
+
+    @staticmethod
+    def _next_check(tasks: Any, timeout: float | None, now: float) -> float:
+        times = []
+        for _, task in tasks:
+            if task.started is None:
+                times.append(max(task.submitted + STARTUP_TIMEOUT, task.checked + FEASIBLE_CHECK))
+            elif timeout is not None:
+                times.append(task.started + timeout)
+        return max(0.0, min(times) - now) if times else FEASIBLE_CHECK
+
+    def _receive(self, ray: Any, gen: Any, running: dict[int, tuple[Any, _Task]],
+                 settle: Callable[[_Task, Outcome], None], timeout: float | None) -> None:
+        _, task = running[id(gen)]
+        try:
+            message = ray.get(next(gen))
+        except StopIteration:
+            message = ("crashed", "the Ray task ended without a result")
+        except ray.exceptions.TaskCancelledError:
+            message = ("crashed", "the Ray task was cancelled by someone else")
+        except ray.exceptions.OutOfMemoryError as exc:
+            message = ("memory", f"Ray's memory monitor killed the task's worker: {_first_line(exc)}")
+        except ray.exceptions.RayError as exc:  # worker killed, node lost, object lost
+            message = ("crashed", f"{type(exc).__name__}: {_first_line(exc)}")
+        if message == GO:
+            task.started = time.monotonic()
+            return
+        del running[id(gen)]
+        status, value = message
+        settle(task, Outcome("ok", value) if status == "ok" else Outcome(status, None, value))
+
+    def _expire(self, ray: Any, running: dict[int, tuple[Any, _Task]], settle: Callable[[_Task, Outcome], None],
+                timeout: float | None) -> None:
+        now = time.monotonic()
+        for ident, (gen, task) in list(running.items()):
+            if task.started is not None:
+                if timeout is not None and now > task.started + timeout:
+                    ray.cancel(gen, force=True)  # kills the worker process that runs it
+                    self.stats["cancelled_timeout"] += 1
+                    del running[ident]
+                    settle(task, Outcome("timeout", None, f"exceeded its {timeout:g} s deadline"))
+            elif now > task.submitted + STARTUP_TIMEOUT and now >= task.checked + FEASIBLE_CHECK:
+                task.checked = now
+                cpus = float(ray.cluster_resources().get("CPU", 0.0))
+                if cpus < self.num_cpus_per_task:
+                    ray.cancel(gen, force=True)
+                    del running[ident]
+                    settle(task, Outcome("crashed", None, f"no node of the Ray cluster can run the task (the nodes "
+                                                          f"alive have {cpus:g} CPU(s), it asks for "
+                                                          f"{self.num_cpus_per_task:g})"))
+
+
+def _check_reachable(address: str) -> None:
+    """Raise ``ConnectionError`` unless the cluster's address takes a TCP connection within
+    :data:`CONNECT_TIMEOUT` seconds: ``ray.init`` itself retries an unreachable address for ever."""
+    import socket
+
+    if address.startswith("ray://"):
+        target: str | None = address[len("ray://"):]
+    else:
+        from ray._private import services  # how ray.init reads "auto": RAY_ADDRESS, then the last `ray start`
+
+        try:
+            target = services.canonicalize_bootstrap_address_or_die(address)
+        except ConnectionError:
+            raise
+        except Exception as exc:
+            raise ConnectionError(str(exc)) from exc
+    if not target:
+        raise ConnectionError("no Ray cluster is running here (none was started with `ray start --head`, and "
+                              "RAY_ADDRESS is not set)")
+    host, _, port = target.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except (OSError, ValueError) as exc:
+        raise ConnectionError(f"nothing answers at {target} ({exc})") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+_backends: dict[tuple[str, float], RayBackend] = {}
+_backends_lock = threading.Lock()
+
+
+def get_ray_backend(address: str = "auto", num_cpus_per_task: float = 1.0) -> RayBackend:
+    """The process-wide backend for one cluster address and task size (connected on first use)."""
+    with _backends_lock:
+        backend = _backends.get((address, num_cpus_per_task))
+        if backend is None:
+            backend = _backends[(address, num_cpus_per_task)] = RayBackend(address, num_cpus_per_task)
+        return backend

@@ -1,0 +1,94 @@
+"""grpo-rewards-code: rewards that run model-written code against tests in a local sandbox.
+
+Discovered as the rewards ``code.tests_passed`` and ``code.all_passed`` and the tasks
+``code:humaneval`` and ``code:stdio``; ``tests_passed`` and ``all_passed`` are the same rewards for
+a plain TRL script. The sandbox is reusable: :func:`get_sandbox` (and :class:`LocalRunner` for
+tests in any format of :func:`normalise_tests`). Importing this package is light: each name is
+imported from its module on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+__version__ = metadata.version("grpo-rewards-code")  # the one literal is in pyproject.toml
+
+#: public name -> module that defines it
+_EXPORTS = {
+    "outputs_match": "compare", "values_match": "compare",
+    "extract_code": "extract",
+    "AssertTest": "formats", "CallTest": "formats", "StdioTest": "formats", "TestFormatError": "formats",
+    "normalise_tests": "formats",
+    "ALL_PASSED": "rewards", "TESTS_PASSED": "rewards", "make_all_passed": "rewards", "make_tests_passed": "rewards",
+    "LocalRunner": "runner", "Program": "runner", "RawResult": "runner", "Runner": "runner",
+    "Limits": "sandbox", "Sandbox": "sandbox", "SandboxUnavailable": "sandbox", "describe_sandbox": "sandbox",
+    "get_sandbox": "sandbox",
+    "OUTCOMES": "scoring", "AllPassed": "scoring", "TestsPassed": "scoring",
+    "make_humaneval": "tasks", "make_stdio": "tasks",
+}
+
+__all__ = [
+    "ALL_PASSED",
+    "OUTCOMES",
+    "TESTS_PASSED",
+    "AllPassed",
+    "AssertTest",
+    "CallTest",
+    "Limits",
+    "LocalRunner",
+    "Program",
+    "RawResult",
+    "Runner",
+    "Sandbox",
+    "SandboxUnavailable",
+    "StdioTest",
+    "TestFormatError",
+    "TestsPassed",
+    "all_passed",
+    "describe_sandbox",
+    "extract_code",
+    "get_sandbox",
+    "make_all_passed",
+    "make_humaneval",
+    "make_stdio",
+    "make_tests_passed",
+    "normalise_tests",
+    "outputs_match",
+    "tests_passed",
+    "values_match",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("tests_passed", "all_passed"):  # the ready-made rewards, built once on first use
+        from .rewards import make_all_passed, make_tests_passed
+
+        value = make_tests_passed() if name == "tests_passed" else make_all_passed()
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module 'grpo_rewards_code' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from grpo_rewards import Reward
+
+    from .compare import outputs_match, values_match
+    from .extract import extract_code
+    from .formats import AssertTest, CallTest, StdioTest, TestFormatError, normalise_tests
+    from .rewards import ALL_PASSED, TESTS_PASSED, make_all_passed, make_tests_passed
+    from .runner import LocalRunner, Program, RawResult, Runner
+    from .sandbox import Limits, Sandbox, SandboxUnavailable, describe_sandbox, get_sandbox
+    from .scoring import OUTCOMES, AllPassed, TestsPassed
+    from .tasks import make_humaneval, make_stdio
+
+    tests_passed: Reward
+    all_passed: Reward

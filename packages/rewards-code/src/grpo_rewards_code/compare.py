@@ -1,0 +1,95 @@
+"""Comparison outside the sandbox: program output against expected output, returned values against expected values.
+
+``tokens`` (the default for stdin/stdout tests): the same number of lines (trailing blank lines and
+trailing spaces ignored), the same number of whitespace-separated tokens on each line, and each
+token equal, or both numbers within ``tolerance`` (absolute, or relative to the expected value).
+``exact``: the same text after trailing whitespace at the end of each line and of the output is
+removed. Never set-based: order and count matter.
+
+>>> outputs_match("3\\n1 2\\n", "3\\n1 2", "tokens"), outputs_match("3\\n", "3\\n1 2\\n", "tokens")
+(True, False)
+>>> outputs_match("0.3333333\\n", "0.33333333", "tokens"), outputs_match("1 2", "2 1", "tokens")
+(True, False)
+>>> values_match((1, [2]), [1, [2]], "json"), values_match((1, [2]), [1, [2]], "python")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+COMPARISONS = ("tokens", "exact")
+TOLERANCE = 1e-6
+
+
+def _number(token: str) -> float | None:
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _lines(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def tokens_equal(a: str, b: str, tolerance: float = TOLERANCE) -> bool:
+    if a == b:
+        return True
+    x, y = _number(a), _number(b)
+    return x is not None and y is not None and abs(x - y) <= tolerance * max(1.0, abs(y))
+
+
+def outputs_match(actual: str, expected: str, comparison: str = "tokens", tolerance: float = TOLERANCE) -> bool:
+    """Whether a program's ``actual`` stdout matches ``expected`` under ``comparison``."""
+    a, e = _lines(actual), _lines(expected)
+    if comparison == "exact":
+        return a == e
+    if len(a) != len(e):
+        return False
+    for line_a, line_e in zip(a, e):
+        ta, te = line_a.split(), line_e.split()
+        if len(ta) != len(te) or not all(tokens_equal(x, y, tolerance) for x, y in zip(ta, te)):
+            return False
+    return True
+
+
+def _jsonish(value: Any) -> Any:
+    """``value`` as JSON would carry it: tuples as lists, recursively."""
+    if isinstance(value, (list, tuple)):
+        return [_jsonish(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonish(v) for k, v in value.items()}
+    return value
+
+
+def _close(a: Any, b: Any, tolerance: float) -> bool:
+    if type(a) is float or type(b) is float:
+        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return False
+        return a == b or abs(a - b) <= tolerance * max(1.0, abs(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y, tolerance) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k], tolerance) for k in a)
+    return bool(a == b)
+
+
+def values_match(actual: Any, expected: Any, mode: str = "python", tolerance: float = TOLERANCE) -> bool:
+    """Whether a returned value (plain built-in types, decoded outside) matches the expected one.
+
+    ``python``: Python's ``==`` (the test's own assert); ``json``: as JSON carries them (tuples are
+    lists) with floats within ``tolerance``; ``apps``: ``json``, or the value wrapped in a list
+    (APPS and TACO store a call's expected return value as ``[value]``).
+    """
+    if mode == "python":
+        return bool(actual == expected)
+    a, e = _jsonish(actual), _jsonish(expected)
+    if _close(a, e, tolerance):
+        return True
+    return mode == "apps" and isinstance(e, list) and len(e) == 1 and _close(a, e[0], tolerance)

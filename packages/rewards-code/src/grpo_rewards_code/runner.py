@@ -1,0 +1,144 @@
+"""The runner interface: a program, its tests and limits in; raw per-test results out.
+
+Comparison and scoring (:mod:`grpo_rewards_code.scoring`) see only :class:`RawResult`; a backend is
+anything with ``name``, ``description`` and ``run(program, tests, limits, stop=None)``. This package
+ships :class:`LocalRunner` (the local sandbox, :mod:`grpo_rewards_code.sandbox`).
+
+>>> from grpo_rewards_code.formats import StdioTest
+>>> runner = LocalRunner()
+>>> [r.status for r in runner.run(Program("print(input()[::-1])"), [StdioTest("abc\\n", "cba")], Limits())]
+['ok']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .formats import AssertTest, CallTest, StdioTest, Test
+from .sandbox import Limits, Sandbox, get_sandbox
+
+#: statuses a raw result can have
+STATUSES = ("ok", "compile_error", "runtime_error", "timeout", "memory", "output_limit", "sandbox_error", "skipped")
+#: the compiler command of ``language: cpp``
+CPP_COMPILER = ("/usr/bin/g++", "-O2", "-std=c++17", "-pipe")
+
+
+@dataclass(frozen=True)
+class Program:
+    """Source code and its language (``python`` or ``cpp``)."""
+
+    source: str
+    language: str = "python"
+
+
+@dataclass
+class RawResult:
+    """What one test did: ``status`` (:data:`STATUSES`), the captured ``stdout``, a call's returned
+    ``value`` (decoded plain data), an assert test's ``passed``, CPU ``seconds``, and an ``error`` text."""
+
+    status: str
+    stdout: str = ""
+    value: Any = None
+    has_value: bool = False
+    passed: bool | None = None
+    seconds: float | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Runner(Protocol):
+    name: str
+
+    @property
+    def description(self) -> str: ...
+
+    def run(self, program: Program, tests: Sequence[Test], limits: Limits,
+            stop: Callable[[int, RawResult], bool] | None = None) -> list[RawResult]: ...
+
+
+def _public(test: Test) -> dict[str, Any]:
+    from .harness import encode  # the harness module loads libc: imported when a program runs, not by `list`
+
+    if isinstance(test, StdioTest):
+        return {"kind": "stdio", "input": test.input}
+    if isinstance(test, CallTest):
+        return {"kind": "call", "fn": test.fn, "args": encode(list(test.args))}
+    return {"kind": "assert"}
+
+
+def _raw(message: dict[str, Any]) -> RawResult:
+    from .harness import decode
+
+    value, has_value = None, "value" in message
+    status = message.get("status", "sandbox_error")
+    if has_value:
+        try:
+            value = decode(message["value"])
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            status, has_value = "runtime_error", False
+    return RawResult(status=status if status in STATUSES else "sandbox_error", stdout=message.get("stdout", ""),
+                     value=value, has_value=has_value, passed=message.get("passed"), seconds=message.get("time"),
+                     error=message.get("error"), extra={k: message[k] for k in ("exit", "signal", "rss_kb") if k in message})
+
+
+class LocalRunner:
+    """Runs a program's tests in one local sandbox: one sandbox per program, a fork per test inside it."""
+
+    name = "local"
+
+    def __init__(self, sandbox: Sandbox | None = None) -> None:
+        self._sandbox = sandbox
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            self._sandbox = get_sandbox()
+        return self._sandbox
+
+    @property
+    def description(self) -> str:
+        return self.sandbox.description
+
+    def run(self, program: Program, tests: Sequence[Test], limits: Limits,
+            stop: Callable[[int, RawResult], bool] | None = None) -> list[RawResult]:
+        """Raw results in test order; after ``stop(i, result)`` returns True the rest are ``skipped``.
+
+        A sandbox that fails (it cannot start, or its harness dies) gives ``sandbox_error`` for every
+        test that has no result.
+        """
+        if program.language not in ("python", "cpp"):
+            raise ValueError(f"language must be python or cpp, not {program.language!r}")
+        if program.language == "cpp" and any(isinstance(t, (CallTest, AssertTest)) for t in tests):
+            raise ValueError("C++ programs run stdin/stdout tests only")
+        job: dict[str, Any] = {"language": program.language, "program": program.source,
+                               "tests": [_public(t) for t in tests], "limits": limits.job()}
+        if program.language == "cpp":
+            job.update(compiler=CPP_COMPILER[0], compile_flags=list(CPP_COMPILER[1:]),
+                       compile_limits={"time": limits.compile_time, "memory": limits.compile_memory})
+        secret = {"tests": {str(i): {"source": t.source, "setup": t.setup, "proxies": list(t.proxies)}
+                            for i, t in enumerate(tests) if isinstance(t, AssertTest)}}
+        per_test = limits.time * 2 + 1.0
+        deadline = 10.0 + len(tests) * per_test + (limits.compile_time * 2 if program.language == "cpp" else 0.0)
+        results: dict[int, RawResult] = {}
+
+        def on_result(message: dict[str, Any]) -> bool:
+            raw = _raw(message)
+            results[int(message["i"])] = raw
+            return not (stop is not None and stop(int(message["i"]), raw))
+
+        try:
+            _, fatal = self.sandbox.run(job, secret, deadline=deadline, on_result=on_result)
+        except Exception as exc:  # the sandbox could not start at all
+            fatal = f"{type(exc).__name__}: {exc}"
+        stopped = stop is not None and any(stop(i, r) for i, r in results.items())
+        out = []
+        for i in range(len(tests)):
+            if i in results:
+                out.append(results[i])
+            elif stopped:
+                out.append(RawResult("skipped"))
+            else:
+                out.append(RawResult("sandbox_error", error=fatal or "no result"))
+        return out

@@ -1,0 +1,44 @@
+"""The hack corpus pays nothing, through the command users run, and no process outlives any entry."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+
+from grpo_rewards import get_reward
+from grpo_rewards.cli import main
+from grpo_rewards_code.hacks import corpus
+
+LISTED = {"sys_exit_before_tests", "os_exit_before_tests", "always_equal_call", "always_equal_stdio",
+          "first_expected_line_only", "files_outside_tmp", "socket", "fork_bomb", "memory_hog", "infinite_loop",
+          "gigabyte_of_output", "kill_the_parent", "result_channel", "posix_system", "monkeypatch",
+          "sleep_past_deadline", "atexit_pass"}
+
+
+def _sandbox_processes() -> list[str]:
+    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout.splitlines()
+    return [line for line in ps if "--as-pid-1" in line or "solution.py" in line or "_harness" in line]
+
+
+def test_the_corpus_covers_every_hack_the_issue_lists():
+    assert LISTED <= {entry["name"] for entry in corpus()}
+
+
+def test_all_passed_pays_no_hack_and_no_process_survives_any(sandbox):
+    for entry in corpus():
+        params = entry.get("params", {}).get("code.all_passed", {})
+        reward = get_reward("code.all_passed", **params)
+        columns = {k: [v] for k, v in entry["columns"].items()}
+        assert reward(prompts=["p"], completions=[entry["completion"]], **columns) == [0.0], entry["name"]
+        assert _sandbox_processes() == [], entry["name"]
+    assert not os.path.exists("/work/escaped-by-a-program")
+
+
+def test_grpo_rewards_check_hacks_reports_every_entry_ok(sandbox):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["check", "code.tests_passed", "--hacks"]) == 0
+    text = out.getvalue()
+    assert "no entry is overpaid" in text and text.count("  ok  ") == len(corpus())

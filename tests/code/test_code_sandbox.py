@@ -1,0 +1,113 @@
+"""The local sandbox: what a program inside it can and cannot do, its limits, and its backends."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from grpo_rewards_code.sandbox import Limits, Sandbox, SandboxUnavailable, get_sandbox
+
+EMPTY = [{"kind": "stdio", "input": ""}]
+
+
+def run(sandbox, source, limits=None):
+    return sandbox.run_python(source, EMPTY, limits)[0]
+
+
+def test_the_default_backend_on_this_kind_of_machine_is_bwrap_with_uid_and_capability_drop(sandbox):
+    assert sandbox.backend == "bwrap"
+    out = run(sandbox, "import os\nprint(os.getuid(), os.getgid())\n"
+                       "print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])")
+    assert out["stdout"].split() == ["65534", "65534", "0000000000000000"]
+
+
+def test_a_program_sees_a_cleared_environment_and_only_system_directories(sandbox):
+    out = run(sandbox, "import os\nprint(sorted(os.environ))\nprint(os.path.exists('/work'), os.listdir('/tmp'))")
+    assert out["stdout"].splitlines() == ["['LANG', 'PATH', 'PWD']", "False []"]
+
+
+def test_the_system_and_interpreter_are_read_only_and_tmp_is_private(sandbox):
+    out = run(sandbox, "import os, sys\nfor p in ('/usr/x', sys.base_prefix + '/x'):\n"
+                       "    try:\n        open(p, 'w')\n        print('wrote', p)\n"
+                       "    except OSError as e:\n        print(e.errno)\nopen('/tmp/mine', 'w').write('1')\nprint('tmp ok')")
+    assert out["stdout"].split() == ["30", "30", "tmp", "ok"]  # EROFS twice
+    assert run(sandbox, "import os\nprint(os.listdir('/tmp'))")["stdout"] == "[]\n"  # nothing kept between runs
+
+
+def test_there_is_no_network_not_even_the_hosts_loopback(sandbox):
+    import socket
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        out = run(sandbox, f"import socket\nfor address in (('127.0.0.1', {port}), ('1.1.1.1', 80)):\n    try:\n"
+                           "        socket.create_connection(address, timeout=1)\n        print('connected')\n"
+                           "    except OSError as e:\n        print(e.errno)")
+    assert out["stdout"].split() == ["111", "101"]  # the sandbox's own empty loopback; no route out
+
+
+def test_the_harness_is_pid_1_and_cannot_be_killed_or_opened_by_the_program(sandbox):
+    out = run(sandbox, "import os\nprint(os.getppid())\nos.kill(1, 9)\ntry:\n    os.open('/proc/1/fd/1', os.O_WRONLY)\n"
+                       "except OSError as e:\n    print(e.errno)\ntry:\n    open('/proc/1/mem', 'rb')\n"
+                       "except OSError as e:\n    print(e.errno)")
+    assert out["status"] == "ok" and out["stdout"].split() == ["1", "13", "13"]
+
+
+def test_new_processes_are_refused_and_threads_allowed(sandbox):
+    out = run(sandbox, "import os, threading, subprocess\ntry:\n    os.fork()\nexcept OSError as e:\n    print(e.errno)\n"
+                       "try:\n    subprocess.run(['true'])\nexcept OSError as e:\n    print(e.errno)\n"
+                       "t = threading.Thread(target=print, args=('thread',))\nt.start()\nt.join()")
+    assert out["stdout"].split() == ["1", "1", "thread"]
+
+
+@pytest.mark.parametrize(("source", "status"), [
+    ("while True:\n    pass", "timeout"),
+    ("import time\ntime.sleep(60)", "timeout"),
+    ("x = bytearray(4 << 30)", "memory"),
+    ("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)", "output_limit"),
+    ("open('/tmp/big', 'wb').write(b'x' * (64 << 20))", "output_limit"),
+    ("raise ValueError('no')", "runtime_error"),
+    ("def f(:\n", "compile_error"),
+])
+def test_each_limit_gives_its_status(sandbox, source, status):
+    assert run(sandbox, source, Limits(time=0.5, memory=256 << 20, output=1 << 20))["status"] == status
+
+
+def test_no_process_survives_a_run(sandbox):
+    marker = "survivor-check-4711"
+    sandbox.run_python(f"import os\n# {marker}\nwhile True:\n    pass", EMPTY * 2, Limits(time=0.3))
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert marker not in ps and "--as-pid-1" not in ps
+
+
+def test_unshare_is_a_working_fallback_backend():
+    try:
+        fallback = get_sandbox("unshare")
+    except SandboxUnavailable as exc:
+        pytest.skip(f"unshare cannot start here: {exc}")
+    out = run(fallback, "import os, socket\nprint(os.getppid(), os.getuid())\ntry:\n    os.fork()\n"
+                        "except OSError as e:\n    print(e.errno)\ntry:\n    socket.create_connection(('127.0.0.1', 22), 1)\n"
+                        "except OSError as e:\n    print(e.errno)")
+    assert out["stdout"].split()[:3] == ["1", "65534", "1"] and out["stdout"].split()[3] in ("101", "111")
+    assert fallback.description.startswith("unshare")
+
+
+def test_an_unknown_choice_is_refused_and_unsafe_mode_is_announced():
+    with pytest.raises(SandboxUnavailable, match="must be auto, bwrap, unshare or unsafe"):
+        get_sandbox("docker")
+    code = ("from grpo_rewards_code.sandbox import get_sandbox\ns = get_sandbox()\nget_sandbox()\n"
+            "print(s.run_python('print(6*7)', [{'kind': 'stdio', 'input': ''}])[0]['stdout'].strip())")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GRPO_REWARDS_CODE_SANDBOX": "unsafe"})
+    assert proc.stdout.strip() == "42"
+    assert proc.stderr.count("WARNING: UNSAFE: no sandbox") == 1
+
+
+def test_a_sandbox_that_cannot_start_is_a_sandbox_error_not_a_result():
+    broken = Sandbox("bwrap", "/nonexistent/bwrap")
+    with pytest.raises(OSError):
+        broken.run_python("print(1)", EMPTY)
