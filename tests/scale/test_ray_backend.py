@@ -170,8 +170,8 @@ def test_a_grpo_step_scores_its_rewards_on_ray_concurrently(ray_start, tmp_path)
     trainer.train()
     logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
     assert {"rewards/length.target/mean", "rewards/format.think/mean", "timing/length.target",
-            "outcomes/format.think/error"} <= set(logged)
-    assert logged["outcomes/format.think/error"] == 0.0
+            "timing/format.think"} <= set(logged)
+    assert logged.get("outcomes/format.think/error", 0.0) == 0.0  # logged once an error occurs; none did
     assert _ray_tasks() - backend_tasks >= 4  # every completion of at least one reward went to Ray
 
 
