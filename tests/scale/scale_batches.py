@@ -6,6 +6,10 @@ synchronous call against the concurrent one) on the same inputs.
 
 from __future__ import annotations
 
+import functools
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -34,8 +38,11 @@ COMPLETIONS: list[Any] = [
 
 
 def params_for(name: str) -> dict[str, Any]:
-    """Values for the reward's required parameters, from its registered example."""
+    """Values for the reward's required parameters, from its registered example (``judge.reward_model``:
+    a tiny random reward model built locally instead of the example's Hub model)."""
     info = REGISTRY.rewards[name]
+    if name == "judge.reward_model":
+        return {"model": str(_tiny_reward_model())}
     if not any(p.required for p in info.params.values()):
         return {}
     example = yaml.safe_load(info.example or "")
@@ -81,3 +88,12 @@ def batch_for(name: str) -> tuple[list[Any], list[Any], dict[str, list[Any]]]:
 def _ids(completions: list[Any]) -> list[list[int]]:
     texts = [c[-1]["content"] if isinstance(c, list) else (c or "") for c in completions]
     return [list(range(len(t.split()))) for t in texts]
+
+
+@functools.cache
+def _tiny_reward_model() -> Path:
+    """The judge tests' tiny sequence-classification model, written once per test process."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "judge"))
+    from judge_models import make_tiny_reward_model
+
+    return make_tiny_reward_model(Path(tempfile.mkdtemp(prefix="scale-rm-")) / "tiny-rm")

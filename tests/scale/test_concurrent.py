@@ -35,8 +35,9 @@ class Recorder:
         self.extra.setdefault(column, []).extend(values)
 
     def logged(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-        """Every metric (a timing by its name and count only: its value is a measurement) and column."""
-        metrics = {k: (len(v) if k.startswith("timing/") else v) for k, v in self.metrics.items()}
+        """Every metric (a timing or a judge's latency by its name and count only: its value is a
+        measurement) and column."""
+        metrics = {k: (len(v) if k.startswith(("timing/", "judge_latency/")) else v) for k, v in self.metrics.items()}
         return metrics, self.extra
 
 

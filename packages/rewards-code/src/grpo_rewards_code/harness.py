@@ -465,8 +465,8 @@ def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory):
     stderr = bytes(out.get("stderr", b""))[-2000:].decode("utf-8", "replace")
     if over:
         result.update(status="output_limit")
-    elif timed_out:
-        result.update(status="timeout")
+    elif timed_out or (result["time"] or 0) > cpu_limit:  # RLIMIT_CPU counts whole seconds: the measured
+        result.update(status="timeout")                     # CPU time holds a limit such as 0.3 s exactly
     elif os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         result["signal"] = sig
