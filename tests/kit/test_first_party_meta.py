@@ -92,7 +92,9 @@ def test_first_party_reward_keeps_the_reward_contract(name):
         pytest.skip("needs a reward model folder: tests/judge/test_judge_reward_model.py runs the contract on a "
                     "tiny one built locally (and test_judge_serve.py that of judge.rubric against transformers serve)")
     info = REGISTRY.rewards[name]
-    result = run_contract(name, registry=REGISTRY, params=_sample_params(info))
+    # the deadline only catches a hang: a loaded CI machine took over 10 s (the default) for gym.accuracy's first
+    # sample in a fresh worker, which imports reasoning-gym and builds its dataset
+    result = run_contract(name, registry=REGISTRY, params=_sample_params(info), deadline=120.0)
     assert result.problems == []
 
 
