@@ -65,33 +65,44 @@ def map_with_deadline(
     >>> [o.value for o in map_with_deadline(add, [(1, 2), (3, 4)], timeout=30)]
     [3, 7]
     """
-    return _free_pool(workers).map(func, items, timeout=timeout, max_memory=max_memory)
+    shared = get_pool(workers)
+    if not concurrent_call.get():
+        return shared.map(func, items, timeout=timeout, max_memory=max_memory)
+    pool = _claim_free_pool(shared)
+    try:
+        return pool.map(func, items, timeout=timeout, max_memory=max_memory)
+    finally:
+        with _spare_lock:
+            _claimed.discard(id(pool))
 
 
 _spare_pools: dict[int, list[WorkerPool]] = {}
 _spare_lock = threading.Lock()
+#: ids of the pools concurrent calls have chosen and not yet finished with (under ``_spare_lock``)
+_claimed: set[int] = set()
 #: Set (by :class:`~grpo_rewards.ConcurrentReward`) in a call scored concurrently with others.
 concurrent_call: contextvars.ContextVar[bool] = contextvars.ContextVar("grpo_rewards_concurrent_call", default=False)
 
 
-def _free_pool(workers: int | None) -> WorkerPool:
-    """The shared pool of this size, or, for a concurrent call while it runs another batch, a spare pool.
+def _claim_free_pool(shared: WorkerPool) -> WorkerPool:
+    """For a concurrent call: the shared pool if no batch holds or has claimed it, else a spare pool.
 
     A pool runs one batch at a time. Rewards scored concurrently (their async forms, awaited together
     by TRL) would take turns in the shared pool; each instead gets a pool of its own while the shared
-    one is busy, so their samples run at the same time. Spare pools are kept for the next step. Other
-    calls (synchronous ones, worker start-up) wait for the shared pool.
+    one is busy, so their samples run at the same time. The choice and the claim happen under one
+    lock, so two calls starting together never both pick the same pool; the caller releases the claim
+    when its batch ends. Spare pools are kept for the next step. Other calls (synchronous ones, worker
+    start-up) wait for the shared pool.
     """
-    shared = get_pool(workers)
-    if not concurrent_call.get() or not shared._lock.locked():
-        return shared
     with _spare_lock:
         spares = _spare_pools.setdefault(shared.size, [])
-        for pool in spares:
-            if not pool._lock.locked():
-                return pool
-        pool = WorkerPool(shared.size)
-        spares.append(pool)
+        for pool in [shared, *spares]:
+            if id(pool) not in _claimed and not pool._lock.locked():
+                break
+        else:
+            pool = WorkerPool(shared.size)
+            spares.append(pool)
+        _claimed.add(id(pool))
         return pool
 
 
