@@ -171,9 +171,12 @@ class RewardInfo:
         return self.description.strip().splitlines()[0] if self.description.strip() else ""
 
 
-def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False) -> tuple[str, ...]:
-    """Columns a reward reads: its declared ones plus the value of every ``*_column`` parameter
-    (``unloaded``: as its source says, without importing a scorer registered by reference)."""
+def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool = False,
+                     built: Any = None) -> tuple[str, ...]:
+    """Columns a reward reads: its declared ones, the value of every ``*_column`` parameter, and
+    (``built``: the scorer built with ``params``) the ``columns`` the built instance says it reads,
+    when its parameters decide them (a judge's template with ``{reference}``); ``unloaded``: as its
+    source says, without importing a scorer registered by reference."""
     declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
     columns = list(own)
     for p in declared.values():
@@ -181,6 +184,9 @@ def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool
             value = params.get(p.name, None if p.required else p.default)
             if isinstance(value, str) and value not in columns:
                 columns.append(value)
+    instance = getattr(built, "columns", None) if built is not None and info.is_factory else None
+    if isinstance(instance, (tuple, list)):
+        columns += [c for c in instance if isinstance(c, str) and c not in columns]
     return tuple(columns)
 
 

@@ -340,8 +340,8 @@ def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo], set_execution: An
     return resolved
 
 
-def _column_problems(entry: Entry, info: RewardInfo, have: set[str]) -> list[str]:
-    missing = [c for c in required_columns(info, entry.params) if c not in have and c not in entry.inputs]
+def _column_problems(entry: Entry, info: RewardInfo, have: set[str], built: Any) -> list[str]:
+    missing = [c for c in required_columns(info, entry.params, built=built) if c not in have and c not in entry.inputs]
     if missing:
         return [missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))]
     return []
@@ -411,7 +411,8 @@ def load_reward_set(
     if have is not None:
         for i, one in enumerate(resolved):
             if one.entry is not None and one.info is not None:
-                problems += [f"entry {i + 1} ({one.entry.use}): {p}" for p in _column_problems(one.entry, one.info, have)]
+                problems += [f"entry {i + 1} ({one.entry.use}): {p}"
+                             for p in _column_problems(one.entry, one.info, have, one.built)]
     if problems:
         raise RewardSetError(problems, source)
     for i, one in enumerate(resolved):
@@ -461,7 +462,7 @@ def _build(resolved: list[_Resolved], given: cabc.Mapping[str, Reward] | None = 
         entry, info = one.entry, one.info
         assert entry is not None and info is not None
         inputs = {**given, **{column: build(other) for column, other in entry.inputs.items()}}
-        columns = tuple(c for c in required_columns(info, entry.params) if c not in inputs)
+        columns = tuple(c for c in required_columns(info, entry.params, built=one.built) if c not in inputs)
         reward = built[metric] = make_reward(info, entry.params, metric=entry.metric, options=entry.options,
                                              inputs=inputs, cache=cache, columns=columns, built=one.built)
         reward.column_params = column_params(info, entry.params)

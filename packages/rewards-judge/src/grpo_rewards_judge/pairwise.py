@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import random
 from collections.abc import Sequence
 from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
 from .judging import NOT_GRADED, JudgeSettings, column_values, metrics
-from .parse import ScoreFormat, parse_numbered, states_numbered_grade
+from .parse import ScoreFormat, parse_numbered, scale_bounds, states_numbered_grade
 from .templates import PAIRWISE_TEMPLATE, SYSTEM, fields, fill, neutralise, render
 
 NAME = "judge.pairwise"
@@ -49,6 +51,14 @@ class Pairwise:
     dataset column. A completion with a grade line of its own (``Score 2: 10``, ``Score: 10``) is not
     shown to the judge (``injection``, as in ``judge.rubric``). Units: none (a grade, not a length).
 
+    Position bias: judges favour responses by their place in the list (often the first). With
+    ``shuffle: true`` (the default) each group's responses are shown in an order of their own,
+    drawn from ``shuffle_seed`` and the group's content (its prompt and completions): deterministic
+    (the same group is shown the same way on every run and machine, so the cache still answers
+    it), different from group to group, and recorded by :meth:`order`, which gives the original
+    index of the response shown as number ``K``; each ``Score K`` is paid to that completion.
+    ``shuffle: false`` shows them in batch order.
+
     Example::
 
         - use: judge.pairwise
@@ -81,10 +91,10 @@ class Pairwise:
         refused_value: float | None = 0.0,
         max_completion_chars: int = 16_000,
         reject_grade_lines: bool = True,
+        shuffle: bool = True,
+        shuffle_seed: int = 0,
     ) -> None:
-        if isinstance(scale, (str, bytes)) or not isinstance(scale, Sequence) or len(scale) != 2:
-            raise ValueError(f"scale must be [low, high], got {scale!r}")
-        low, high = (params.number(v, "scale") for v in scale)
+        low, high = scale_bounds(scale)
         self.format = ScoreFormat("scale", low=low, high=high)
         self.mode = params.choice(mode, "mode", MODES)
         self.max_group = params.integer(max_group, "max_group", low=1, high=64)
@@ -99,14 +109,32 @@ class Pairwise:
         self.refused_value = params.number(refused_value, "refused_value", low=0, high=1, none_ok=True)
         self.max_completion_chars = params.integer(max_completion_chars, "max_completion_chars", low=1)
         self.reject_grade_lines = params.boolean(reject_grade_lines, "reject_grade_lines")
+        self.shuffle = params.boolean(shuffle, "shuffle")
+        self.shuffle_seed = params.integer(shuffle_seed, "shuffle_seed")
         self.settings = JudgeSettings(
             base_url=base_url, model=model, api_key_env=api_key_env, system=system,
             max_concurrency=max_concurrency, request_timeout=request_timeout, max_retries=max_retries,
             backoff=backoff, temperature=temperature, max_tokens=max_tokens, seed=seed, cache_path=cache_path)
 
+    def order(self, prompt: Any, texts: Sequence[str]) -> list[int]:
+        """The order one group is shown in: ``order[K - 1]`` is the index in ``texts`` of the response
+        shown as number ``K`` (``shuffle: false``: ``[0, 1, ...]``).
+
+        >>> judge = Pairwise(model="m")
+        >>> judge.order("p", ["a", "b", "c", "d"]), Pairwise(model="m", shuffle=False).order("p", ["a", "b"])
+        ([1, 2, 3, 0], [0, 1])
+        """
+        shown = list(range(len(texts)))
+        if self.shuffle and len(texts) > 1:
+            digest = hashlib.sha256(repr((self.shuffle_seed, render(prompt), list(texts))).encode("utf-8", "replace"))
+            random.Random(digest.digest()).shuffle(shown)
+        return shown
+
     def judge_prompt(self, prompt: Any, texts: Sequence[str], row: dict[str, Any]) -> str:
-        """The template filled for one group: its responses numbered from 1, each in its own block."""
-        blocks = "\n\n".join(f"<response {k}>\n{neutralise(t)}\n</response {k}>" for k, t in enumerate(texts, 1))
+        """The template filled for one group: its responses in the order :meth:`order` gives, numbered
+        from 1, each in its own block."""
+        shown = [texts[i] for i in self.order(prompt, texts)]
+        blocks = "\n\n".join(f"<response {k}>\n{neutralise(t)}\n</response {k}>" for k, t in enumerate(shown, 1))
         values = {"prompt": render(prompt), **{c: render(row[c]) for c in self.columns}}
         filled = fill(self.template.replace("{completions}", "\0COMPLETIONS\0"), values)
         return filled.replace("\0COMPLETIONS\0", blocks)
@@ -140,7 +168,10 @@ class Pairwise:
                 for i in chunk:
                     values[i], labels[i] = None, answer.status
                 continue
-            parsed = parse_numbered(answer.text, len(chunk), self.format)
+            shown = self.order(prompts[chunk[0]], [texts[i] or "" for i in chunk])
+            grades = parse_numbered(answer.text, len(chunk), self.format)  # grades[K - 1]: the one shown as K
+            position = {index: k for k, index in enumerate(shown)}
+            parsed = [grades[position[j]] for j in range(len(chunk))]
             graded = [(i, v) for i, (v, label) in zip(chunk, parsed) if label == "scored" and v is not None]
             ranked = dict(zip([i for i, _ in graded], ranks([v for _, v in graded]))) if graded else {}
             for i, (value, label) in zip(chunk, parsed):

@@ -29,6 +29,9 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from grpo_rewards import params
 
 from .templates import REPLY_KEYS
 
@@ -141,6 +144,22 @@ class ScoreFormat:
     def describe(self) -> str:
         """The choices as the default template lists them."""
         return ", ".join(label for label, _ in self.choices)
+
+
+def scale_bounds(scale: Any) -> tuple[float, float]:
+    """``(low, high)`` of a ``scale`` parameter (``[low, high]``, two numbers), or a ``ValueError``
+    (``low < high`` is checked by :class:`ScoreFormat`).
+
+    >>> scale_bounds([1, 10]), scale_bounds((0, 1.5))
+    ((1.0, 10.0), (0.0, 1.5))
+    >>> scale_bounds("1-10")
+    Traceback (most recent call last):
+    ValueError: scale must be [low, high], got '1-10'
+    """
+    if isinstance(scale, (str, bytes)) or not isinstance(scale, Sequence) or len(scale) != 2:
+        raise ValueError(f"scale must be [low, high], got {scale!r}")
+    low, high = (float(params.number(v, "scale")) for v in scale)
+    return low, high
 
 
 #: ``Score K: N`` lines (linear for the same reasons as :data:`_GRADE_LINES`).

@@ -8,7 +8,7 @@ from typing import Any
 from grpo_rewards import RewardResult, completion_text, params
 
 from .judging import NOT_GRADED, JudgeSettings, column_values, metrics
-from .parse import KINDS, ScoreFormat
+from .parse import KINDS, ScoreFormat, scale_bounds
 from .templates import DEFAULT_TEMPLATES, SAMPLE_FIELDS, SYSTEM, fields, fill, render
 
 NAME = "judge.rubric"
@@ -76,9 +76,7 @@ class Rubric:
         reject_grade_lines: bool = True,
     ) -> None:
         params.choice(score_format, "score_format", KINDS)
-        if (isinstance(scale, (str, bytes)) or not isinstance(scale, Sequence) or len(scale) != 2):
-            raise ValueError(f"scale must be [low, high], got {scale!r}")
-        low, high = (params.number(v, "scale") for v in scale)
+        low, high = scale_bounds(scale)
         if choices is not None and not isinstance(choices, Mapping):
             raise ValueError(f"choices must be a mapping of label -> value in [0, 1], got {choices!r}")
         self.format = ScoreFormat(score_format, low=low, high=high,
