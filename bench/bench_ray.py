@@ -7,8 +7,8 @@ a local Ray of 2 CPUs, a local Ray of 1 CPU, and a simulated 2-node cluster
 the local pool (1 and 2 workers) runs them as well, in the same process, for the side-by-side.
 
 - overhead: a ~1 µs scorer (the text's length) on 400 items: seconds per item;
-- code reward: ``code.tests_passed`` when ``grpo-rewards-code`` is installed, else a reward that runs a
-  real subprocess per sample (``bench/scale_scorers.py``): samples per second on 64 samples.
+- code reward: ``code.tests_passed`` (``grpo-rewards-code``, its sandbox in each worker) on ``code:stdio``
+  rows, 5 tests a sample: samples per second on 64 samples.
 
     python bench/bench_ray.py [--items 400] [--code 64]
 """
@@ -42,19 +42,31 @@ def reexec() -> int:
 
 
 def code_items(n: int) -> tuple[Any, list[tuple[Any, ...]], str]:
-    """``(function, items, what)`` of the code reward: the scorer the backends run, one item per sample."""
+    """``(function, items, what)`` of the code reward: ``code.tests_passed``'s scorer as the backends run
+    it (``_SampleCall``, what ``Reward`` sends), one item per sample: ``code:stdio`` rows (5 tests each)
+    and programs that pass, fail, or raise, in turn."""
+    from grpo_rewards import get_reward
     from grpo_rewards.reward import _SampleCall
+    from grpo_rewards_code.tasks import make_stdio
 
-    texts = [f"sample {i}: " + "word " * (i % 17) for i in range(n)]
-    return _SampleCall(scale_scorers.program_output), [(t, {}) for t in texts], \
-        "a subprocess per sample (bench/scale_scorers.program_output)"
+    reward = get_reward("code.tests_passed")
+    rows = make_stdio(n, 0, families=["sum", "max"])
+    programs = {"sum": "```python\nprint(sum(map(int, input().split())))\n```",
+                "max": "```python\nprint(max(map(int, input().split())))\n```"}
+    wrong = ["```python\nprint(0)\n```", "```python\nraise ValueError(input())\n```"]
+    items = []
+    for i, row in enumerate(rows):
+        text = programs[row["family"]] if i % 3 == 0 else wrong[i % 2] if i % 3 == 1 else programs["sum"]
+        items.append((text, {"prompt": row["prompt"], "completion": text, "completion_ids": None, "family": row["family"],
+                             "tests": row["tests"]}))
+    return _SampleCall(reward.scorer), items, "code.tests_passed on code:stdio rows (5 tests a sample, in its sandbox)"
 
 
 def timed(run: Any) -> float:
     started = time.perf_counter()
     outcomes = run()
     elapsed = time.perf_counter() - started
-    bad = [o for o in outcomes if o.status != "ok"]
+    bad = [o for o in outcomes if o.status != "ok" or (isinstance(o.value, tuple) and o.value[1] == "sandbox_error")]
     assert not bad, bad[:3]
     return elapsed
 
@@ -86,6 +98,7 @@ def main() -> None:
     from grpo_rewards.execution import WorkerPool, ray_backend
 
     rows = ["| backend | per task (trivial scorer) | code reward, samples/s |", "|---|---|---|"]
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     print(f"code reward: {code_items(1)[2]}; {args.items} trivial items, {args.code} code samples", flush=True)
     for workers in (1, 2):
         pool = WorkerPool(workers)
@@ -106,6 +119,7 @@ def main() -> None:
     ray.shutdown()
     cluster.shutdown()
     print("\n".join(rows))
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
