@@ -87,3 +87,13 @@ def test_training_with_an_unreachable_cluster_stops_with_the_error_before_the_mo
     assert "loading the model" not in out
     assert err.startswith(f"grpo-rewards: error: cannot connect to the Ray cluster at '127.0.0.1:{closed_port}': ")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_ray_client_address_is_refused_with_the_reason():
+    from grpo_rewards.execution.ray_backend import RayBackend
+
+    refuse_outside_namespace()
+    with pytest.raises(ExecutionError) as err:
+        RayBackend("ray://127.0.0.1:10001").connect()
+    assert str(err.value).startswith("execution backend ray cannot use the Ray Client address 'ray://127.0.0.1:10001': "
+                                     "Ray Client does not run the generator tasks the backend's deadlines need")

@@ -17,9 +17,15 @@ and values are the same on both. What differs is where the work runs:
   maps the object store and its own threads, so an absolute cap would break Ray itself; default: the
   local pool's, :func:`~.memory.default_max_memory`, for one worker per CPU of the node); an
   allocation past it raises ``MemoryError`` and the item gets ``Outcome("memory")``.
-- A lost connection to the cluster settles the batch's open items as ``crashed`` and the next
-  batch connects again; when that fails it raises :class:`~grpo_rewards.errors.ExecutionError`.
-  Nothing ever falls back to local execution.
+- A lost connection to the cluster (Ray shut down in this process, or a batch that fails with a
+  connection error: its open items are settled as ``crashed``) is followed by one reconnect at the
+  start of the next batch: ``ray.shutdown()``, then ``ray.init`` to the address the backend had
+  connected to, logged as a warning on the ``grpo_rewards.execution.ray_backend`` logger; when
+  that fails the batch raises :class:`~grpo_rewards.errors.ExecutionError`. Nothing ever falls
+  back to local execution. (A driver connected to a head that dies is ended by Ray itself, after
+  its ``gcs_rpc_server_reconnect_timeout_s``: that is Ray's loud failure, not one of ours.)
+- Ray Client addresses (``ray://``) are refused with a clear error: Ray Client cannot run the
+  generator tasks the deadlines need.
 
 ``ray`` is imported on first use only (``pip install 'grpo-rewards[ray]'``). The cluster's workers
 need the reward's packages installed, as the training process has them.
@@ -46,6 +52,8 @@ from .memory import default_max_memory
 from .messages import Outcome, check_timeout, error_text, pickled_function
 
 __all__ = ["RayBackend", "get_ray_backend"]
+
+log = logging.getLogger(__name__)
 
 #: Seconds between checks that a cluster still has a node that can run a task waiting to start.
 FEASIBLE_CHECK = 5.0
@@ -158,52 +166,103 @@ class RayBackend:
         self.num_cpus_per_task = float(num_cpus_per_task)
         self._ray: Any = None
         self._task: Any = None
+        #: the cluster's own address once connected (what a reconnect goes back to)
+        self.connected_address: str | None = None
+        #: why the connection was lost (set by the batch that lost it; the next connect reconnects)
+        self._lost: str | None = None
         self._lock = threading.Lock()
-        self.stats = {"tasks": 0, "cancelled_timeout": 0, "crashed": 0, "connects": 0}
+        self.stats = {"tasks": 0, "cancelled_timeout": 0, "crashed": 0, "connects": 0, "reconnects": 0}
 
     def __repr__(self) -> str:
         return f"<RayBackend address={self.address!r} num_cpus_per_task={self.num_cpus_per_task:g}>"
 
     # -- connection --------------------------------------------------------------------------------
     def connect(self) -> None:
-        """Connect to the cluster and check it can run a task; :class:`ExecutionError` when it cannot."""
+        """Connect to the cluster and check it can run a task; :class:`ExecutionError` when it cannot.
+
+        After a lost connection (see :meth:`map`), reconnects once: ``ray.shutdown()``, then
+        ``ray.init`` to the address it had connected to; :class:`ExecutionError` when that fails.
+        """
         with self._lock:
-            if self._task is not None:
-                return
             try:
                 import ray
             except ImportError as exc:
                 raise ExecutionError(f"execution backend ray needs Ray, which is not installed here ({exc}): "
                                      "pip install 'grpo-rewards[ray]'") from exc
-            try:
-                if not ray.is_initialized():
-                    _check_reachable(self.address)
-                    ray.init(address=self.address, logging_level=logging.WARNING, configure_logging=False)
-                self.stats["connects"] += 1
-                cpus = float(ray.cluster_resources().get("CPU", 0.0))
-            except Exception as exc:
+            if self._task is not None and self._lost is None and not ray.is_initialized():
+                self._lost = "Ray was shut down in this process"
+            if self._task is not None and self._lost is None:
+                return
+            if self.address.startswith("ray://"):
                 raise ExecutionError(
-                    f"cannot connect to the Ray cluster at {self.address!r}: {type(exc).__name__}: {exc} "
-                    "(start one with `ray start --head`, or set RAY_ADDRESS / execution.address to a running one; "
-                    "rewards never fall back to local execution)") from exc
-            if cpus < self.num_cpus_per_task:
-                raise ExecutionError(f"the Ray cluster at {self.address!r} has {cpus:g} CPU(s); a reward task asks "
-                                     f"for {self.num_cpus_per_task:g} (execution.num_cpus_per_task)")
-            probe = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0)(_probe)
-            try:
-                ray.get(probe.remote(), timeout=STARTUP_TIMEOUT)
-            except Exception as exc:
-                raise ExecutionError(
-                    f"the Ray cluster at {self.address!r} cannot run grpo-rewards tasks: {type(exc).__name__}: "
-                    f"{str(exc).strip().splitlines()[-1] if str(exc).strip() else ''} (install grpo-rewards and "
-                    "the reward packages on every node)") from exc
-            self._ray = ray
-            self._task = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0, retry_exceptions=False)(run_item)
+                    f"execution backend ray cannot use the Ray Client address {self.address!r}: Ray Client does not "
+                    "run the generator tasks the backend's deadlines need; run the training process on a node of the "
+                    "cluster (`ray start --address=<head>:6379 --num-cpus=0` on it) and use the head's address")
+            if self._lost is not None:
+                self._reconnect(ray)
+            else:
+                self._first_connect(ray)
 
-    def disconnect(self) -> None:
-        """Forget the connection (the next batch connects again); Ray itself stays as it is."""
+    def _first_connect(self, ray: Any) -> None:
+        try:
+            if not ray.is_initialized():
+                _check_reachable(self.address)
+                ray.init(address=self.address, logging_level=logging.WARNING, configure_logging=False)
+            self.stats["connects"] += 1
+            cpus = float(ray.cluster_resources().get("CPU", 0.0))
+        except Exception as exc:
+            raise ExecutionError(
+                f"cannot connect to the Ray cluster at {self.address!r}: {type(exc).__name__}: {exc} "
+                "(start one with `ray start --head`, or set RAY_ADDRESS / execution.address to a running one; "
+                "rewards never fall back to local execution)") from exc
+        self._ready(ray, cpus)
+
+    def _reconnect(self, ray: Any) -> None:
+        """One reconnect after a lost connection: ``ray.shutdown()``, then ``ray.init`` to the same address."""
+        address = self.connected_address or self.address
+        log.warning("lost the connection to the Ray cluster at %s (%s); reconnecting once: ray.shutdown(), then "
+                    "ray.init(address=%r)", address, self._lost, address)
+        self._task = None
+        self.stats["reconnects"] += 1
+        try:
+            ray.shutdown()
+            _check_reachable(address)
+            ray.init(address=address, logging_level=logging.WARNING, configure_logging=False)
+            cpus = float(ray.cluster_resources().get("CPU", 0.0))
+        except Exception as exc:
+            raise ExecutionError(
+                f"lost the connection to the Ray cluster at {address!r} ({self._lost}) and reconnecting failed: "
+                f"{type(exc).__name__}: {exc} (the next batch tries once more; rewards never fall back to local "
+                "execution)") from exc
+        self._ready(ray, cpus)
+        log.warning("reconnected to the Ray cluster at %s", address)
+
+    def _ready(self, ray: Any, cpus: float) -> None:
+        """Check the cluster connected to can run a task, then take it into use."""
+        if cpus < self.num_cpus_per_task:
+            raise ExecutionError(f"the Ray cluster at {self.address!r} has {cpus:g} CPU(s); a reward task asks "
+                                 f"for {self.num_cpus_per_task:g} (execution.num_cpus_per_task)")
+        probe = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0)(_probe)
+        try:
+            ray.get(probe.remote(), timeout=STARTUP_TIMEOUT)
+        except Exception as exc:
+            raise ExecutionError(
+                f"the Ray cluster at {self.address!r} cannot run grpo-rewards tasks: {type(exc).__name__}: "
+                f"{str(exc).strip().splitlines()[-1] if str(exc).strip() else ''} (install grpo-rewards and "
+                "the reward packages on every node)") from exc
+        self._ray = ray
+        self._task = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0, retry_exceptions=False)(run_item)
+        self.connected_address = _gcs_address(ray) or self.connected_address
+        self._lost = None
+
+    def disconnect(self, why: str | None = None) -> None:
+        """Forget the connection; ``why`` (the connection was lost): the next batch reconnects once
+        (``ray.shutdown()``, then ``ray.init``), else it connects as the first did and Ray stays as it is."""
         with self._lock:
-            self._task = None
+            if why is not None and self._task is not None:
+                self._lost = why
+            else:
+                self._task = None
 
     def slots(self) -> int:
         """How many tasks the cluster can run at once now."""
@@ -229,7 +288,7 @@ class RayBackend:
         try:
             self._run(ray, func, payload, list(items), timeout, cap, outcomes)
         except (ray.exceptions.RaySystemError, ConnectionError, OSError) as exc:
-            self.disconnect()
+            self.disconnect(f"{type(exc).__name__}: {_first_line(exc)}")
             for i, outcome in enumerate(outcomes):
                 if outcome is None:
                     outcomes[i] = Outcome("crashed", None, f"lost the connection to the Ray cluster: {exc}")
@@ -337,17 +396,14 @@ def _check_reachable(address: str) -> None:
     :data:`CONNECT_TIMEOUT` seconds: ``ray.init`` itself retries an unreachable address for ever."""
     import socket
 
-    if address.startswith("ray://"):
-        target: str | None = address[len("ray://"):]
-    else:
-        from ray._private import services  # how ray.init reads "auto": RAY_ADDRESS, then the last `ray start`
+    from ray._private import services  # how ray.init reads "auto": RAY_ADDRESS, then the last `ray start`
 
-        try:
-            target = services.canonicalize_bootstrap_address_or_die(address)
-        except ConnectionError:
-            raise
-        except Exception as exc:
-            raise ConnectionError(str(exc)) from exc
+    try:
+        target = services.canonicalize_bootstrap_address_or_die(address)
+    except ConnectionError:
+        raise
+    except Exception as exc:
+        raise ConnectionError(str(exc)) from exc
     if not target:
         raise ConnectionError("no Ray cluster is running here (none was started with `ray start --head`, and "
                               "RAY_ADDRESS is not set)")
@@ -356,6 +412,15 @@ def _check_reachable(address: str) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
     except (OSError, ValueError) as exc:
         raise ConnectionError(f"nothing answers at {target} ({exc})") from exc
+
+
+def _gcs_address(ray: Any) -> str | None:
+    """The address of the cluster this process is connected to (``host:port`` of its GCS), if Ray says."""
+    try:
+        address = ray.get_runtime_context().gcs_address
+    except Exception:
+        return None
+    return address if isinstance(address, str) and address else None
 
 
 def _first_line(exc: BaseException) -> str:

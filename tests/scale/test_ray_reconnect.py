@@ -1,0 +1,113 @@
+"""After a lost connection the Ray backend reconnects once per batch (``ray.shutdown()``, then ``ray.init``
+to the address it had connected to, logged), or fails loudly; it never falls back to local execution.
+
+A real local cluster (``ray.cluster_utils.Cluster``, on loopback, inside a private network namespace):
+the driver's connection is lost (``ray.shutdown()`` in the driver), the cluster is stopped and started
+again on the same port, and the next batch scores on the new one; with no cluster to go back to, the
+batch raises :class:`~grpo_rewards.errors.ExecutionError`, every batch after it too.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections import Counter
+from typing import Any
+
+import pytest
+import scale_scorers
+from scale_netns import refuse_outside_namespace
+
+from grpo_rewards import Reward
+from grpo_rewards.errors import ExecutionError
+from grpo_rewards.execution import pool
+
+LOGGER = "grpo_rewards.execution.ray_backend"
+TEXTS = ["a", "bb", "ccc"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start_cluster(port: int) -> Any:
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "include_dashboard": False, "object_store_memory": 80 * 2**20, "gcs_server_port": port})
+    cluster.wait_for_nodes()
+    return cluster
+
+
+@pytest.fixture
+def cluster() -> Any:
+    """A one-node cluster on a free loopback port, and the driver connected to it; all stopped after."""
+    refuse_outside_namespace()
+    import ray
+
+    from grpo_rewards.execution import ray_backend
+
+    port = _free_port()
+    clusters = [_start_cluster(port)]
+    ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR")
+    yield port, clusters
+    ray.shutdown()
+    for one in clusters:
+        one.shutdown()
+    ray_backend._backends.clear()
+
+
+def _reward(port: int) -> Reward:
+    return Reward(scale_scorers.sleepy, metric="sleepy", on_error="none", error_value=-1.0,
+                  execution={"backend": "ray", "address": f"127.0.0.1:{port}"})
+
+
+def test_after_the_connection_is_lost_and_the_cluster_restarted_the_next_batch_reconnects_and_logs_it(
+        cluster, caplog):
+    import ray
+
+    from grpo_rewards.execution.ray_backend import get_ray_backend
+
+    port, clusters = cluster
+    reward = _reward(port)
+    assert reward(prompts=["p"] * 3, completions=TEXTS) == [1.0, 2.0, 3.0]
+    backend = get_ray_backend(f"127.0.0.1:{port}", 1.0)
+    assert backend.connected_address == f"127.0.0.1:{port}"
+    ray.shutdown()  # the driver's connection is gone ...
+    clusters[0].shutdown()  # ... and so is the cluster; a new one starts on the same port
+    clusters.append(_start_cluster(port))
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        values = reward(prompts=["p"] * 3, completions=["dddd", "e", "ff"])
+    assert values == [4.0, 1.0, 2.0]
+    assert reward.stats == Counter({"ok": 6})
+    messages = [r.getMessage() for r in caplog.records if r.name == LOGGER]
+    assert messages == [
+        f"lost the connection to the Ray cluster at 127.0.0.1:{port} (Ray was shut down in this process); "
+        f"reconnecting once: ray.shutdown(), then ray.init(address='127.0.0.1:{port}')",
+        f"reconnected to the Ray cluster at 127.0.0.1:{port}"]
+    assert backend.stats["reconnects"] == 1 and backend.stats["connects"] == 1
+    assert ray.get_runtime_context().gcs_address == f"127.0.0.1:{port}"
+    assert not pool._pools, "a local worker pool was started"
+
+
+def test_with_no_cluster_to_reconnect_to_every_batch_fails_loudly_and_nothing_runs_locally(cluster):
+    import ray
+
+    port, clusters = cluster
+    reward = _reward(port)
+    assert reward(prompts=["p"] * 3, completions=TEXTS) == [1.0, 2.0, 3.0]
+    ray.shutdown()
+    clusters[0].shutdown()
+    clusters.clear()
+    for _ in range(2):  # one reconnect per batch, each as loud
+        with pytest.raises(ExecutionError) as err:
+            reward(prompts=["p"] * 3, completions=["dddd", "e", "ff"])
+        message = str(err.value)
+        assert message.startswith(f"lost the connection to the Ray cluster at '127.0.0.1:{port}' (Ray was shut down in "
+                                  "this process) and reconnecting failed: ConnectionError: nothing answers at "
+                                  f"127.0.0.1:{port}")
+        assert message.endswith("rewards never fall back to local execution)")
+    assert reward.stats == Counter({"ok": 3})
+    assert not pool._pools, "a local worker pool was started"
