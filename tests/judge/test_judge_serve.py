@@ -98,11 +98,14 @@ def test_an_unreachable_server_gives_none_and_one_warning():
 
 
 def test_pairwise_pays_what_the_served_judge_replies_for_the_group(warm, embedded_model):
-    judge = Pairwise(model=embedded_model, base_url=warm.base_url, max_tokens=48)
+    judge = Pairwise(model=embedded_model, base_url=warm.base_url, max_tokens=48, shuffle_seed=1)
+    assert judge.order(QUESTION, ANSWERS[:2]) == [1, 0]  # this seed shows them swapped: the mapping back matters
     result = judge(prompts=[QUESTION] * 2, completions=ANSWERS[:2])
     messages = judge.settings.messages(judge.judge_prompt(QUESTION, ANSWERS[:2], {}))
     reply = warm.chat(embedded_model, messages, **judge.settings.sampling)["choices"][0]["message"]["content"]
-    expected = parse_numbered(reply, 2, judge.format)
+    shown = parse_numbered(reply, 2, judge.format)  # in the order the judge saw them
+    order = judge.order(QUESTION, ANSWERS[:2])
+    expected = [shown[order.index(i)] for i in range(2)]
     assert list(zip(result.values, result.labels)) == [
         (0.0 if label != "scored" else value, label) for value, label in expected]
 

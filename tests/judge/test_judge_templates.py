@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grpo_rewards_judge import DEFAULT_TEMPLATES, Rubric
+from grpo_rewards_judge import DEFAULT_TEMPLATES, Pairwise, Rubric
+from grpo_rewards_judge.parse import scale_bounds
 from grpo_rewards_judge.templates import fields, fill, render
 
 NOWHERE = "http://127.0.0.1:9/v1"
@@ -76,3 +77,80 @@ def test_bad_parameters_are_one_clear_error_each(params, message):
 
 def test_text_that_is_not_valid_utf8_is_replaced_not_sent_broken():
     assert fill("<completion>{completion}</completion>", {"completion": "a\ud800b"}) == "<completion>a?b</completion>"
+
+
+@pytest.mark.parametrize("judge", [Rubric, Pairwise])
+@pytest.mark.parametrize(("scale", "message"), [
+    ([1], "scale must be [low, high], got [1]"),
+    ("1-10", "scale must be [low, high], got '1-10'"),
+    (5, "scale must be [low, high], got 5"),
+    ([1, "ten"], "scale must be a finite number, got 'ten'"),
+])
+def test_both_judges_check_scale_the_same_way(judge, scale, message):
+    with pytest.raises(ValueError) as err:
+        judge(model="m", base_url=NOWHERE, scale=scale)
+    assert str(err.value) == message
+
+
+def test_scale_bounds_reads_two_numbers():
+    assert scale_bounds([0, 5]) == (0.0, 5.0) and scale_bounds((1, 2.5)) == (1.0, 2.5)
+
+
+TEMPLATE_SET = {"rewards": [{"use": "judge.rubric", "with": {
+    "model": "m", "base_url": NOWHERE, "score_format": "yes_no",
+    "template": "Q: {prompt}\nGold: {reference}\nA: {completion}\nHint: {hint}\nAnswer: yes or no?"}}]}
+
+
+def test_a_template_column_the_dataset_lacks_is_a_reward_set_error_naming_it():
+    from grpo_rewards import load_reward_set
+    from grpo_rewards.errors import RewardSetError
+
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set(TEMPLATE_SET, columns=["prompt", "hint"])
+    assert err.value.problems == ["entry 1 (judge.rubric): needs dataset column(s) 'reference'; the dataset has: "
+                                  "hint, prompt"]
+    built = load_reward_set(TEMPLATE_SET, columns=["prompt", "hint", "reference"])
+    assert built.reward_funcs[0].columns == ("reference", "hint")
+
+
+def test_a_pairwise_template_column_the_dataset_lacks_is_a_reward_set_error_too():
+    from grpo_rewards import load_reward_set
+    from grpo_rewards.errors import RewardSetError
+
+    spec = {"rewards": [{"use": "judge.pairwise", "with": {
+        "model": "m", "base_url": NOWHERE, "template": "{prompt} (gold: {reference})\n{completions}"}}]}
+    with pytest.raises(RewardSetError, match=r"needs dataset column\(s\) 'reference'; the dataset has: prompt"):
+        load_reward_set(spec, columns=["prompt"])
+
+
+def test_score_stops_on_a_missing_template_column_before_sending_anything(tmp_path, capsys):
+    import json
+
+    import yaml
+
+    from grpo_rewards.cli import main
+
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps({"prompt": "2+2?", "completion": "4", "hint": "add"}) + "\n")
+    rewards = tmp_path / "set.yaml"
+    rewards.write_text(yaml.safe_dump(TEMPLATE_SET))
+    assert main(["score", str(data), "--rewards", str(rewards)]) == 2
+    err = capsys.readouterr().err
+    assert "entry 1 (judge.rubric): needs dataset column(s) 'reference'" in err
+
+
+def test_train_stops_on_a_missing_template_column_before_the_model_loads(tmp_path, capsys):
+    import yaml
+
+    from grpo_rewards.cli import main
+
+    config = {"model": "tiny", "output_dir": str(tmp_path / "out"), "dataset": {"task": "math:arithmetic", "n": 4},
+              "rewards": TEMPLATE_SET,
+              "grpo": {"max_steps": 1, "per_device_train_batch_size": 4, "num_generations": 4,
+                       "max_completion_length": 8, "report_to": "none"}}
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    assert main(["train", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert "loading the model" not in out
+    assert "rewards: entry 1 (judge.rubric): needs dataset column(s) 'reference', 'hint'; the dataset has: " in err

@@ -185,3 +185,18 @@ def test_the_max_memory_option_reaches_ray_and_gives_the_memory_label(ray_start)
     reward = Reward(scale_scorers.allocates, metric="alloc", max_memory="256 MiB", error_value=0.0, execution=RAY)
     assert reward(prompts=["p"] * 3, completions=["alloc:512", "abc", "alloc:16"]) == [0.0, 3.0, 1.0]
     assert reward.stats == Counter({"ok": 2, "memory": 1})
+
+
+def test_the_code_sandbox_runs_inside_the_ray_workers(ray_start):
+    """Each code sample is one Ray task whose worker runs the program in the code package's sandbox:
+    the passing program passes, the sleeping one meets the sandbox's own 2 s limit (0.0, where the
+    reward's 60 s deadline would give None)."""
+    from grpo_rewards.execution.ray_backend import get_ray_backend
+
+    prompts, programs, columns = batch_for("code.tests_passed")
+    reward = get_reward("code.tests_passed", options={"timeout": 60.0, "execution": RAY})
+    before = get_ray_backend("auto", 1.0).stats["tasks"]
+    result = reward.score(prompts, programs, **columns)
+    assert (result.values, result.labels) == ([1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [
+        "passed", "failed", "compile_error", "timeout", "no_code", "runtime_error"])
+    assert get_ray_backend("auto", 1.0).stats["tasks"] - before == len(programs)
