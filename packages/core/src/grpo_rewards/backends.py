@@ -42,8 +42,8 @@ class Execution:
     """Where a reward's samples run.
 
     - ``backend``: ``local`` (this machine) or ``ray`` (a Ray cluster).
-    - ``address``: the Ray cluster to connect to (``auto``, ``host:6379``, ``ray://host:10001``);
-      a ``ray`` setting only.
+    - ``address``: the Ray cluster to connect to (``auto``, ``host:6379``; a Ray Client ``ray://``
+      address is refused when the backend connects); a ``ray`` setting only.
     - ``num_cpus_per_task``: the CPUs Ray reserves for each sample's task; a ``ray`` setting only.
     """
 
