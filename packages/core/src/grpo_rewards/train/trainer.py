@@ -57,24 +57,26 @@ def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], b
 
 
 def files_callback(run_dir: Path) -> Any:
-    """A ``TrainerCallback`` that records what TRL writes into the run folder before it writes it
-    (:func:`~grpo_rewards.train.rundir.record_files`): the ``checkpoint-N`` of each save, the
-    logging folder when it lies inside, and that drops the checkpoints TRL rotated away."""
+    """A ``TrainerCallback`` that records what TRL writes into the run folder
+    (:func:`~grpo_rewards.train.rundir.record_files`): the ``checkpoint-N`` of each save before it is
+    written, the logging folder when it lies inside; and that drops the checkpoints TRL rotated away."""
     from transformers import TrainerCallback
 
     class RunFilesCallback(TrainerCallback):
-        def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-            logging_dir = getattr(args, "logging_dir", None)
-            if state.is_world_process_zero and logging_dir:
-                try:
-                    inside = Path(logging_dir).resolve().relative_to(run_dir.resolve())
-                except ValueError:
-                    return
-                if inside.parts:
-                    rundir.record_files(run_dir, inside.parts[0])
-
         def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-            if state.is_world_process_zero and control.should_save:  # the save comes right after this call
+            if not state.is_world_process_zero:
+                return
+            # the run's record exists from its first step on (the run files are written then), so the
+            # logging folder TensorBoard made at train begin is recorded at the end of a step
+            logging_dir = getattr(args, "logging_dir", None)
+            if logging_dir:
+                try:
+                    inside = Path(logging_dir).resolve().relative_to(run_dir.resolve()).parts
+                except ValueError:
+                    inside = ()
+                if inside and (run_dir / inside[0]).exists():
+                    rundir.record_files(run_dir, inside[0])
+            if control.should_save:  # the save comes right after this call
                 rundir.record_files(run_dir, f"checkpoint-{state.global_step}")
 
         def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
