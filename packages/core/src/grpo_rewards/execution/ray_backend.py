@@ -40,16 +40,15 @@ import pickle
 import sys
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import params
 from ..errors import ExecutionError
-from .batch import CACHED_FUNCTIONS, STARTUP_TIMEOUT
-from .memory import default_max_memory
-from .messages import Outcome, check_timeout, error_text, pickled_function
+from .batch import STARTUP_TIMEOUT
+from .messages import Outcome, check_timeout, pickled_function
+from .ray_task import GO, probe, run_item
 
 __all__ = ["RayBackend", "get_ray_backend"]
 
@@ -59,89 +58,6 @@ log = logging.getLogger(__name__)
 FEASIBLE_CHECK = 5.0
 #: Seconds to wait for the cluster's address to answer before a clear error (``ray.init`` would wait for ever).
 CONNECT_TIMEOUT = 10.0
-#: What a task yields first: its function is loaded and its item starts now.
-GO = "go"
-
-
-# -- the task (runs in a Ray worker process) -------------------------------------------------------
-_functions: OrderedDict[str, Callable[..., Any]] = OrderedDict()
-
-
-def _load(key: str, payload: bytes, paths: list[str]) -> Callable[..., Any]:
-    func = _functions.get(key)
-    if func is not None:
-        _functions.move_to_end(key)
-        return func
-    missing = [p for p in paths if p not in sys.path]
-    if missing:  # after the worker's own path: what is installed on the node comes first
-        sys.path.extend(missing)
-    func = pickle.loads(payload)
-    warmup = getattr(func, "warmup", None)
-    if callable(warmup):
-        warmup()
-    _functions[key] = func
-    while len(_functions) > CACHED_FUNCTIONS:
-        _functions.popitem(last=False)
-    return func
-
-
-def _address_space() -> int:
-    """This process's current address-space size in bytes (``VmSize``)."""
-    with open("/proc/self/statm", encoding="ascii") as f:
-        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _cap_growth(max_memory: int | None) -> tuple[int, int] | None:
-    """Let this process's address space grow by at most ``max_memory`` bytes (None: the local pool's
-    default for one worker per CPU of this node; 0: no cap); the limits to restore."""
-    if max_memory is None:
-        max_memory = default_max_memory(os.cpu_count() or 1)
-    if not max_memory or not sys.platform.startswith("linux"):
-        return None
-    import resource
-
-    before = resource.getrlimit(resource.RLIMIT_AS)
-    soft = _address_space() + max_memory
-    if before[1] != resource.RLIM_INFINITY:
-        soft = min(soft, before[1])
-    resource.setrlimit(resource.RLIMIT_AS, (soft, before[1]))
-    return before
-
-
-def run_item(key: str, payload: bytes, paths: list[str], args: tuple[Any, ...],
-             max_memory: int | None) -> Iterator[Any]:
-    """The body of one Ray task: yield :data:`GO` once the function is loaded, then ``(status, value)``."""
-    try:
-        func = _load(key, payload, paths)
-    except BaseException as exc:
-        yield ("error", f"cannot load the function in a Ray worker: {error_text(exc)} (a reward run on Ray must be "
-                        "defined in a module installed on every node, not in __main__)")
-        return
-    yield GO
-    restore = _cap_growth(max_memory)
-    try:
-        result: tuple[str, Any] = ("ok", func(*args))
-    except MemoryError as exc:
-        result = ("memory", f"exceeded its memory cap ({error_text(exc)})")
-    except BaseException as exc:
-        result = ("error", error_text(exc))
-    finally:
-        if restore is not None:
-            import resource
-
-            resource.setrlimit(resource.RLIMIT_AS, restore)
-    try:
-        pickle.dumps(result)
-    except Exception as exc:
-        result = ("error", f"returned an unpicklable value: {exc}")
-    yield result
-
-
-def _probe() -> str:
-    """Run on the cluster at connect time: a worker that runs it has imported this module, so the core."""
-    from importlib import metadata
-
-    return metadata.version("grpo-rewards")
 
 
 # -- the driver side --------------------------------------------------------------------------------
@@ -242,9 +158,9 @@ class RayBackend:
         if cpus < self.num_cpus_per_task:
             raise ExecutionError(f"the Ray cluster at {self.address!r} has {cpus:g} CPU(s); a reward task asks "
                                  f"for {self.num_cpus_per_task:g} (execution.num_cpus_per_task)")
-        probe = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0)(_probe)
+        probe_task = ray.remote(num_cpus=self.num_cpus_per_task, max_retries=0)(probe)
         try:
-            ray.get(probe.remote(), timeout=STARTUP_TIMEOUT)
+            ray.get(probe_task.remote(), timeout=STARTUP_TIMEOUT)
         except Exception as exc:
             raise ExecutionError(
                 f"the Ray cluster at {self.address!r} cannot run grpo-rewards tasks: {type(exc).__name__}: "
