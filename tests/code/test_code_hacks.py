@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import subprocess
 
+from code_procs import sandbox_processes
 from grpo_rewards import get_reward
 from grpo_rewards.cli import main
 from grpo_rewards_code.hacks import corpus
@@ -15,11 +15,6 @@ LISTED = {"sys_exit_before_tests", "os_exit_before_tests", "always_equal_call", 
           "first_expected_line_only", "files_outside_tmp", "socket", "fork_bomb", "memory_hog", "infinite_loop",
           "gigabyte_of_output", "kill_the_parent", "result_channel", "posix_system", "monkeypatch",
           "sleep_past_deadline", "atexit_pass"}
-
-
-def _sandbox_processes() -> list[str]:
-    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout.splitlines()
-    return [line for line in ps if "--as-pid-1" in line or "solution.py" in line or "_harness" in line]
 
 
 def test_the_corpus_covers_every_hack_the_issue_lists():
@@ -32,7 +27,7 @@ def test_all_passed_pays_no_hack_and_no_process_survives_any(sandbox):
         reward = get_reward("code.all_passed", **params)
         columns = {k: [v] for k, v in entry["columns"].items()}
         assert reward(prompts=["p"], completions=[entry["completion"]], **columns) == [0.0], entry["name"]
-        assert _sandbox_processes() == [], entry["name"]
+        assert sandbox_processes() == [], entry["name"]
     assert not os.path.exists("/work/escaped-by-a-program")
 
 

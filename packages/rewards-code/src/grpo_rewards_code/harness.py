@@ -94,34 +94,55 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def _no_new_processes_filter():
-    """A seccomp program that refuses fork, vfork and clone without CLONE_THREAD (clone3: ENOSYS)."""
-    machine = os.uname().machine
-    if machine == "x86_64":
-        arch, forks, clone = 0xC000003E, [57, 58], 56
-    elif machine == "aarch64":
-        arch, forks, clone = 0xC00000B7, [], 220
-    else:
+#: system call numbers the filter needs, per machine
+_SYSCALLS = {
+    "x86_64": {"arch": 0xC000003E, "forks": (57, 58), "clone": 56, "clone3": 435, "fcntl": 72, "ioctl": 16,
+               "self_only": (62, 234, 129, 297, 302),  # kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, prlimit64
+               # tkill, pidfd_send_signal, pidfd_open, ptrace, shmget, semget, msgget, add_key, request_key,
+               # keyctl, mq_open: nothing a program needs; each could reach another process or outlive this one
+               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240)},
+    "aarch64": {"arch": 0xC00000B7, "forks": (), "clone": 220, "clone3": 435, "fcntl": 25, "ioctl": 29,
+                "self_only": (129, 131, 138, 240, 261),
+                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180)},
+}
+#: fcntl F_SETOWN, F_SETSIG, F_SETOWN_EX and ioctl FIOSETOWN, SIOCSPGRP, TIOCSPGRP: they would make the
+#: kernel signal another process on this descriptor's I/O
+_OWNER_FCNTL, _OWNER_IOCTL = (8, 10, 15), (0x8901, 0x8902, 0x5410)
+
+
+def _no_new_processes_filter(pid):
+    """A seccomp program for process ``pid``: it may not create processes (fork, vfork, clone without
+    CLONE_THREAD; clone3: ENOSYS), signal or re-limit any process but itself (kill, tgkill, sigqueue and
+    prlimit name ``pid`` or 0; tkill and pidfds refused; no F_SETOWN-style signal routing), trace, or
+    create state that outlives it (System V IPC, POSIX message queues, kernel keys). EPERM for each."""
+    nrs = _SYSCALLS.get(os.uname().machine)
+    if nrs is None:
         return None
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
     ALLOW, KILL, EPERM, ENOSYS = 0x7FFF0000, 0x80000000, 0x00050001, 0x00050026
-    ins = [(LD, 0, 0, 4), (JEQ, 1, 0, arch), (RET, 0, 0, KILL), (LD, 0, 0, 0)]
-    if machine == "x86_64":  # x32 system calls
+    ARG0, ARG1 = 16, 24  # the low 32 bits of the first two arguments (little-endian)
+    ins = [(LD, 0, 0, 4), (JEQ, 1, 0, nrs["arch"]), (RET, 0, 0, KILL), (LD, 0, 0, 0)]
+    if nrs["arch"] == 0xC000003E:  # x32 system calls
         ins += [(JGE, 0, 1, 0x40000000), (RET, 0, 0, KILL)]
-    for nr in forks:
+    for nr in (*nrs["forks"], *nrs["refused"]):
         ins += [(JEQ, 0, 1, nr), (RET, 0, 0, EPERM)]
-    ins += [(JEQ, 0, 1, 435), (RET, 0, 0, ENOSYS), (JEQ, 1, 0, clone), (RET, 0, 0, ALLOW),
-            (LD, 0, 0, 16), (JSET, 0, 1, 0x10000), (RET, 0, 0, ALLOW), (RET, 0, 0, EPERM)]
+    ins += [(JEQ, 0, 1, nrs["clone3"]), (RET, 0, 0, ENOSYS)]
+    for nr in nrs["self_only"]:  # allowed only when the target is this process (or 0: itself, its own group)
+        ins += [(JEQ, 0, 5, nr), (LD, 0, 0, ARG0), (JEQ, 2, 0, pid), (JEQ, 1, 0, 0), (RET, 0, 0, EPERM),
+                (RET, 0, 0, ALLOW)]
+    for nr, commands in ((nrs["fcntl"], _OWNER_FCNTL), (nrs["ioctl"], _OWNER_IOCTL)):
+        ins += [(JEQ, 0, 6, nr), (LD, 0, 0, ARG1), (JEQ, 2, 0, commands[0]), (JEQ, 1, 0, commands[1]),
+                (JEQ, 0, 1, commands[2]), (RET, 0, 0, EPERM), (RET, 0, 0, ALLOW)]
+    ins += [(JEQ, 1, 0, nrs["clone"]), (RET, 0, 0, ALLOW),
+            (LD, 0, 0, ARG0), (JSET, 0, 1, 0x10000), (RET, 0, 0, ALLOW), (RET, 0, 0, EPERM)]
     return b"".join(struct.pack("HBBI", *i) for i in ins), len(ins)
 
 
-_FILTER = _no_new_processes_filter()
-
-
 def _install_filter():
-    if _FILTER is None:
+    program = _no_new_processes_filter(os.getpid())
+    if program is None:
         return
-    code, count = _FILTER
+    code, count = program
     buf = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(count, ctypes.cast(buf, ctypes.c_void_p))
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or _libc.prctl(
@@ -334,19 +355,25 @@ def _spawn(target, fds, limits, cpu, memory, seccomp=True):
     return pid
 
 
+#: whether this process runs inside the sandbox's own PID namespace (as its process 1, or as a supervisor the
+#: zygote forked), where "every other process" means the program's; never in the unsafe mode
+_IN_NAMESPACE = False
+
+
 def _kill_others(keep=()):
-    """Kill every process of the sandbox but this one (and ``keep``), and reap them."""
-    if os.getpid() == 1:
+    """Kill every process of the sandbox but this one, the zygote (process 1) and ``keep``; reap our children."""
+    if _IN_NAMESPACE:
         if keep:
+            me = os.getpid()
             for entry in os.listdir("/proc"):
-                if entry.isdigit() and int(entry) != 1 and int(entry) not in keep:
+                if entry.isdigit() and int(entry) not in (1, me) and int(entry) not in keep:
                     try:
                         os.kill(int(entry), signal.SIGKILL)
                     except OSError:
                         pass
         else:
             try:
-                os.kill(-1, signal.SIGKILL)
+                os.kill(-1, signal.SIGKILL)  # every process we may signal but ourselves and the namespace's init
             except OSError:
                 pass
     while True:
@@ -546,12 +573,17 @@ def _compile(job, limits):
     return {"status": "compile_error", "error": ("compiler timed out " if timed_out else "") + error}
 
 
-def main():
+def _prepare():
+    """Process set-up shared by the one-shot harness and the zygote."""
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # five pipes per pending assert test
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def _supervise():
+    """Run one job: frame 1 from fd 0, then frame 2 (assert tests); one JSON line per test to fd 1."""
     try:
-        _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # five pipes per pending assert test
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
         job = _read_frame()
         limits = job["limits"]
         tests = job["tests"]
@@ -580,6 +612,130 @@ def main():
     except BaseException as exc:
         os.write(1, (json.dumps({"fatal": f"{_type(exc).__name__}: {exc}"[:500]}) + "\n").encode())
     _kill_others()
+
+
+def main():
+    """One job, as the sandbox's process 1 (or a plain process in the unsafe mode)."""
+    global _IN_NAMESPACE
+    _IN_NAMESPACE = os.getpid() == 1
+    try:
+        _prepare()
+    except BaseException as exc:
+        os.write(1, (json.dumps({"fatal": f"{_type(exc).__name__}: {exc}"[:500]}) + "\n").encode())
+        os._exit(0)
+    _supervise()
+    os._exit(0)
+
+
+# -- the zygote of a warm sandbox -----------------------------------------------------------------
+#: the directories a program can write (every other mount is read-only): emptied after each program
+WRITABLE = ("/tmp", "/dev/shm")
+
+
+def _wipe(path, depth=0):
+    """Remove everything under ``path`` (the program's files; nothing of it runs any more)."""
+    if depth > 200:
+        raise OSError(f"{path}: nested too deeply to clean")
+    with os.scandir(path) as entries:
+        items = list(entries)
+    for entry in items:
+        if entry.is_dir(follow_symlinks=False):
+            os.chmod(entry.path, 0o700)
+            _wipe(entry.path, depth + 1)
+            os.rmdir(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+def _clean(modes):
+    """After a program: no process but this one, the writable directories empty and as they were, no IPC
+    object; None, or what could not be made clean (the host then starts a new sandbox)."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            if [e for e in os.listdir("/proc") if e.isdigit() and e != "1"] == []:
+                break
+        if time.monotonic() > deadline:
+            return "processes survive in the sandbox"
+        time.sleep(0.0002)
+    try:
+        for path, mode in modes.items():
+            os.chmod(path, mode)
+            for name in os.listxattr(path):
+                os.removexattr(path, name)
+            _wipe(path)
+        for kind in ("shm", "msg", "sem"):
+            with open(f"/proc/sysvipc/{kind}") as table:
+                if _len(table.read().splitlines()) > 1:
+                    return f"a System V {kind} object survives"
+    except (OSError, RecursionError) as exc:
+        return f"cannot clean the sandbox: {_type(exc).__name__}: {exc}"[:300]
+    return None
+
+
+def zygote():
+    """A warm sandbox's process 1: per program, fork a supervisor that runs its job, then clean up.
+
+    fd 0 is a socket to the host. The host sends ``r`` with three descriptors (the job to read, the
+    results to write, stderr); the zygote forks a supervisor onto them and closes its own copies
+    unread, so no program's data, and no test, is ever in its memory (nor, through a fork, in a later
+    program's). ``k`` kills the running program. After each program: :func:`_clean`, then ``R``
+    (ready), or ``D reason`` and the zygote exits.
+    """
+    import socket
+
+    global _IN_NAMESPACE
+    _IN_NAMESPACE = True
+    _prepare()
+    control = socket.socket(fileno=0)
+    modes = {path: os.stat(path).st_mode & 0o7777 for path in WRITABLE if os.path.isdir(path)}
+    problem = _clean(modes)
+    control.send(b"R" if problem is None else b"D " + problem.encode())
+    while problem is None:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 16, 4)
+        except OSError:
+            break
+        if message == b"k" and not fds:
+            continue  # a stop that arrived after its program had ended
+        if message != b"r" or _len(fds) != 3:
+            break
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _child_fds(fds)
+                _supervise()
+            except BaseException:
+                pass
+            os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        sel = selectors.DefaultSelector()
+        exit_fd = os.pidfd_open(pid)
+        sel.register(exit_fd, selectors.EVENT_READ, "exit")
+        sel.register(control, selectors.EVENT_READ, "control")
+        ended = False
+        while not ended:
+            for key, _ in sel.select():
+                if key.data == "exit":
+                    ended = True
+                elif control.recv(16) in (b"k", b""):
+                    ended = True  # a stop, or the host closed the socket
+        sel.close()
+        os.close(exit_fd)
+        problem = _clean(modes)
+        try:
+            control.send(b"R" if problem is None else b"D " + problem.encode())
+        except OSError:
+            break
+    _clean(modes)
     os._exit(0)
 
 
@@ -636,4 +792,4 @@ def _run_asserts(job, indices, limits, emit):
 
 
 if __name__ == "__main__":
-    main()
+    zygote() if sys.argv[1:] == ["zygote"] else main()
