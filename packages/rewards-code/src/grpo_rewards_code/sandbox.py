@@ -148,7 +148,13 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     threads = [threading.Thread(target=feed, daemon=True), threading.Thread(target=drain_stderr, daemon=True)]
     for t in threads:
         t.start()
-    timer = threading.Timer(deadline, kill)
+    fired: list[bool] = []  # Timer.cancel() sets timer.finished too: only this says the deadline killed it
+
+    def on_deadline() -> None:
+        fired.append(True)
+        kill()
+
+    timer = threading.Timer(deadline, on_deadline)
     timer.daemon = True
     timer.start()
     results: list[dict[str, Any]] = []
@@ -179,7 +185,7 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
                 stream.close()
             except OSError:
                 pass
-    if not done and not stopped and fatal is None and not timer.finished.is_set():
+    if not done and not stopped and fatal is None and not fired:
         fatal = "the sandbox ended early: " + b"".join(errors).decode("utf-8", "replace")[-500:].strip()
     elif not done and not stopped and fatal is None:
         seen = {r.get("i") for r in results}

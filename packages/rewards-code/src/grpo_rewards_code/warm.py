@@ -169,6 +169,11 @@ def run_warm(sandbox: Sandbox, payload: bytes, n_tests: int, deadline: float, on
     raise AssertionError("unreachable")
 
 
+def thread_sandboxes() -> list[int]:
+    """The host pids of this thread's live warm sandboxes (bwrap's), oldest first."""
+    return [w.proc.pid for w in _pool().values() if w.alive and w.proc.poll() is None]
+
+
 def close_warm() -> None:
     """Close this thread's warm sandboxes (they also end with the thread, or the process)."""
     for warm in _pool().values():
