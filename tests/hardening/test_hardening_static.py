@@ -23,7 +23,7 @@ ALLOWED_DANGEROUS = {
        "the code sandbox's harness runs model-written programs by design: it is the sandbox's process 1, started as "
        "python -I -S -c inside bubblewrap/unshare (no network, read-only system, dropped uid and capabilities, "
        "per-test rlimits and a seccomp filter; a bare subprocess only in the unsafe mode a user opts into); it never runs in a grpo-rewards process"
-       for function in ("_load_program", "_assert_test") for call in ("builtins.compile", "builtins.exec")},
+       for function in ("_compile_python", "_load_program", "_assert_test") for call in ("builtins.compile", "builtins.exec")},
     ("packages/core/src/grpo_rewards/contract/runner.py", "run_contract", "pickle.loads"):
         "the contract check round-trips the reward object it just pickled itself (pickle.loads(pickle.dumps(r)))",
 }

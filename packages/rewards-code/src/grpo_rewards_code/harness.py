@@ -17,6 +17,7 @@ exact types; anything else (an object with a lying ``__eq__``) is a ``runtime_er
 """
 
 import ctypes
+import gc
 import json
 import os
 import resource
@@ -110,8 +111,12 @@ _SYSCALLS = {
 _OWNER_FCNTL, _OWNER_IOCTL = (8, 10, 15), (0x8901, 0x8902, 0x5410)
 
 
-def _no_new_processes_filter(pid):
-    """A seccomp program for process ``pid``: it may not create processes (fork, vfork, clone without
+_PID = object()  # where a filter instruction compares with the process's own pid
+
+
+def _no_new_processes_filter():
+    """A seccomp program, as parts to join around the pid of the process it is for (``None`` marks each
+    place), and its length. The process may not create processes (fork, vfork, clone without
     CLONE_THREAD; clone3: ENOSYS), signal or re-limit any process but itself (kill, tgkill, sigqueue and
     prlimit name ``pid`` or 0; tkill and pidfds refused; no F_SETOWN-style signal routing), trace, or
     create state that outlives it (System V IPC, POSIX message queues, kernel keys). EPERM for each."""
@@ -128,21 +133,31 @@ def _no_new_processes_filter(pid):
         ins += [(JEQ, 0, 1, nr), (RET, 0, 0, EPERM)]
     ins += [(JEQ, 0, 1, nrs["clone3"]), (RET, 0, 0, ENOSYS)]
     for nr in nrs["self_only"]:  # allowed only when the target is this process (or 0: itself, its own group)
-        ins += [(JEQ, 0, 5, nr), (LD, 0, 0, ARG0), (JEQ, 2, 0, pid), (JEQ, 1, 0, 0), (RET, 0, 0, EPERM),
+        ins += [(JEQ, 0, 5, nr), (LD, 0, 0, ARG0), (JEQ, 2, 0, _PID), (JEQ, 1, 0, 0), (RET, 0, 0, EPERM),
                 (RET, 0, 0, ALLOW)]
     for nr, commands in ((nrs["fcntl"], _OWNER_FCNTL), (nrs["ioctl"], _OWNER_IOCTL)):
         ins += [(JEQ, 0, 6, nr), (LD, 0, 0, ARG1), (JEQ, 2, 0, commands[0]), (JEQ, 1, 0, commands[1]),
                 (JEQ, 0, 1, commands[2]), (RET, 0, 0, EPERM), (RET, 0, 0, ALLOW)]
     ins += [(JEQ, 1, 0, nrs["clone"]), (RET, 0, 0, ALLOW),
             (LD, 0, 0, ARG0), (JSET, 0, 1, 0x10000), (RET, 0, 0, ALLOW), (RET, 0, 0, EPERM)]
-    return b"".join(struct.pack("HBBI", *i) for i in ins), len(ins)
+    parts = []
+    for code, jt, jf, k in ins:
+        if k is _PID:
+            parts += [struct.pack("HBB", code, jt, jf), None]
+        else:
+            parts.append(struct.pack("HBBI", code, jt, jf, k))
+    return parts, len(ins)
+
+
+_FILTER = _no_new_processes_filter()  # built once; each child only adds its pid
 
 
 def _install_filter():
-    program = _no_new_processes_filter(os.getpid())
-    if program is None:
+    if _FILTER is None:
         return
-    code, count = program
+    parts, count = _FILTER
+    pid = struct.pack("I", os.getpid())
+    code = b"".join(pid if part is None else part for part in parts)
     buf = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(count, ctypes.cast(buf, ctypes.c_void_p))
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or _libc.prctl(
@@ -197,15 +212,27 @@ def _flush_and_exit(code):
     os._exit(code)
 
 
-def _load_program(job):
-    """Compile and run the program's module code in a fresh namespace; exits with the outcome on failure."""
+def _compile_python(job, limits):
+    """Compile the program once, in the supervisor, before any test forks (compiling runs none of it; the
+    address space is capped meanwhile); None, or the ``compile_error`` every test then gets."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = max(limits["memory"] or 0, 1 << 30)
     try:
-        code = compile(job["program"], "solution.py", "exec")
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        _report({"status": "compile_error", "error": f"{_type(exc).__name__}: {exc}"[:500]})
-        os._exit(2)
+        if hard == resource.RLIM_INFINITY or cap < hard:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        job["code"] = compile(job["program"], "solution.py", "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        return {"status": "compile_error", "error": f"{_type(exc).__name__}: {exc}"[:500]}
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    return None
+
+
+def _load_program(job):
+    """Run the program's module code (compiled by :func:`_compile_python`) in a fresh namespace; exits with
+    the outcome on failure."""
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    _run_guarded(lambda: exec(code, namespace))
+    _run_guarded(lambda: exec(job["code"], namespace))
     return namespace
 
 
@@ -585,12 +612,11 @@ def _supervise():
     """Run one job: frame 1 from fd 0, then frame 2 (assert tests); one JSON line per test to fd 1."""
     try:
         job = _read_frame()
+        gc.freeze()  # what is here now is never collected in a test's child: fewer copied pages per fork
         limits = job["limits"]
         tests = job["tests"]
         emit = lambda message: os.write(1, (json.dumps(message) + "\n").encode())  # noqa: E731
-        failed = None
-        if job["language"] == "cpp":
-            failed = _compile(job, limits)
+        failed = _compile(job, limits) if job["language"] == "cpp" else _compile_python(job, limits)
         for i, test in enumerate(tests):
             if failed is not None:
                 emit({"i": i, **failed})
@@ -628,6 +654,8 @@ def main():
 
 
 # -- the zygote of a warm sandbox -----------------------------------------------------------------
+#: standard-library modules a warm sandbox's zygote imports before any program (programs import them often)
+PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "heapq", "bisect", "string")
 #: the directories a program can write (every other mount is read-only): emptied after each program
 WRITABLE = ("/tmp", "/dev/shm")
 
@@ -694,6 +722,12 @@ def zygote():
     global _IN_NAMESPACE
     _IN_NAMESPACE = True
     _prepare()
+    for name in PRELOAD:  # what programs commonly import, once for every program (each test still forks)
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    gc.freeze()  # the zygote's objects are never collected in a child, so its pages stay shared
     control = socket.socket(fileno=0)
     modes = {path: os.stat(path).st_mode & 0o7777 for path in WRITABLE if os.path.isdir(path)}
     problem = _clean(modes)

@@ -239,9 +239,10 @@ class Sandbox:
         payload = _frame(job) + (_frame(secret or {"tests": {}}) if any(
             t["kind"] == "assert" for t in job["tests"]) else b"")
         if self.warm and self.backend == "bwrap":
-            from .warm import run_warm
+            from . import warm
 
-            return run_warm(self, payload, len(job["tests"]), deadline, on_result, read_only)
+            if warm.usable():
+                return warm.run_warm(self, payload, len(job["tests"]), deadline, on_result, read_only)
         proc = subprocess.Popen(self.command(read_only), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
                                 cwd="/", close_fds=True)

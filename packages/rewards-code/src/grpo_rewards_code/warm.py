@@ -34,7 +34,11 @@ if TYPE_CHECKING:
 
 #: how long a zygote may take to start, or to clean up after a program, before it is replaced
 READY_SECONDS = 30.0
+#: after this many warm sandboxes in a row were killed from outside while idle, a process stops starting
+#: them (the core's worker pool kills every process a sample leaves: there a warm sandbox never outlives one)
+IDLE_DEATHS = 2
 _local = threading.local()
+_idle_deaths = 0
 
 
 class _Gone(OSError):
@@ -146,17 +150,26 @@ def _pool() -> dict[tuple[Any, ...], WarmSandbox]:
     return pool
 
 
+def usable() -> bool:
+    """Whether warm sandboxes outlive a program in this process (see :data:`IDLE_DEATHS`)."""
+    return _idle_deaths < IDLE_DEATHS
+
+
 def run_warm(sandbox: Sandbox, payload: bytes, n_tests: int, deadline: float, on_result: Any,
              read_only: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:
     """Run one job in this thread's warm sandbox for (``sandbox``, ``read_only``), starting one when needed."""
+    global _idle_deaths
     pool = _pool()
     key = (sandbox.binary, read_only)
     for attempt in (1, 2):
         warm = pool.get(key)
         if warm is None or not warm.alive or warm.proc.poll() is not None:
             if warm is not None:
+                _idle_deaths += warm.alive  # alive by our account, yet gone: killed from outside while idle
                 warm.close()
             warm = pool[key] = WarmSandbox(sandbox, read_only)
+        elif attempt == 1:
+            _idle_deaths = 0
         try:
             return warm.run(payload, n_tests, deadline, on_result)
         except _Gone:
