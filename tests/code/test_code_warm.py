@@ -7,6 +7,7 @@ import threading
 import time
 
 from code_procs import sandbox_processes
+
 from grpo_rewards_code import TestsPassed
 from grpo_rewards_code.formats import StdioTest
 from grpo_rewards_code.runner import LocalRunner, Program

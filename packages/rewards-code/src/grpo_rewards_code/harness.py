@@ -96,7 +96,7 @@ class _SockFprog(ctypes.Structure):
 
 
 #: system call numbers the filter needs, per machine
-_SYSCALLS = {
+_SYSCALLS: dict = {
     "x86_64": {"arch": 0xC000003E, "forks": (57, 58), "clone": 56, "clone3": 435, "fcntl": 72, "ioctl": 16,
                "self_only": (62, 234, 129, 297, 302),  # kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, prlimit64
                # tkill, pidfd_send_signal, pidfd_open, ptrace, shmget, semget, msgget, add_key, request_key,

@@ -217,8 +217,9 @@ class Sandbox:
     def description(self) -> str:
         """One line naming the isolation in use (shown by ``grpo-rewards show``, the training header, manifest)."""
         if self.backend == "bwrap":
-            reuse = ("; warm: one sandbox per worker thread, a fresh supervisor per program, every other process "
-                     "killed and /tmp wiped after each" if self.warm else "; one sandbox per program")
+            reuse = ("; warm: a long-lived sandbox per thread forks a fresh supervisor per program and kills every "
+                     "other process and empties /tmp after each (one sandbox per program where the caller's worker "
+                     "does not let it outlive a sample)" if self.warm else "; one sandbox per program")
             return (f"bwrap ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID}, no capabilities, "
                     "read-only file system but a private /tmp, rlimits, seccomp: no new processes" + reuse)
         if self.backend == "unshare":
@@ -362,9 +363,12 @@ def describe_sandbox() -> str:
         return f"none: {exc}"
 
 
-def startup_seconds(repeats: int = 5) -> float:
-    """The median wall time of a sandbox that runs one trivial test (its start-up cost)."""
-    sandbox = get_sandbox()
+def startup_seconds(repeats: int = 5, warm: bool = False) -> float:
+    """The median wall time of a run of one trivial test: in a new sandbox (its start-up cost), or with
+    ``warm`` in this thread's warm sandbox (what a program costs there)."""
+    found = get_sandbox()
+    sandbox = Sandbox(found.backend, found.binary, warm=warm)
+    sandbox.run_python("pass", [{"kind": "stdio", "input": ""}])  # a warm sandbox starts here
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
