@@ -56,16 +56,20 @@ def test_the_program_cannot_signal_relimit_or_open_its_supervisor_or_process_1(s
                        "for pid in (os.getppid(), 1):\n"
                        "    for call in (lambda: os.kill(pid, 9), lambda: os.pidfd_open(pid),\n"
                        "                 lambda: resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0)),\n"
-                       "                 lambda: fcntl.fcntl(1, fcntl.F_SETOWN, pid)):\n"
+                       "                 lambda: fcntl.fcntl(1, fcntl.F_SETOWN, pid), lambda: os.setpriority(os.PRIO_PROCESS, pid, 19),\n"
+                       "                 lambda: os.sched_setaffinity(pid, {0}), lambda: os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))):\n"
                        "        try:\n            call()\n            print('did')\n"
                        "        except OSError as e:\n            print(e.errno)\n"
                        "    for path in (f'/proc/{pid}/fd/1', f'/proc/{pid}/mem'):\n"
                        "        try:\n            os.open(path, os.O_RDONLY)\n            print('opened')\n"
                        "        except OSError as e:\n            print(e.errno)\n"
-                       "os.kill(os.getpid(), 0)\nresource.prlimit(0, resource.RLIMIT_NOFILE)\nprint('self')")
+                       "try:\n    os.setpriority(os.PRIO_USER, 0, 19)\nexcept OSError as e:\n    print(e.errno)\n"
+                       "os.kill(os.getpid(), 0)\nresource.prlimit(0, resource.RLIMIT_NOFILE)\nos.nice(1)\n"
+                       "os.sched_setaffinity(0, os.sched_getaffinity(0))\nprint('self')")
     assert out["status"] == "ok", out
-    # EPERM from the seccomp filter for each call aimed at another process; EACCES: both are non-dumpable
-    assert out["stdout"].split() == ["True", *(["1", "1", "1", "1", "13", "13"] * 2), "self"]
+    # EPERM from the seccomp filter for each call aimed at another process (or every process of the uid);
+    # EACCES: both are non-dumpable
+    assert out["stdout"].split() == ["True", *(["1"] * 7 + ["13", "13"]) * 2, "1", "self"]
 
 
 def test_new_processes_are_refused_and_threads_allowed(sandbox):

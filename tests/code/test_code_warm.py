@@ -76,6 +76,7 @@ def test_monkeypatching_in_one_program_does_not_reach_the_next(sandbox):
 
 def test_exhausting_what_a_sandbox_has_in_one_program_leaves_the_next_unaffected(sandbox):
     first = ("import ctypes, os, threading, time\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+             "print(os.getpriority(os.PRIO_PROCESS, 0))\nos.nice(10)\n"
              "for i in range(12):\n    open(f'/tmp/fill{i}', 'wb').write(b'x' * (4 << 20))\n"
              "fds = []\ntry:\n    while True:\n        fds.append(os.open('/dev/null', os.O_RDONLY))\nexcept OSError as e:\n"
              "    print('fds', e.errno)\nthreads = 0\ntry:\n    while True:\n"
@@ -84,11 +85,11 @@ def test_exhausting_what_a_sandbox_has_in_one_program_leaves_the_next_unaffected
              "for name, nr, args in (('shmget', 29, (0, 4096, 0o1600)), ('msgget', 68, (0, 0o1600)), ('semget', 64, (0, 1, 0o1600)),\n"
              "                       ('add_key', 248, (b'user', b'k', b'v', 1, -3))):\n"
              "    print(name, libc.syscall(nr, *args), ctypes.get_errno())")
-    a, b, same = same_sandbox(sandbox, first, LOOK)
+    a, b, same = same_sandbox(sandbox, first, LOOK + "\nprint(os.getpriority(os.PRIO_PROCESS, 0))")
+    nice, *rest = a[0]["stdout"].splitlines()
     if os.uname().machine == "x86_64":  # the system call numbers above are x86_64's
-        assert a[0]["stdout"].splitlines() == ["fds 24", "threads True", "shmget -1 1", "msgget -1 1", "semget -1 1",
-                                               "add_key -1 1"]
-    assert same and b[0]["stdout"].splitlines() == CLEAN
+        assert rest == ["fds 24", "threads True", "shmget -1 1", "msgget -1 1", "semget -1 1", "add_key -1 1"]
+    assert same and b[0]["stdout"].splitlines() == [*CLEAN, nice]  # its own nice value did not pass on
 
 
 def test_no_test_of_an_earlier_program_and_no_earlier_program_is_in_a_later_programs_memory(sandbox):

@@ -98,12 +98,16 @@ class _SockFprog(ctypes.Structure):
 #: system call numbers the filter needs, per machine
 _SYSCALLS: dict = {
     "x86_64": {"arch": 0xC000003E, "forks": (57, 58), "clone": 56, "clone3": 435, "fcntl": 72, "ioctl": 16,
-               "self_only": (62, 234, 129, 297, 302),  # kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, prlimit64
+               # kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, prlimit64, sched_setparam, sched_setscheduler,
+               # sched_setaffinity, sched_setattr: the first argument names the process
+               "self_only": (62, 234, 129, 297, 302, 142, 144, 203, 314),
+               # setpriority, ioprio_set: (which, who, ...), only which = the process and who = itself
+               "self_only_who": ((141, 0), (251, 1)),
                # tkill, pidfd_send_signal, pidfd_open, ptrace, shmget, semget, msgget, add_key, request_key,
                # keyctl, mq_open: nothing a program needs; each could reach another process or outlive this one
                "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240)},
     "aarch64": {"arch": 0xC00000B7, "forks": (), "clone": 220, "clone3": 435, "fcntl": 25, "ioctl": 29,
-                "self_only": (129, 131, 138, 240, 261),
+                "self_only": (129, 131, 138, 240, 261, 118, 119, 122, 274), "self_only_who": ((140, 0), (30, 1)),
                 "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180)},
 }
 #: fcntl F_SETOWN, F_SETSIG, F_SETOWN_EX and ioctl FIOSETOWN, SIOCSPGRP, TIOCSPGRP: they would make the
@@ -117,8 +121,10 @@ _PID = object()  # where a filter instruction compares with the process's own pi
 def _no_new_processes_filter():
     """A seccomp program, as parts to join around the pid of the process it is for (``None`` marks each
     place), and its length. The process may not create processes (fork, vfork, clone without
-    CLONE_THREAD; clone3: ENOSYS), signal or re-limit any process but itself (kill, tgkill, sigqueue and
-    prlimit name ``pid`` or 0; tkill and pidfds refused; no F_SETOWN-style signal routing), trace, or
+    CLONE_THREAD; clone3: ENOSYS), signal, re-limit or re-schedule any process but itself (kill, tgkill,
+    sigqueue, prlimit, sched_set*, setpriority and ioprio_set name ``pid`` or 0: a nice value, policy or
+    CPU set given to the zygote would pass to every later program; tkill and pidfds refused; no
+    F_SETOWN-style signal routing), trace, or
     create state that outlives it (System V IPC, POSIX message queues, kernel keys). EPERM for each."""
     nrs = _SYSCALLS.get(os.uname().machine)
     if nrs is None:
@@ -135,6 +141,9 @@ def _no_new_processes_filter():
     for nr in nrs["self_only"]:  # allowed only when the target is this process (or 0: itself, its own group)
         ins += [(JEQ, 0, 5, nr), (LD, 0, 0, ARG0), (JEQ, 2, 0, _PID), (JEQ, 1, 0, 0), (RET, 0, 0, EPERM),
                 (RET, 0, 0, ALLOW)]
+    for nr, which in nrs["self_only_who"]:
+        ins += [(JEQ, 0, 7, nr), (LD, 0, 0, ARG0), (JEQ, 0, 3, which), (LD, 0, 0, ARG1), (JEQ, 2, 0, _PID),
+                (JEQ, 1, 0, 0), (RET, 0, 0, EPERM), (RET, 0, 0, ALLOW)]
     for nr, commands in ((nrs["fcntl"], _OWNER_FCNTL), (nrs["ioctl"], _OWNER_IOCTL)):
         ins += [(JEQ, 0, 6, nr), (LD, 0, 0, ARG1), (JEQ, 2, 0, commands[0]), (JEQ, 1, 0, commands[1]),
                 (JEQ, 0, 1, commands[2]), (RET, 0, 0, EPERM), (RET, 0, 0, ALLOW)]
