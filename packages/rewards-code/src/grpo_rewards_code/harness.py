@@ -198,11 +198,23 @@ def _child_fds(fds):
     os.closerange(len(fds), 65536)
 
 
-def _std_streams():
+_STREAMS = None  # sys.stdin, sys.stdout, sys.stderr on descriptors 0, 1, 2: made once, before the tests fork
+
+
+def _make_streams():
+    global _STREAMS
     import io
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), write_through=False)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True)
+    _STREAMS = (io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False))),
+                io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), write_through=False),
+                io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True))
+
+
+def _std_streams():
+    """In a test's child: the program's standard streams (unused copies of the supervisor's, on the child's
+    own descriptors 0, 1, 2)."""
+    if _STREAMS is None:
+        _make_streams()
+    sys.stdin, sys.stdout, sys.stderr = _STREAMS
 
 
 def _report(message):
@@ -621,6 +633,7 @@ def _supervise():
     """Run one job: frame 1 from fd 0, then frame 2 (assert tests); one JSON line per test to fd 1."""
     try:
         job = _read_frame()
+        _make_streams()
         gc.freeze()  # what is here now is never collected in a test's child: fewer copied pages per fork
         limits = job["limits"]
         tests = job["tests"]
