@@ -132,30 +132,39 @@ def _no_new_processes_filter():
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
     ALLOW, KILL, EPERM, ENOSYS = 0x7FFF0000, 0x80000000, 0x00050001, 0x00050026
     ARG0, ARG1 = 16, 24  # the low 32 bits of the first two arguments (little-endian)
-    ins = [(LD, 0, 0, 4), (JEQ, 1, 0, nrs["arch"]), (RET, 0, 0, KILL), (LD, 0, 0, 0)]
+    # instructions (code, true target, false target, k); a target is a label or None (the next instruction)
+    ins = [(LD, None, None, 4), (JEQ, None, "kill", nrs["arch"]), (LD, None, None, 0)]
     if nrs["arch"] == 0xC000003E:  # x32 system calls
-        ins += [(JGE, 0, 1, 0x40000000), (RET, 0, 0, KILL)]
-    for nr in (*nrs["forks"], *nrs["refused"]):
-        ins += [(JEQ, 0, 1, nr), (RET, 0, 0, EPERM)]
-    ins += [(JEQ, 0, 1, nrs["clone3"]), (RET, 0, 0, ENOSYS)]
-    for nr in nrs["self_only"]:  # allowed only when the target is this process (or 0: itself, its own group)
-        ins += [(JEQ, 0, 5, nr), (LD, 0, 0, ARG0), (JEQ, 2, 0, _PID), (JEQ, 1, 0, 0), (RET, 0, 0, EPERM),
-                (RET, 0, 0, ALLOW)]
-    for nr, which in nrs["self_only_who"]:
-        ins += [(JEQ, 0, 7, nr), (LD, 0, 0, ARG0), (JEQ, 0, 3, which), (LD, 0, 0, ARG1), (JEQ, 2, 0, _PID),
-                (JEQ, 1, 0, 0), (RET, 0, 0, EPERM), (RET, 0, 0, ALLOW)]
-    for nr, commands in ((nrs["fcntl"], _OWNER_FCNTL), (nrs["ioctl"], _OWNER_IOCTL)):
-        ins += [(JEQ, 0, 6, nr), (LD, 0, 0, ARG1), (JEQ, 2, 0, commands[0]), (JEQ, 1, 0, commands[1]),
-                (JEQ, 0, 1, commands[2]), (RET, 0, 0, EPERM), (RET, 0, 0, ALLOW)]
-    ins += [(JEQ, 1, 0, nrs["clone"]), (RET, 0, 0, ALLOW),
-            (LD, 0, 0, ARG0), (JSET, 0, 1, 0x10000), (RET, 0, 0, ALLOW), (RET, 0, 0, EPERM)]
+        ins += [(JGE, "kill", None, 0x40000000)]
+    ins += [(JEQ, "eperm", None, nr) for nr in (*nrs["forks"], *nrs["refused"])]
+    ins += [(JEQ, "enosys", None, nrs["clone3"])]
+    ins += [(JEQ, "self", None, nr) for nr in nrs["self_only"]]
+    ins += [(JEQ, f"who{which}", None, nr) for nr, which in nrs["self_only_who"]]
+    ins += [(JEQ, "fcntl", None, nrs["fcntl"]), (JEQ, "ioctl", None, nrs["ioctl"]), (JEQ, "clone", "allow", nrs["clone"])]
+    blocks = {  # each ends in a jump to allow or eperm
+        "self": [(LD, None, None, ARG0), (JEQ, "allow", None, _PID), (JEQ, "allow", "eperm", 0)],
+        **{f"who{which}": [(LD, None, None, ARG0), (JEQ, None, "eperm", which), (LD, None, None, ARG1),
+                           (JEQ, "allow", None, _PID), (JEQ, "allow", "eperm", 0)] for _, which in nrs["self_only_who"]},
+        "fcntl": [(LD, None, None, ARG1), *[(JEQ, "eperm", None, c) for c in _OWNER_FCNTL[:-1]],
+                  (JEQ, "eperm", "allow", _OWNER_FCNTL[-1])],
+        "ioctl": [(LD, None, None, ARG1), *[(JEQ, "eperm", None, c) for c in _OWNER_IOCTL[:-1]],
+                  (JEQ, "eperm", "allow", _OWNER_IOCTL[-1])],
+        "clone": [(LD, None, None, ARG0), (JSET, "allow", "eperm", 0x10000)],
+        "kill": [(RET, None, None, KILL)], "enosys": [(RET, None, None, ENOSYS)],
+        "eperm": [(RET, None, None, EPERM)], "allow": [(RET, None, None, ALLOW)],
+    }
+    labels = {}
+    for name, block in blocks.items():
+        labels[name] = _len(ins)
+        ins += block
     parts = []
-    for code, jt, jf, k in ins:
+    for i, (code, jt, jf, k) in enumerate(ins):
+        jt, jf = (0 if t is None else labels[t] - i - 1 for t in (jt, jf))
         if k is _PID:
             parts += [struct.pack("HBB", code, jt, jf), None]
         else:
             parts.append(struct.pack("HBBI", code, jt, jf, k))
-    return parts, len(ins)
+    return parts, _len(ins)
 
 
 _FILTER = _no_new_processes_filter()  # built once; each child only adds its pid
