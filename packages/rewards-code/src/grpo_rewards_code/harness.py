@@ -133,7 +133,7 @@ def _no_new_processes_filter():
     ALLOW, KILL, EPERM, ENOSYS = 0x7FFF0000, 0x80000000, 0x00050001, 0x00050026
     ARG0, ARG1 = 16, 24  # the low 32 bits of the first two arguments (little-endian)
     # instructions (code, true target, false target, k); a target is a label or None (the next instruction)
-    ins = [(LD, None, None, 4), (JEQ, None, "kill", nrs["arch"]), (LD, None, None, 0)]
+    ins: list = [(LD, None, None, 4), (JEQ, None, "kill", nrs["arch"]), (LD, None, None, 0)]
     if nrs["arch"] == 0xC000003E:  # x32 system calls
         ins += [(JGE, "kill", None, 0x40000000)]
     ins += [(JEQ, "eperm", None, nr) for nr in (*nrs["forks"], *nrs["refused"])]
@@ -141,7 +141,7 @@ def _no_new_processes_filter():
     ins += [(JEQ, "self", None, nr) for nr in nrs["self_only"]]
     ins += [(JEQ, f"who{which}", None, nr) for nr, which in nrs["self_only_who"]]
     ins += [(JEQ, "fcntl", None, nrs["fcntl"]), (JEQ, "ioctl", None, nrs["ioctl"]), (JEQ, "clone", "allow", nrs["clone"])]
-    blocks = {  # each ends in a jump to allow or eperm
+    blocks: dict = {  # each ends in a jump to allow or eperm
         "self": [(LD, None, None, ARG0), (JEQ, "allow", None, _PID), (JEQ, "allow", "eperm", 0)],
         **{f"who{which}": [(LD, None, None, ARG0), (JEQ, None, "eperm", which), (LD, None, None, ARG1),
                            (JEQ, "allow", None, _PID), (JEQ, "allow", "eperm", 0)] for _, which in nrs["self_only_who"]},
@@ -157,9 +157,9 @@ def _no_new_processes_filter():
     for name, block in blocks.items():
         labels[name] = _len(ins)
         ins += block
-    parts = []
-    for i, (code, jt, jf, k) in enumerate(ins):
-        jt, jf = (0 if t is None else labels[t] - i - 1 for t in (jt, jf))
+    parts: list = []
+    for i, (code, true, false, k) in enumerate(ins):
+        jt, jf = (0 if t is None else labels[t] - i - 1 for t in (true, false))
         if k is _PID:
             parts += [struct.pack("HBB", code, jt, jf), None]
         else:
@@ -207,7 +207,7 @@ def _child_fds(fds):
     os.closerange(len(fds), 65536)
 
 
-_STREAMS = None  # sys.stdin, sys.stdout, sys.stderr on descriptors 0, 1, 2: made once, before the tests fork
+_STREAMS: tuple = ()  # sys.stdin, sys.stdout, sys.stderr on descriptors 0, 1, 2: made once, before the tests fork
 
 
 def _make_streams():
@@ -221,7 +221,7 @@ def _make_streams():
 def _std_streams():
     """In a test's child: the program's standard streams (unused copies of the supervisor's, on the child's
     own descriptors 0, 1, 2)."""
-    if _STREAMS is None:
+    if not _STREAMS:
         _make_streams()
     sys.stdin, sys.stdout, sys.stderr = _STREAMS
 
