@@ -38,3 +38,19 @@ def test_grpo_rewards_check_hacks_reports_every_entry_ok(sandbox):
         assert main(["check", "code.tests_passed", "--hacks"]) == 0
     text = out.getvalue()
     assert "no entry is overpaid" in text and text.count("  ok  ") == len(corpus())
+
+
+def test_every_entry_pays_nothing_back_to_back_in_one_warm_sandbox(sandbox):
+    from grpo_rewards_code import AllPassed
+    from grpo_rewards_code.warm import thread_sandboxes
+
+    scorer = AllPassed(time_limit=0.5)
+    started = []
+    for entry in corpus():
+        value, label = scorer(entry["completion"], **entry["columns"])
+        assert value == 0.0 and label != "sandbox_error", (entry["name"], label)
+        assert sandbox_processes() == [], entry["name"]
+        started += [pid for pid in thread_sandboxes() if pid not in started]
+    assert len(started) == 1  # all of them, one after another, in the same warm sandbox
+    assert scorer("```python\nprint(sum(map(int, input().split())))\n```",
+                  tests=[{"input": "1 2\n", "output": "3"}]) == (1.0, "passed")

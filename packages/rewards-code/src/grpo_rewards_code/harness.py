@@ -1,15 +1,18 @@
 # mypy: disallow-untyped-defs=False
 """The harness that runs inside the sandbox (standard library only; run as ``python -I -S -c SOURCE``).
 
-It is process 1 of the sandbox's PID namespace (signals from the program cannot kill it) and
-non-dumpable (the program cannot open ``/proc/1/fd/...`` or read its memory). It reads two
-length-prefixed JSON frames from stdin: frame 1 holds the program, the inputs of stdin/stdout
-and call tests, and the limits: nothing secret. Frame 2 holds the assert tests, which contain
-expected values; it is read only after every process that will run the program has been forked,
-so no program process ever has it in memory. Each test runs in its own forked child with rlimits
-(CPU, address space, open files, file size, processes) and a seccomp filter that refuses to
-create processes (threads are allowed), so no program can leave a process behind; its stdout is
-captured up to a cap. One JSON line per test goes to fd 1, then ``{"done": true}``.
+One job's supervisor (:func:`_supervise`) is either process 1 of a one-shot sandbox (:func:`main`)
+or, in a warm sandbox, a child that the sandbox's process 1, the zygote (:func:`zygote`, run with
+the argument ``zygote``), forks per program. It is non-dumpable (the program cannot open
+``/proc/<pid>/fd/...`` or read its memory). It reads two length-prefixed JSON frames from fd 0:
+frame 1 holds the program, the inputs of stdin/stdout and call tests, and the limits: nothing
+secret. It compiles the program once. Frame 2 holds the assert tests, which contain expected
+values; it is read only after every process that will run the program has been forked, so no
+program process ever has it in memory. Each test runs in its own forked child with rlimits (CPU,
+address space, open files, file size, processes) and a seccomp filter that refuses to create
+processes (threads are allowed) or to signal, re-limit or re-schedule another process, so no
+program can leave a process behind or reach its supervisor; its stdout is captured up to a cap.
+One JSON line per test goes to fd 1, then ``{"done": true}``.
 
 Call tests and assert tests exchange values as typed JSON (:func:`encode`): only ``None``, bools,
 ints, floats, strings, bytes, complex numbers and lists, tuples, dicts, sets of them, of their

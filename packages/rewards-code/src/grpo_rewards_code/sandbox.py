@@ -6,15 +6,18 @@ Three backends, tried in this order (``GRPO_REWARDS_CODE_SANDBOX=auto``, the def
   ``--unshare-all`` (network, PID, IPC, UTS, cgroup, mount namespaces) plus ``--unshare-user`` and
   ``--cap-drop ALL`` with uid/gid 65534 (as root a program would keep every capability and could
   remount the read-only binds writable), ``--as-pid-1`` (the harness is the namespace's init, which
-  the program cannot signal), ``--die-with-parent``, a read-only view of ``/usr`` and the
-  interpreter, a private ``/tmp`` (tmpfs), a cleared environment.
+  the program cannot signal), ``--die-with-parent``, a read-only file system (``/usr``, the
+  interpreter, the root, ``/dev``) but a private ``/tmp`` and ``/dev/shm`` (tmpfs), a cleared
+  environment. Warm by default (:mod:`grpo_rewards_code.warm`): one long-lived sandbox per thread
+  runs program after program, each from a fresh supervisor, cleaned between them.
 - ``unshare`` — util-linux ``unshare``: user (uid 65534, no capabilities after exec), network,
   PID, mount, IPC and UTS namespaces; no read-only file-system view. Used where bwrap cannot start.
 - ``unsafe`` — no isolation; only with ``GRPO_REWARDS_CODE_SANDBOX=unsafe``, announced on stderr.
 
 In every backend the harness (:mod:`grpo_rewards_code.harness`) adds per-test rlimits (CPU,
-address space, open files, file size, processes), a seccomp filter that refuses new processes,
-and a cap on captured output; on the deadline the whole sandbox is killed.
+address space, open files, file size, processes), a seccomp filter that refuses new processes and
+any signal, limit or scheduling change aimed at another process, and a cap on captured output; on
+the deadline the whole sandbox is killed.
 
 >>> sandbox = get_sandbox()
 >>> sandbox.backend in ("bwrap", "unshare", "unsafe")
