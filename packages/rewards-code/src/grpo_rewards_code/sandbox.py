@@ -44,6 +44,8 @@ ENV = "GRPO_REWARDS_CODE_SANDBOX"
 BACKENDS = ("bwrap", "unshare", "unsafe")
 HARNESS = Path(__file__).with_name("harness.py")
 SANDBOX_UID = 65534
+#: a job up to this size is written without a thread of its own (a pipe holds 64 KiB)
+PIPE_CAPACITY = 65536
 
 
 class SandboxUnavailable(RuntimeError):
@@ -148,9 +150,6 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
             pass
 
     errors: list[bytes] = []
-    threads = [threading.Thread(target=feed, daemon=True), threading.Thread(target=drain_stderr, daemon=True)]
-    for t in threads:
-        t.start()
     fired: list[bool] = []  # Timer.cancel() sets timer.finished too: only this says the deadline killed it
 
     def on_deadline() -> None:
@@ -159,7 +158,14 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
 
     timer = threading.Timer(deadline, on_deadline)
     timer.daemon = True
-    timer.start()
+    timer.start()  # before the job is written: a harness that never reads it is killed at the deadline
+    threads = [threading.Thread(target=drain_stderr, daemon=True)]
+    if len(payload) > PIPE_CAPACITY:
+        threads.append(threading.Thread(target=feed, daemon=True))
+    for t in threads:
+        t.start()
+    if len(payload) <= PIPE_CAPACITY:
+        feed()  # fits in the pipe: written at once (the harness reads it as soon as it starts)
     results: list[dict[str, Any]] = []
     fatal: str | None = None
     done = stopped = False
