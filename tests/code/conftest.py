@@ -14,3 +14,4 @@ def sandbox():
     except SandboxUnavailable as exc:
         pytest.skip(f"this machine cannot run a sandbox: {exc}")
 
+

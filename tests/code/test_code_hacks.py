@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import subprocess
+
+from code_procs import sandbox_processes
 
 from grpo_rewards import get_reward
 from grpo_rewards.cli import main
@@ -15,11 +16,6 @@ LISTED = {"sys_exit_before_tests", "os_exit_before_tests", "always_equal_call", 
           "first_expected_line_only", "files_outside_tmp", "socket", "fork_bomb", "memory_hog", "infinite_loop",
           "gigabyte_of_output", "kill_the_parent", "result_channel", "posix_system", "monkeypatch",
           "sleep_past_deadline", "atexit_pass"}
-
-
-def _sandbox_processes() -> list[str]:
-    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout.splitlines()
-    return [line for line in ps if "--as-pid-1" in line or "solution.py" in line or "_harness" in line]
 
 
 def test_the_corpus_covers_every_hack_the_issue_lists():
@@ -32,7 +28,7 @@ def test_all_passed_pays_no_hack_and_no_process_survives_any(sandbox):
         reward = get_reward("code.all_passed", **params)
         columns = {k: [v] for k, v in entry["columns"].items()}
         assert reward(prompts=["p"], completions=[entry["completion"]], **columns) == [0.0], entry["name"]
-        assert _sandbox_processes() == [], entry["name"]
+        assert sandbox_processes() == [], entry["name"]
     assert not os.path.exists("/work/escaped-by-a-program")
 
 
@@ -42,3 +38,19 @@ def test_grpo_rewards_check_hacks_reports_every_entry_ok(sandbox):
         assert main(["check", "code.tests_passed", "--hacks"]) == 0
     text = out.getvalue()
     assert "no entry is overpaid" in text and text.count("  ok  ") == len(corpus())
+
+
+def test_every_entry_pays_nothing_back_to_back_in_one_warm_sandbox(sandbox):
+    from grpo_rewards_code import AllPassed
+    from grpo_rewards_code.warm import thread_sandboxes
+
+    scorer = AllPassed(time_limit=0.5)
+    started = []
+    for entry in corpus():
+        value, label = scorer(entry["completion"], **entry["columns"])
+        assert value == 0.0 and label != "sandbox_error", (entry["name"], label)
+        assert sandbox_processes() == [], entry["name"]
+        started += [pid for pid in thread_sandboxes() if pid not in started]
+    assert len(started) == 1  # all of them, one after another, in the same warm sandbox
+    assert scorer("```python\nprint(sum(map(int, input().split())))\n```",
+                  tests=[{"input": "1 2\n", "output": "3"}]) == (1.0, "passed")

@@ -214,9 +214,14 @@ def humaneval_tests(test: str, entry_point: str, context: str = "") -> list[Test
     tests: list[Test] = []
     prefix: list[str] = []
     for node in check.body:
-        uses = bool(_called_names(node) & names) or any(
-            isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
-        has_assert = any(isinstance(n, ast.Assert) for n in ast.walk(node))
+        uses = has_assert = False  # one walk: a name of the candidate (called or not) and an assert
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in names:
+                uses = True
+            elif isinstance(n, ast.Assert):
+                has_assert = True
+            if uses and has_assert:
+                break
         if not (uses and has_assert):
             if not isinstance(node, ast.Assert):
                 prefix.append(ast.unparse(node))

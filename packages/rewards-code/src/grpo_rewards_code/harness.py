@@ -1,15 +1,18 @@
 # mypy: disallow-untyped-defs=False
 """The harness that runs inside the sandbox (standard library only; run as ``python -I -S -c SOURCE``).
 
-It is process 1 of the sandbox's PID namespace (signals from the program cannot kill it) and
-non-dumpable (the program cannot open ``/proc/1/fd/...`` or read its memory). It reads two
-length-prefixed JSON frames from stdin: frame 1 holds the program, the inputs of stdin/stdout
-and call tests, and the limits: nothing secret. Frame 2 holds the assert tests, which contain
-expected values; it is read only after every process that will run the program has been forked,
-so no program process ever has it in memory. Each test runs in its own forked child with rlimits
-(CPU, address space, open files, file size, processes) and a seccomp filter that refuses to
-create processes (threads are allowed), so no program can leave a process behind; its stdout is
-captured up to a cap. One JSON line per test goes to fd 1, then ``{"done": true}``.
+One job's supervisor (:func:`_supervise`) is either process 1 of a one-shot sandbox (:func:`main`)
+or, in a warm sandbox, a child that the sandbox's process 1, the zygote (:func:`zygote`, run with
+the argument ``zygote``), forks per program. It is non-dumpable (the program cannot open
+``/proc/<pid>/fd/...`` or read its memory). It reads two length-prefixed JSON frames from fd 0:
+frame 1 holds the program, the inputs of stdin/stdout and call tests, and the limits: nothing
+secret. It compiles the program once. Frame 2 holds the assert tests, which contain expected
+values; it is read only after every process that will run the program has been forked, so no
+program process ever has it in memory. Each test runs in its own forked child with rlimits (CPU,
+address space, open files, file size, processes) and a seccomp filter that refuses to create
+processes (threads are allowed) or to signal, re-limit or re-schedule another process, so no
+program can leave a process behind or reach its supervisor; its stdout is captured up to a cap.
+One JSON line per test goes to fd 1, then ``{"done": true}``.
 
 Call tests and assert tests exchange values as typed JSON (:func:`encode`): only ``None``, bools,
 ints, floats, strings, bytes, complex numbers and lists, tuples, dicts, sets of them, of their
@@ -17,6 +20,7 @@ exact types; anything else (an object with a lying ``__eq__``) is a ``runtime_er
 """
 
 import ctypes
+import gc
 import json
 import os
 import resource
@@ -94,34 +98,87 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
+#: system call numbers the filter needs, per machine
+_SYSCALLS: dict = {
+    "x86_64": {"arch": 0xC000003E, "forks": (57, 58), "clone": 56, "clone3": 435, "fcntl": 72, "ioctl": 16,
+               # kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, prlimit64, sched_setparam, sched_setscheduler,
+               # sched_setaffinity, sched_setattr: the first argument names the process
+               "self_only": (62, 234, 129, 297, 302, 142, 144, 203, 314),
+               # setpriority, ioprio_set: (which, who, ...), only which = the process and who = itself
+               "self_only_who": ((141, 0), (251, 1)),
+               # tkill, pidfd_send_signal, pidfd_open, ptrace, shmget, semget, msgget, add_key, request_key,
+               # keyctl, mq_open: nothing a program needs; each could reach another process or outlive this one
+               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240)},
+    "aarch64": {"arch": 0xC00000B7, "forks": (), "clone": 220, "clone3": 435, "fcntl": 25, "ioctl": 29,
+                "self_only": (129, 131, 138, 240, 261, 118, 119, 122, 274), "self_only_who": ((140, 0), (30, 1)),
+                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180)},
+}
+#: fcntl F_SETOWN, F_SETSIG, F_SETOWN_EX and ioctl FIOSETOWN, SIOCSPGRP, TIOCSPGRP: they would make the
+#: kernel signal another process on this descriptor's I/O
+_OWNER_FCNTL, _OWNER_IOCTL = (8, 10, 15), (0x8901, 0x8902, 0x5410)
+
+
+_PID = object()  # where a filter instruction compares with the process's own pid
+
+
 def _no_new_processes_filter():
-    """A seccomp program that refuses fork, vfork and clone without CLONE_THREAD (clone3: ENOSYS)."""
-    machine = os.uname().machine
-    if machine == "x86_64":
-        arch, forks, clone = 0xC000003E, [57, 58], 56
-    elif machine == "aarch64":
-        arch, forks, clone = 0xC00000B7, [], 220
-    else:
+    """A seccomp program, as parts to join around the pid of the process it is for (``None`` marks each
+    place), and its length. The process may not create processes (fork, vfork, clone without
+    CLONE_THREAD; clone3: ENOSYS), signal, re-limit or re-schedule any process but itself (kill, tgkill,
+    sigqueue, prlimit, sched_set*, setpriority and ioprio_set name ``pid`` or 0: a nice value, policy or
+    CPU set given to the zygote would pass to every later program; tkill and pidfds refused; no
+    F_SETOWN-style signal routing), trace, or
+    create state that outlives it (System V IPC, POSIX message queues, kernel keys). EPERM for each."""
+    nrs = _SYSCALLS.get(os.uname().machine)
+    if nrs is None:
         return None
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
     ALLOW, KILL, EPERM, ENOSYS = 0x7FFF0000, 0x80000000, 0x00050001, 0x00050026
-    ins = [(LD, 0, 0, 4), (JEQ, 1, 0, arch), (RET, 0, 0, KILL), (LD, 0, 0, 0)]
-    if machine == "x86_64":  # x32 system calls
-        ins += [(JGE, 0, 1, 0x40000000), (RET, 0, 0, KILL)]
-    for nr in forks:
-        ins += [(JEQ, 0, 1, nr), (RET, 0, 0, EPERM)]
-    ins += [(JEQ, 0, 1, 435), (RET, 0, 0, ENOSYS), (JEQ, 1, 0, clone), (RET, 0, 0, ALLOW),
-            (LD, 0, 0, 16), (JSET, 0, 1, 0x10000), (RET, 0, 0, ALLOW), (RET, 0, 0, EPERM)]
-    return b"".join(struct.pack("HBBI", *i) for i in ins), len(ins)
+    ARG0, ARG1 = 16, 24  # the low 32 bits of the first two arguments (little-endian)
+    # instructions (code, true target, false target, k); a target is a label or None (the next instruction)
+    ins: list = [(LD, None, None, 4), (JEQ, None, "kill", nrs["arch"]), (LD, None, None, 0)]
+    if nrs["arch"] == 0xC000003E:  # x32 system calls
+        ins += [(JGE, "kill", None, 0x40000000)]
+    ins += [(JEQ, "eperm", None, nr) for nr in (*nrs["forks"], *nrs["refused"])]
+    ins += [(JEQ, "enosys", None, nrs["clone3"])]
+    ins += [(JEQ, "self", None, nr) for nr in nrs["self_only"]]
+    ins += [(JEQ, f"who{which}", None, nr) for nr, which in nrs["self_only_who"]]
+    ins += [(JEQ, "fcntl", None, nrs["fcntl"]), (JEQ, "ioctl", None, nrs["ioctl"]), (JEQ, "clone", "allow", nrs["clone"])]
+    blocks: dict = {  # each ends in a jump to allow or eperm
+        "self": [(LD, None, None, ARG0), (JEQ, "allow", None, _PID), (JEQ, "allow", "eperm", 0)],
+        **{f"who{which}": [(LD, None, None, ARG0), (JEQ, None, "eperm", which), (LD, None, None, ARG1),
+                           (JEQ, "allow", None, _PID), (JEQ, "allow", "eperm", 0)] for _, which in nrs["self_only_who"]},
+        "fcntl": [(LD, None, None, ARG1), *[(JEQ, "eperm", None, c) for c in _OWNER_FCNTL[:-1]],
+                  (JEQ, "eperm", "allow", _OWNER_FCNTL[-1])],
+        "ioctl": [(LD, None, None, ARG1), *[(JEQ, "eperm", None, c) for c in _OWNER_IOCTL[:-1]],
+                  (JEQ, "eperm", "allow", _OWNER_IOCTL[-1])],
+        "clone": [(LD, None, None, ARG0), (JSET, "allow", "eperm", 0x10000)],
+        "kill": [(RET, None, None, KILL)], "enosys": [(RET, None, None, ENOSYS)],
+        "eperm": [(RET, None, None, EPERM)], "allow": [(RET, None, None, ALLOW)],
+    }
+    labels = {}
+    for name, block in blocks.items():
+        labels[name] = _len(ins)
+        ins += block
+    parts: list = []
+    for i, (code, true, false, k) in enumerate(ins):
+        jt, jf = (0 if t is None else labels[t] - i - 1 for t in (true, false))
+        if k is _PID:
+            parts += [struct.pack("HBB", code, jt, jf), None]
+        else:
+            parts.append(struct.pack("HBBI", code, jt, jf, k))
+    return parts, _len(ins)
 
 
-_FILTER = _no_new_processes_filter()
+_FILTER = _no_new_processes_filter()  # built once; each child only adds its pid
 
 
 def _install_filter():
     if _FILTER is None:
         return
-    code, count = _FILTER
+    parts, count = _FILTER
+    pid = struct.pack("I", os.getpid())
+    code = b"".join(pid if part is None else part for part in parts)
     buf = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(count, ctypes.cast(buf, ctypes.c_void_p))
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or _libc.prctl(
@@ -153,11 +210,23 @@ def _child_fds(fds):
     os.closerange(len(fds), 65536)
 
 
-def _std_streams():
+_STREAMS: tuple = ()  # sys.stdin, sys.stdout, sys.stderr on descriptors 0, 1, 2: made once, before the tests fork
+
+
+def _make_streams():
+    global _STREAMS
     import io
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), write_through=False)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True)
+    _STREAMS = (io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False))),
+                io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), write_through=False),
+                io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True))
+
+
+def _std_streams():
+    """In a test's child: the program's standard streams (unused copies of the supervisor's, on the child's
+    own descriptors 0, 1, 2)."""
+    if not _STREAMS:
+        _make_streams()
+    sys.stdin, sys.stdout, sys.stderr = _STREAMS
 
 
 def _report(message):
@@ -176,15 +245,27 @@ def _flush_and_exit(code):
     os._exit(code)
 
 
-def _load_program(job):
-    """Compile and run the program's module code in a fresh namespace; exits with the outcome on failure."""
+def _compile_python(job, limits):
+    """Compile the program once, in the supervisor, before any test forks (compiling runs none of it; the
+    address space is capped meanwhile); None, or the ``compile_error`` every test then gets."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = max(limits["memory"] or 0, 1 << 30)
     try:
-        code = compile(job["program"], "solution.py", "exec")
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        _report({"status": "compile_error", "error": f"{_type(exc).__name__}: {exc}"[:500]})
-        os._exit(2)
+        if hard == resource.RLIM_INFINITY or cap < hard:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        job["code"] = compile(job["program"], "solution.py", "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        return {"status": "compile_error", "error": f"{_type(exc).__name__}: {exc}"[:500]}
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    return None
+
+
+def _load_program(job):
+    """Run the program's module code (compiled by :func:`_compile_python`) in a fresh namespace; exits with
+    the outcome on failure."""
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    _run_guarded(lambda: exec(code, namespace))
+    _run_guarded(lambda: exec(job["code"], namespace))
     return namespace
 
 
@@ -334,19 +415,25 @@ def _spawn(target, fds, limits, cpu, memory, seccomp=True):
     return pid
 
 
+#: whether this process runs inside the sandbox's own PID namespace (as its process 1, or as a supervisor the
+#: zygote forked), where "every other process" means the program's; never in the unsafe mode
+_IN_NAMESPACE = False
+
+
 def _kill_others(keep=()):
-    """Kill every process of the sandbox but this one (and ``keep``), and reap them."""
-    if os.getpid() == 1:
+    """Kill every process of the sandbox but this one, the zygote (process 1) and ``keep``; reap our children."""
+    if _IN_NAMESPACE:
         if keep:
+            me = os.getpid()
             for entry in os.listdir("/proc"):
-                if entry.isdigit() and int(entry) != 1 and int(entry) not in keep:
+                if entry.isdigit() and int(entry) not in (1, me) and int(entry) not in keep:
                     try:
                         os.kill(int(entry), signal.SIGKILL)
                     except OSError:
                         pass
         else:
             try:
-                os.kill(-1, signal.SIGKILL)
+                os.kill(-1, signal.SIGKILL)  # every process we may signal but ourselves and the namespace's init
             except OSError:
                 pass
     while True:
@@ -546,19 +633,24 @@ def _compile(job, limits):
     return {"status": "compile_error", "error": ("compiler timed out " if timed_out else "") + error}
 
 
-def main():
+def _prepare():
+    """Process set-up shared by the one-shot harness and the zygote."""
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # five pipes per pending assert test
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def _supervise():
+    """Run one job: frame 1 from fd 0, then frame 2 (assert tests); one JSON line per test to fd 1."""
     try:
-        _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # five pipes per pending assert test
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
         job = _read_frame()
+        _make_streams()
+        gc.freeze()  # what is here now is never collected in a test's child: fewer copied pages per fork
         limits = job["limits"]
         tests = job["tests"]
         emit = lambda message: os.write(1, (json.dumps(message) + "\n").encode())  # noqa: E731
-        failed = None
-        if job["language"] == "cpp":
-            failed = _compile(job, limits)
+        failed = _compile(job, limits) if job["language"] == "cpp" else _compile_python(job, limits)
         for i, test in enumerate(tests):
             if failed is not None:
                 emit({"i": i, **failed})
@@ -580,6 +672,138 @@ def main():
     except BaseException as exc:
         os.write(1, (json.dumps({"fatal": f"{_type(exc).__name__}: {exc}"[:500]}) + "\n").encode())
     _kill_others()
+
+
+def main():
+    """One job, as the sandbox's process 1 (or a plain process in the unsafe mode)."""
+    global _IN_NAMESPACE
+    _IN_NAMESPACE = os.getpid() == 1
+    try:
+        _prepare()
+    except BaseException as exc:
+        os.write(1, (json.dumps({"fatal": f"{_type(exc).__name__}: {exc}"[:500]}) + "\n").encode())
+        os._exit(0)
+    _supervise()
+    os._exit(0)
+
+
+# -- the zygote of a warm sandbox -----------------------------------------------------------------
+#: standard-library modules a warm sandbox's zygote imports before any program (programs import them often)
+PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "heapq", "bisect", "string")
+#: the directories a program can write (every other mount is read-only): emptied after each program
+WRITABLE = ("/tmp", "/dev/shm")
+
+
+def _wipe(path, depth=0):
+    """Remove everything under ``path`` (the program's files; nothing of it runs any more)."""
+    if depth > 200:
+        raise OSError(f"{path}: nested too deeply to clean")
+    with os.scandir(path) as entries:
+        items = list(entries)
+    for entry in items:
+        if entry.is_dir(follow_symlinks=False):
+            os.chmod(entry.path, 0o700)
+            _wipe(entry.path, depth + 1)
+            os.rmdir(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+def _clean(modes):
+    """After a program: no process but this one, the writable directories empty and as they were, no IPC
+    object; None, or what could not be made clean (the host then starts a new sandbox)."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            if [e for e in os.listdir("/proc") if e.isdigit() and e != "1"] == []:
+                break
+        if time.monotonic() > deadline:
+            return "processes survive in the sandbox"
+        time.sleep(0.0002)
+    try:
+        for path, mode in modes.items():
+            os.chmod(path, mode)
+            for name in os.listxattr(path):
+                os.removexattr(path, name)
+            _wipe(path)
+        for kind in ("shm", "msg", "sem"):
+            with open(f"/proc/sysvipc/{kind}") as table:
+                if _len(table.read().splitlines()) > 1:
+                    return f"a System V {kind} object survives"
+    except (OSError, RecursionError) as exc:
+        return f"cannot clean the sandbox: {_type(exc).__name__}: {exc}"[:300]
+    return None
+
+
+def zygote():
+    """A warm sandbox's process 1: per program, fork a supervisor that runs its job, then clean up.
+
+    fd 0 is a socket to the host. The host sends ``r`` with three descriptors (the job to read, the
+    results to write, stderr); the zygote forks a supervisor onto them and closes its own copies
+    unread, so no program's data, and no test, is ever in its memory (nor, through a fork, in a later
+    program's). ``k`` kills the running program. After each program: :func:`_clean`, then ``R``
+    (ready), or ``D reason`` and the zygote exits.
+    """
+    import socket
+
+    global _IN_NAMESPACE
+    _IN_NAMESPACE = True
+    _prepare()
+    for name in PRELOAD:  # what programs commonly import, once for every program (each test still forks)
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    gc.freeze()  # the zygote's objects are never collected in a child, so its pages stay shared
+    control = socket.socket(fileno=0)
+    modes = {path: os.stat(path).st_mode & 0o7777 for path in WRITABLE if os.path.isdir(path)}
+    problem = _clean(modes)
+    control.send(b"R" if problem is None else b"D " + problem.encode())
+    while problem is None:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 16, 4)
+        except OSError:
+            break
+        if message == b"k" and not fds:
+            continue  # a stop that arrived after its program had ended
+        if message != b"r" or _len(fds) != 3:
+            break
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _child_fds(fds)
+                _supervise()
+            except BaseException:
+                pass
+            os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        sel = selectors.DefaultSelector()
+        exit_fd = os.pidfd_open(pid)
+        sel.register(exit_fd, selectors.EVENT_READ, "exit")
+        sel.register(control, selectors.EVENT_READ, "control")
+        ended = False
+        while not ended:
+            for key, _ in sel.select():
+                if key.data == "exit":
+                    ended = True
+                elif control.recv(16) in (b"k", b""):
+                    ended = True  # a stop, or the host closed the socket
+        sel.close()
+        os.close(exit_fd)
+        problem = _clean(modes)
+        try:
+            control.send(b"R" if problem is None else b"D " + problem.encode())
+        except OSError:
+            break
+    _clean(modes)
     os._exit(0)
 
 
@@ -636,4 +860,4 @@ def _run_asserts(job, indices, limits, emit):
 
 
 if __name__ == "__main__":
-    main()
+    zygote() if sys.argv[1:] == ["zygote"] else main()

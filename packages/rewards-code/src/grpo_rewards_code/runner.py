@@ -84,7 +84,8 @@ def _raw(message: dict[str, Any]) -> RawResult:
 
 
 class LocalRunner:
-    """Runs a program's tests in one local sandbox: one sandbox per program, a fork per test inside it."""
+    """Runs a program's tests in the local sandbox: one supervisor per program (in a warm sandbox, else in a
+    sandbox of its own), a fork per test."""
 
     name = "local"
 

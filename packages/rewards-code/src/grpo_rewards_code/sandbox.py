@@ -6,15 +6,18 @@ Three backends, tried in this order (``GRPO_REWARDS_CODE_SANDBOX=auto``, the def
   ``--unshare-all`` (network, PID, IPC, UTS, cgroup, mount namespaces) plus ``--unshare-user`` and
   ``--cap-drop ALL`` with uid/gid 65534 (as root a program would keep every capability and could
   remount the read-only binds writable), ``--as-pid-1`` (the harness is the namespace's init, which
-  the program cannot signal), ``--die-with-parent``, a read-only view of ``/usr`` and the
-  interpreter, a private ``/tmp`` (tmpfs), a cleared environment.
+  the program cannot signal), ``--die-with-parent``, a read-only file system (``/usr``, the
+  interpreter, the root, ``/dev``) but a private ``/tmp`` and ``/dev/shm`` (tmpfs), a cleared
+  environment. Warm by default (:mod:`grpo_rewards_code.warm`): one long-lived sandbox per thread
+  runs program after program, each from a fresh supervisor, cleaned between them.
 - ``unshare`` — util-linux ``unshare``: user (uid 65534, no capabilities after exec), network,
   PID, mount, IPC and UTS namespaces; no read-only file-system view. Used where bwrap cannot start.
 - ``unsafe`` — no isolation; only with ``GRPO_REWARDS_CODE_SANDBOX=unsafe``, announced on stderr.
 
 In every backend the harness (:mod:`grpo_rewards_code.harness`) adds per-test rlimits (CPU,
-address space, open files, file size, processes), a seccomp filter that refuses new processes,
-and a cap on captured output; on the deadline the whole sandbox is killed.
+address space, open files, file size, processes), a seccomp filter that refuses new processes and
+any signal, limit or scheduling change aimed at another process, and a cap on captured output; on
+the deadline the whole sandbox is killed.
 
 >>> sandbox = get_sandbox()
 >>> sandbox.backend in ("bwrap", "unshare", "unsafe")
@@ -41,6 +44,8 @@ ENV = "GRPO_REWARDS_CODE_SANDBOX"
 BACKENDS = ("bwrap", "unshare", "unsafe")
 HARNESS = Path(__file__).with_name("harness.py")
 SANDBOX_UID = 65534
+#: a job up to this size is written without a thread of its own (a pipe holds 64 KiB)
+PIPE_CAPACITY = 65536
 
 
 class SandboxUnavailable(RuntimeError):
@@ -85,15 +90,15 @@ def _bind_args() -> list[str]:
     return args
 
 
-def _command(backend: str, binary: str | None, read_only: tuple[str, ...] = ()) -> list[str]:
-    python = [interpreter(), "-I", "-S", "-B", "-c", _harness_source()]
+def _command(backend: str, binary: str | None, read_only: tuple[str, ...] = (), warm: bool = False) -> list[str]:
+    python = [interpreter(), "-I", "-S", "-B", "-c", _harness_source(), *(["zygote"] if warm else [])]
     extra = [arg for path in read_only for arg in ("--ro-bind", path, path)]
     if backend == "bwrap":
         assert binary is not None
         return [binary, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID),
                 "--gid", str(SANDBOX_UID), "--die-with-parent", "--new-session", "--as-pid-1",
-                "--hostname", "sandbox", *_bind_args(), *extra, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                "--chdir", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
+                "--hostname", "sandbox", *_bind_args(), *extra, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm",
+                "--tmpfs", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
                 "--", *python]
     if backend == "unshare":
         assert binary is not None
@@ -122,29 +127,110 @@ def _frame(payload: dict[str, Any]) -> bytes:
     return struct.pack("<Q", len(data)) + data
 
 
+def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests: int, deadline: float,
+             on_result: Any, finish: Any, kill: Any) -> tuple[list[dict[str, Any]], str | None]:
+    """Send ``payload`` into a running harness and read its results (one JSON line each) until ``done``.
+
+    ``finish(done)`` is called once reading ends (``done``: the harness said so; else the program must be
+    stopped); ``kill()`` ends the whole sandbox at ``deadline`` seconds, and every test without a result is
+    then a ``timeout``. Closes the three files.
+    """
+    def feed() -> None:
+        try:
+            job_in.write(payload)
+            job_in.close()
+        except OSError:
+            pass
+
+    def drain_stderr() -> None:
+        try:
+            errors.append(stderr.read(65536))
+            stderr.read()
+        except (OSError, ValueError):
+            pass
+
+    errors: list[bytes] = []
+    fired: list[bool] = []  # Timer.cancel() sets timer.finished too: only this says the deadline killed it
+
+    def on_deadline() -> None:
+        fired.append(True)
+        kill()
+
+    timer = threading.Timer(deadline, on_deadline)
+    timer.daemon = True
+    timer.start()  # before the job is written: a harness that never reads it is killed at the deadline
+    threads = [threading.Thread(target=drain_stderr, daemon=True)]
+    if len(payload) > PIPE_CAPACITY:
+        threads.append(threading.Thread(target=feed, daemon=True))
+    for t in threads:
+        t.start()
+    if len(payload) <= PIPE_CAPACITY:
+        feed()  # fits in the pipe: written at once (the harness reads it as soon as it starts)
+    results: list[dict[str, Any]] = []
+    fatal: str | None = None
+    done = stopped = False
+    try:
+        for line in results_out:
+            message = json.loads(line)
+            if "fatal" in message:
+                fatal = message["fatal"]
+                break
+            if message.get("done"):
+                done = True
+                break
+            results.append(message)
+            if on_result is not None and on_result(message) is False:
+                stopped = True
+                break
+    except ValueError as exc:
+        fatal = f"unreadable harness output: {exc}"
+    finally:
+        timer.cancel()
+        finish(done)
+        for t in threads:
+            t.join(timeout=1)
+        for stream in (job_in, results_out, stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+    if not done and not stopped and fatal is None and not fired:
+        fatal = "the sandbox ended early: " + b"".join(errors).decode("utf-8", "replace")[-500:].strip()
+    elif not done and not stopped and fatal is None:
+        seen = {r.get("i") for r in results}
+        for i in (i for i in range(n_tests) if i not in seen):
+            results.append({"i": i, "status": "timeout", "error": "the whole run passed its deadline"})
+            if on_result is not None:
+                on_result(results[-1])
+    return results, fatal
+
+
 class Sandbox:
     """A way to run untrusted programs on this machine: :attr:`backend` and :meth:`run`.
 
     Reusable by other packages: ``get_sandbox().run_python(source, tests)`` (see :meth:`run`).
     """
 
-    def __init__(self, backend: str, binary: str | None = None) -> None:
+    def __init__(self, backend: str, binary: str | None = None, warm: bool = True) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"sandbox backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-        self.backend, self.binary = backend, binary
+        self.backend, self.binary, self.warm = backend, binary, warm
 
     def __repr__(self) -> str:
-        return f"Sandbox({self.backend!r})"
+        return f"Sandbox({self.backend!r})" if self.warm or self.backend != "bwrap" else f"Sandbox({self.backend!r}, warm=False)"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Sandbox, (self.backend, self.binary))
+        return (Sandbox, (self.backend, self.binary, self.warm))
 
     @property
     def description(self) -> str:
         """One line naming the isolation in use (shown by ``grpo-rewards show``, the training header, manifest)."""
         if self.backend == "bwrap":
+            reuse = ("; warm: a long-lived sandbox per thread forks a fresh supervisor per program and kills every "
+                     "other process and empties /tmp after each (one sandbox per program where the caller's worker "
+                     "does not let it outlive a sample)" if self.warm else "; one sandbox per program")
             return (f"bwrap ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID}, no capabilities, "
-                    "read-only /usr and interpreter, private /tmp, rlimits, seccomp: no new processes")
+                    "read-only file system but a private /tmp, rlimits, seccomp: no new processes" + reuse)
         if self.backend == "unshare":
             return (f"unshare ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID}, rlimits, "
                     "seccomp: no new processes (no read-only file-system view: bwrap could not start)")
@@ -156,69 +242,31 @@ class Sandbox:
 
         ``job`` is frame 1 (program, test inputs, limits); ``secret`` frame 2 (assert tests), sent
         after it. ``on_result(result)`` is called as each result arrives; when it returns False
-        the sandbox is killed. The whole sandbox is killed at ``deadline`` seconds. ``read_only``: more
-        host directories the program may read (bound read-only at the same path).
+        the program is stopped. At ``deadline`` seconds the whole sandbox is killed. ``read_only``: more
+        host directories the program may read (bound read-only at the same path). With bwrap and
+        :attr:`warm` the job runs in this thread's warm sandbox (:mod:`grpo_rewards_code.warm`).
         """
-        proc = subprocess.Popen(_command(self.backend, self.binary, read_only), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        payload = _frame(job) + (_frame(secret or {"tests": {}}) if any(
+            t["kind"] == "assert" for t in job["tests"]) else b"")
+        if self.warm and self.backend == "bwrap":
+            from . import warm
+
+            if warm.usable():
+                return warm.run_warm(self, payload, len(job["tests"]), deadline, on_result, read_only)
+        proc = subprocess.Popen(self.command(read_only), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
                                 cwd="/", close_fds=True)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        payload = _frame(job) + (_frame(secret or {"tests": {}}) if any(
-            t["kind"] == "assert" for t in job["tests"]) else b"")
-
-        def feed() -> None:
-            try:
-                proc.stdin.write(payload)  # type: ignore[union-attr]
-                proc.stdin.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
-
-        def drain_stderr() -> None:
-            errors.append(proc.stderr.read(65536))  # type: ignore[union-attr]
-            proc.stderr.read()  # type: ignore[union-attr]
-
-        errors: list[bytes] = []
-        threads = [threading.Thread(target=feed, daemon=True), threading.Thread(target=drain_stderr, daemon=True)]
-        for t in threads:
-            t.start()
-        timer = threading.Timer(deadline, self._kill, (proc,))
-        timer.daemon = True
-        timer.start()
-        results: list[dict[str, Any]] = []
-        fatal: str | None = None
-        done = stopped = False
         try:
-            for line in proc.stdout:
-                message = json.loads(line)
-                if "fatal" in message:
-                    fatal = message["fatal"]
-                    break
-                if message.get("done"):
-                    done = True
-                    break
-                results.append(message)
-                if on_result is not None and on_result(message) is False:
-                    stopped = True
-                    break
-        except ValueError as exc:
-            fatal = f"unreadable harness output: {exc}"
+            return exchange(payload, proc.stdin, proc.stdout, proc.stderr, len(job["tests"]), deadline, on_result,
+                            lambda done: self._kill(proc), lambda: self._kill(proc))
         finally:
-            timer.cancel()
             self._kill(proc)
             proc.wait()
-            for t in threads:
-                t.join(timeout=1)
-            for stream in (proc.stdout, proc.stderr):
-                stream.close()
-        if not done and not stopped and fatal is None and not timer.finished.is_set():
-            fatal = "the sandbox ended early: " + b"".join(errors).decode("utf-8", "replace")[-500:].strip()
-        elif not done and not stopped and fatal is None:
-            seen = {r.get("i") for r in results}
-            for i in (i for i in range(len(job["tests"])) if i not in seen):
-                results.append({"i": i, "status": "timeout", "error": "the whole run passed its deadline"})
-                if on_result is not None:
-                    on_result(results[-1])
-        return results, fatal
+
+    def command(self, read_only: tuple[str, ...] = (), warm: bool = False) -> list[str]:
+        """The command line that starts this sandbox (a one-shot harness, or a warm sandbox's zygote)."""
+        return _command(self.backend, self.binary, read_only, warm)
 
     @staticmethod
     def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -324,9 +372,12 @@ def describe_sandbox() -> str:
         return f"none: {exc}"
 
 
-def startup_seconds(repeats: int = 5) -> float:
-    """The median wall time of a sandbox that runs one trivial test (its start-up cost)."""
-    sandbox = get_sandbox()
+def startup_seconds(repeats: int = 5, warm: bool = False) -> float:
+    """The median wall time of a run of one trivial test: in a new sandbox (its start-up cost), or with
+    ``warm`` in this thread's warm sandbox (what a program costs there)."""
+    found = get_sandbox()
+    sandbox = Sandbox(found.backend, found.binary, warm=warm)
+    sandbox.run_python("pass", [{"kind": "stdio", "input": ""}])  # a warm sandbox starts here
     times = []
     for _ in range(repeats):
         start = time.perf_counter()

@@ -1,7 +1,8 @@
 r"""``code.tests_passed`` and ``code.all_passed``: the completion's code run against the row's tests.
 
 The code is the last fenced block of the language (else the last fenced block); it runs in the
-local sandbox (:mod:`grpo_rewards_code.sandbox`), one sandbox per completion, a fork per test.
+local sandbox (:mod:`grpo_rewards_code.sandbox`): a fresh supervisor per completion in this thread's
+warm sandbox (else one sandbox per completion), the program compiled once and a fork per test.
 Expected values never enter the sandbox: stdout and returned values (typed JSON) come out and are
 compared here (:mod:`grpo_rewards_code.compare`).
 

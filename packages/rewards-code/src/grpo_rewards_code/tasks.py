@@ -53,9 +53,12 @@ FAMILIES: dict[str, tuple[str, Any]] = {
     "sorted": ("the numbers sorted from smallest to largest, separated by spaces",
                lambda xs: " ".join(map(str, sorted(xs)))),
 }
+#: the prompt gives the line that reads the input (bench/code.md: the untrained SmolLM2-135M-Instruct, 128
+#: tokens, solved 7 of 64 with it at temperature 0.7; at 1.0, 0 of 64 with it and 0 of 64 without)
 PROMPT = ("Write a Python program that reads one line of integers separated by spaces from standard input and "
           "prints {what}.\nExample input:\n{example_in}\nExample output:\n{example_out}\n"
-          "Answer with the program in one ```python code block.")
+          "The program starts with this line, which reads the numbers:\n```python\nnums = list(map(int, input().split()))\n```\n"
+          "Answer with the whole program in one ```python code block.")
 
 
 def make_stdio(n: int, seed: int, families: list[str] | None = None, tests: int = 5) -> list[dict[str, Any]]:
