@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -115,16 +116,31 @@ def test_list_does_not_import_heavy_libraries(plugins):
 
 
 def test_list_and_show_load_no_code_of_a_reward_registered_by_reference(plugins):
-    """The math rewards are registered as ``module:attribute``: listing them imports none of their code."""
+    """Every first-party reward is registered as ``module:attribute``: listing them (``--json`` too,
+    which shows every parameter) imports none of their scorers, nor the core's reward and execution
+    layer; only the plugin modules, the definitions and the hack corpora (which are data)."""
     code = (
         "import sys; from grpo_rewards.cli import main; main(['list']); main(['list', '--json']); "
-        "print(sorted(m for m in sys.modules if m.startswith('grpo_rewards_math.')))"
+        "main(['show', 'length.soft_overlong']); main(['show', 'judge.rubric']); "
+        "print(sorted(m for m in sys.modules if m.startswith('grpo_rewards_') and '.' in m)); "
+        "print(sorted(m for m in ('grpo_rewards.reward', 'grpo_rewards.rewardset', 'grpo_rewards.execution') "
+        "if m in sys.modules))"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     env.pop("GRPO_REWARDS_PLUGINS")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert out.stdout.splitlines()[-1] == "['grpo_rewards_math.definitions', 'grpo_rewards_math.hacks', " \
-                                          "'grpo_rewards_math.plugin', 'grpo_rewards_math.tasks']"
+    *_, modules, core = out.stdout.splitlines()
+    assert core == "[]"
+    assert ast.literal_eval(modules) == [
+        "grpo_rewards_code.hacks", "grpo_rewards_code.plugin", "grpo_rewards_code.rewards", "grpo_rewards_code.tasks",
+        "grpo_rewards_format.definitions", "grpo_rewards_format.hacks", "grpo_rewards_format.plugin",
+        "grpo_rewards_gym.catalog", "grpo_rewards_gym.codec", "grpo_rewards_gym.hacks", "grpo_rewards_gym.plugin",
+        "grpo_rewards_gym.rewards", "grpo_rewards_gym.tasks",
+        "grpo_rewards_judge.definitions", "grpo_rewards_judge.hacks", "grpo_rewards_judge.plugin",
+        "grpo_rewards_length.definitions", "grpo_rewards_length.hacks", "grpo_rewards_length.plugin",
+        "grpo_rewards_math.definitions", "grpo_rewards_math.hacks", "grpo_rewards_math.plugin",
+        "grpo_rewards_math.tasks",
+    ]
 
 
 def test_the_console_script_is_installed():

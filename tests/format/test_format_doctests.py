@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["__init__", "boxes", "fields", "hacks", "patterns", "repeats", "steps", "structure", "text_utils"]
+MODULES = ["__init__", "boxes", "definitions", "fields", "hacks", "patterns", "repeats", "steps", "structure", "text_utils"]
 
 
 @pytest.mark.parametrize("module", MODULES)

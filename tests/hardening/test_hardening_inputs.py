@@ -114,20 +114,25 @@ def test_score_out_writes_rows_with_lone_surrogates(tmp_path):
 
 
 def test_score_table_counts_the_timeouts_of_a_batch_reward(tmp_path):
+    """A sample that never finishes is a timeout in the table whatever the machine's speed: it blocks
+    for good, and the deadline (5 s) is far beyond what the other sample needs."""
     import io
     import json
 
-    pytest.importorskip("grpo_rewards_math")
     from grpo_rewards.scoring import score_file
 
     rows, rewards = tmp_path / "rows.jsonl", tmp_path / "set.yaml"
-    # 300 terms with a variable: decided only by the symbolic check in a worker
-    long_answer = "\\boxed{4" + " + 0 t" * 300 + "}"  # 1,800 characters: under max_chars
-    rows.write_text("".join(json.dumps({"completion": c, "solution": "4"}) + "\n" for c in [long_answer, "\\boxed{4}"]))
-    rewards.write_text("rewards:\n  - use: math.accuracy\n    timeout: 0.001\n")  # the core's deadline, in its workers
+    (tmp_path / "hangs.py").write_text(
+        "import threading\n\n"
+        "def hangs(text, **row):\n"
+        "    if 'hang' in text:\n"
+        "        threading.Event().wait()  # never set: only the deadline ends it\n"
+        "    return 1.0\n")
+    rows.write_text("".join(json.dumps({"completion": c}) + "\n" for c in ["please hang", "answer"]))
+    rewards.write_text("rewards:\n  - use: hangs.py:hangs\n    timeout: 5.0\n    timeout_value: 0.0\n")
     table = io.StringIO()
     score_file(str(rows), str(rewards), progress=False, stream=table)
     lines = table.getvalue().splitlines()
-    assert "outcomes of math.accuracy: correct 1, timeout 1" in lines
-    row = next(line.split() for line in lines if line.startswith("math.accuracy "))
+    assert "outcomes of hangs: timeout 1" in lines, lines  # (an ordinary value has no label)
+    row = next(line.split() for line in lines if line.startswith("hangs "))
     assert row[7] == "1", lines  # reward weight mean std min max None timeout errors seconds

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
+import subprocess
+import sys
+
 import pytest
 
+import grpo_rewards
+import grpo_rewards_code
 import grpo_rewards_format
+import grpo_rewards_gym
+import grpo_rewards_judge
 import grpo_rewards_length
 import grpo_rewards_math
 from grpo_rewards import load_registry
@@ -20,7 +28,13 @@ EXPORTS = {
        for n in ("think_answer", "think", "tag_count", "boxed", "reasoning_steps", "repetition", "xml_fields")},
     "math.accuracy": grpo_rewards_math.accuracy,
     "math.reasoning_accuracy": grpo_rewards_math.reasoning_accuracy,
+    "code.tests_passed": grpo_rewards_code.tests_passed,
+    "code.all_passed": grpo_rewards_code.all_passed,
+    "gym.accuracy": grpo_rewards_gym.accuracy,
 }
+FIRST_PARTY = ("length", "format", "math", "code", "gym", "judge")
+PACKAGES = (grpo_rewards, grpo_rewards_length, grpo_rewards_format, grpo_rewards_math, grpo_rewards_code,
+            grpo_rewards_gym, grpo_rewards_judge)
 
 
 @pytest.mark.parametrize("name", sorted(EXPORTS))
@@ -32,18 +46,41 @@ def test_the_export_is_the_registered_reward(name):
 
 
 def test_every_registered_first_party_reward_but_regex_is_exported():
-    first_party = {n for n, i in REGISTRY.rewards.items() if i.plugin in ("length", "format", "math")}
-    assert first_party - set(EXPORTS) == {"format.regex"}  # it has no default pattern: make_regex(pattern)
+    first_party = {n for n, i in REGISTRY.rewards.items() if i.plugin in FIRST_PARTY}
+    # format.regex has no default pattern (make_regex(pattern)); the judges need their server or model
+    assert first_party - set(EXPORTS) == {"format.regex", "judge.rubric", "judge.pairwise", "judge.reward_model"}
 
 
 def test_repetition_counts_words_as_registered():
     assert grpo_rewards_format.repetition.units == REGISTRY.rewards["format.repetition"].units == "words"
 
 
-def test_a_reward_registered_by_reference_is_described_the_same_before_and_after_it_loads():
+@pytest.mark.parametrize("name", sorted(n for n, i in REGISTRY.rewards.items() if i.plugin in FIRST_PARTY))
+def test_a_reward_registered_by_reference_is_described_the_same_before_and_after_it_loads(name):
+    """``list --json`` and ``show`` read a scorer's parameters from its source until it is imported
+    (constants its defaults name, ``Literal`` choices, a base class's ``__init__``): the same text either way."""
     registry = load_registry()
-    info = registry.rewards["math.accuracy"]
-    assert info.reference == "grpo_rewards_math.rewards:Accuracy" and not info.loaded
+    info = registry.rewards[name]
+    assert info.reference is not None and not info.loaded
     before = reward_json(info)
-    assert info.scorer is grpo_rewards_math.Accuracy and info.loaded
+    module, _, attribute = info.reference.partition(":")
+    assert info.scorer is getattr(importlib.import_module(module), attribute) and info.loaded
     assert reward_json(info) == before
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.__name__)
+def test_a_public_name_still_means_the_same_once_every_submodule_is_imported(package):
+    """A package's names are imported on first use, and importing a submodule first sets an attribute
+    of the same name on the package: no public name may also be a submodule's (``grpo_rewards_length``
+    had ``target``, ``cosine`` and ``truncated``). In a fresh interpreter, every submodule first."""
+    code = f"""
+import importlib, pkgutil, types
+package = importlib.import_module({package.__name__!r})
+for found in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+    if not found.name.startswith(("grpo_rewards.train", "grpo_rewards.cli.__main__")):
+        importlib.import_module(found.name)
+names = sorted({{*getattr(package, "__all__", ()), *getattr(package, "_EXPORTS", ()), *getattr(package, "_BUILT", ())}})
+print([n for n in names if isinstance(getattr(package, n), types.ModuleType)])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "[]"

@@ -86,7 +86,7 @@ def test_factories_take_a_metric_name_so_two_variants_can_coexist():
     assert short.name == long.name == "length.target"
 
 
-@pytest.mark.parametrize("module", ["target", "overlong", "cosine", "group", "truncated", "hacks", "__init__"])
+@pytest.mark.parametrize("module", ["target_length", "overlong", "cosine_length", "group", "truncation", "hacks", "__init__"])
 def test_docstring_examples_run(module):
     mod = importlib.import_module("grpo_rewards_length" if module == "__init__" else f"grpo_rewards_length.{module}")
     result = doctest.testmod(mod)

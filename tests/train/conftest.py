@@ -12,15 +12,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 
-def toy_registry():
-    import train_toy_plugin
-
-    from grpo_rewards.plugin.manager import get_plugins
-    from grpo_rewards.registry import load_registry
-
-    plugins = get_plugins(load_entry_points=False)
-    plugins.add(train_toy_plugin, "toy")
-    return load_registry(plugins)
+from train_helpers import toy_registry  # noqa: E402
 
 
 @pytest.fixture
@@ -34,30 +26,3 @@ def tiny_model(tmp_path_factory) -> Path:
     from grpo_rewards.train.tiny import make_tiny_model
 
     return make_tiny_model(tmp_path_factory.mktemp("model") / "tiny")
-
-
-def tiny_config(model: Path, out: Path, **grpo: object) -> dict:
-    """A config that trains the tiny model for 3 steps of 2 prompts x 4 completions x 8 tokens."""
-    settings = {
-        "max_steps": 3, "per_device_train_batch_size": 4, "num_generations": 4, "max_completion_length": 8,
-        "logging_steps": 1, "save_steps": 2, "learning_rate": 1.0e-4, "seed": 0, "report_to": "none",
-        "activation_checkpointing": False, "disable_tqdm": True,
-    }
-    settings.update(grpo)
-    return {
-        "model": str(model),
-        "output_dir": str(out),
-        "dataset": {"task": "toy:count", "n": 16},
-        "rewards": [
-            {"use": "toy.digits", "weight": 1.0},
-            {"use": "toy.short", "weight": 0.5, "with": {"limit": 20}, "as": "short20"},
-        ],
-        "grpo": settings,
-    }
-
-
-def write_config(path: Path, config: dict) -> Path:
-    import yaml
-
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    return path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import tiny_config, toy_registry, write_config
+from train_helpers import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
@@ -84,6 +84,7 @@ def test_an_output_dir_holding_another_run_is_refused_and_left_untouched(tmp_pat
     (out / "checkpoint-2").mkdir(parents=True)
     (out / "checkpoint-2" / "trainer_state.json").write_text("{}")
     (out / ".grpo-rewards-run").write_text('{"run_id": "r1"}')
+    (out / ".grpo-rewards-files").write_text("checkpoint-2\nmanifest.json\n")
     (out / "manifest.json").write_text('{"keep": true, "run_id": "r1"}')
     path = _config(tmp_path, tiny_model)
     with pytest.raises(RunDirError) as info:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import tiny_config, toy_registry, write_config
+from train_helpers import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 

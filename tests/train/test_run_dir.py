@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import tiny_config, toy_registry, write_config
+from train_helpers import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
@@ -17,6 +17,9 @@ from grpo_rewards.train.rundir import (
     checkpoint_problem,
     clear_run_dir,
     foreign_entries,
+    forget_missing_files,
+    record_files,
+    recorded_files,
     run_id,
     write_marker,
 )
@@ -26,12 +29,22 @@ def _snapshot(folder):
     return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
 
 
-def _a_run(folder, *, marker=True):
-    """The files a finished run leaves (ours and TRL's), small; without ``marker``, as runs before the marker."""
-    (folder / "checkpoint-2").mkdir(parents=True)
-    (folder / "checkpoint-2" / "trainer_state.json").write_text('{"global_step": 2}')
+RUN_FILES = ("checkpoint-2", "manifest.json", "config.yaml", "config.resume-2.yaml", "metrics.jsonl",
+             "trainer_state.json", "README.md", "runs")
+
+
+def _a_run(folder, *, marker=True, record=True):
+    """The files a finished run leaves (ours and TRL's), small, with the record of them; without ``marker``, as
+    runs before the marker; without ``record``, as runs of ours before the record."""
+    folder.mkdir(parents=True, exist_ok=True)
     if marker:
         write_marker(folder, "run-1")
+        if record:
+            record_files(folder, *RUN_FILES)
+        else:
+            (folder / ".grpo-rewards-files").unlink()
+    (folder / "checkpoint-2").mkdir(parents=True)
+    (folder / "checkpoint-2" / "trainer_state.json").write_text('{"global_step": 2}')
     (folder / "manifest.json").write_text('{"rewards": [], "run_id": "run-1"}' if marker else '{"rewards": []}')
     (folder / "config.yaml").write_text("model: tiny\n")
     (folder / "config.resume-2.yaml").write_text("model: tiny\n")
@@ -101,20 +114,74 @@ def test_a_readme_alone_is_the_users_not_a_model_card(tmp_path):
 
 def test_clearing_a_run_deletes_only_what_a_run_writes(tmp_path):
     _a_run(tmp_path)
+    record_files(tmp_path, "final", ".manifest.json.tmp")
     (tmp_path / "final").mkdir()
     (tmp_path / ".manifest.json.tmp").write_text("{}")
     assert foreign_entries(tmp_path) == []
     assert check_run_dir(tmp_path, resume=False, overwrite=True) == (None, [])
     (tmp_path / "keep.txt").write_text("mine")  # appeared after the check: still not deleted
-    assert clear_run_dir(tmp_path) == [".grpo-rewards-run", ".manifest.json.tmp", "README.md", "checkpoint-2",
-                                       "config.resume-2.yaml",
-                                       "config.yaml", "final", "manifest.json", "metrics.jsonl", "runs",
-                                       "trainer_state.json"]
+    assert clear_run_dir(tmp_path) == [".grpo-rewards-files", ".grpo-rewards-run", ".manifest.json.tmp", "README.md",
+                                       "checkpoint-2", "config.resume-2.yaml", "config.yaml", "final",
+                                       "manifest.json", "metrics.jsonl", "runs", "trainer_state.json"]
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_a_checkpoint_a_user_copied_into_a_run_folder_is_never_deleted(tmp_path, tiny_model):
+    """Named like TRL's, but not in the run's record of what it wrote: --overwrite refuses, clearing keeps it."""
+    out = tmp_path / "out"
+    _a_run(out)
+    (out / "checkpoint-7").mkdir()
+    (out / "checkpoint-7" / "trainer_state.json").write_text('{"global_step": 7}')
+    (out / "checkpoint-7" / "model.safetensors").write_bytes(b"my weights")
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, out))
+    before = _snapshot(out)
+    with pytest.raises(RunDirError) as info:
+        train_command([str(config), "--overwrite"], registry=toy_registry())
+    assert str(info.value) == (
+        f"--overwrite: output dir {out} also holds files a run does not write (checkpoint-7/); nothing was deleted. "
+        "Move them out of the folder, or choose another --output-dir")
+    assert _snapshot(out) == before
+    assert "checkpoint-7" not in clear_run_dir(out)
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint-7"]
+    assert (out / "checkpoint-7" / "model.safetensors").read_bytes() == b"my weights"
+
+
+def test_a_checkpoint_trl_rotated_away_leaves_the_record_so_one_copied_in_later_is_the_users(tmp_path):
+    _a_run(tmp_path)
+    record_files(tmp_path, "checkpoint-1")
+    (tmp_path / "checkpoint-1").mkdir()
+    assert recorded_files(tmp_path) == {*RUN_FILES, "checkpoint-1"}
+    (tmp_path / "checkpoint-1").rmdir()  # save_total_limit: TRL deletes the oldest after a save
+    forget_missing_files(tmp_path)
+    assert recorded_files(tmp_path) == set(RUN_FILES)
+    (tmp_path / "checkpoint-1").mkdir()  # copied in afterwards
+    assert foreign_entries(tmp_path) == ["checkpoint-1/"]
+
+
+def test_a_run_of_ours_without_a_record_resumes_but_is_never_cleared(tmp_path):
+    _a_run(tmp_path, record=False)
+    assert run_id(tmp_path) == "run-1" and recorded_files(tmp_path) is None
+    assert check_run_dir(tmp_path, resume=True, overwrite=False)[0] == tmp_path / "checkpoint-2"
+    before = _snapshot(tmp_path)
+    with pytest.raises(RunDirError) as info:
+        check_run_dir(tmp_path, resume=False, overwrite=True)
+    assert str(info.value) == (
+        f"--overwrite: output dir {tmp_path} holds a run of ours, but its run keeps no .grpo-rewards-files, the record "
+        "of the files it wrote (a run of an earlier version), so grpo-rewards cannot tell its files from yours; "
+        "nothing was changed. If it is a run to replace, remove its files by hand (README.md, checkpoint-2/, "
+        "config.resume-2.yaml, config.yaml, manifest.json, metrics.jsonl, runs/, trainer_state.json), or choose "
+        "another --output-dir")
+    with pytest.raises(RunDirError, match=r"or another --output-dir \(--overwrite would refuse it: "
+                                          r"\.grpo-rewards-files missing\)"):
+        check_run_dir(tmp_path, resume=False, overwrite=False)
+    with pytest.raises(RunDirError, match=r"is not cleared: its run keeps no \.grpo-rewards-files"):
+        clear_run_dir(tmp_path)
+    assert _snapshot(tmp_path) == before
 
 
 def test_a_start_that_completed_no_step_is_replaced_without_overwrite(tmp_path):
     write_marker(tmp_path, "run-1")
+    record_files(tmp_path, "manifest.json", "config.yaml", "metrics.jsonl")
     (tmp_path / "manifest.json").write_text('{"run_id": "run-1"}')
     (tmp_path / "config.yaml").write_text("model: tiny\n")
     assert check_run_dir(tmp_path, resume=False, overwrite=False) == (
@@ -264,3 +331,4 @@ def test_a_run_writes_the_marker_and_the_manifest_repeats_its_id(tmp_path):
                 changes=[])
     assert run_id(tmp_path) == "abc"
     assert json.loads((tmp_path / ".grpo-rewards-run").read_text()) == {"run_id": "abc", "program": "grpo-rewards"}
+    assert recorded_files(tmp_path) == {"config.yaml", "manifest.json"}

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import tiny_config, toy_registry, write_config
+from train_helpers import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import tiny_config, toy_registry, write_config
+from train_helpers import tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
@@ -191,18 +191,29 @@ def test_the_embedded_default_converts_its_model_and_trains_two_steps(tmp_path, 
     assert (run_dir / "checkpoint-2").is_dir() and (run_dir / "reward_curves.png").is_file()
 
 
+def test_a_run_records_every_file_it_and_trl_wrote_and_nothing_else(finished_run):
+    run_dir, _, _ = finished_run
+    from grpo_rewards.train.rundir import recorded_files
+
+    recorded = recorded_files(run_dir)
+    present = {p.name for p in run_dir.iterdir()} - {".grpo-rewards-files", ".grpo-rewards-run"}
+    assert present == {"README.md", "checkpoint-2", "checkpoint-3", "config.yaml", "final", "manifest.json",
+                       "metrics.jsonl", "reward_curves.png", "trainer_state.json"}
+    # recorded before each write; the temporary file of the last atomic redraw is gone again
+    assert recorded - present <= {".reward_curves.png.tmp.png"} and present <= recorded
+
+
 def test_overwrite_replaces_a_finished_run_with_a_new_one(finished_run, tmp_path, capsys):
     run_dir, _, config = finished_run
     copy = tmp_path / "out"
     shutil.copytree(run_dir, copy)
     assert train_command([str(config), "--output-dir", str(copy), "--overwrite", "--max-steps", "1"],
                          registry=toy_registry()) == 0
-    assert "--overwrite: deleted the previous run's .grpo-rewards-run, README.md, checkpoint-2, checkpoint-3, " \
-           "config.yaml" in capsys.readouterr().out
+    assert "--overwrite: deleted the previous run's .grpo-rewards-files, .grpo-rewards-run, README.md, checkpoint-2, " \
+           "checkpoint-3, config.yaml" in capsys.readouterr().out
     assert sorted(p.name for p in copy.iterdir()) == [
-        ".grpo-rewards-run", "README.md", "checkpoint-1", "config.yaml", "final", "manifest.json", "metrics.jsonl",
-        "reward_curves.png",
-        "trainer_state.json"]
+        ".grpo-rewards-files", ".grpo-rewards-run", "README.md", "checkpoint-1", "config.yaml", "final",
+        "manifest.json", "metrics.jsonl", "reward_curves.png", "trainer_state.json"]
     assert [e["step"] for e in _metrics(copy) if "reward" in e] == [1]
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import toy_registry
+from train_helpers import toy_registry
 
 from grpo_rewards import GrpoRewardsError
 from grpo_rewards.cli.train import train_command

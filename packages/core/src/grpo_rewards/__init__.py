@@ -12,7 +12,7 @@ or sympy.
 
 from __future__ import annotations
 
-import importlib
+from .lazy import lazy_exports
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing alone costs ~15 ms
 
@@ -109,24 +109,14 @@ def _version() -> str:
         return "0.0.0+unknown"
 
 
+_exported, __dir__ = lazy_exports(__name__, _EXPORTS, modules=_MODULES)
+
+
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         globals()[name] = version = _version()
         return version
-    if name in _MODULES:
-        value = importlib.import_module(f".{name}", __name__)
-        globals()[name] = value
-        return value
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'grpo_rewards' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS, *_MODULES])
+    return _exported(name)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs

@@ -30,8 +30,10 @@ from .options import RewardOptions
 from .plugin.spec import RegisterReward
 from .records import RewardInfo
 from .registration import RewardRegister
-from .reward import Reward
-from .rewardset import reward_from_info
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from .reward import Reward
 
 
 class RewardDefinition:
@@ -86,6 +88,11 @@ class RewardDefinition:
         reward-set entry's (unknown, ill-typed, missing, or rejected by the class): a
         ``ValueError`` names each problem.
         """
+        # Imported here, not at the top: a plugin's registration (``grpo-rewards list``) imports this
+        # module, and the reward and its execution layer (worker pools, asyncio) are needed only
+        # once a reward is built.
+        from .rewardset import reward_from_info
+
         if isinstance(options, RewardOptions):
             options = options.changed()
         try:

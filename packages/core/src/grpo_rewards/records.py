@@ -21,7 +21,8 @@ from typing import Any
 
 from .errors import PluginError
 from .options import RewardOptions
-from .signatures import Param, scorer_params, source_docstring, source_signature
+from .scorer_hooks import runtime_note
+from .signatures import Param, scorer_params, source_defines, source_docstring, source_signature
 
 __all__ = ["Param", "RewardInfo", "TaskInfo", "is_reference", "required_columns", "resolve_reference"]
 
@@ -153,6 +154,13 @@ class RewardInfo:
             if found is not None:
                 return found
         return inspect.getdoc(self.scorer) or ""
+
+    def runtime_note(self) -> str | None:
+        """What the scorer says its work runs on (``describe_runtime``, see :mod:`grpo_rewards.scorer_hooks`);
+        a scorer registered by reference is imported for it only when its source defines the method."""
+        if self.reference and not self.loaded and source_defines(self.reference, "describe_runtime") is False:
+            return None
+        return runtime_note(self.scorer)
 
     @property
     def description(self) -> str:

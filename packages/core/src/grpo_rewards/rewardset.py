@@ -164,7 +164,6 @@ class RewardSet:
     def manifest(self) -> list[dict[str, Any]]:
         """Each entry with its resolved parameters, weight and the plugin version that provides it
         (and, for a reward that says what it runs on, that ``runtime``)."""
-        from .scorer_hooks import runtime_note
 
         out = []
         for entry, info in zip(self.entries, self.infos):
@@ -181,7 +180,7 @@ class RewardSet:
                 "distribution": info.distribution,
                 "version": info.version,
             })
-            note = runtime_note(info.scorer)
+            note = info.runtime_note()
             if note:
                 out[-1]["runtime"] = note
         return out

@@ -9,9 +9,10 @@ imported from its module on first use.
 
 from __future__ import annotations
 
-import importlib
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from grpo_rewards.lazy import lazy_exports
 
 __version__ = metadata.version("grpo-rewards-code")  # the one literal is in pyproject.toml
 
@@ -61,21 +62,10 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("tests_passed", "all_passed"):  # the ready-made rewards, built once on first use
-        from .rewards import make_all_passed, make_tests_passed
+#: the ready-made rewards, built once on first use
+_BUILT = {"tests_passed": "rewards:make_tests_passed", "all_passed": "rewards:make_all_passed"}
 
-        value = make_tests_passed() if name == "tests_passed" else make_all_passed()
-    elif name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    else:
-        raise AttributeError(f"module 'grpo_rewards_code' has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs

@@ -6,11 +6,14 @@ plugin (``grpo-rewards list``) imports neither the sandbox nor the test formats.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from grpo_rewards import Reward, RewardDefinition, RewardOptions
+from grpo_rewards import RewardDefinition, RewardOptions
 
 from .hacks import corpus
+
+if TYPE_CHECKING:  # the reward module (and its execution layer) is imported when a reward is built
+    from grpo_rewards import Reward
 
 #: Samples run in worker processes (one sandbox each, in parallel); the sandbox has its own per-test
 #: deadlines and kills itself well before this one, which only guards against a stuck worker.

@@ -3,20 +3,45 @@
 Discovered as the reward ``gym.accuracy`` and the tasks ``gym:<dataset>`` (one per reasoning-gym
 dataset) and ``gym:mix``; ``accuracy`` is the same reward for a plain TRL script
 (``GRPOTrainer(reward_funcs=[grpo_rewards_gym.accuracy])``, with a dataset built by
-:func:`make_rows` or :func:`make_mix`). Importing this package does not import reasoning-gym.
+:func:`make_rows` or :func:`make_mix`). Importing this package is light: each name is imported from
+its module on first use, and reasoning-gym only when a dataset is built or an answer scored.
 """
 
-from importlib import metadata
+from __future__ import annotations
 
-from .catalog import dataset_names
-from .rewards import ACCURACY
-from .scoring import OUTCOMES, Accuracy, extract_answer
-from .tasks import BROKEN, make_mix, make_rows
+from importlib import metadata
+from typing import TYPE_CHECKING
+
+from grpo_rewards.lazy import lazy_exports
 
 __version__ = metadata.version("grpo-rewards-gym")  # the one literal is in pyproject.toml
 
-#: ``gym.accuracy`` as TRL calls it
-accuracy = ACCURACY.reward()
+#: public name -> module that defines it
+_EXPORTS = {
+    "ACCURACY": "rewards",
+    "BROKEN": "tasks",
+    "OUTCOMES": "scoring",
+    "Accuracy": "scoring",
+    "dataset_names": "catalog",
+    "extract_answer": "scoring",
+    "make_mix": "tasks",
+    "make_rows": "tasks",
+}
+#: ``gym.accuracy`` as TRL calls it, built once on first use
+_BUILT = {"accuracy": "rewards:make_accuracy"}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, modules=("codec",))
 
 __all__ = ["ACCURACY", "BROKEN", "OUTCOMES", "Accuracy", "accuracy", "dataset_names", "extract_answer", "make_mix",
            "make_rows"]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from grpo_rewards import Reward
+
+    from . import codec as codec
+    from .catalog import dataset_names
+    from .rewards import ACCURACY
+    from .scoring import OUTCOMES, Accuracy, extract_answer
+    from .tasks import BROKEN, make_mix, make_rows
+
+    accuracy: Reward

@@ -30,21 +30,17 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from grpo_rewards import RewardOptions, completion_text
+from grpo_rewards import completion_text
 from grpo_rewards import params as checks
 
 from . import codec
+from .rewards import COLUMNS
 from .safety import ANSWER_EVALUATORS, unsafe_answer, unsafe_entry
 from .sandboxed import SandboxFailed, score_in_sandbox
 
 OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unscorable", "no_gym_metadata",
             "bad_gym_metadata", "sandbox_error")
 
-#: Each sample runs in a worker process under a 10 s deadline (scored 0.0 when it overruns): a few
-#: reasoning-gym scorers simulate puzzles, and the first sample of a dataset in a worker rebuilds it.
-OPTIONS = RewardOptions(timeout=10.0, timeout_value=0.0, invalid_value=0.0, max_chars=100_000, too_large_value=0.0)
-
-COLUMNS = ("gym_dataset", "gym_config", "gym_entry")
 
 _ANSWER = re.compile(r"<answer>\s?(.*?)\s?</answer>", re.DOTALL)
 _CACHE_SIZE = 256

@@ -10,36 +10,45 @@ factories rather than ready rewards::
     judge = make_rubric(base_url="http://127.0.0.1:8000/v1", model="HuggingFaceTB/SmolLM2-135M-Instruct")
     GRPOTrainer(..., reward_funcs=[judge])       # judge.__name__ == "judge.rubric"
 
-Importing this package imports neither httpx nor torch.
+Importing this package is light: each name is imported from its module on first use, httpx when a
+judge is called and torch when a reward model is loaded.
 """
 
-from importlib import metadata
-from typing import Any
+from __future__ import annotations
 
-from .definitions import PAIRWISE, REWARD_MODEL, RUBRIC
-from .pairwise import Pairwise
-from .parse import ScoreFormat
-from .reward_model import RewardModel
-from .rubric import Rubric
-from .templates import DEFAULT_TEMPLATES, PAIRWISE_TEMPLATE, SYSTEM
+from importlib import metadata
+from typing import TYPE_CHECKING
+
+from grpo_rewards.lazy import lazy_exports
 
 __version__ = metadata.version("grpo-rewards-judge")  # the one literal is in pyproject.toml
 
+#: public name -> module that defines it
+_EXPORTS = {
+    "PAIRWISE": "definitions",
+    "REWARD_MODEL": "definitions",
+    "RUBRIC": "definitions",
+    "make_pairwise": "definitions",
+    "make_reward_model": "definitions",
+    "make_rubric": "definitions",
+    "Pairwise": "pairwise",
+    "ScoreFormat": "parse",
+    "RewardModel": "reward_model",
+    "Rubric": "rubric",
+    "DEFAULT_TEMPLATES": "templates",
+    "PAIRWISE_TEMPLATE": "templates",
+    "SYSTEM": "templates",
+}
 
-def make_rubric(**params: Any) -> Any:
-    """``judge.rubric`` as TRL calls it, with ``params`` (checked like a reward-set entry's)."""
-    return RUBRIC.reward(**params)
-
-
-def make_pairwise(**params: Any) -> Any:
-    """``judge.pairwise`` as TRL calls it, with ``params``."""
-    return PAIRWISE.reward(**params)
-
-
-def make_reward_model(**params: Any) -> Any:
-    """``judge.reward_model`` as TRL calls it, with ``params``."""
-    return REWARD_MODEL.reward(**params)
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["DEFAULT_TEMPLATES", "PAIRWISE", "PAIRWISE_TEMPLATE", "REWARD_MODEL", "RUBRIC", "SYSTEM", "Pairwise",
            "RewardModel", "Rubric", "ScoreFormat", "make_pairwise", "make_reward_model", "make_rubric"]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from .definitions import PAIRWISE, REWARD_MODEL, RUBRIC, make_pairwise, make_reward_model, make_rubric
+    from .pairwise import Pairwise
+    from .parse import ScoreFormat
+    from .reward_model import RewardModel
+    from .rubric import Rubric
+    from .templates import DEFAULT_TEMPLATES, PAIRWISE_TEMPLATE, SYSTEM

@@ -1,17 +1,24 @@
-"""The definitions of the judge rewards (registered by the plugin, exported by the package)."""
+"""The definitions of the judge rewards (registered by the plugin, exported by the package).
+
+Each scorer is named by reference (``"grpo_rewards_judge.rubric:Rubric"``), so registering the
+plugin (``grpo-rewards list``) imports none of the judging code; it is imported when a reward is
+first built.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from grpo_rewards import RewardDefinition
 
 from .hacks import corpus
-from .pairwise import Pairwise
-from .reward_model import RewardModel
-from .rubric import Rubric
+
+if TYPE_CHECKING:  # the reward module (and its execution layer) is imported when a reward is built
+    from grpo_rewards import Reward
 
 RUBRIC = RewardDefinition(
     "judge.rubric",
-    Rubric,
+    "grpo_rewards_judge.rubric:Rubric",
     form="batch",
     output_range=(0.0, 1.0),
     hacks=corpus,
@@ -20,7 +27,7 @@ RUBRIC = RewardDefinition(
 
 PAIRWISE = RewardDefinition(
     "judge.pairwise",
-    Pairwise,
+    "grpo_rewards_judge.pairwise:Pairwise",
     form="batch",
     output_range=(0.0, 1.0),
     hacks=(),
@@ -30,7 +37,7 @@ PAIRWISE = RewardDefinition(
 
 REWARD_MODEL = RewardDefinition(
     "judge.reward_model",
-    RewardModel,
+    "grpo_rewards_judge.reward_model:RewardModel",
     form="batch",
     worker_safe=False,
     hacks=(),
@@ -38,3 +45,18 @@ REWARD_MODEL = RewardDefinition(
 )
 
 DEFINITIONS = (RUBRIC, PAIRWISE, REWARD_MODEL)
+
+
+def make_rubric(**params: Any) -> Reward:
+    """``judge.rubric`` as TRL calls it, with ``params`` (checked like a reward-set entry's)."""
+    return RUBRIC.reward(**params)
+
+
+def make_pairwise(**params: Any) -> Reward:
+    """``judge.pairwise`` as TRL calls it, with ``params``."""
+    return PAIRWISE.reward(**params)
+
+
+def make_reward_model(**params: Any) -> Reward:
+    """``judge.reward_model`` as TRL calls it, with ``params``."""
+    return REWARD_MODEL.reward(**params)

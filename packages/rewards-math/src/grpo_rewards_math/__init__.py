@@ -10,9 +10,10 @@ compared.
 
 from __future__ import annotations
 
-import importlib
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from grpo_rewards.lazy import lazy_exports
 
 __version__ = metadata.version("grpo-rewards-math")  # the one literal is in pyproject.toml
 
@@ -44,21 +45,10 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("accuracy", "reasoning_accuracy"):  # the ready-made rewards, built once on first use
-        from .definitions import make_accuracy, make_reasoning_accuracy
+#: the ready-made rewards, built once on first use
+_BUILT = {"accuracy": "definitions:make_accuracy", "reasoning_accuracy": "definitions:make_reasoning_accuracy"}
 
-        value = make_accuracy() if name == "accuracy" else make_reasoning_accuracy()
-    elif name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    else:
-        raise AttributeError(f"module 'grpo_rewards_math' has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs

@@ -7,11 +7,14 @@ imported when a reward is first built.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from grpo_rewards import Reward, RewardDefinition, RewardOptions
+from grpo_rewards import RewardDefinition, RewardOptions
 
 from .hacks import corpus
+
+if TYPE_CHECKING:  # the reward module (and its execution layer) is imported when a reward is built
+    from grpo_rewards import Reward
 
 #: How the core runs the math rewards unless a reward-set entry says otherwise: the symbolic
 #: check of each undecided sample in a worker, killed after 1 s, and then scored 0.0.

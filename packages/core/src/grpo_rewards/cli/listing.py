@@ -211,9 +211,7 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"  {p.name}: {type_text(p.annotation)} ({default})")
     if info.example:
         print(f"example:   {info.example}")
-    from ..scorer_hooks import runtime_note
-
-    note = runtime_note(info.scorer)
+    note = info.runtime_note()
     if note:
         print(f"runs in:   {note}")
     return 0

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunDirError
-from .rundir import CONFIG, MANIFEST, write_marker
+from .rundir import CONFIG, MANIFEST, record_files, write_marker
 
 
 def _version(distribution: str) -> str | None:
@@ -112,10 +112,12 @@ def write_start(run_dir: Path, manifest: dict[str, Any], config: dict[str, Any],
     if resumed_from is None:
         if "run_id" in manifest:  # the proof this run made the folder, before any other file of it
             write_marker(run_dir, manifest["run_id"])
+        record_files(run_dir, CONFIG, MANIFEST)
         (run_dir / CONFIG).write_text(text, encoding="utf-8")
         (run_dir / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
         return
     step = resumed_from.name.split("-")[-1]
+    record_files(run_dir, CONFIG, f"config.resume-{step}.yaml", f".{MANIFEST}.tmp", MANIFEST)
     config_path = run_dir / CONFIG
     if not config_path.is_file():
         config_path.write_text(text, encoding="utf-8")

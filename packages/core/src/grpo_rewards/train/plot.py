@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import PlotError
 from .progress import read_metrics
-from .rundir import MANIFEST, METRICS, PLOT, STATE, last_checkpoint
+from .rundir import MANIFEST, METRICS, PLOT, STATE, last_checkpoint, record_files
 
 TOTAL = "reward"
 
@@ -107,6 +107,7 @@ def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = No
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp.png")
+    record_files(out.parent, tmp.name, out.name)  # when ``out`` is in a run folder that keeps a record
     fig.savefig(tmp)
     tmp.replace(out)
     return out
@@ -192,6 +193,7 @@ def make_callback(run_dir: Path, names: list[str] | None = None, *, every_second
 
         def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             if state.is_world_process_zero:
+                record_files(run_dir, STATE)
                 state.save_to_json(str(run_dir / STATE))
                 self._draw(state)
 

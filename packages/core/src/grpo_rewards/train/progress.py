@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .rundir import METRICS
+from .rundir import METRICS, record_files
 
 
 def process_rank() -> int:
@@ -62,6 +62,7 @@ def format_line(logs: dict[str, Any], *, step: int, max_steps: int, names: list[
 
 def append_metrics(run_dir: Path, entry: dict[str, Any]) -> None:
     """Append one logging step to ``RUN_DIR/metrics.jsonl``."""
+    record_files(run_dir, METRICS)
     with (run_dir / METRICS).open("a", encoding="utf-8") as f:
         f.write(json.dumps(entry, default=float) + "\n")
 
@@ -99,6 +100,7 @@ def keep_metrics_until(run_dir: Path, step: int, checkpoint: Path | None = None)
     if len(kept) == len(entries) and (run_dir / METRICS).is_file():
         return
     tmp = run_dir / f".{METRICS}.tmp"
+    record_files(run_dir, tmp.name, METRICS)
     tmp.write_text("".join(json.dumps(e) + "\n" for e in kept), encoding="utf-8")
     tmp.replace(run_dir / METRICS)
 

@@ -3,16 +3,18 @@
 A run of ours writes ``manifest.json``, ``config.yaml``, ``config.resume-N.yaml``,
 ``reward_curves.png``, ``metrics.jsonl``, ``final/`` and ``merged/``; TRL writes
 ``checkpoint-N/``, ``trainer_state.json``, the ``README.md`` model card and ``runs/`` (TensorBoard).
-Those are the only names ``--overwrite`` ever deletes, and only in a folder that holds a run of
-ours: a folder with anything else in it is refused with the names of what is there, so
-``--output-dir . --overwrite`` can never wipe a project.
 
 A folder holds a run of ours only with proof: the marker file ``.grpo-rewards-run``, holding the
-run's id, that the run's ``manifest.json`` repeats (:func:`run_id`). A folder that merely looks like
-a run (a ``manifest.json``, a ``checkpoint-N``) without it, such as one written before the marker
-existed, can be resumed, but is never cleared: ``--overwrite`` refuses it with the names to remove by
-hand. A ``README.md`` counts as TRL's only when it is a model card (it starts with ``---``). While a
-run lives it holds the folder's lock (:mod:`.lock`).
+run's id, that the run's ``manifest.json`` repeats (:func:`run_id`). Beside it the run keeps a record
+of every top-level name it writes, ``.grpo-rewards-files`` (:func:`record_files`: a name is added
+before it is written, whether our code or TRL writes it, and dropped when TRL rotates a checkpoint
+away). ``--overwrite`` and the replacement of a start that completed no step delete only the names
+in that record, and only in a folder with the proof: anything else there (a ``checkpoint-N`` a user
+copied in, notes) is refused with its names, so ``--output-dir . --overwrite`` can never wipe a
+project. A folder that merely looks like a run (a ``manifest.json``, a ``checkpoint-N``) without the
+marker, or a run of ours without the record (written by an earlier version), can be resumed but is
+never cleared: ``--overwrite`` refuses it with the names to remove by hand. While a run lives it
+holds the folder's lock (:mod:`.lock`).
 
 >>> is_run_file("checkpoint-20"), is_run_file("config.resume-40.yaml"), is_run_file("notes.txt")
 (True, True, False)
@@ -36,6 +38,9 @@ MANIFEST = "manifest.json"
 MARKER = ".grpo-rewards-run"
 #: The run folder's lock file (:mod:`.lock`).
 LOCK = ".grpo-rewards-lock"
+#: The record of the top-level names the run wrote, one a line (:func:`record_files`).
+FILES = ".grpo-rewards-files"
+_FILES_TMP = f".{FILES}.tmp"
 CONFIG = "config.yaml"
 STATE = "trainer_state.json"
 PLOT = "reward_curves.png"
@@ -43,7 +48,9 @@ METRICS = "metrics.jsonl"
 FINAL = "final"
 MERGED = "merged"
 #: What our runs write (besides the resume configs and the temporary files of atomic writes).
-OUR_FILES = (MANIFEST, CONFIG, PLOT, METRICS, FINAL, MERGED, MARKER, LOCK)
+OUR_FILES = (MANIFEST, CONFIG, PLOT, METRICS, FINAL, MERGED, MARKER, LOCK, FILES, _FILES_TMP)
+#: The files that prove and describe a run's ownership of its folder: never in its record.
+_BOOKKEEPING = (MARKER, FILES, _FILES_TMP, LOCK)
 #: What TRL and transformers write into ``output_dir``.
 TRL_FILES = (STATE, "README.md", "runs")
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
@@ -65,15 +72,66 @@ def _model_card(path: Path) -> bool:
         return False
 
 
-def _ours(path: Path) -> bool:
+def _named_like_a_run(path: Path) -> bool:
     return is_run_file(path.name) and (path.name != "README.md" or _model_card(path))
 
 
+def recorded_files(run_dir: Path) -> set[str] | None:
+    """The names the run in ``run_dir`` recorded writing (:func:`record_files`), or None without a record."""
+    try:
+        text = (run_dir / FILES).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return {line for line in text.split("\n") if line and "/" not in line and line not in (".", "..")}
+
+
+def record_files(run_dir: Path, *names: str) -> None:
+    """Add top-level ``names`` to the record of what the run in ``run_dir`` wrote, before they are written.
+
+    Appended, so a kill during a write leaves the name recorded (and a kill during the append at worst
+    one cut-short name that matches nothing). Only the process that writes the run's files (rank 0)
+    calls it; without a record (a folder an earlier version wrote) nothing is recorded.
+    """
+    known = recorded_files(run_dir)
+    if known is None:
+        return
+    new = [n for n in dict.fromkeys(names) if n not in known and n not in _BOOKKEEPING and "/" not in n and n]
+    if new:
+        with (run_dir / FILES).open("a", encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in new))
+
+
+def forget_missing_files(run_dir: Path) -> None:
+    """Drop the recorded names that are gone (a checkpoint TRL rotated away), so a folder of the same
+    name copied in later is not taken for the run's; the record is replaced atomically."""
+    known = recorded_files(run_dir)
+    if known is None:
+        return
+    kept = sorted(n for n in known if os.path.lexists(run_dir / n))
+    if len(kept) == len(known):
+        return
+    tmp = run_dir / _FILES_TMP
+    tmp.write_text("".join(n + "\n" for n in kept), encoding="utf-8")
+    tmp.replace(run_dir / FILES)
+
+
+def _ours(path: Path, recorded: set[str] | None) -> bool:
+    """Whether a top-level entry is the run's: in its record when it keeps one, else named like a run's
+    file; a ``README.md`` only while it is still a model card (a user may have written notes over it)."""
+    if path.name == "README.md" and not _model_card(path):
+        return False
+    if recorded is not None:
+        return path.name in recorded or path.name in _BOOKKEEPING
+    return _named_like_a_run(path)
+
+
 def foreign_entries(run_dir: Path) -> list[str]:
-    """The names in ``run_dir`` that no run writes (folders end with ``/``), sorted."""
+    """The names in ``run_dir`` that its run did not write (folders end with ``/``), sorted: those not
+    in the run's record, or, in a folder without one, those no run writes."""
     if not run_dir.is_dir():
         return []
-    return sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir() if not _ours(p))
+    recorded = recorded_files(run_dir) if run_id(run_dir) is not None else None
+    return sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir() if not _ours(p, recorded))
 
 
 def new_run_id() -> str:
@@ -84,8 +142,9 @@ def new_run_id() -> str:
 
 
 def write_marker(run_dir: Path, run: str) -> None:
-    """Write the proof that this run made ``run_dir`` (before any other file of the run)."""
+    """Write the proof that this run made ``run_dir`` and its (empty) record of files, before any other file of the run."""
     run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / FILES).write_text("", encoding="utf-8")
     (run_dir / MARKER).write_text(json.dumps({"run_id": run, "program": "grpo-rewards"}) + "\n", encoding="utf-8")
 
 
@@ -218,6 +277,13 @@ def _by_hand(run_dir: Path) -> str:
             f"a run to replace, remove its files by hand ({_names(names, limit=12)}), or choose another --output-dir")
 
 
+def _unrecorded(run_dir: Path) -> str:
+    names = sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir() if p.name not in _BOOKKEEPING)
+    return (f"its run keeps no {FILES}, the record of the files it wrote (a run of an earlier version), so "
+            f"grpo-rewards cannot tell its files from yours; nothing was changed. If it is a run to replace, remove "
+            f"its files by hand ({_names(names, limit=12)}), or choose another --output-dir")
+
+
 def check_writable(run_dir: Path) -> str | None:
     """Why ``run_dir`` cannot be created or written, or None (tries a temporary folder, then removes it)."""
     parent = run_dir
@@ -267,6 +333,8 @@ def check_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> tuple[Path
     if overwrite:
         if looks and not ours:
             raise RunDirError(f"--overwrite: output dir {run_dir} looks like a run, but {_by_hand(run_dir)}")
+        if ours and recorded_files(run_dir) is None:
+            raise RunDirError(f"--overwrite: output dir {run_dir} holds a run of ours, but {_unrecorded(run_dir)}")
         if not ours:
             raise RunDirError(f"--overwrite: output dir {run_dir} does not hold a grpo-rewards run (no {MANIFEST}, "
                               f"no checkpoint-N) but {_names(foreign)}; nothing was deleted. "
@@ -281,13 +349,16 @@ def check_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> tuple[Path
                           "changed. Choose another --output-dir (a new or empty folder)")
     if looks and completed_steps(run_dir):
         n = len(checkpoints(run_dir))
+        missing = MARKER if not ours else FILES if recorded_files(run_dir) is None else None
         raise RunDirError(f"output dir {run_dir} already holds another run ({MANIFEST}, {n} "
                           f"checkpoint{'s' if n != 1 else ''}); nothing was changed. Use --resume to continue that "
-                          "run, " + ("--overwrite to delete it and start over, " if ours else "")
-                          + "or another --output-dir" + ("" if ours else f" (--overwrite would refuse it: {MARKER} "
-                                                                       "missing)"))
+                          "run, " + ("" if missing else "--overwrite to delete it and start over, ")
+                          + "or another --output-dir"
+                          + (f" (--overwrite would refuse it: {missing} missing)" if missing else ""))
     if not ours:
         raise RunDirError(f"output dir {run_dir} holds files named like a run's, but {_by_hand(run_dir)}")
+    if recorded_files(run_dir) is None:
+        raise RunDirError(f"output dir {run_dir} holds the start of a run of ours, but {_unrecorded(run_dir)}")
     return None, [f"{run_dir} holds the files of a start that completed no step: they will be replaced"]
 
 
@@ -295,19 +366,26 @@ def clear_run_dir(run_dir: Path, run: str | None = None) -> list[str]:
     """Delete what a run wrote in ``run_dir`` (and nothing else); returns the names deleted.
 
     Only a folder with the proof of a run of ours (:func:`run_id`; ``run``: that run's id when the
-    caller checked it before) is cleared; the lock of the run that clears it stays.
+    caller checked it before) and its record of files is cleared, and only of the recorded names
+    (then the record and the marker); the lock of the run that clears it stays.
     """
     found = run_id(run_dir)
     if found is None or (run is not None and found != run):
         raise RunDirError(f"{run_dir} is not cleared: " + (_by_hand(run_dir) if found is None else
                                                           f"it now holds another run ({found}, not {run})"))
+    recorded = recorded_files(run_dir)
+    if recorded is None:
+        raise RunDirError(f"{run_dir} is not cleared: {_unrecorded(run_dir)}")
     deleted = []
     for child in sorted(run_dir.iterdir()):
-        if not _ours(child) or child.name == LOCK:
+        if not _ours(child, recorded) or child.name in (FILES, MARKER, LOCK):
             continue
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
         else:
             child.unlink()
         deleted.append(child.name)
-    return deleted
+    for name in (FILES, MARKER):  # the proof goes last: a kill before this leaves a folder that is still ours
+        (run_dir / name).unlink(missing_ok=True)
+        deleted.append(name)
+    return sorted(deleted)

@@ -21,7 +21,7 @@ from ..concurrent import trl_gathers_async_rewards
 from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete, RunDirError
 from ..registry import Registry, load_registry
 from ..rewardset import RewardSet, load_reward_set
-from ..scorer_hooks import row_problems, runtime_note
+from ..scorer_hooks import row_problems
 from . import manifest as run_files
 from . import rundir
 from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_entries
@@ -252,7 +252,7 @@ def _scorer_notes(reward_set: Any, dataset: Any, announce: Any) -> list[str]:
     """Print what each reward runs on (a sandbox) and return the dataset rows each reward cannot score."""
     problems = []
     for entry, info in zip(reward_set.entries, reward_set.infos):
-        note = runtime_note(info.scorer)
+        note = info.runtime_note()
         if note and announce is not None:
             announce(f"grpo-rewards: {entry.metric} runs in {note}")
         problems += [f"dataset: {entry.metric}: {p}" for p in row_problems(info.scorer, dataset)]

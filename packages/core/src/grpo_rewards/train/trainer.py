@@ -33,6 +33,8 @@ def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], b
         """GRPOTrainer whose model card names the model it started from."""
 
         def create_model_card(self, *args: Any, **kwargs: Any) -> None:
+            if self.is_world_process_zero():
+                rundir.record_files(Path(str(self.args.output_dir)), "README.md")
             super().create_model_card(*args, **kwargs)
             card = Path(str(self.args.output_dir)) / "README.md"
             if self.is_world_process_zero() and card.is_file():
@@ -49,9 +51,40 @@ def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], b
         extra["peft_config"] = lora_config(peft)
     try:
         return Trainer(model=model_path, reward_funcs=plan.reward_set.reward_funcs, args=args,
-                       train_dataset=plan.dataset, callbacks=callbacks, **extra)
+                       train_dataset=plan.dataset, callbacks=[files_callback(plan.run_dir), *callbacks], **extra)
     except OSError as exc:  # an unknown Hub id, no network, a folder without weights
         raise ModelError(f"cannot load model {plan.config['model']!r}: {exc}".strip()) from exc
+
+
+def files_callback(run_dir: Path) -> Any:
+    """A ``TrainerCallback`` that records what TRL writes into the run folder
+    (:func:`~grpo_rewards.train.rundir.record_files`): the ``checkpoint-N`` of each save before it is
+    written, the logging folder when it lies inside; and that drops the checkpoints TRL rotated away."""
+    from transformers import TrainerCallback
+
+    class RunFilesCallback(TrainerCallback):
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if not state.is_world_process_zero:
+                return
+            # the run's record exists from its first step on (the run files are written then), so the
+            # logging folder TensorBoard made at train begin is recorded at the end of a step
+            logging_dir = getattr(args, "logging_dir", None)
+            if logging_dir:
+                try:
+                    inside = Path(logging_dir).resolve().relative_to(run_dir.resolve()).parts
+                except ValueError:
+                    inside = ()
+                if inside and (run_dir / inside[0]).exists():
+                    rundir.record_files(run_dir, inside[0])
+            if control.should_save:  # the save comes right after this call
+                rundir.record_files(run_dir, f"checkpoint-{state.global_step}")
+
+        def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if state.is_world_process_zero:
+                rundir.record_files(run_dir, f"checkpoint-{state.global_step}")
+                rundir.forget_missing_files(run_dir)
+
+    return RunFilesCallback()
 
 
 def finish(plan: Any, trainer: Any) -> None:
@@ -66,11 +99,14 @@ def finish(plan: Any, trainer: Any) -> None:
     # What TRL's scripts do at the end (trainer.save_model), into RUN_DIR/final: the trained model (the
     # adapter with LoRA) and its tokenizer, loadable with from_pretrained, whatever the checkpoints kept.
     saved = plan.run_dir / rundir.FINAL
+    if trainer.is_world_process_zero():
+        rundir.record_files(plan.run_dir, rundir.FINAL)
     trainer.save_model(str(saved))  # every rank calls it: sharded models are gathered first
     merged = ""
     peft = plan.config.get("peft") or {}
     if peft.get("merge") and trainer.is_world_process_zero():
         target = plan.run_dir / rundir.MERGED
+        rundir.record_files(plan.run_dir, rundir.MERGED)
         model = trainer.model.merge_and_unload()
         model.save_pretrained(str(target), safe_serialization=True)
         trainer.processing_class.save_pretrained(str(target))
