@@ -53,7 +53,10 @@ def main() -> int:
             self.ends.append(time.perf_counter())
 
     started = time.perf_counter()
-    plan = prepare(None, args.overrides, output_dir=args.output_dir, max_steps=args.max_steps, overwrite=True)
+    # overwrite only a run folder that exists: the runner refuses to clear one it did not write (with
+    # --overwrite, a folder created during start-up has no run id yet and would be refused)
+    plan = prepare(None, args.overrides, output_dir=args.output_dir, max_steps=args.max_steps,
+                   overwrite=Path(args.output_dir).exists())
     prepared = time.perf_counter()
     clock = StepClock()
     trainer = run(plan, callbacks=[clock])

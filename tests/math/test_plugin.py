@@ -29,7 +29,10 @@ def test_tasks_are_registered_with_default_rewards(registry):
     for name in ("math:arithmetic", "math:fractions", "math:linear"):
         task = registry.task(name)
         assert task.columns == ("prompt", "solution")
-        assert task.default_rewards[0] == {"use": "math.accuracy", "weight": 1.0}
+        assert task.default_rewards == [  # strict, as the prompts ask for a box (and as the embedded default)
+            {"use": "math.accuracy", "weight": 1.0, "with": {"answer_format": "boxed"}},
+            {"use": "format.boxed", "weight": 0.2},
+        ]
     rows = registry.task("math:arithmetic").factory(3, 0)
     assert rows[0] == {"prompt": "What is 18 + 1? Put the final answer in \\boxed{}.", "solution": "19"}
 

@@ -126,6 +126,15 @@ def test_clearing_a_run_deletes_only_what_a_run_writes(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
 
 
+def test_overwrite_into_a_new_folder_clears_nothing_and_is_no_error(tmp_path):
+    """The run's lock makes the folder before the clearing step: a folder holding only it is new, not foreign."""
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / ".grpo-rewards-lock").write_text("{}")
+    assert check_run_dir(tmp_path / "new", resume=False, overwrite=True) == (None, [])
+    assert clear_run_dir(tmp_path / "new") == []
+    assert [p.name for p in (tmp_path / "new").iterdir()] == [".grpo-rewards-lock"]
+
+
 def test_a_checkpoint_a_user_copied_into_a_run_folder_is_never_deleted(tmp_path, tiny_model):
     """Named like TRL's, but not in the run's record of what it wrote: --overwrite refuses, clearing keeps it."""
     out = tmp_path / "out"

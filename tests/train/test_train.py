@@ -191,6 +191,14 @@ def test_the_embedded_default_converts_its_model_and_trains_two_steps(tmp_path, 
     assert (run_dir / "checkpoint-2").is_dir() and (run_dir / "reward_curves.png").is_file()
 
 
+def test_overwrite_into_a_folder_that_does_not_exist_yet_trains(tiny_model, tmp_path):
+    out = tmp_path / "new"
+    config = write_config(tmp_path / "run.yaml", tiny_config(tiny_model, out))
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert train_command([str(config), "--overwrite", "--max-steps", "1"], registry=toy_registry()) == 0
+    assert (out / "final").is_dir() and [e["step"] for e in _metrics(out) if "reward" in e] == [1]
+
+
 def test_a_run_records_every_file_it_and_trl_wrote_and_nothing_else(finished_run):
     run_dir, _, _ = finished_run
     from grpo_rewards.train.rundir import recorded_files

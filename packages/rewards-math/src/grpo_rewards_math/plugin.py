@@ -32,8 +32,13 @@ def register_tasks(register: grpo_rewards.RegisterTask) -> None:
 
 
 def default_rewards() -> list[dict[str, Any]]:
-    """The reward set the math tasks train with by default."""
+    r"""The reward set the math tasks train with by default.
+
+    The tasks' prompts ask for the answer in ``\boxed{}``, so the accuracy is strict (only a boxed
+    answer earns it), as in the embedded default of ``grpo-rewards train``: a lenient accuracy pays
+    unboxed answers, and a run then learns to drop the box that ``format.boxed`` asks for.
+    """
     return [
-        {"use": "math.accuracy", "weight": 1.0},
+        {"use": "math.accuracy", "weight": 1.0, "with": {"answer_format": "boxed"}},
         {"use": "format.boxed", "weight": 0.2},
     ]

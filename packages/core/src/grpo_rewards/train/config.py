@@ -53,8 +53,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "n": 512,
         "seed": 0,
         "params": {"ops": "+", "max_value": 20},
-        # a one-line example: SmolLM2-135M then answers in one short line instead of rambling
-        "system_prompt": "Reply in one line like this: 2 + 3 = \\boxed{5}",
+        # a one-line example: SmolLM2-135M then answers in one short line instead of rambling; the sum
+        # is worked out before the box (with the box right after "=", it boxed wrong sums: bench/train.md)
+        "system_prompt": "Reply in one line like this: 2 + 3 = 5, so the answer is \\boxed{5}",
     },
     "rewards": [
         # strict: only a \boxed{} answer counts, so the run learns the format along with the sums

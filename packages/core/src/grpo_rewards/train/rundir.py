@@ -367,8 +367,11 @@ def clear_run_dir(run_dir: Path, run: str | None = None) -> list[str]:
 
     Only a folder with the proof of a run of ours (:func:`run_id`; ``run``: that run's id when the
     caller checked it before) and its record of files is cleared, and only of the recorded names
-    (then the record and the marker); the lock of the run that clears it stays.
+    (then the record and the marker); the lock of the run that clears it stays. A folder that holds
+    nothing but that lock (``--overwrite`` into a new folder) has nothing to clear.
     """
+    if not any(p.name != LOCK for p in run_dir.iterdir()):
+        return []  # a new folder (made for this run's lock): nothing to clear
     found = run_id(run_dir)
     if found is None or (run is not None and found != run):
         raise RunDirError(f"{run_dir} is not cleared: " + (_by_hand(run_dir) if found is None else
