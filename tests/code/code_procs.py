@@ -37,3 +37,13 @@ def sandbox_processes() -> list[str]:
             continue
         out.append(f"{entry} ({nspid[-1]} inside) {b' '.join(args)[:120]!r}")
     return out
+
+
+def score_and_list_sandboxes(program: str) -> tuple[float, list[int]]:
+    """In a worker of the core's pool: score ``program`` (one stdio test), then the host pids of this
+    thread's warm sandboxes, which the worker spares at the end of the task (keep_across_tasks)."""
+    from grpo_rewards_code import TestsPassed
+    from grpo_rewards_code.warm import thread_sandboxes
+
+    value = TestsPassed()(f"```python\n{program}\n```", tests=[{"input": "2 3\n", "output": "5\n"}])
+    return value, thread_sandboxes()

@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from code_procs import sandbox_processes
+from code_procs import sandbox_processes, score_and_list_sandboxes
 
 from grpo_rewards_code import TestsPassed
 from grpo_rewards_code.formats import StdioTest
@@ -138,3 +138,28 @@ def test_a_killed_warm_sandbox_gives_its_program_a_sandbox_error_and_the_next_pr
     os.kill(thread_sandboxes()[0], 9)  # killed while idle: the next program starts a new one and never notices
     time.sleep(0.5)
     assert run(sandbox, "print(5)")[0]["stdout"] == "5\n"
+
+
+def test_in_the_core_s_worker_pool_one_warm_sandbox_serves_sample_after_sample(tmp_path):
+    """The worker kills what each task leaves, but spares the warm sandbox the reward keeps; a process a
+    program starts still dies with its program, and the pool's close ends the sandbox."""
+    from grpo_rewards import WorkerPool
+
+    adds = "a, b = map(int, input().split())\nprint(a + b)"
+    leaves = ("import subprocess\ntry:\n    subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+              "except OSError:\n    pass  # the seccomp filter may refuse it: then there is nothing to leave\n" + adds)
+    pool = WorkerPool(workers=1)
+    try:
+        first, second, third = (o.value for o in pool.map(score_and_list_sandboxes,
+                                                          [(adds,), (leaves,), (adds,)], timeout=60))
+        assert [first[0], second[0], third[0]] == [(1.0, "passed")] * 3
+        assert len(first[1]) == 1 and first[1] == second[1] == third[1]  # the same bwrap, all three samples
+        kept = first[1][0]
+        assert os.path.exists(f"/proc/{kept}")
+        assert sandbox_processes() == []  # the second program's sleeper died with it; only the idle zygote is left
+    finally:
+        pool.close()
+    give_up = time.monotonic() + 10
+    while os.path.exists(f"/proc/{kept}") and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{kept}")

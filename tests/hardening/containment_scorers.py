@@ -71,3 +71,31 @@ def look_at_worker(_: int) -> dict[str, object]:
 def allocate_for_text(text: str, **row: object) -> float:
     """Allocates ``int(text)`` MB, returns it as a float."""
     return float(allocate(int(text)) // 1_000_000)
+
+
+def start_helpers(pid_file: str) -> list[int]:
+    """Start two sleeping children; keep the first across tasks (as a reward's own helper), not the second."""
+    from grpo_rewards import keep_across_tasks
+
+    kept = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    keep_across_tasks(kept.pid)
+    Path(pid_file).write_text(f"{kept.pid} {other.pid}")
+    return [kept.pid, other.pid]
+
+
+def alive_children(_: int) -> list[int]:
+    """The pids of this worker's children now (the next task's view)."""
+    from grpo_rewards.execution.containment import children
+
+    return sorted(children(os.getpid()))
+
+
+def keep_a_stranger(pid: int) -> str:
+    from grpo_rewards import keep_across_tasks
+
+    try:
+        keep_across_tasks(pid)
+    except ValueError as exc:
+        return str(exc)
+    return "kept"

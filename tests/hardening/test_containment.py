@@ -94,6 +94,27 @@ def test_pool_close_leaves_no_process_of_a_task_behind(tmp_path):
     assert not any(_alive(pid) for pid in workers)
 
 
+def test_a_helper_the_reward_keeps_outlives_its_task_and_dies_with_the_pool(tmp_path):
+    """keep_across_tasks spares one named child (and only it) when the task ends; the pool's close still kills it."""
+    pool = WorkerPool(workers=1)
+    pid_file = tmp_path / "helpers.pid"
+    try:
+        [started] = pool.map(cs.start_helpers, [(str(pid_file),)], timeout=30)
+        kept, other = started.value
+        [after] = pool.map(cs.alive_children, [(0,)], timeout=30)
+        assert after.value == [kept]  # the other child was killed when the first task ended
+        assert _alive(kept) and not _alive(other)
+        [refused] = pool.map(cs.keep_a_stranger, [(os.getpid(),)], timeout=30)
+        assert refused.value == (f"process {os.getpid()} is not a child of this process: only a reward's own helper "
+                                 "may be kept")
+    finally:
+        pool.close()
+    give_up = time.monotonic() + 10
+    while _alive(kept) and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert not _alive(kept)
+
+
 def test_linux_gives_the_workers_a_subreaper():
     assert containment.mechanism() == "subreaper"
 

@@ -21,6 +21,7 @@ _EXPORTS = {
     "Outcome": "execution",
     "WorkerPool": "execution",
     "map_with_deadline": "execution",
+    "keep_across_tasks": "execution.containment",
     "PROJECT_NAME": "plugin",
     "RegisterReward": "plugin.spec",
     "RegisterTask": "plugin.spec",
@@ -91,6 +92,7 @@ __all__ = [
     "get_plugins",
     "get_reward",
     "hookimpl",
+    "keep_across_tasks",
     "load_registry",
     "load_reward_set",
     "load_rewards",
@@ -140,6 +142,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         TaskNotFoundError,
     )
     from .execution import Outcome, WorkerPool, map_with_deadline
+    from .execution.containment import keep_across_tasks
     from .options import RewardOptions
     from .plugin import PROJECT_NAME, hookimpl
     from .plugin.manager import Plugins, get_plugins

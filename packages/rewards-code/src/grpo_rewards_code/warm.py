@@ -29,13 +29,16 @@ import subprocess
 import threading
 from typing import TYPE_CHECKING, Any
 
+from grpo_rewards import keep_across_tasks
+
 if TYPE_CHECKING:
     from .sandbox import Sandbox
 
 #: how long a zygote may take to start, or to clean up after a program, before it is replaced
 READY_SECONDS = 30.0
 #: after this many warm sandboxes in a row were killed from outside while idle, a process stops starting
-#: them (the core's worker pool kills every process a sample leaves: there a warm sandbox never outlives one)
+#: them (something keeps killing what a sample leaves; the core's worker pool spares a warm sandbox,
+#: which :func:`grpo_rewards.keep_across_tasks` names)
 IDLE_DEATHS = 2
 _local = threading.local()
 _idle_deaths = 0
@@ -67,6 +70,9 @@ class WarmSandbox:
             self.close()
             raise OSError(f"the warm sandbox did not start: {reply.decode('utf-8', 'replace')[:300]} "
                           + self._stderr())
+        # In the core's worker, whatever a sample leaves is killed when it ends: this sandbox contains
+        # its programs itself (the zygote kills each program's processes), so it may outlive the sample.
+        keep_across_tasks(self.proc.pid)
 
     def _stderr(self) -> str:
         assert self.proc.stderr is not None

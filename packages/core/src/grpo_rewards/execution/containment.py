@@ -11,7 +11,10 @@ cgroup. This module uses the subreaper, the one that needs no privilege and no d
   dies it is re-parented to the worker (the nearest subreaper), never to pid 1.
 - when a task ends, the worker kills every process still below it (:func:`kill_descendants`; a
   ``waitpid`` with ``WNOHANG`` tells in one system call that there is none, the usual case), so a
-  scorer cannot leave a process running into the next sample.
+  scorer cannot leave a process running into the next sample. The one exception is a helper the
+  reward's own code names with :func:`keep_across_tasks` (the code sandbox's warm bwrap, whose
+  zygote kills each program's processes itself): it and its subtree outlive the task, and still
+  die with the worker.
 - on a deadline, a crash of the worker or a shutdown, the worker dies and whatever was below it is
   re-parented to the supervisor, which kills it all and exits. The pool stops a worker by sending
   the supervisor SIGTERM (it SIGKILLs the worker at once); the supervisor gets SIGTERM too when the
@@ -98,16 +101,43 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` that ``/proc`` shows (children first)."""
+def descendants(pid: int, spare: frozenset[int] | set[int] = frozenset()) -> list[int]:
+    """Every process below ``pid`` that ``/proc`` shows (children first), except the processes in
+    ``spare`` and everything below them."""
     seen: list[int] = []
     todo = [pid]
     while todo:
         for child in children(todo.pop()):
-            if child not in seen:
+            if child not in seen and child not in spare:
                 seen.append(child)
                 todo.append(child)
     return seen
+
+
+#: The children of this process a reward keeps across tasks (:func:`keep_across_tasks`).
+_kept: set[int] = set()
+
+
+def keep_across_tasks(pid: int) -> None:
+    """Let ``pid``, a child of this process, and everything below it outlive the task that started it.
+
+    For a reward whose scorer runs a long-lived helper that contains its own work, such as the code
+    sandbox's warm bwrap (its zygote kills each program's processes before the next one): the
+    worker then spares it when it kills what a task left (:func:`kill_descendants`). Only the
+    reward's own code names it; a kept helper still dies with the worker (a deadline, a crash, the
+    pool's shutdown: the supervisor kills everything below). A process that is not a child of this
+    one is refused with a ``ValueError``.
+    """
+    if pid not in children(os.getpid()):
+        raise ValueError(f"process {pid} is not a child of this process: only a reward's own helper may be kept")
+    _kept.add(pid)
+
+
+def _spared() -> set[int]:
+    """The kept helpers still running (the others are forgotten)."""
+    if _kept:
+        _kept.intersection_update(children(os.getpid()))
+    return _kept
 
 
 def _reap() -> bool:
@@ -129,7 +159,8 @@ def has_children() -> bool:
 
 
 def kill_descendants(group: int | None = None) -> list[int]:
-    """SIGKILL every process below this one (and the process group ``group``), reap them; the pids killed.
+    """SIGKILL every process below this one (and the process group ``group``) but the helpers kept by
+    :func:`keep_across_tasks`, reap them; the pids killed.
 
     Repeats until none is left, because a process killed while it forked leaves a child that is
     re-parented here (this process is a subreaper) only once its parent is gone.
@@ -143,14 +174,16 @@ def kill_descendants(group: int | None = None) -> list[int]:
                 os.killpg(group, signal.SIGKILL)
             except OSError:
                 group = None  # the group is empty
-        pids = descendants(me)
+        spare = _spared()
+        pids = descendants(me, spare)
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
             except OSError:
                 pass
-        if not _reap() and not pids and group is None:
+        live = _reap()  # with a kept helper running there is always a live child: /proc says the rest
+        if (not live or spare) and not pids and group is None:
             return killed
         if time.monotonic() > give_up:  # pragma: no cover - a process stuck in the kernel
             return killed
