@@ -63,9 +63,8 @@ def test_a_repeated_batch_is_answered_from_the_cache(warm, embedded_model):
     first: dict[str, float] = {}
     second: dict[str, float] = {}
     values = reward(prompts=[QUESTION] * 2, completions=ANSWERS[2:], log_metric=first.__setitem__)
-    started = time.perf_counter()
     again = reward(prompts=[QUESTION] * 2, completions=list(ANSWERS[2:]), log_metric=second.__setitem__)
-    assert again == values and time.perf_counter() - started < 1.0
+    assert again == values  # answered without a request (the counts below), whatever the machine's speed
     assert (first["judge_requests/judge.rubric"], first["judge_cache_hits/judge.rubric"]) == (2.0, 0.0)
     assert (second["judge_requests/judge.rubric"], second["judge_cache_hits/judge.rubric"]) == (0.0, 2.0)
     assert second["judge_tokens/judge.rubric"] == 0.0
