@@ -20,7 +20,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,25 +44,12 @@ def rewards() -> list[Reward]:
 def run(model: Path, out: Path, concurrent: bool, steps: int, batch: int,
         length: int) -> tuple[list[float], list[float]]:
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
 
     reward_times: list[float] = []
     step_times: list[float] = []
 
-    class Timed(GRPOTrainer):
-        def _calculate_rewards(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            started = time.perf_counter()
-            try:
-                return super()._calculate_rewards(*args, **kwargs)
-            finally:
-                reward_times.append(time.perf_counter() - started)
-
-        def training_step(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            started = time.perf_counter()
-            try:
-                return super().training_step(*args, **kwargs)
-            finally:
-                step_times.append(time.perf_counter() - started)
+    Timed = scale_scorers.timed_trainer(reward_times, step_times)
 
     from grpo_rewards_code.tasks import make_stdio
 

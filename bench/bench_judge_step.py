@@ -18,7 +18,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -44,25 +43,12 @@ def rewards(base_url: str, judge: str) -> list[Reward]:
 def run(model: Path, base_url: str, judge: str, out: Path, concurrent: bool, steps: int,
         batch: int) -> tuple[list[float], list[float]]:
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
 
     reward_times: list[float] = []
     step_times: list[float] = []
 
-    class Timed(GRPOTrainer):
-        def _calculate_rewards(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            started = time.perf_counter()
-            try:
-                return super()._calculate_rewards(*args, **kwargs)
-            finally:
-                reward_times.append(time.perf_counter() - started)
-
-        def training_step(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-            started = time.perf_counter()
-            try:
-                return super().training_step(*args, **kwargs)
-            finally:
-                step_times.append(time.perf_counter() - started)
+    Timed = scale_scorers.timed_trainer(reward_times, step_times)
 
     data = Dataset.from_list([{"prompt": f"What is {i} + {i}?"} for i in range(64)])
     plain = rewards(base_url, judge)

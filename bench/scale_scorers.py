@@ -21,3 +21,26 @@ def sleeps_80ms(text: str, **row: object) -> float:
 def length(text: str, **row: object) -> float:
     """~1 µs: the length in characters (for the per-task overhead)."""
     return float(len(text))
+
+
+def timed_trainer(reward_times: list[float], step_times: list[float]) -> type:
+    """TRL's ``GRPOTrainer`` that appends each step's reward time (``_calculate_rewards``) and
+    whole ``training_step`` time, in seconds, to the two lists (the step benchmarks' one timer)."""
+    from trl import GRPOTrainer
+
+    class Timed(GRPOTrainer):
+        def _calculate_rewards(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            started = time.perf_counter()
+            try:
+                return super()._calculate_rewards(*args, **kwargs)
+            finally:
+                reward_times.append(time.perf_counter() - started)
+
+        def training_step(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            started = time.perf_counter()
+            try:
+                return super().training_step(*args, **kwargs)
+            finally:
+                step_times.append(time.perf_counter() - started)
+
+    return Timed
