@@ -114,8 +114,18 @@ def descendants(pid: int, spare: frozenset[int] | set[int] = frozenset()) -> lis
     return seen
 
 
-#: The children of this process a reward keeps across tasks (:func:`keep_across_tasks`).
-_kept: set[int] = set()
+#: The children of this process a reward keeps across tasks (:func:`keep_across_tasks`), with their
+#: start times: a pid the kernel gives again to another process is not kept.
+_kept: dict[int, str | None] = {}
+
+
+def _start_time(pid: int) -> str | None:
+    """When ``pid`` started (``/proc/<pid>/stat`` field 22), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
 
 
 def keep_across_tasks(pid: int) -> None:
@@ -130,14 +140,18 @@ def keep_across_tasks(pid: int) -> None:
     """
     if pid not in children(os.getpid()):
         raise ValueError(f"process {pid} is not a child of this process: only a reward's own helper may be kept")
-    _kept.add(pid)
+    _kept[pid] = _start_time(pid)
 
 
 def _spared() -> set[int]:
-    """The kept helpers still running (the others are forgotten)."""
-    if _kept:
-        _kept.intersection_update(children(os.getpid()))
-    return _kept
+    """The kept helpers still running (the others are forgotten, so their pids are never spared again)."""
+    if not _kept:
+        return set()
+    mine = set(children(os.getpid()))
+    for pid, started in list(_kept.items()):
+        if pid not in mine or _start_time(pid) != started:
+            del _kept[pid]
+    return set(_kept)
 
 
 def _reap() -> bool:
