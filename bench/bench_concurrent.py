@@ -17,7 +17,6 @@ reward's labels are printed, to show how many completions ran in the sandbox.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -81,18 +80,11 @@ def main() -> None:
         for concurrent in (False, True, False, True):  # interleaved: the machine's load hits both alike
             rewards_s, steps_s = run(Path(model), Path(tmp) / f"out{concurrent}", concurrent, args.steps, args.batch,
                                      args.max_completion_length)
-            results.setdefault(concurrent, ([], []))
-            results[concurrent][0].extend(rewards_s[1:])  # the first step starts the worker pool
-            results[concurrent][1].extend(steps_s[1:])
+            scale_scorers.add_run(results, concurrent, rewards_s, steps_s)
     print(f"model {args.model}, {args.batch} completions of at most {args.max_completion_length} tokens a step, "
           f"{args.steps} steps a run, 2 runs each (first step of a run left out)")
     print(f"code.tests_passed labels over all runs: {dict(sorted(CODE_LABELS.items()))}")
-    for concurrent, (rewards_s, steps_s) in results.items():
-        print(f"{'concurrent ' if concurrent else 'synchronous'}: rewards {statistics.median(rewards_s):.3f} s a step "
-              f"(median of {len(rewards_s)}; min {min(rewards_s):.3f}), whole step {statistics.median(steps_s):.3f} s")
-    ratio = statistics.median(results[True][0]) / statistics.median(results[False][0])
-    print(f"reward time, concurrent / synchronous: {ratio:.2f}")
-    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    scale_scorers.report_runs(results)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 from collections import Counter
@@ -82,20 +81,13 @@ def main() -> None:
             for concurrent in (False, True, False, True):  # interleaved: the machine's load hits both alike
                 rewards_s, steps_s = run(model, server.base_url, judge, Path(tmp) / f"out{concurrent}", concurrent,
                                          args.steps, args.batch)
-                results.setdefault(concurrent, ([], []))
-                results[concurrent][0].extend(rewards_s[1:])
-                results[concurrent][1].extend(steps_s[1:])
+                scale_scorers.add_run(results, concurrent, rewards_s, steps_s)
         finally:
             server.close()
     print(f"tiny model, {args.batch} completions a step, {args.steps} steps a run, 2 runs each (first step of a run "
           "left out); judge: SmolLM2-135M-Instruct on transformers serve, 1 thread")
     print(f"judge.rubric labels over all runs: {dict(sorted(JUDGE_LABELS.items()))}")
-    for concurrent, (rewards_s, steps_s) in results.items():
-        print(f"{'concurrent ' if concurrent else 'synchronous'}: rewards {statistics.median(rewards_s):.3f} s a step "
-              f"(median of {len(rewards_s)}; min {min(rewards_s):.3f}), whole step {statistics.median(steps_s):.3f} s")
-    ratio = statistics.median(results[True][0]) / statistics.median(results[False][0])
-    print(f"reward time, concurrent / synchronous: {ratio:.2f}")
-    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    scale_scorers.report_runs(results)
 
 
 if __name__ == "__main__":

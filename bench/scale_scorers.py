@@ -3,6 +3,8 @@ Ray tasks import them)."""
 
 from __future__ import annotations
 
+import os
+import statistics
 import time
 
 
@@ -44,3 +46,22 @@ def timed_trainer(reward_times: list[float], step_times: list[float]) -> type:
                 step_times.append(time.perf_counter() - started)
 
     return Timed
+
+
+def add_run(results: dict[bool, tuple[list[float], list[float]]], concurrent: bool, rewards_s: list[float],
+            steps_s: list[float]) -> None:
+    """Add one run's reward and step times to ``results[concurrent]``, its first step left out (it starts
+    the worker pool or the judge's connections)."""
+    results.setdefault(concurrent, ([], []))
+    results[concurrent][0].extend(rewards_s[1:])
+    results[concurrent][1].extend(steps_s[1:])
+
+
+def report_runs(results: dict[bool, tuple[list[float], list[float]]]) -> None:
+    """Print each form's median reward and step time, the concurrent / synchronous ratio and the load."""
+    for concurrent, (rewards_s, steps_s) in results.items():
+        print(f"{'concurrent ' if concurrent else 'synchronous'}: rewards {statistics.median(rewards_s):.3f} s a step "
+              f"(median of {len(rewards_s)}; min {min(rewards_s):.3f}), whole step {statistics.median(steps_s):.3f} s")
+    ratio = statistics.median(results[True][0]) / statistics.median(results[False][0])
+    print(f"reward time, concurrent / synchronous: {ratio:.2f}")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
