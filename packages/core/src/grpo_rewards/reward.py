@@ -13,7 +13,6 @@ labels and logs ``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TR
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import math
@@ -22,7 +21,7 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .backends import form_problem
@@ -51,23 +50,11 @@ class ResultCache:
         self._lock = threading.Lock()
         self._computing: dict[tuple[str, int], list[Any]] = {}  # (name, id(batch)) -> [lock, users]
 
-    @contextlib.contextmanager
-    def computing(self, name: str, completions: Sequence[Any]) -> Iterator[None]:
-        """Held while ``name`` computes the batch ``completions``: a reward run concurrently with one that
-        reads it through ``inputs`` computes once, and the other waits for its result (another batch,
-        or a call that hangs on another batch, never waits)."""
-        key = (name, id(completions))  # the batch is alive while it is computed: its id is its own
-        with self._lock:
-            entry = self._computing.setdefault(key, [threading.RLock(), 0])
-            entry[1] += 1
-        try:
-            with entry[0]:
-                yield
-        finally:
-            with self._lock:
-                entry[1] -= 1
-                if not entry[1]:
-                    del self._computing[key]
+    def computing(self, name: str, completions: Sequence[Any]) -> _Computing:
+        """Held while ``name`` computes the batch ``completions`` (a context manager): a reward run
+        concurrently with one that reads it through ``inputs`` computes once, and the other waits for
+        its result (another batch, or a call that hangs on another batch, never waits)."""
+        return _Computing(self, (name, id(completions)))  # the batch is alive while computed: its id is its own
 
     def get(self, metric: str, completions: Sequence[Any]) -> RewardResult | None:
         with self._lock:
@@ -87,6 +74,42 @@ class ResultCache:
         self._entries = {}
         self._lock = threading.Lock()
         self._computing = {}
+
+
+class _Computing:
+    """``ResultCache.computing``'s context: a per-(reward, batch) lock, dropped when its last user leaves
+    (a plain class: a generator-based context manager costs more than the rest of a one-sample call)."""
+
+    __slots__ = ("cache", "entry", "key")
+
+    def __init__(self, cache: ResultCache, key: tuple[str, int]) -> None:
+        self.cache, self.key = cache, key
+        self.entry: list[Any] = []
+
+    def __enter__(self) -> None:
+        cache = self.cache
+        with cache._lock:
+            entry = cache._computing.get(self.key)
+            if entry is None:
+                entry = cache._computing[self.key] = [threading.RLock(), 0]
+            entry[1] += 1
+        self.entry = entry
+        try:
+            entry[0].acquire()
+        except BaseException:
+            self._leave()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.entry[0].release()
+        self._leave()
+
+    def _leave(self) -> None:
+        cache, entry = self.cache, self.entry
+        with cache._lock:
+            entry[1] -= 1
+            if not entry[1]:
+                del cache._computing[self.key]
 
 
 class _SampleCall:
@@ -219,6 +242,7 @@ class Reward:
         state = self.__dict__.copy()
         state["stats"] = Counter()
         state["labels_seen"] = set()
+        state.pop("_metric_names", None)
         return state
 
     # -- the call ----------------------------------------------------------------------------
@@ -288,7 +312,7 @@ class Reward:
         self.cache.put(self.__name__, completions, result)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
-            log_metric(f"timing/{self.__name__}", seconds)
+            log_metric("timing/" + self.__name__, seconds)
             for key, number in metrics.items():  # the batch reward's own numbers about this call
                 log_metric(f"{key}/{self.__name__}", number)
             for label, metric in self._outcome_metrics():
@@ -302,12 +326,11 @@ class Reward:
         """``(label, "outcomes/<name>/<label>")`` of every label logged on a call: each label from the
         call it first occurs on (the core's ``timeout``, ``error``, ... included), zeros after that, so
         a series is continuous once it starts; in name order, remembered until the name or labels change."""
-        key = (self.__name__, frozenset(self.labels_seen))
-        remembered = self.__dict__.get("_metric_names")
-        if remembered is not None and remembered[0] == key:
-            return remembered[1]
+        remembered = self.__dict__.get("_metric_names")  # labels_seen only grows: its size says if it changed
+        if remembered is not None and remembered[0] == self.__name__ and remembered[1] == len(self.labels_seen):
+            return remembered[2]
         names = tuple((label, f"outcomes/{self.__name__}/{label}") for label in sorted(self.labels_seen))
-        self.__dict__["_metric_names"] = (key, names)
+        self.__dict__["_metric_names"] = (self.__name__, len(names), names)
         return names
 
     def _failed(self, n: int, status: str, error: str, index: int | None = None,
@@ -377,9 +400,9 @@ class Reward:
 
     def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward)."""
-        clash = sorted(set(kwargs) & self.argument_names)
-        if not clash:
+        if self.argument_names.isdisjoint(kwargs):
             return kwargs
+        clash = sorted(set(kwargs) & self.argument_names)
         new = [c for c in clash if c not in self._warned_columns]
         if new:
             self._warned_columns.update(new)

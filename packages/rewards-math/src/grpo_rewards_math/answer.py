@@ -23,7 +23,7 @@ from typing import Any
 KINDS = frozenset({"expr", "set", "interval", "tuple", "equation", "relation", "matrix", "text", "multi"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Answer:
     kind: str
     value: Any
@@ -35,9 +35,14 @@ class Answer:
     alt: Answer | None = None  # another reading of the same text (0,25: the decimal 0.25 and the list 0, 25)
     units: bool = False  # a unit word was read over after a quantity (12 cm); % and degree signs aside
 
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown answer kind {self.kind!r}")
+    def __init__(self, kind: str, value: Any, text: str = "", approx: bool = False, percent: bool = False,
+                 degree: bool = False, huge: bool = False, alt: Answer | None = None, units: bool = False) -> None:
+        # frozen, but built without the nine ``object.__setattr__`` calls of a frozen dataclass's __init__
+        # (the parser builds several answers per parse)
+        if kind not in KINDS:
+            raise ValueError(f"unknown answer kind {kind!r}")
+        self.__dict__.update(kind=kind, value=value, text=text, approx=approx, percent=percent, degree=degree,
+                             huge=huge, alt=alt, units=units)
 
     def exprs(self) -> tuple[Any, ...]:
         """Every sympy expression inside, flattened (for size checks and free symbols)."""

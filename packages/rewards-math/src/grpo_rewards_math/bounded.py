@@ -35,7 +35,7 @@ from .light import CONST, FUNC, MUL, POW, SYM, Node, num
 from .limits import DEFAULT_LIMITS, Limits
 from .parse import clear_cache as parse_cache_clear
 from .parse import normalize_text, read_answer
-from .surds import Surd, Undecidable, evaluate
+from .surds import Surd, Undecidable, evaluate, rational
 
 Tri = bool | None
 
@@ -63,6 +63,9 @@ def _all(results: list[Tri]) -> Tri:
 def _value(node: Node) -> Surd | None:
     if node.symbols or node.has_infinity:
         return None
+    q = rational(node)
+    if q is not None:
+        return Surd.of(q)
     try:
         return evaluate(node)
     except (Undecidable, ZeroDivisionError, OverflowError, ValueError):
@@ -72,17 +75,17 @@ def _value(node: Node) -> Surd | None:
 def numbers(a: Node, b: Node, approx: bool, conventions: Conventions) -> Tri:
     """Two constant light trees (the gold first) compared as the worker's comparison would, when
     bounded arithmetic decides it."""
+    if not (a.symbols or a.has_infinity or b.symbols or b.has_infinity):
+        qa, qb = rational(a), rational(b)  # two rationals (most answers): compared without normal forms
+        if qa is not None and qb is not None:
+            return _rationals(qa, qb, approx, conventions)
     va, vb = _value(a), _value(b)
     if va is None or vb is None:
         return _far_apart(a, b, va, vb)
     qa, qb = va.rational, vb.rational
     gold_integer = qa is not None and qa.denominator == 1
     if qa is not None and qb is not None:
-        if approx and conventions.precision is not None:
-            return round(qa, conventions.precision) == round(qb, conventions.precision)
-        if not approx or gold_integer:
-            return qa == qb
-        return conventions.within(qa, qb, approx=True)
+        return _rationals(qa, qb, approx, conventions)
     tolerant = approx and not (gold_integer and conventions.precision is None)
     diff = va + (-vb)
     if not tolerant and not (approx and conventions.precision is not None):
@@ -100,6 +103,15 @@ def numbers(a: Node, b: Node, approx: bool, conventions: Conventions) -> Tri:
     if abs(d) - noise > bound * (1 + 1e-9):
         return False
     return None
+
+
+def _rationals(qa: Fraction | int, qb: Fraction | int, approx: bool, conventions: Conventions) -> bool:
+    """Two exact rational values (the gold first) compared under the conventions."""
+    if approx and conventions.precision is not None:
+        return round(qa, conventions.precision) == round(qb, conventions.precision)
+    if not approx or qa.denominator == 1:
+        return qa == qb
+    return conventions.within(qa, qb, approx=True)
 
 
 #: log10 of a magnitude no exact value within the surds' size bounds reaches (8192-bit numerators)

@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from .budget import check_budget
 
@@ -36,8 +36,9 @@ class Kind:
     NOT_EQUAL = "NE"  # ``!=``
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """One token (a named tuple: immutable, and built at a fraction of a frozen dataclass's cost)."""
+
     kind: str  # one of :class:`Kind`, or the punctuation character
     value: str
     space: bool = False  # whitespace before the token
@@ -143,7 +144,7 @@ def normalize(text: str) -> str:
     """Formatting-only rewrites: math delimiters, \\left/\\right, spacing, unicode, \\dfrac -> \\frac."""
     s = undouble(text).strip()
     changed = True
-    while changed:
+    while changed and s[:1] in ("$", "\\"):  # every wrapper below starts with one of these
         changed = False
         s = s.rstrip(". ")
         for rx in _WRAPPED_RE:
@@ -158,28 +159,33 @@ def normalize(text: str) -> str:
                 break
             if end == len(s):
                 s, changed = inner.strip(), True
-    # each rewrite below runs only when the character its pattern needs is there (same result, less work)
+    s = s.rstrip(". ")  # what the loop's last round began with
+    # each rewrite below runs only when the characters its pattern needs are there (same result, less work)
     if not s.isascii():  # unicode symbols and scripts
         s = _scripts(s)
         s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
     backslash = "\\" in s
-    if backslash:
+    if backslash and ("vert" in s or "Vert" in s or "brace" in s or "brack" in s):
         s = _ALIAS_RE.sub(lambda m: _ALIASES[m.group(1)], s)
     if "," in s:
         s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
-    if backslash or "{" in s:
+    if "\\," in s or "\\!" in s or "{,}" in s or "\\ " in s:
         s = _THIN_THOUSANDS_RE.sub(r"\1", s)
     if " " in s:
         s = _SPACE_THOUSANDS_RE.sub(lambda m: m.group(0).replace(" ", ""), s)
     if backslash:
-        s = _REPEATING_RE.sub(_repeating_to_fraction, s)
-        s = re.sub(r"\\left\.|\\right\.", "", s)
-        s = _DELIM_RE.sub("", s)
+        if "overline" in s:
+            s = _REPEATING_RE.sub(_repeating_to_fraction, s)
+        if "\\left" in s or "\\right" in s or "\\big" in s or "\\Big" in s:
+            s = re.sub(r"\\left\.|\\right\.", "", s)
+            s = _DELIM_RE.sub("", s)
     if backslash or "~" in s:
         s = _SPACING_RE.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else ("" if m.group(0) == r"\!" else " "), s)
     if backslash:
-        s = re.sub(r"\\[dtc]frac(?![A-Za-z])", r"\\frac", s)
-        s = re.sub(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])", r"\\degree ", s)
+        if "frac" in s:
+            s = re.sub(r"\\[dtc]frac(?![A-Za-z])", r"\\frac", s)
+        if "circ" in s:
+            s = re.sub(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])", r"\\degree ", s)
     if "$" in s:
         s = re.sub(r"\\\$|\$", " ", s)
     s = s.strip().rstrip(". ").strip()

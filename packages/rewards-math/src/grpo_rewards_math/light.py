@@ -17,6 +17,7 @@ the rest.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .budget import check_budget
@@ -41,7 +42,7 @@ class Node:
 
     def __init__(self, op: str, args: tuple[Node, ...] = (), value: Any = None) -> None:
         self.op, self.args, self.value = op, args, value
-        self._hash = hash((op, value, args))
+        self._hash: int | None = None  # computed when first asked (most nodes are never hashed)
         if not args:  # a leaf
             self.symbols = frozenset((self,)) if op == SYM else _NO_SYMBOLS
             self.has_infinity = op == CONST and value in _INFINITE
@@ -85,14 +86,20 @@ class Node:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Node):
-            return self._hash == other._hash and self.op == other.op and self.value == other.value \
-                and self.args == other.args
+            if self is other:
+                return True
+            if self._hash is not None and other._hash is not None and self._hash != other._hash:
+                return False
+            return self.op == other.op and self.value == other.value and self.args == other.args
         if isinstance(other, (int, Fraction)) and not isinstance(other, bool):
             return self.op == NUM and self.value == other
         return NotImplemented
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.op, self.value, self.args))
+        return h
 
     def __lt__(self, other: Any) -> bool:
         return self._number(self) < _value(other)
@@ -137,6 +144,15 @@ def num(value: Fraction | int) -> Node:
     return Node(NUM, value=Fraction(value))
 
 
+_MINUS_ONE, _HALF = num(-1), num(Fraction(1, 2))
+
+
+@lru_cache(maxsize=4096)
+def _integer_node(digits: str) -> Node:
+    """The node of an integer literal (nodes are immutable: one per literal text, shared)."""
+    return Node(NUM, value=Fraction(int(digits)))
+
+
 class LightBuilder:
     """The builder the grammar uses in the calling process: records nodes, evaluates nothing."""
 
@@ -177,7 +193,7 @@ class LightBuilder:
         if frac or exp:
             self.approx = True
         if not frac and not exp:
-            return Node(NUM, value=Fraction(int(intpart)))
+            return _integer_node(intpart)
         e = int(exp) if exp else 0
         if abs(e) > self.limits.max_digits:
             raise ParseError("scientific exponent over max_digits")
@@ -212,13 +228,13 @@ class LightBuilder:
         return Node(MUL, tuple(factors))
 
     def neg(self, a: Any) -> Node:
-        return self.mul([num(-1), a])
+        return self.mul([_MINUS_ONE, a])
 
     def div(self, a: Any, b: Any) -> Node:
         if b == 0 and a.is_number:
             raise ParseError("division by zero")
         self.tick()
-        return self.mul([a, self.pow(b, num(-1))])
+        return self.mul([a, self.pow(b, _MINUS_ONE)])
 
     def pow(self, base: Any, exp: Any) -> Node:
         self.tick()
@@ -231,11 +247,11 @@ class LightBuilder:
 
     def sqrt(self, x: Any, n: Any = None) -> Node:
         if n is None:
-            return self.pow(x, num(Fraction(1, 2)))
+            return self.pow(x, _HALF)
         if n.op == NUM and n.value.denominator == 1 and n.value != 0:
             root = self.pow(x, num(Fraction(1, int(n.value))))
             return Node(POW, root.args, REAL_ROOT) if root.op == POW and n.value % 2 else root
-        return self.pow(x, self.pow(n, num(-1)))
+        return self.pow(x, self.pow(n, _MINUS_ONE))
 
     def factorial(self, x: Any) -> Node:
         self.tick()

@@ -188,14 +188,15 @@ def _parse_answer(text: str, limits: Limits = DEFAULT_LIMITS, log_base: int | No
             return plain
         raise ParseError(f"answer longer than max_chars={limits.max_chars}")
     s = normalize(text)
-    cases = _CASES_RE.fullmatch(s)
+    # each special form below is tried only when the character it needs is there (same result, less work)
+    cases = _CASES_RE.fullmatch(s) if "\\begin" in s else None
     if cases and "\\begin" not in cases.group(2):  # a system written as cases: its rows are its items
         rows = cases.group(2).replace("&", " ").replace("\\\\", ",").strip().rstrip(",")
         return _parse(rows, limits, log_base, light)
-    if _PRIMED_RE.fullmatch(s):  # g'': a symbol answer, compared as text
+    if "'" in s and _PRIMED_RE.fullmatch(s):  # g'': a symbol answer, compared as text
         return Answer("text", s, text=s)
-    if len(s) <= 40:
-        clock = _time(s)
+    if len(s) <= 40 and (":" in s or "," in s):
+        clock = _time(s) if ":" in s else None
         if clock is not None:  # 7:32 may also be a ratio
             try:
                 return replace(clock, alt=_parse(text, limits, log_base, light))
@@ -272,7 +273,7 @@ def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool =
         raise ParseError("empty answer")
     if _BARE_NUMBER_RE.fullmatch(s):  # '12', '-0.5': the value the grammar builds, without tokens
         return _bare_number(s, limits, light)
-    m = _WHOLE_TEXT_RE.match(s)
+    m = _WHOLE_TEXT_RE.match(s) if s[0] == "\\" else None
     if m and _balanced(m.group(1)):
         inner = m.group(1).strip()
         if not inner:
@@ -280,10 +281,10 @@ def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool =
         if not s.startswith("\\mathrm") and _text_words(inner):  # \text{no}: the word, not n*o
             return Answer("text", normalize_text(inner), text=inner)
         return _parse(inner, limits, log_base, light)
-    as_text = _as_text(s)
+    as_text = _as_text(s) if s[0] == "(" or s[0].isalpha() else None  # both of its forms start so
     if as_text is not None:
         return Answer("text", as_text, text=s)
-    if _max_bracket_depth(s) > limits.max_depth:
+    if s.count("(") + s.count("[") + s.count("{") > limits.max_depth and _max_bracket_depth(s) > limits.max_depth:
         plain = _plain(text, limits, light)
         if plain is not None:
             return plain

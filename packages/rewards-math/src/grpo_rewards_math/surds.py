@@ -257,6 +257,67 @@ def evaluate(node: Node) -> Surd:
     raise Undecidable(f"a {op} node")
 
 
+def _bits(q: Fraction | int) -> int:
+    return max(q.numerator.bit_length(), q.denominator.bit_length())
+
+
+def rational(node: Node) -> Fraction | int | None:
+    """The exact value of a constant light tree built only from numbers, sums, products, integer
+    powers, factorials and binomials, within :func:`evaluate`'s size bounds (each checked before the
+    step that would pass it); None for any other tree, or one past a bound (:func:`evaluate` then
+    decides). The common case of :func:`evaluate` without its normal form: the same value, a
+    fraction of the cost (integers stay Python ints).
+
+    >>> from grpo_rewards_math.light import LightBuilder
+    >>> b = LightBuilder()
+    >>> rational(b.div(b.number("3"), b.pow(b.number("2"), b.number("3")))), rational(b.sqrt(b.number("2"))) is None
+    (Fraction(3, 8), True)
+    """
+    op = node.op
+    if op == NUM:
+        q = node.value
+        return q.numerator if q.denominator == 1 else q
+    args = node.args
+    if op == ADD:
+        total: Fraction | int = 0
+        for a in args:
+            q = rational(a)
+            if q is None:
+                return None
+            total += q
+            if _bits(total) > MAX_BITS:
+                return None
+        return total
+    if op == MUL:
+        product: Fraction | int = 1
+        for a in args:
+            q = rational(a)
+            if q is None or q.numerator.bit_length() + product.numerator.bit_length() > MAX_BITS \
+                    or q.denominator.bit_length() + product.denominator.bit_length() > MAX_BITS:
+                return None
+            product *= q
+        return product
+    if op == POW:
+        exponent, base = rational(args[1]), rational(args[0])
+        if exponent is None or base is None or exponent.denominator != 1 or abs(exponent.numerator) > MAX_EXPONENT:
+            return None
+        k = exponent.numerator
+        if base == 0 and k < 0:
+            return None
+        if base not in (0, 1, -1) and abs(k) * _bits(base) > MAX_BITS:
+            return None
+        return base**k if k >= 0 else Fraction(1) / base ** -k
+    if op == FACT or op == BINOM:
+        ints = [rational(a) for a in args]
+        if any(q is None or q.denominator != 1 or not 0 <= q <= MAX_FACTORIAL for q in ints):
+            return None
+        if op == FACT:
+            return math.factorial(int(ints[0]))  # type: ignore[arg-type]
+        n, m = int(ints[0]), int(ints[1])  # type: ignore[arg-type]
+        return math.comb(n, m) if 0 <= m <= n else 0
+    return None
+
+
 def _small_integer(node: Node) -> int:
     q = evaluate(node).rational
     if q is None or q.denominator != 1 or not 0 <= q <= MAX_FACTORIAL:

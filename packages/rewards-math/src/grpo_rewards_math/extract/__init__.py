@@ -42,7 +42,7 @@ from typing import Any
 
 from ..latex_lexer import repair_controls
 from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, first_boxed_answer, last_boxed, open_box
-from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, phrase_candidates
+from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, iter_phrase_candidates
 from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
 
@@ -152,7 +152,7 @@ def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RUL
                 return Extraction(answer, rule)
             continue
         if rule == "phrase":
-            for candidate in phrase_candidates(text):
+            for candidate in iter_phrase_candidates(text):
                 if accept is None or accept(candidate):
                     return Extraction(candidate, rule)
             continue

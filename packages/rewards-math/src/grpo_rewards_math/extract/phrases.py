@@ -12,6 +12,8 @@ follows its last "is" / "=" ("the smallest $k$ is 17" -> ``17``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import regex
 
 from .prose import last_result
@@ -78,18 +80,35 @@ def _phrase_rest(text: str) -> str | None:
 
 def phrase_candidates(text: str) -> list[str]:
     """Readings of the last announced answer, best first (empty when there is no phrase)."""
+    return list(iter_phrase_candidates(text))
+
+
+def iter_phrase_candidates(text: str) -> Iterator[str]:
+    """:func:`phrase_candidates` one at a time: a caller that takes the first it accepts never
+    computes the later readings."""
     rest = _phrase_rest(text)
     if rest is None:
-        return []
+        return
     sentence = rest.split(". ", 1)[0]
     rest = _sentence(rest)
-    out: list[str] = []
+    seen: list[str] = []
+
+    def new(candidate: str | None) -> bool:
+        if candidate and len(candidate) <= MAX_ANSWER_CHARS and candidate not in seen:
+            seen.append(candidate)
+            return True
+        return False
+
     spans = math_spans(rest)
     if spans:
         after = rest[spans[-1][1]:]
         if not any(c.isdigit() for c in after):
-            out.append(last_math(rest) or "")
-    out.append(clean(rest))
+            math = last_math(rest)
+            if new(math):
+                yield math  # type: ignore[misc]
+    whole = clean(rest)
+    if new(whole):
+        yield whole
     m = None
     try:
         for found in _IS.finditer(rest, timeout=_limit(rest)):
@@ -97,15 +116,12 @@ def phrase_candidates(text: str) -> list[str]:
     except TimeoutError:
         m = None
     if m and m.end() < len(rest):
-        out.append(clean(rest[m.end():]))
+        after_is = clean(rest[m.end():])
+        if new(after_is):
+            yield after_is
     result = last_result(sentence)  # "Final Answer: Jane started growing Sphere 3 hours ago."
-    if result:
-        out.append(result)
-    seen: list[str] = []
-    for c in out:
-        if c and len(c) <= MAX_ANSWER_CHARS and c not in seen:
-            seen.append(c)
-    return seen
+    if new(result):
+        yield result  # type: ignore[misc]
 
 
 _FINAL = regex.compile(r"\bfinal\s+answer\b", regex.IGNORECASE)
@@ -119,15 +135,14 @@ def final_phrase_after(text: str, at: int) -> str | None:
             return None
     except TimeoutError:
         return None
-    for candidate in phrase_candidates(tail):  # math only: "Final answer: the box above" keeps the box
+    for candidate in iter_phrase_candidates(tail):  # math only: "Final answer: the box above" keeps the box
         if any(c.isdigit() or c == "\\" for c in candidate):
             return candidate
     return None
 
 
 def phrase(text: str) -> str | None:
-    candidates = phrase_candidates(text)
-    return candidates[0] if candidates else None
+    return next(iter_phrase_candidates(text), None)
 
 
 def gsm8k(text: str) -> str | None:

@@ -66,26 +66,27 @@ def clean(answer: str) -> str:
     return answer
 
 
+#: what the scan for ``$`` pairs stops at: an escape (``\\$`` is no delimiter; the escaped character is
+#: skipped), ``$$`` or ``$``; everything between is content (the scan runs in the regex engine)
+_DOLLAR_RE = re.compile(r"\\(?s:.)|\$\$|\$")
+
+
 def dollar_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of the content of every complete ``$…$`` / ``$$…$$`` pair, left to right."""
     spans: list[tuple[int, int]] = []
-    i, n = 0, len(text)
+    if "$" not in text:
+        return spans
     opened: tuple[int, int] | None = None  # (content start, delimiter width)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
+    for m in _DOLLAR_RE.finditer(text):
+        start, end = m.span()
+        width = end - start
+        if text[start] == "\\":
             continue
-        if c == "$":
-            width = 2 if text.startswith("$$", i) else 1
-            if opened is None:
-                opened = (i + width, width)
-            elif width >= opened[1]:
-                spans.append((opened[0], i))
-                opened = None
-            i += width
-            continue
-        i += 1
+        if opened is None:
+            opened = (end, width)
+        elif width >= opened[1]:
+            spans.append((opened[0], start))
+            opened = None
     return spans
 
 

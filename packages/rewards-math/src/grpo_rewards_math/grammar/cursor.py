@@ -15,14 +15,18 @@ class TokenCursor:
         self.max_depth = max_depth
 
     def peek(self, k: int = 0) -> Token | None:
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
+        try:  # the index is never negative: past the end is the only miss
+            return self.toks[self.i + k]
+        except IndexError:
+            return None
 
     def next(self) -> Token:
-        tok = self.peek()
-        if tok is None:
-            raise ParseError("unexpected end of input")
-        self.i += 1
+        i = self.i
+        try:
+            tok = self.toks[i]
+        except IndexError:
+            raise ParseError("unexpected end of input") from None
+        self.i = i + 1
         return tok
 
     def at(self, kind: str, value: str | None = None) -> bool:
@@ -33,8 +37,12 @@ class TokenCursor:
         return tok.kind == kind and (value is None or tok.value == value)
 
     def accept(self, kind: str, value: str | None = None) -> Token | None:
-        if self.at(kind, value):
-            return self.next()
+        toks, i = self.toks, self.i  # at() inlined
+        if i < len(toks):
+            tok = toks[i]
+            if tok.kind == kind and (value is None or tok.value == value):
+                self.i = i + 1
+                return tok
         return None
 
     def expect(self, kind: str) -> Token:
