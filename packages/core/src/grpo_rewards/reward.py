@@ -36,6 +36,7 @@ from .values import check_label, check_value, is_checked_label, split_label
 __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
 _STATS_LOCK = threading.Lock()
+_CORE_LABELS = frozenset(LOGGED_OUTCOMES)
 
 
 class ResultCache:
@@ -49,6 +50,9 @@ class ResultCache:
         self._entries: dict[str, tuple[Any, list[int], RewardResult]] = {}
         self._lock = threading.Lock()
         self._computing: dict[tuple[str, int], list[Any]] = {}  # (name, id(batch)) -> [lock, users]
+        #: whether a reward reads another's result through ``inputs`` (only then may two callers compute
+        #: one batch at once for each other: see :meth:`computing`)
+        self.has_readers = False
 
     def computing(self, name: str, completions: Sequence[Any]) -> _Computing:
         """Held while ``name`` computes the batch ``completions`` (a context manager): a reward run
@@ -57,23 +61,20 @@ class ResultCache:
         return _Computing(self, (name, id(completions)))  # the batch is alive while computed: its id is its own
 
     def get(self, metric: str, completions: Sequence[Any]) -> RewardResult | None:
-        with self._lock:
-            entry = self._entries.get(metric)
+        entry = self._entries.get(metric)  # one dict read or write is atomic: no lock
         if entry is not None and entry[0] is completions and entry[1] == [id(c) for c in completions]:
             return entry[2]
         return None
 
     def put(self, metric: str, completions: Sequence[Any], result: RewardResult) -> None:
-        with self._lock:
-            self._entries[metric] = (completions, [id(c) for c in completions], result)
+        self._entries[metric] = (completions, [id(c) for c in completions], result)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {}
+        return {"has_readers": self.has_readers}  # results and locks stay in this process
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._entries = {}
-        self._lock = threading.Lock()
-        self._computing = {}
+        self.__init__()  # type: ignore[misc]
+        self.has_readers = bool(state.get("has_readers"))
 
 
 class _Computing:
@@ -212,6 +213,8 @@ class Reward:
         self.units = units
         self.inputs = dict(inputs or {})
         self.cache = cache if cache is not None else ResultCache()
+        for dependency in self.inputs.values():
+            dependency.cache.has_readers = True
         #: the callable that scores: ``scorer`` built with ``params`` (given as ``built`` when that is done)
         self.scorer = built if built is not None else build_scorer(scorer, params)
         #: column -> the ``*_column`` parameter that names it, for the missing-column message: given, or
@@ -279,6 +282,8 @@ class Reward:
         cached = self.cache.get(self.__name__, completions)
         if cached is not None:
             return cached
+        if not self.cache.has_readers:  # no other reward reads this one: no caller to wait for
+            return self._compute(prompts, completions, completion_ids, kwargs)
         with self.cache.computing(self.__name__, completions):
             cached = self.cache.get(self.__name__, completions)  # computed meanwhile, by a concurrent caller
             if cached is not None:
@@ -289,7 +294,8 @@ class Reward:
                  kwargs: dict[str, Any]) -> RewardResult:
         for column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
             kwargs[column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
-        kwargs = self._without_argument_names(kwargs)
+        if not self.argument_names.isdisjoint(kwargs):
+            kwargs = self._without_argument_names(kwargs)
         started = time.perf_counter()
         metrics: dict[str, float] = {}
         if self.form == "batch":
@@ -318,7 +324,7 @@ class Reward:
             for label, metric in self._outcome_metrics():
                 log_metric(metric, float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
-        if callable(log_extra) and not self.labels_seen.issubset(LOGGED_OUTCOMES):  # the reward reports labels
+        if callable(log_extra) and not self.labels_seen.issubset(_CORE_LABELS):  # the reward reports labels
             log_extra(f"{self.__name__}/outcome", list(labels))  # a column of TRL's completions table
         return result
 
@@ -411,30 +417,30 @@ class Reward:
                           UserWarning, stacklevel=3)
         return {k: v for k, v in kwargs.items() if k not in self.argument_names}
 
-    def _rows(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-              kwargs: dict[str, Any]) -> list[dict[str, Any]]:
-        n = len(completions)
+    def _columns(self, n: int, kwargs: dict[str, Any]) -> list[tuple[str, Sequence[Any]]]:
+        """The per-sample dataset columns of a batch of ``n`` (parameters and TRL's control keywords
+        left out); a :class:`RewardError` naming the missing ones when a column the reward needs is absent."""
+        skip = self.param_names
         per_sample = {
             k: v for k, v in kwargs.items()
-            if k not in TRL_CONTROL_KWARGS and k not in self.param_names and isinstance(v, (list, tuple)) and len(v) == n
+            if k not in TRL_CONTROL_KWARGS and k not in skip and isinstance(v, (list, tuple)) and len(v) == n
         }
-        missing = [c for c in self.columns if c not in per_sample]
-        if missing:
-            raise RewardError(self.__name__, missing_columns(missing, sorted(per_sample), "the batch",
-                                                             self.column_params))
-        rows = []
-        for i in range(n):
-            row = {k: v[i] for k, v in per_sample.items()}
-            row["prompt"] = prompts[i]
-            row["completion"] = completions[i]
-            row["completion_ids"] = completion_ids[i] if completion_ids is not None and i < len(completion_ids) else None
-            rows.append(row)
-        return rows
+        for c in self.columns:
+            if c not in per_sample:
+                missing = [c for c in self.columns if c not in per_sample]
+                raise RewardError(self.__name__, missing_columns(missing, sorted(per_sample), "the batch",
+                                                                 self.column_params))
+        return list(per_sample.items())
 
     def _call_samples(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
                       kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
+        # one flat loop per stage: this path runs once per sample, in the caller's thread
         n = len(completions)
-        rows = self._rows(prompts, completions, completion_ids, kwargs)
+        columns = self._columns(n, kwargs)
+        ids = completion_ids if completion_ids is not None else ()
+        n_ids = len(ids)
+        rows = [{**{k: v[i] for k, v in columns}, "prompt": prompts[i], "completion": completions[i],
+                 "completion_ids": ids[i] if i < n_ids else None} for i in range(n)]
         values: list[float | None] = [None] * n
         labels: list[str] = ["none"] * n
         todo: list[int] = []
@@ -442,7 +448,7 @@ class Reward:
         options = self.options  # read once: the option properties cost a call each
         max_chars = options.max_chars
         for i, completion in enumerate(completions):
-            text = completion_text(completion)
+            text = completion if type(completion) is str else completion_text(completion)
             texts.append(text)
             if text is None:
                 values[i], labels[i] = options.invalid_value, "unreadable"
@@ -450,28 +456,27 @@ class Reward:
                 values[i], labels[i] = options.too_large_value, "too_large"
             else:
                 todo.append(i)
-        if options.timeout is None and not options.execution.remote:
-            for i in todo:
-                try:
-                    value = self.scorer(texts[i], **rows[i])
-                except Exception as exc:
+        in_process = options.timeout is None and not options.execution.remote
+        call = self.scorer if in_process else getattr(self.scorer, "quick", None)
+        if not callable(call):
+            call = None
+        undecided = []
+        for i in todo if call is not None else ():
+            try:
+                value = call(texts[i], **rows[i])
+            except Exception as exc:
+                if in_process:
                     (values[i],), (labels[i],) = self._failed(1, "error", f"raised {type(exc).__name__}: {exc}", i, exc)
-                    continue
-                values[i], labels[i] = self._accept(value, i)
-            return values, labels
-        quick = getattr(self.scorer, "quick", None)
-        if callable(quick):  # decided in-process when it can be, without a worker round trip
-            undecided = []
-            for i in todo:
-                try:
-                    decided = quick(texts[i], **rows[i])
-                except Exception:  # the worker will meet the same problem and report it
-                    decided = None
-                if decided is None:
+                else:  # quick: the worker will meet the same problem and report it
                     undecided.append(i)
-                else:
-                    values[i], labels[i] = self._accept(decided, i)
-            todo = undecided
+                continue
+            if value is None and not in_process:
+                undecided.append(i)
+            else:
+                values[i], labels[i] = self._accept(value, i)
+        if in_process:
+            return values, labels
+        todo = undecided if call is not None else todo
         if not todo:  # all decided in-process: no worker pool to look up
             return values, labels
         first: dict[bytes, int] = {}  # identical samples (a GRPO group that agrees) go to a worker once

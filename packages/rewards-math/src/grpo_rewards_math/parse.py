@@ -295,6 +295,9 @@ def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool =
         if plain is not None:
             return plain
         raise ParseError(f"more than max_nodes={limits.max_nodes} tokens")
+    if len(tokens) == 1 and tokens[0].kind == "NUM":  # '1,000.99', '1.5e3': what the grammar builds of one number
+        number = _bare_number(tokens[0].value, limits, light)
+        return replace(number, text=s)
     builder = (LightBuilder if light else Builder)(limits, log_base)
     parser = Parser(tokens, builder)
     try:
