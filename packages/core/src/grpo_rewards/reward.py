@@ -457,9 +457,8 @@ class Reward:
             else:
                 todo.append(i)
         in_process = options.timeout is None and not options.execution.remote
-        call = self.scorer if in_process else getattr(self.scorer, "quick", None)
-        if not callable(call):
-            call = None
+        found = self.scorer if in_process else getattr(self.scorer, "quick", None)
+        call: Any = found if callable(found) else None
         undecided = []
         for i in todo if call is not None else ():
             try:
