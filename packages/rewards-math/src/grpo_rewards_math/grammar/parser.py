@@ -32,6 +32,10 @@ from .vocabulary import (
 )
 
 
+#: tokens no rule below the expression continues on, right after one atom
+_ENDS_AFTER_ATOM = frozenset({"}", ")", "]", ",", ";", "="})
+
+
 class Parser(AtomReader):
     """The whole grammar: tokens in, an :class:`Answer` list out (sympy objects built by ``builder``)."""
 
@@ -177,7 +181,22 @@ class Parser(AtomReader):
         return Answer("interval", tuple(out))
 
     # -- expressions --------------------------------------------------------------------------
+    #: read one number or one letter right before a token in :data:`_ENDS_AFTER_ATOM` without the
+    #: descent through term, unary, power and postfix (none of which continues on those tokens);
+    #: tests/math/test_fast_paths.py compares it with the full descent
+    atom_shortcut = True
+
     def parse_expr(self) -> Any:
+        toks, i = self.toks, self.i
+        n = len(toks)
+        if self.atom_shortcut and i < n and (i + 1 == n or toks[i + 1].kind in _ENDS_AFTER_ATOM):
+            tok = toks[i]
+            if tok.kind == Kind.NUMBER:
+                self.i = i + 1
+                return self.build.number(tok.value)
+            if tok.kind == Kind.WORD and len(tok.value) == 1:
+                self.i = i + 1
+                return self.word(tok)
         terms = [self.parse_term()]
         while True:
             tok = self.peek()
