@@ -31,7 +31,6 @@ from .vocabulary import (
     SEPARATOR_WORDS,
 )
 
-
 #: tokens no rule below the expression continues on, right after one atom
 _ENDS_AFTER_ATOM = frozenset({"}", ")", "]", ",", ";", "="})
 
