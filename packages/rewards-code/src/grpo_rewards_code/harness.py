@@ -25,7 +25,6 @@ import json
 import os
 import resource
 import select
-import selectors
 import signal
 import struct
 import sys
@@ -462,7 +461,10 @@ def _read_frame():
     return json.loads(_read_exact(size))
 
 
-def _spawn(target, fds, limits, cpu, memory, seccomp=True):
+def _spawn(target, fds, limits, cpu, memory, seccomp=True, executes=False):
+    """Fork a child that runs ``target`` in its own session on ``fds`` with the limits and (``seccomp``) the
+    filter. ``executes``: ``target`` execs a binary, which gets SIGPIPE's default action back (a Python child
+    keeps it ignored, as every Python process has it)."""
     rlimits = _rlimits(limits, cpu, memory)
     pid = os.fork()
     if pid == 0:
@@ -470,7 +472,8 @@ def _spawn(target, fds, limits, cpu, memory, seccomp=True):
             os.setsid()
             _child_fds(fds)
             _set_limits(rlimits)
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            if executes:
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             if seccomp:
                 _install_filter()
             target()
@@ -670,7 +673,7 @@ def _run_one(job, i, test, limits):
     else:
         def target():
             os.execve(job["binary"], [job["binary"]], {"PATH": "/usr/bin:/bin"})
-    pid = _spawn(target, [in_r, out_w, err_w, res_w], limits, cpu, memory)
+    pid = _spawn(target, [in_r, out_w, err_w, res_w], limits, cpu, memory, executes=job["language"] != "python")
     for fd in (in_r, out_w, err_w, res_w):
         os.close(fd)
     status, rusage, out, timed_out, over = _watch([pid], {"stdout": out_r, "stderr": err_r, "result": res_r},
@@ -692,7 +695,7 @@ def _compile(job, limits):
         os.execve(argv[0], argv, {"PATH": "/usr/bin:/bin", "TMPDIR": "/tmp"})
     lim = dict(limits, processes=64, files=256, file_size=256 << 20)
     pid = _spawn(target, [pipes[0][0], pipes[1][1], pipes[2][1], os.open("/dev/null", os.O_WRONLY)], lim,
-                 c["time"], c["memory"], seccomp=False)
+                 c["time"], c["memory"], seccomp=False, executes=True)
     for fd in (pipes[0][0], pipes[1][1], pipes[2][1]):
         os.close(fd)
     status, _, out, timed_out, _ = _watch([pid], {"stdout": pipes[1][0], "stderr": pipes[2][0]},
@@ -733,7 +736,7 @@ def _supervise():
         tests = job["tests"]
         emit = lambda message: os.write(1, _json_line(message))  # noqa: E731
         failed = _compile(job, limits) if job["language"] == "cpp" else _compile_python(job, limits)
-        _settle()  # what is here now (the job, the compiled program) is never collected in a test's child
+        gc.freeze()  # what is here now (the job, the compiled program) is never collected in a test's child
         for i, test in enumerate(tests):
             if failed is not None:
                 emit({"i": i, **failed})
@@ -869,18 +872,17 @@ def zygote():
             os._exit(0)
         for fd in fds:
             os.close(fd)
-        sel = selectors.DefaultSelector()
+        poller = select.poll()
         exit_fd = os.pidfd_open(pid)
-        sel.register(exit_fd, selectors.EVENT_READ, "exit")
-        sel.register(control, selectors.EVENT_READ, "control")
+        poller.register(exit_fd, _POLLIN)
+        poller.register(control.fileno(), _POLLIN)
         ended = False
         while not ended:
-            for key, _ in sel.select():
-                if key.data == "exit":
+            for fd, _ in poller.poll():
+                if fd == exit_fd:
                     ended = True
                 elif control.recv(16) in (b"k", b""):
                     ended = True  # a stop, or the host closed the socket
-        sel.close()
         os.close(exit_fd)
         problem = _clean(modes)
         try:
