@@ -502,6 +502,8 @@ def _kill_others(keep=()):
         else:
             try:
                 os.kill(-1, signal.SIGKILL)  # every process we may signal but ourselves and the namespace's init
+            except ProcessLookupError:
+                return  # there is none, not even a zombie (kill counts them): nothing to reap
             except OSError:
                 pass
     while True:
