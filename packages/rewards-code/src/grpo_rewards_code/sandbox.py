@@ -45,8 +45,6 @@ ENV = "GRPO_REWARDS_CODE_SANDBOX"
 BACKENDS = ("bwrap", "unshare", "unsafe")
 HARNESS = Path(__file__).with_name("harness.py")
 SANDBOX_UID = 65534
-#: a job up to this size is written without a thread of its own (a pipe holds 64 KiB)
-PIPE_CAPACITY = 65536
 
 
 class SandboxUnavailable(RuntimeError):
@@ -153,22 +151,39 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     then a ``timeout``. Closes the three files.
 
     One loop in the calling thread polls the results and the harness's stderr, with the deadline as its
-    timeout (no timer or reader thread per program); only a job larger than a pipe holds is written from
-    a thread of its own.
+    timeout (no timer or reader thread per program). The job is written without blocking; only what the
+    pipe cannot take at once (a job larger than it holds) is written from a thread of its own, which
+    the kill at the deadline unblocks.
     """
-    def feed() -> None:
+    job_fd = job_in.fileno()
+
+    def feed(rest: memoryview) -> None:
         try:
-            job_in.write(payload)
-            job_in.close()
+            while rest:
+                rest = rest[os.write(job_fd, rest):]
         except OSError:
             pass
+        finally:
+            try:
+                job_in.close()
+            except OSError:
+                pass
 
+    view = memoryview(payload)
+    os.set_blocking(job_fd, False)
+    try:
+        view = view[os.write(job_fd, view):]
+    except BlockingIOError:
+        pass
+    except OSError:
+        view = view[:0]  # the harness is gone: what it wrote (or why it died) comes below
+    os.set_blocking(job_fd, True)
     writer = None
-    if len(payload) > PIPE_CAPACITY:
-        writer = threading.Thread(target=feed, daemon=True)
+    if view:
+        writer = threading.Thread(target=feed, args=(view,), daemon=True)
         writer.start()
     else:
-        feed()  # fits in the pipe: written at once (the harness reads it as soon as it starts)
+        feed(view)  # all of it is in the pipe (the harness reads it as soon as it starts): close our end
     results_fd, stderr_fd = results_out.fileno(), stderr.fileno()
     poller = select.poll()
     poller.register(results_fd, select.POLLIN)
@@ -234,8 +249,8 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     finally:
         finish(done)
         if writer is not None:
-            writer.join(timeout=1)
-        for stream in (job_in, results_out, stderr):
+            writer.join(timeout=1)  # it closes the job's pipe itself (never closed under a write in progress)
+        for stream in (results_out, stderr):
             try:
                 stream.close()
             except OSError:
