@@ -9,6 +9,7 @@ import zlib
 
 import pytest
 
+from grpo_rewards_code.compare import values_match
 from grpo_rewards_code.formats import (
     AssertTest,
     CallTest,
@@ -26,6 +27,17 @@ def test_native_stdio_call_and_assert_tests():
         CallTest("total", ([1, 2],), 3, "json")]
     tests = normalise_tests({"tests": ["assert f(2) == 4", "assert f(3) > 5"]})
     assert tests == [CallTest("f", (2,), 4), AssertTest("assert f(3) > 5", "", ("f",))]
+
+
+def test_asserts_on_a_call_s_truth_or_identity_with_a_constant_are_call_tests():
+    lines = ["assert f('<>')", "assert not f(2, [1])", "assert f(1) is True", "assert f(1) is None",
+             "assert f(1) is 1", "assert not f(2) == 3", "assert f(x)"]
+    assert normalise_tests({"tests": lines}) == [
+        CallTest("f", ("<>",), True, "truth"), CallTest("f", (2, [1]), False, "truth"), CallTest("f", (1,), True, "is"),
+        CallTest("f", (1,), None, "is"), *[AssertTest(line, "", ("f",)) for line in lines[4:]]]
+    # the value is judged outside as the assert judges it: its truth, or identity with the constant
+    assert values_match([0], True, "truth") and values_match("", False, "truth") and not values_match(0, True, "truth")
+    assert values_match(None, None, "is") and not values_match(1, True, "is") and not values_match(0, False, "is")
 
 
 def test_humaneval_rows_from_the_wheel_give_one_test_per_assert_calling_the_candidate():

@@ -83,12 +83,21 @@ def _close(a: Any, b: Any, tolerance: float) -> bool:
 def values_match(actual: Any, expected: Any, mode: str = "python", tolerance: float = TOLERANCE) -> bool:
     """Whether a returned value (plain built-in types, decoded outside) matches the expected one.
 
-    ``python``: Python's ``==`` (the test's own assert); ``json``: as JSON carries them (tuples are
+    ``python``: Python's ``==`` (the test's own assert); ``truth``: the value's truth is ``expected``
+    (``assert f(x)``, ``assert not f(x)``); ``is``: the value is the constant ``expected`` (``True``,
+    ``False`` or ``None``: ``assert f(x) is True``); ``json``: as JSON carries them (tuples are
     lists) with floats within ``tolerance``; ``apps``: ``json``, or the value wrapped in a list
     (APPS and TACO store a call's expected return value as ``[value]``).
+
+    >>> values_match([0], True, "truth"), values_match(0, False, "truth"), values_match(1, True, "is")
+    (True, True, False)
     """
     if mode == "python":
         return bool(actual == expected)
+    if mode == "truth":
+        return bool(actual) is expected
+    if mode == "is":
+        return actual is expected
     a, e = _jsonish(actual), _jsonish(expected)
     if _close(a, e, tolerance):
         return True

@@ -14,8 +14,9 @@ Three kinds of test come out (:class:`StdioTest`, :class:`CallTest`, :class:`Ass
   LiveCodeBench compresses them: base64 of zlib of a pickled string), ``testtype`` ``stdin`` or
   ``functional`` (the function named in ``metadata``'s ``func_name``).
 
-Each assert of the usual shape (``assert f(args) == expected`` with literal arguments and expected
-value) becomes a call test: the expected value stays outside the sandbox. Other asserts run as
+Each assert of the usual shapes (``assert f(args) == expected`` with literal arguments and expected
+value; ``assert f(args)``, ``assert not f(args)`` and ``assert f(args) is True`` (``False``, ``None``)
+with literal arguments) becomes a call test: the expected value stays outside the sandbox. Other asserts run as
 asserts (see :mod:`grpo_rewards_code.harness`). A column that cannot be read raises
 :class:`TestFormatError`, whose message names what is wrong.
 
@@ -132,21 +133,47 @@ def _literal(node: ast.AST) -> tuple[bool, Any]:
         return False, None
 
 
+def _literal_call(call: ast.AST, names: set[str], rename: dict[str, str]) -> tuple[str, tuple[Any, ...]] | None:
+    """``name(literals)`` as (the function's name, the arguments), else None."""
+    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in names
+            and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)):
+        values = [_literal(a) for a in call.args]
+        if all(v[0] for v in values):
+            return rename.get(call.func.id, call.func.id), tuple(v[1] for v in values)
+    return None
+
+
 def _call_test(node: ast.stmt, names: set[str], rename: dict[str, str]) -> CallTest | None:
-    """``assert name(literals) == literal`` (either side) as a call test, else None."""
-    if not isinstance(node, ast.Assert) or not isinstance(node.test, ast.Compare):
+    """``assert name(literals) == literal`` (either side), ``assert name(literals)``, ``assert not
+    name(literals)`` or ``assert name(literals) is True`` (``False``, ``None``) as a call test, else None.
+    The returned value is compared outside as the assert would compare it (its truth, or identity with
+    the constant: the assert sees the same plain value, decoded from the same typed JSON)."""
+    if not isinstance(node, ast.Assert):
         return None
     test = node.test
-    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        called = _literal_call(test.operand, names, rename)
+        return CallTest(called[0], called[1], False, "truth") if called else None
+    if not isinstance(test, ast.Compare):
+        called = _literal_call(test, names, rename)
+        return CallTest(called[0], called[1], True, "truth") if called else None
+    if len(test.ops) != 1:
+        return None
+    if isinstance(test.ops[0], ast.Is):
+        called = _literal_call(test.left, names, rename)
+        constant = test.comparators[0]
+        if called and isinstance(constant, ast.Constant) and constant.value in (True, False, None) \
+                and type(constant.value) in (bool, type(None)):
+            return CallTest(called[0], called[1], constant.value, "is")
+        return None
+    if not isinstance(test.ops[0], ast.Eq):
         return None
     for call, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
-        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in names
-                and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)):
-            values = [_literal(a) for a in call.args]
+        called = _literal_call(call, names, rename)
+        if called:
             ok, expected = _literal(other)
-            if ok and all(v[0] for v in values):
-                fn = rename.get(call.func.id, call.func.id)
-                return CallTest(fn, tuple(v[1] for v in values), expected)
+            if ok:
+                return CallTest(called[0], called[1], expected)
     return None
 
 

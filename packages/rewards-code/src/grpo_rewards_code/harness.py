@@ -24,14 +24,47 @@ import gc
 import json
 import os
 import resource
-import selectors
+import select
 import signal
 import struct
 import sys
 import time
+from json import encoder as json_encoder
+from json import scanner as json_scanner
 
 _type, _len, _isinstance, _write = type, len, isinstance, os.write
+_POLLIN = select.POLLIN | select.POLLPRI
 MAX_DEPTH = 100
+
+# json.dumps and json.loads go through Python-level wrappers that touch many objects, and each test's
+# child (and its supervisor, after each fork) pays a copied page for every object touched: the C encoder
+# and scanner, made once, do the same work.
+_make_encoder, _make_scanner = getattr(json_encoder, "c_make_encoder", None), getattr(json_scanner, "c_make_scanner", None)
+_C_ENCODE = _make_encoder and _make_encoder(None, None, json_encoder.encode_basestring_ascii, None, ": ", ", ",
+                                            False, False, True)
+_C_SCAN = _make_scanner and _make_scanner(json.JSONDecoder())
+
+
+def _json_line(message):
+    """``(json.dumps(message) + "\n").encode()`` for a message of plain JSON types (no cycles: each is built
+    here, and :func:`encode` stops at :data:`MAX_DEPTH`)."""
+    if _C_ENCODE is None:
+        return (json.dumps(message) + "\n").encode()
+    return ("".join(_C_ENCODE(message, 0)) + "\n").encode()
+
+
+def _json_value(data):
+    """``json.loads(data)`` for one line of this harness's own JSON (bytes); raises ValueError."""
+    if _C_SCAN is None:
+        return json.loads(data)
+    text = data.decode()
+    try:
+        value, end = _C_SCAN(text, 0)
+    except StopIteration:
+        raise ValueError("not a JSON value") from None
+    if end != _len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
 
 
 class Unserialisable(Exception):
@@ -170,44 +203,74 @@ def _no_new_processes_filter():
     return parts, _len(ins)
 
 
-_FILTER = _no_new_processes_filter()  # built once; each child only adds its pid
+def _prebuilt_filter():
+    """The filter as one buffer, built once before any test forks (building it in each child cost a few
+    hundred copy-on-write page faults), and where each child writes its own pid."""
+    made = _no_new_processes_filter()
+    if made is None:
+        return None
+    parts, count = made
+    offsets, code = [], b""
+    for part in parts:
+        if part is None:
+            offsets.append(_len(code))
+            part = b"\0\0\0\0"
+        code += part
+    buf = ctypes.create_string_buffer(code, _len(code))
+    prog = _SockFprog(count, ctypes.cast(buf, ctypes.c_void_p))
+    return buf, prog, ctypes.addressof(prog), tuple(offsets)
+
+
+_FILTER = _prebuilt_filter()  # built once; each child only writes its pid into its own copy
 
 
 def _install_filter():
     if _FILTER is None:
         return
-    parts, count = _FILTER
-    pid = struct.pack("I", os.getpid())
-    code = b"".join(pid if part is None else part for part in parts)
-    buf = ctypes.create_string_buffer(code, len(code))
-    prog = _SockFprog(count, ctypes.cast(buf, ctypes.c_void_p))
+    buf, _, address, offsets = _FILTER
+    pid = os.getpid()
+    for offset in offsets:
+        struct.pack_into("I", buf, offset, pid)
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or _libc.prctl(
-            PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0) != 0:
+            PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address, 0, 0) != 0:
         os._exit(121)  # never run the program without the filter
 
 
-def _set_limits(limits, cpu_seconds, memory):
-    def lim(kind, value):
+_RLIMITS: dict = {}  # (limits, cpu, memory) -> what _set_limits sets: worked out once per program, not per test
+
+
+def _rlimits(limits, cpu_seconds, memory):
+    key = (limits.get("files", 64), limits.get("file_size", 16 << 20), limits.get("processes", 32), cpu_seconds, memory)
+    made = _RLIMITS.get(key)
+    if made is None:
+        files, file_size, processes = key[:3]
+        cpu = max(1, int(cpu_seconds + 0.999))
+        rest: tuple = ((resource.RLIMIT_AS, memory),) if memory else ()
+        rest += ((resource.RLIMIT_NOFILE, files), (resource.RLIMIT_FSIZE, file_size),
+                 (resource.RLIMIT_NPROC, processes), (resource.RLIMIT_CORE, 0))
+        made = _RLIMITS[key] = ((cpu, cpu + 1), rest)
+    return made
+
+
+def _set_limits(rlimits):
+    """In a child: the limits :func:`_rlimits` worked out (CPU must take; the others are best effort)."""
+    cpu, rest = rlimits
+    resource.setrlimit(resource.RLIMIT_CPU, cpu)
+    for kind, value in rest:
         try:
             resource.setrlimit(kind, (value, value))
         except (ValueError, OSError):
             pass
-    cpu = max(1, int(cpu_seconds + 0.999))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    if memory:
-        lim(resource.RLIMIT_AS, memory)
-    lim(resource.RLIMIT_NOFILE, limits.get("files", 64))
-    lim(resource.RLIMIT_FSIZE, limits.get("file_size", 16 << 20))
-    lim(resource.RLIMIT_NPROC, limits.get("processes", 32))
-    lim(resource.RLIMIT_CORE, 0)
 
 
 def _child_fds(fds):
     """Make ``fds`` (stdin, stdout, stderr, result[, extra...]) descriptors 0, 1, 2, 3, ...; close the rest."""
-    moved = [os.dup(fd) for fd in fds]  # above every target first, so dup2 never overwrites one not yet moved
-    for target, fd in enumerate(moved):
-        os.dup2(fd, target, inheritable=True)
-    os.closerange(len(fds), 65536)
+    n = _len(fds)
+    if min(fds) < n:  # a source is also a target: move every one above the targets first
+        fds = [os.dup(fd) for fd in fds]
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    os.closerange(n, 65536)
 
 
 _STREAMS: tuple = ()  # sys.stdin, sys.stdout, sys.stderr on descriptors 0, 1, 2: made once, before the tests fork
@@ -230,7 +293,7 @@ def _std_streams():
 
 
 def _report(message):
-    data = (json.dumps(message) + "\n").encode()
+    data = _json_line(message)
     try:
         _write(3, data)
     except OSError:
@@ -398,14 +461,19 @@ def _read_frame():
     return json.loads(_read_exact(size))
 
 
-def _spawn(target, fds, limits, cpu, memory, seccomp=True):
+def _spawn(target, fds, limits, cpu, memory, seccomp=True, executes=False):
+    """Fork a child that runs ``target`` in its own session on ``fds`` with the limits and (``seccomp``) the
+    filter. ``executes``: ``target`` execs a binary, which gets SIGPIPE's default action back (a Python child
+    keeps it ignored, as every Python process has it)."""
+    rlimits = _rlimits(limits, cpu, memory)
     pid = os.fork()
     if pid == 0:
         try:
             os.setsid()
             _child_fds(fds)
-            _set_limits(limits, cpu, memory)
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            _set_limits(rlimits)
+            if executes:
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             if seccomp:
                 _install_filter()
             target()
@@ -434,6 +502,8 @@ def _kill_others(keep=()):
         else:
             try:
                 os.kill(-1, signal.SIGKILL)  # every process we may signal but ourselves and the namespace's init
+            except ProcessLookupError:
+                return  # there is none, not even a zombie (kill counts them): nothing to reap
             except OSError:
                 pass
     while True:
@@ -448,37 +518,42 @@ def _kill_others(keep=()):
 def _watch(pids, pipes, stdin_data, wall, output_cap):
     """Feed stdin, collect the pipes (name -> fd) until the main pid exits or the wall deadline passes.
 
-    Returns (status of pids[0], rusage, outputs, timed_out, over_output).
+    Returns (status of pids[0], rusage, outputs, timed_out, over_output). A plain ``poll`` (no selector
+    objects): this runs once per test, between a fork and the next, where every page it touches is copied.
     """
-    sel = selectors.DefaultSelector()
-    out = {name: bytearray() for name in pipes}
+    poller = select.poll()
+    names = {}
+    out = {}
     for name, fd in pipes.items():
-        os.set_blocking(fd, False)
-        sel.register(fd, selectors.EVENT_READ, name)
+        poller.register(fd, _POLLIN)  # read only when poll says so: a pipe's read then returns at once
+        names[fd] = name
+        out[name] = bytearray()
     stdin_fd, stdin_view = stdin_data if stdin_data else (None, b"")
     if stdin_fd is not None:
-        os.set_blocking(stdin_fd, False)
         if stdin_view:
-            sel.register(stdin_fd, selectors.EVENT_WRITE, "<stdin>")
+            os.set_blocking(stdin_fd, False)
+            poller.register(stdin_fd, select.POLLOUT)
         else:
             os.close(stdin_fd)
             stdin_fd = None
     deadline = time.monotonic() + wall
     status = rusage = None
     timed_out = over = False
-    open_reads = set(pipes)
+    open_reads = _len(pipes)
     try:  # wakes the loop when the process exits (Linux 5.3+); else poll
         exit_fd = os.pidfd_open(pids[0])
-        sel.register(exit_fd, selectors.EVENT_READ, "<exit>")
+        poller.register(exit_fd, _POLLIN)
     except (AttributeError, OSError):
         exit_fd = None
+    check = True  # whether the main pid may have exited (at first, and whenever its pidfd is readable)
     while True:
-        if status is None:
+        if check:
             pid, st, ru = os.wait4(pids[0], os.WNOHANG)
+            check = exit_fd is None
             if pid:
                 status, rusage = st, ru
                 if exit_fd is not None:
-                    sel.unregister(exit_fd)
+                    poller.unregister(exit_fd)
                     os.close(exit_fd)
                     exit_fd = None
         if status is not None and not open_reads:
@@ -488,11 +563,11 @@ def _watch(pids, pipes, stdin_data, wall, output_cap):
             timed_out = status is None
             break
         poll = remaining if exit_fd is not None or status is not None else min(remaining, 0.01)
-        for key, _ in sel.select(poll):
-            name = key.data
-            if name == "<exit>":
+        for fd, _ in poller.poll(poll * 1000 + 1):
+            if fd == exit_fd:
+                check = True
                 continue
-            if name == "<stdin>" and stdin_fd is not None:
+            if fd == stdin_fd:
                 try:
                     n = os.write(stdin_fd, stdin_view[:65536])
                     stdin_view = stdin_view[n:]
@@ -501,34 +576,33 @@ def _watch(pids, pipes, stdin_data, wall, output_cap):
                 except OSError:
                     stdin_view = b""
                 if not stdin_view:
-                    sel.unregister(stdin_fd)
+                    poller.unregister(stdin_fd)
                     os.close(stdin_fd)
                     stdin_fd = None
                 continue
-            try:
-                chunk = os.read(key.fd, 65536)
-            except (BlockingIOError, InterruptedError):
-                continue
+            chunk = os.read(fd, 65536)
             if not chunk:
-                sel.unregister(key.fd)
-                open_reads.discard(name)
+                poller.unregister(fd)
+                open_reads -= 1
                 continue
-            out[name] += chunk
-            if _len(out[name]) > output_cap[name]:
+            name = names[fd]
+            buffer = out[name]
+            buffer += chunk
+            if _len(buffer) > output_cap[name]:
                 over = True
-                del out[name][output_cap[name]:]
+                del buffer[output_cap[name]:]
         if over:
             break
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    for n, pid in enumerate(pids):
+        if n or status is None:  # the main pid, once reaped, is not ours to signal any more
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
     if status is None:
         _, status, rusage = os.wait4(pids[0], 0)
     if exit_fd is not None:
         os.close(exit_fd)
-    sel.close()
     for fd in list(pipes.values()) + ([stdin_fd] if stdin_fd is not None else []):
         try:
             os.close(fd)
@@ -544,7 +618,7 @@ def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory):
     report = None
     if _len(messages) == 1:
         try:
-            report = json.loads(messages[0])
+            report = _json_value(messages[0])
         except ValueError:
             report = None
     elif messages:
@@ -588,7 +662,11 @@ def _run_one(job, i, test, limits):
     cpu, memory = limits["time"], limits["memory"]
     wall = cpu * 2 + 1.0
     caps = {"stdout": limits["output"], "stderr": 65536, "result": limits["output"]}
-    in_r, in_w = os.pipe()
+    data = test.get("input", "").encode() if test["kind"] == "stdio" else b""
+    if data:
+        in_r, in_w = os.pipe()
+    else:  # nothing to feed: a /dev/null of its own (a new open file: no test sees a flag another one set)
+        in_r, in_w = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC), None
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     res_r, res_w = os.pipe()
@@ -597,12 +675,11 @@ def _run_one(job, i, test, limits):
     else:
         def target():
             os.execve(job["binary"], [job["binary"]], {"PATH": "/usr/bin:/bin"})
-    pid = _spawn(target, [in_r, out_w, err_w, res_w], limits, cpu, memory)
+    pid = _spawn(target, [in_r, out_w, err_w, res_w], limits, cpu, memory, executes=job["language"] != "python")
     for fd in (in_r, out_w, err_w, res_w):
         os.close(fd)
-    data = test.get("input", "").encode() if test["kind"] == "stdio" else b""
     status, rusage, out, timed_out, over = _watch([pid], {"stdout": out_r, "stderr": err_r, "result": res_r},
-                                                  (in_w, memoryview(data)), wall, caps)
+                                                  None if in_w is None else (in_w, memoryview(data)), wall, caps)
     return _outcome(status, rusage, out, timed_out, over, cpu, memory)
 
 
@@ -620,7 +697,7 @@ def _compile(job, limits):
         os.execve(argv[0], argv, {"PATH": "/usr/bin:/bin", "TMPDIR": "/tmp"})
     lim = dict(limits, processes=64, files=256, file_size=256 << 20)
     pid = _spawn(target, [pipes[0][0], pipes[1][1], pipes[2][1], os.open("/dev/null", os.O_WRONLY)], lim,
-                 c["time"], c["memory"], seccomp=False)
+                 c["time"], c["memory"], seccomp=False, executes=True)
     for fd in (pipes[0][0], pipes[1][1], pipes[2][1]):
         os.close(fd)
     status, _, out, timed_out, _ = _watch([pid], {"stdout": pipes[1][0], "stderr": pipes[2][0]},
@@ -631,6 +708,16 @@ def _compile(job, limits):
         return None
     error = bytes(out["stderr"])[-1500:].decode("utf-8", "replace")
     return {"status": "compile_error", "error": ("compiler timed out " if timed_out else "") + error}
+
+
+def _settle():
+    """Before the forks: freeze what exists (never collected in a child, so its pages stay shared) and give
+    the allocator's free memory back (fewer mapped pages: each fork copies, and each exit unmaps, less)."""
+    gc.freeze()
+    try:
+        _libc.malloc_trim(0)
+    except AttributeError:  # not glibc
+        pass
 
 
 def _prepare():
@@ -645,12 +732,13 @@ def _supervise():
     """Run one job: frame 1 from fd 0, then frame 2 (assert tests); one JSON line per test to fd 1."""
     try:
         job = _read_frame()
-        _make_streams()
-        gc.freeze()  # what is here now is never collected in a test's child: fewer copied pages per fork
+        if not _STREAMS:  # a warm sandbox's zygote made them
+            _make_streams()
         limits = job["limits"]
         tests = job["tests"]
-        emit = lambda message: os.write(1, (json.dumps(message) + "\n").encode())  # noqa: E731
+        emit = lambda message: os.write(1, _json_line(message))  # noqa: E731
         failed = _compile(job, limits) if job["language"] == "cpp" else _compile_python(job, limits)
+        gc.freeze()  # what is here now (the job, the compiled program) is never collected in a test's child
         for i, test in enumerate(tests):
             if failed is not None:
                 emit({"i": i, **failed})
@@ -761,7 +849,8 @@ def zygote():
             __import__(name)
         except ImportError:
             pass
-    gc.freeze()  # the zygote's objects are never collected in a child, so its pages stay shared
+    _make_streams()  # each supervisor's children use these unused copies (made on fds 0, 1, 2, never used here)
+    _settle()
     control = socket.socket(fileno=0)
     modes = {path: os.stat(path).st_mode & 0o7777 for path in WRITABLE if os.path.isdir(path)}
     problem = _clean(modes)
@@ -785,18 +874,17 @@ def zygote():
             os._exit(0)
         for fd in fds:
             os.close(fd)
-        sel = selectors.DefaultSelector()
+        poller = select.poll()
         exit_fd = os.pidfd_open(pid)
-        sel.register(exit_fd, selectors.EVENT_READ, "exit")
-        sel.register(control, selectors.EVENT_READ, "control")
+        poller.register(exit_fd, _POLLIN)
+        poller.register(control.fileno(), _POLLIN)
         ended = False
         while not ended:
-            for key, _ in sel.select():
-                if key.data == "exit":
+            for fd, _ in poller.poll():
+                if fd == exit_fd:
                     ended = True
                 elif control.recv(16) in (b"k", b""):
                     ended = True  # a stop, or the host closed the socket
-        sel.close()
         os.close(exit_fd)
         problem = _clean(modes)
         try:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import struct
@@ -44,8 +45,6 @@ ENV = "GRPO_REWARDS_CODE_SANDBOX"
 BACKENDS = ("bwrap", "unshare", "unsafe")
 HARNESS = Path(__file__).with_name("harness.py")
 SANDBOX_UID = 65534
-#: a job up to this size is written without a thread of its own (a pipe holds 64 KiB)
-PIPE_CAPACITY = 65536
 
 
 class SandboxUnavailable(RuntimeError):
@@ -127,6 +126,22 @@ def _frame(payload: dict[str, Any]) -> bytes:
     return struct.pack("<Q", len(data)) + data
 
 
+#: after the deadline has killed the sandbox, how long its last output may take to arrive
+KILL_GRACE_SECONDS = 5.0
+
+
+def _drain(fd: int, into: bytearray, until: float) -> None:
+    """Read ``fd`` into ``into`` (up to 64 KiB kept) until it closes or the clock reaches ``until``."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    while (remaining := until - time.monotonic()) > 0 and poller.poll(remaining * 1000 + 1):
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return
+        if len(into) < 65536:
+            into += chunk
+
+
 def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests: int, deadline: float,
              on_result: Any, finish: Any, kill: Any) -> tuple[list[dict[str, Any]], str | None]:
     """Send ``payload`` into a running harness and read its results (one JSON line each) until ``done``.
@@ -134,68 +149,114 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     ``finish(done)`` is called once reading ends (``done``: the harness said so; else the program must be
     stopped); ``kill()`` ends the whole sandbox at ``deadline`` seconds, and every test without a result is
     then a ``timeout``. Closes the three files.
+
+    One loop in the calling thread polls the results and the harness's stderr, with the deadline as its
+    timeout (no timer or reader thread per program). The job is written without blocking; only what the
+    pipe cannot take at once (a job larger than it holds) is written from a thread of its own, which
+    the kill at the deadline unblocks.
     """
-    def feed() -> None:
+    job_fd = job_in.fileno()
+
+    def feed(rest: memoryview) -> None:
         try:
-            job_in.write(payload)
-            job_in.close()
+            while rest:
+                rest = rest[os.write(job_fd, rest):]
         except OSError:
             pass
+        finally:
+            try:
+                job_in.close()
+            except OSError:
+                pass
 
-    def drain_stderr() -> None:
-        try:
-            errors.append(stderr.read(65536))
-            stderr.read()
-        except (OSError, ValueError):
-            pass
-
-    errors: list[bytes] = []
-    fired: list[bool] = []  # Timer.cancel() sets timer.finished too: only this says the deadline killed it
-
-    def on_deadline() -> None:
-        fired.append(True)
-        kill()
-
-    timer = threading.Timer(deadline, on_deadline)
-    timer.daemon = True
-    timer.start()  # before the job is written: a harness that never reads it is killed at the deadline
-    threads = [threading.Thread(target=drain_stderr, daemon=True)]
-    if len(payload) > PIPE_CAPACITY:
-        threads.append(threading.Thread(target=feed, daemon=True))
-    for t in threads:
-        t.start()
-    if len(payload) <= PIPE_CAPACITY:
-        feed()  # fits in the pipe: written at once (the harness reads it as soon as it starts)
+    view = memoryview(payload)
+    os.set_blocking(job_fd, False)
+    try:
+        view = view[os.write(job_fd, view):]
+    except BlockingIOError:
+        pass
+    except OSError:
+        view = view[:0]  # the harness is gone: what it wrote (or why it died) comes below
+    os.set_blocking(job_fd, True)
+    writer = None
+    if view:
+        writer = threading.Thread(target=feed, args=(view,), daemon=True)
+        writer.start()
+    else:
+        feed(view)  # all of it is in the pipe (the harness reads it as soon as it starts): close our end
+    results_fd, stderr_fd = results_out.fileno(), stderr.fileno()
+    poller = select.poll()
+    poller.register(results_fd, select.POLLIN)
+    poller.register(stderr_fd, select.POLLIN)
+    errors = bytearray()
+    pending = b""
     results: list[dict[str, Any]] = []
     fatal: str | None = None
-    done = stopped = False
+    done = stopped = fired = ended = False
+    end = time.monotonic() + deadline
+
+    def take(line: bytes) -> bool:
+        """Read one result line; True when reading ends."""
+        nonlocal fatal, done, stopped
+        message = json.loads(line)
+        if "fatal" in message:
+            fatal = message["fatal"]
+            return True
+        if message.get("done"):
+            done = True
+            return True
+        results.append(message)
+        if on_result is not None and on_result(message) is False:
+            stopped = True
+            return True
+        return False
+
     try:
-        for line in results_out:
-            message = json.loads(line)
-            if "fatal" in message:
-                fatal = message["fatal"]
-                break
-            if message.get("done"):
-                done = True
-                break
-            results.append(message)
-            if on_result is not None and on_result(message) is False:
-                stopped = True
-                break
+        while not ended:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                if fired:
+                    break  # killed, yet its output never closed
+                fired = True  # the deadline: kill the whole sandbox, then read what it wrote before it died
+                kill()
+                end = time.monotonic() + KILL_GRACE_SECONDS
+                continue
+            for fd, _ in poller.poll(remaining * 1000 + 1):
+                chunk = os.read(fd, 65536)
+                if fd == stderr_fd:
+                    if not chunk:
+                        poller.unregister(stderr_fd)
+                    elif len(errors) < 65536:
+                        errors += chunk
+                    continue
+                if not chunk:  # the harness's end of the results closed
+                    ended = True
+                    if pending.strip():
+                        take(pending)
+                    break
+                lines = (pending + chunk).split(b"\n")
+                pending = lines.pop()
+                for line in lines:
+                    if take(line):
+                        ended = True
+                        break
+                if ended:
+                    break
+        if not done and not stopped and fatal is None and not fired:
+            _drain(stderr_fd, errors, time.monotonic() + 1.0)  # why it ended: what it wrote as it died
     except ValueError as exc:
         fatal = f"unreadable harness output: {exc}"
     finally:
-        timer.cancel()
         finish(done)
-        for t in threads:
-            t.join(timeout=1)
-        for stream in (job_in, results_out, stderr):
+        if writer is not None:
+            writer.join(timeout=1)  # it closes the job's pipe itself (never closed under a write in progress)
+        for stream in (results_out, stderr):
             try:
                 stream.close()
             except OSError:
                 pass
     if not done and not stopped and fatal is None and not fired:
-        fatal = "the sandbox ended early: " + b"".join(errors).decode("utf-8", "replace")[-500:].strip()
+        fatal = "the sandbox ended early: " + bytes(errors).decode("utf-8", "replace")[-500:].strip()
     elif not done and not stopped and fatal is None:
         seen = {r.get("i") for r in results}
         for i in (i for i in range(n_tests) if i not in seen):
