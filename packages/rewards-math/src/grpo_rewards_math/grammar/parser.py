@@ -189,13 +189,13 @@ class Parser(AtomReader):
         toks, i = self.toks, self.i
         n = len(toks)
         if self.atom_shortcut and i < n and (i + 1 == n or toks[i + 1].kind in _ENDS_AFTER_ATOM):
-            tok = toks[i]
-            if tok.kind == Kind.NUMBER:
+            atom = toks[i]
+            if atom.kind == Kind.NUMBER:
                 self.i = i + 1
-                return self.build.number(tok.value)
-            if tok.kind == Kind.WORD and len(tok.value) == 1:
+                return self.build.number(atom.value)
+            if atom.kind == Kind.WORD and len(atom.value) == 1:
                 self.i = i + 1
-                return self.word(tok)
+                return self.word(atom)
         terms = [self.parse_term()]
         while True:
             tok = self.peek()
