@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grpo_rewards_math.extract.phrases import iter_phrase_candidates, phrase_candidates
-from grpo_rewards_math.extract.spans import dollar_spans
+from grpo_rewards_math.extract.spans import clean, dollar_spans, math_spans, strip_wrappers
 from grpo_rewards_math.latex_lexer import normalize
 from grpo_rewards_math.light import LightBuilder, Node
 from grpo_rewards_math.surds import MAX_BITS, Surd, Undecidable, evaluate, rational
@@ -125,3 +125,49 @@ def test_normalize_strips_a_full_stop_before_reading_thousands():
     assert normalize("1 000.") == "1000"
     assert normalize("$1 000.$") == "1000"
     assert normalize(r"\left( 1 \right).") == "( 1 )"
+
+
+_EDGES = st.text(alphabet=" \t\n*$\\()[].,;x1{}", max_size=12)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_EDGES)
+def test_clean_returns_what_every_rewrite_gives(text):
+    assert clean(text) == strip_wrappers(text)
+
+
+def test_clean_keeps_an_answer_with_nothing_to_strip_and_strips_the_rest():
+    assert clean(r"\frac{1}{2}") == r"\frac{1}{2}"
+    assert clean(r"\(x = 3\)") == "x = 3"
+    assert clean(" **$42$.** ") == "42"
+    assert clean("") == ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="$\\()[]x ", max_size=10), min_size=2, max_size=4))
+def test_math_spans_of_a_text_do_not_depend_on_the_text_read_before(texts):
+    fresh = [math_spans((t + "!")[:-1]) for t in texts]  # equal texts, other objects than the ones read below
+    for text, spans in zip(texts, fresh):
+        math_spans(text)
+        assert math_spans(text) == spans
+    assert math_spans("$a$ and $b$") == ((1, 2), (9, 10))
+    assert math_spans("no math") == ()
+
+
+def test_a_plain_number_written_twice_is_equal_and_other_identical_texts_go_on_to_the_parser():
+    from grpo_rewards_math.equivalence import _plain_equal, conventions_of, quick_equal
+
+    conventions = conventions_of()
+    assert _plain_equal("0.5", "0.5", conventions) is True
+    assert _plain_equal("x", "x", conventions) is None
+    assert _plain_equal("\\frac{1}{3}", "\\frac{1}{3}", conventions) is True
+    assert quick_equal("x", "x") is True
+
+
+def test_plus_minus_is_expanded_when_written_as_a_command_or_a_symbol():
+    from grpo_rewards_math.parse import read_answer
+
+    for text in (r"1 \pm \sqrt{2}", "1 ± √2", r"3 \mp 1"):
+        answer = read_answer(text)
+        assert answer.kind == "multi" and len(answer.value) == 2, text
+    assert read_answer(r"1 + \sqrt{2}").kind == "expr"

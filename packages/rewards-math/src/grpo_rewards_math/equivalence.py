@@ -72,10 +72,17 @@ def _plain_number(s: str) -> tuple[Fraction, bool] | None:
     return (-v if sign else v), dec is not None
 
 
+def is_plain_number(s: str) -> bool:
+    """Whether :func:`_plain_number` reads ``s`` (without building its value)."""
+    return _PLAIN.fullmatch(s) is not None
+
+
 def _plain_equal(gold: str, pred: str, conventions: Conventions) -> bool | None:
     """The comparison of two plain numbers without parsing (the same answer as ``Comparer`` gives:
     exact unless a side is a decimal; then within ``rel_tol`` or ``abs_tol``, except against an
     integer gold, or rounded to ``precision`` places); None when either side is not a plain number."""
+    if gold == pred:  # one text: equal when it is a plain number (its value equals itself)
+        return True if _PLAIN.fullmatch(gold) is not None else None
     g, p = _plain_number(gold), _plain_number(pred)
     if g is None or p is None:
         return None

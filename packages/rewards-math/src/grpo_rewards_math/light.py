@@ -153,6 +153,12 @@ def _integer_node(digits: str) -> Node:
     return Node(NUM, value=Fraction(int(digits)))
 
 
+@lru_cache(maxsize=64)
+def _dummy(name: str) -> Node:
+    """The placeholder symbol ``name`` (one node per name, shared: nodes are immutable)."""
+    return Node(SYM, value="\x00" + name)  # no answer can write this name
+
+
 class LightBuilder:
     """The builder the grammar uses in the calling process: records nodes, evaluates nothing."""
 
@@ -178,7 +184,7 @@ class LightBuilder:
         return Node(SYM, value=name)
 
     def dummy(self, name: str) -> Node:
-        return Node(SYM, value="\x00" + name)  # no answer can write this name
+        return _dummy(name)
 
     def is_infinite(self, x: Any) -> bool:
         return isinstance(x, Node) and x.op == CONST and x.value in ("oo", "-oo")

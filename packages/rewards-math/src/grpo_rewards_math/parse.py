@@ -309,8 +309,12 @@ def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool =
             raise
         raise ParseError(f"cannot build the expression: {exc}") from exc
     flags = (builder.approx, parser.percent, parser.degree, builder.huge)
-    items = [_expand_pm(Answer(it.kind, it.value, s, *flags, alt=it.alt, units=parser.units_read), parser.plus_minus)
-             for it in items]
+    units = parser.units_read
+    if "\\pm" in s or "\\mp" in s:  # the placeholder sign is only ever built for these commands
+        items = [_expand_pm(Answer(it.kind, it.value, s, *flags, alt=it.alt, units=units), parser.plus_minus)
+                 for it in items]
+    else:
+        items = [Answer(it.kind, it.value, s, *flags, alt=it.alt, units=units) for it in items]
     if len(items) == 1:
         return items[0]
     flat: list[Answer] = []

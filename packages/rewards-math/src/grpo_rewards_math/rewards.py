@@ -24,7 +24,7 @@ from grpo_rewards import completion_text, params
 from .bounded import clear_cache as bounded_cache_clear
 from .conventions import UNITS, log_base_value
 from .echo import echoes_prompt
-from .equivalence import _plain_number, conventions_of, decide
+from .equivalence import conventions_of, decide, is_plain_number
 from .extract import FORMATS, POSITIONS, extract_answer, extract_gold, plain_words
 from .latex_lexer import ParseError
 from .parse import read_answer
@@ -75,7 +75,7 @@ def clear_cache() -> None:
 def _parsable(answer: str) -> bool:
     """Whether the parser can read ``answer`` (with light trees: no sympy in the calling process;
     parse errors and parser bugs both say no)."""
-    if _plain_number(answer) is not None:  # a plain number always parses (tests/math/test_plain_numbers.py)
+    if is_plain_number(answer):  # a plain number always parses (tests/math/test_plain_numbers.py)
         return True
     try:
         read_answer(answer)

@@ -271,17 +271,18 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
     >>> extract_gold("Adding both gives 40 + 2, so the answer is 42.", accept=lambda a: "," not in a)
     '42'
     """
-    if solution is None or isinstance(solution, bool):
-        return None
-    if isinstance(solution, numbers.Real):  # int, float, numpy scalars from a dataframe
-        if isinstance(solution, numbers.Integral):
-            return str(int(solution))
-        value = float(solution)
-        if not math.isfinite(value):
+    if type(solution) is not str:  # (most golds are): the checks below never take a str
+        if solution is None or isinstance(solution, bool):
             return None
-        return repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(value)
-    if not isinstance(solution, str):
-        return None
+        if isinstance(solution, numbers.Real):  # int, float, numpy scalars from a dataframe
+            if isinstance(solution, numbers.Integral):
+                return str(int(solution))
+            value = float(solution)
+            if not math.isfinite(value):
+                return None
+            return repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(value)
+        if not isinstance(solution, str):
+            return None
     if _is_numeral(solution):  # a bare numeral is its own answer (what the rules below give)
         return solution
     solution = repair_controls(solution)

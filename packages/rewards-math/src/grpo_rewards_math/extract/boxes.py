@@ -46,6 +46,8 @@ def _unwrap(inner: str) -> str:
 def boxes(text: str, limit: int = MAX_BOX_CANDIDATES) -> list[tuple[int, int, str]]:
     """The last ``limit`` complete, non-empty boxes as ``(start, end, content)``, left to right."""
     found: list[tuple[int, int, str]] = []
+    if "\\boxed" not in text and "\\fbox" not in text:  # no box command: what the scan below finds
+        return found
     end = len(text)
     for _ in range(limit):
         at, command = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
@@ -117,6 +119,8 @@ def open_box(text: str) -> str | None:
     >>> open_box(r"\boxed{W(n) = 1 \text{ and } W(n) = -1"), open_box(r"\boxed{3}")
     ('W(n) = 1 \\text{ and } W(n) = -1', None)
     """
+    if "\\boxed" not in text and "\\fbox" not in text:
+        return None
     at, command = max((text.rfind(c), c) for c in _BOX_COMMANDS)
     if at < 0:
         return None

@@ -47,6 +47,16 @@ def only_separators(text: str) -> bool:
 
 def clean(answer: str) -> str:
     """Strip whitespace, markdown bold, surrounding ``$`` and a trailing full stop."""
+    if answer:  # nothing to strip at either end (most answers): what the full loop returns, unchanged
+        first, last = answer[0], answer[-1]
+        if not (first.isspace() or last.isspace() or first in "*$" or last in "*$.,;"
+                or (first == "\\" and answer[1:2] in ("(", "["))):
+            return answer
+    return strip_wrappers(answer)
+
+
+def strip_wrappers(answer: str) -> str:
+    """:func:`clean` without its shortcut: every rewrite tried, up to three rounds."""
     answer = answer.strip()
     for _ in range(3):
         before = answer
@@ -104,8 +114,16 @@ def _paired_spans(text: str, left: str, right: str) -> list[tuple[int, int]]:
         i = e + 2
 
 
-def math_spans(text: str) -> list[tuple[int, int]]:
+#: the text :func:`math_spans` last read and its spans (the rules ask twice about one text in a row)
+_last_spans: tuple[str, tuple[tuple[int, int], ...]] = ("", ())
+
+
+def math_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Content spans of every delimited math piece (``$``, ``$$``, ``\\(``, ``\\[``), left to right."""
+    global _last_spans
+    last = _last_spans  # one read: another thread may replace it meanwhile
+    if last[0] is text:
+        return last[1]
     spans = dollar_spans(text) + _paired_spans(text, "\\(", "\\)") + _paired_spans(text, "\\[", "\\]")
     spans.sort()
     out: list[tuple[int, int]] = []
@@ -113,7 +131,9 @@ def math_spans(text: str) -> list[tuple[int, int]]:
         if out and s < out[-1][1]:
             continue
         out.append((s, e))
-    return out
+    found = tuple(out)
+    _last_spans = (text, found)
+    return found
 
 
 def _delimiter_width(text: str, start: int, end: int) -> tuple[int, int]:
