@@ -91,6 +91,7 @@ def records(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
     out = []
     for pred, gold in pairs:
         rec: dict[str, Any] = {
+            "case": [pred, gold],
             "answer": _safe(extract_answer, pred), "answer_accepted": _safe(accuracy.extract, pred),
             "gold_extracted": _safe(extract_gold, gold), "gold": _safe(rewards._gold, gold),
             "tokens_raw": _safe(lambda s: [list(t) for t in tokenize(s)], pred),
@@ -113,7 +114,6 @@ def compare(before: Path, after: Path, show: int = 8) -> int:
     if len(a) != len(b):
         print(f"different corpora: {len(a)} and {len(b)} records")
         return 2
-    pairs = corpus()
     changed: Counter[str] = Counter()
     shown = 0
     for i, (x, y) in enumerate(zip(a, b)):
@@ -122,7 +122,7 @@ def compare(before: Path, after: Path, show: int = 8) -> int:
                 changed[key] += 1
                 if shown < show:
                     shown += 1
-                    print(f"case {i} {pairs[i]!r}: {key}\n  before {x.get(key)!r}\n  after  {y.get(key)!r}")
+                    print(f"case {i} {x.get('case')!r}: {key}\n  before {x.get(key)!r}\n  after  {y.get(key)!r}")
     print(f"{len(a)} cases: " + ("identical" if not changed else
                                  "records that differ: " + ", ".join(f"{k} {n}" for k, n in changed.items())))
     return 1 if changed else 0

@@ -82,7 +82,7 @@ def _plain_equal(gold: str, pred: str, conventions: Conventions) -> bool | None:
     exact unless a side is a decimal; then within ``rel_tol`` or ``abs_tol``, except against an
     integer gold, or rounded to ``precision`` places); None when either side is not a plain number."""
     if gold == pred:  # one text: equal when it is a plain number (its value equals itself)
-        return True if _PLAIN.fullmatch(gold) is not None else None
+        return True if is_plain_number(gold) else None
     g, p = _plain_number(gold), _plain_number(pred)
     if g is None or p is None:
         return None

@@ -84,6 +84,8 @@ def _max_bracket_depth(s: str) -> int:
 
 def _expand_pm(ans: Answer, pm: Any) -> Answer:
     """Replace the ``\\pm`` placeholder by +1 and -1: one answer becomes a ``multi`` of two."""
+    if "\\pm" not in ans.text and "\\mp" not in ans.text:  # the placeholder is only built for these commands
+        return ans
     if not any(pm in e.free_symbols for e in ans.exprs()):
         return ans
     if ans.huge:
@@ -309,12 +311,8 @@ def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool =
             raise
         raise ParseError(f"cannot build the expression: {exc}") from exc
     flags = (builder.approx, parser.percent, parser.degree, builder.huge)
-    units = parser.units_read
-    if "\\pm" in s or "\\mp" in s:  # the placeholder sign is only ever built for these commands
-        items = [_expand_pm(Answer(it.kind, it.value, s, *flags, alt=it.alt, units=units), parser.plus_minus)
-                 for it in items]
-    else:
-        items = [Answer(it.kind, it.value, s, *flags, alt=it.alt, units=units) for it in items]
+    items = [_expand_pm(Answer(it.kind, it.value, s, *flags, alt=it.alt, units=parser.units_read), parser.plus_minus)
+             for it in items]
     if len(items) == 1:
         return items[0]
     flat: list[Answer] = []

@@ -18,6 +18,11 @@ MAX_BOX_CANDIDATES = 16
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 
 
+def _has_box_command(text: str) -> bool:
+    """Whether ``text`` holds one of :data:`_BOX_COMMANDS` (a text without one has no box: no scan)."""
+    return "\\boxed" in text or "\\fbox" in text
+
+
 def _box_content(text: str, at: int, command: str) -> tuple[str, int] | None:
     """The content of the box command at ``text[at]`` and the index after it."""
     i = at + len(command)
@@ -46,7 +51,7 @@ def _unwrap(inner: str) -> str:
 def boxes(text: str, limit: int = MAX_BOX_CANDIDATES) -> list[tuple[int, int, str]]:
     """The last ``limit`` complete, non-empty boxes as ``(start, end, content)``, left to right."""
     found: list[tuple[int, int, str]] = []
-    if "\\boxed" not in text and "\\fbox" not in text:  # no box command: what the scan below finds
+    if not _has_box_command(text):
         return found
     end = len(text)
     for _ in range(limit):
@@ -119,7 +124,7 @@ def open_box(text: str) -> str | None:
     >>> open_box(r"\boxed{W(n) = 1 \text{ and } W(n) = -1"), open_box(r"\boxed{3}")
     ('W(n) = 1 \\text{ and } W(n) = -1', None)
     """
-    if "\\boxed" not in text and "\\fbox" not in text:
+    if not _has_box_command(text):
         return None
     at, command = max((text.rfind(c), c) for c in _BOX_COMMANDS)
     if at < 0:
