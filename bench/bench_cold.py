@@ -10,15 +10,23 @@ core's own path (``Reward.score``: rows, labels, stats, the result cache, TRL's 
 ``log_extra`` callbacks), as ``bench/peers/run.py`` calls it: one completion per call. Between two
 calls the script runs 1 ms of: nothing; a spin loop (bytecode, no data); allocating small dicts;
 sympy ``simplify``; a walk over a 2-million-element list (data and TLB eviction); a sleep.
+
+With ``--mv``, each mined case's math-verify call is followed (in random order, each after its own
+math-verify call) by the core's call and by ``flat``: the same bookkeeping written as one flat
+function (the row, the scorer's call, the label check, the counts under a lock, a ``RewardResult``
+kept for the batch, ``log_metric`` and ``log_extra``), the floor a leaner core path could reach.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,6 +46,36 @@ def _reward() -> Callable[[str, str], float]:
     from grpo_rewards import Reward
 
     reward = Reward(_Decided(), metric="decided", columns=("solution",), timeout=1.0)
+
+    def call(pred: str, gold: str) -> float:
+        labels: dict[str, Any] = {}
+        metrics: dict[str, float] = {}
+        started = time.perf_counter()
+        reward(prompts=[""], completions=[pred], solution=[gold], log_extra=labels.__setitem__,
+               log_metric=metrics.__setitem__)
+        return time.perf_counter() - started
+    return call
+
+
+def _flat() -> Callable[[str, str], float]:
+    """The core's bookkeeping for one sample in one flat function (no options, plugins or checks)."""
+    from grpo_rewards import RewardResult
+
+    scorer, stats, seen, lock, kept = _Decided(), Counter[str](), set(), threading.Lock(), {}
+
+    def reward(prompts: list[Any], completions: list[Any], **kwargs: Any) -> list[float]:
+        started = time.perf_counter()
+        row = {"solution": kwargs["solution"][0], "prompt": prompts[0], "completion": completions[0]}
+        value, label = scorer.quick(completions[0], **row)
+        seconds = time.perf_counter() - started
+        with lock:
+            stats[label] += 1
+            seen.add(label)
+        kept["decided"] = (completions, list(map(id, completions)), RewardResult([value], [label], seconds, {}))
+        kwargs["log_metric"]("timing/decided", seconds)
+        kwargs["log_metric"]("outcomes/decided/" + label, 1.0)
+        kwargs["log_extra"]("decided/outcome", [label])
+        return [value]
 
     def call(pred: str, gold: str) -> float:
         labels: dict[str, Any] = {}
@@ -89,11 +127,17 @@ def main(argv: list[str] | None = None) -> int:
 
         rows = [json.loads(line) for line in (HERE / "peers" / "cases.jsonl").read_text().splitlines() if line]
         run.theirs("$1$", "$1$", {}, "", 3)
-        times = []
+        calls = {"the core": call, "flat": _flat()}
+        calls["flat"]("x", "1")
+        times: dict[str, list[float]] = {name: [] for name in calls}
+        rng = random.Random(0)
         for row in rows:
-            run.theirs(row["pred"], row["gold"], row["config"], row["project"], 3)
-            times.append(call(row["pred"], str(row["gold"])))
-        print(f"| a math-verify call on each of the {len(rows)} mined cases | {statistics.median(times) * 1e6:.1f} |")
+            for name in rng.sample(list(calls), len(calls)):
+                run.theirs(row["pred"], row["gold"], row["config"], row["project"], 3)
+                times[name].append(calls[name](row["pred"], str(row["gold"])))
+        for name, spent in times.items():
+            print(f"| a math-verify call on each of the {len(rows)} mined cases, then {name} | "
+                  f"{statistics.median(spent) * 1e6:.1f} |")
     return 0
 
 

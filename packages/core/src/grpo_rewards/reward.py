@@ -31,7 +31,7 @@ from .options import RewardOptions
 from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import RewardInfo
 from .signatures import argument_names, keyword_params
-from .values import check_label, check_value, is_checked_label, split_label
+from .values import _GOOD_LABELS, check_label, check_value, is_checked_label, split_label
 
 __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
@@ -62,12 +62,12 @@ class ResultCache:
 
     def get(self, metric: str, completions: Sequence[Any]) -> RewardResult | None:
         entry = self._entries.get(metric)  # one dict read or write is atomic: no lock
-        if entry is not None and entry[0] is completions and entry[1] == [id(c) for c in completions]:
+        if entry is not None and entry[0] is completions and entry[1] == list(map(id, completions)):
             return entry[2]
         return None
 
     def put(self, metric: str, completions: Sequence[Any], result: RewardResult) -> None:
-        self._entries[metric] = (completions, [id(c) for c in completions], result)
+        self._entries[metric] = (completions, list(map(id, completions)), result)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"has_readers": self.has_readers}  # results and locks stay in this process
@@ -246,6 +246,7 @@ class Reward:
         state["stats"] = Counter()
         state["labels_seen"] = set()
         state.pop("_metric_names", None)
+        state.pop("_plan", None)
         return state
 
     # -- the call ----------------------------------------------------------------------------
@@ -258,7 +259,7 @@ class Reward:
         **kwargs: Any,
     ) -> list[float | None]:
         """TRL's call: the values of :meth:`score`."""
-        return list(self.score(prompts, completions, completion_ids, **kwargs).values)
+        return list(self._score(prompts, completions, completion_ids, kwargs).values)
 
     def score(
         self,
@@ -274,26 +275,29 @@ class Reward:
         Counts the labels (:attr:`stats`) and logs ``timing/<metric>``, ``<key>/<metric>`` for each
         of those metrics and ``outcomes/<metric>/<label>`` through TRL's ``log_metric`` when it is given.
         """
+        return self._score(prompts, completions, completion_ids, kwargs)
+
+    def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
+               kwargs: dict[str, Any], locked: bool = False) -> RewardResult:
+        # One flat function for the per-sample form, loops without comprehensions, helpers only on rare
+        # paths: this runs once per call in the caller's thread, usually right after other work (a
+        # training step, another grader) has evicted the caches, where each extra frame, object or
+        # list it touches costs more than its instructions (bench/bench_cold.py).
         if completions is None:
             raise RewardError(self.__name__, "called without completions")
         n = len(completions)
         if prompts is None:
             prompts = [None] * n
-        cached = self.cache.get(self.__name__, completions)
+        cache = self.cache
+        cached = cache.get(self.__name__, completions)
         if cached is not None:
             return cached
-        if not self.cache.has_readers:  # no other reward reads this one: no caller to wait for
-            return self._compute(prompts, completions, completion_ids, kwargs)
-        with self.cache.computing(self.__name__, completions):
-            cached = self.cache.get(self.__name__, completions)  # computed meanwhile, by a concurrent caller
-            if cached is not None:
-                return cached
-            return self._compute(prompts, completions, completion_ids, kwargs)
-
-    def _compute(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-                 kwargs: dict[str, Any]) -> RewardResult:
-        for column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
-            kwargs[column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
+        if cache.has_readers and not locked:  # another reward reads this one: a concurrent caller may wait
+            with cache.computing(self.__name__, completions):  # and, once in, finds what it computed meanwhile
+                return self._score(prompts, completions, completion_ids, kwargs, locked=True)
+        if self.inputs:
+            for input_column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
+                kwargs[input_column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
         if not self.argument_names.isdisjoint(kwargs):
             kwargs = self._without_argument_names(kwargs)
         started = time.perf_counter()
@@ -301,7 +305,63 @@ class Reward:
         if self.form == "batch":
             values, labels, metrics = self._call_batch(prompts, completions, completion_ids, kwargs)
         else:
-            values, labels = self._call_samples(prompts, completions, completion_ids, kwargs)
+            skip = self.param_names
+            columns: list[tuple[str, Sequence[Any]]] = []  # the per-sample dataset columns, in kwargs order
+            for key, column in kwargs.items():
+                if (key not in TRL_CONTROL_KWARGS and key not in skip and isinstance(column, (list, tuple))
+                        and len(column) == n):
+                    columns.append((key, column))
+            for wanted_column in self.columns:
+                for key, _ in columns:
+                    if key == wanted_column:
+                        break
+                else:
+                    self._missing_columns(columns)
+            ids = completion_ids if completion_ids is not None else ()
+            n_ids = len(ids)
+            options = self.options
+            plan = self.__dict__.get("_plan")  # what the options say, read once per options and scorer
+            if plan is None or plan[0] is not options or plan[1] is not self.scorer:
+                plan = self._plan_for(options)
+            _, _, max_chars, in_process, call = plan
+            values = [None] * n
+            labels = ["none"] * n
+            todo: list[tuple[int, str, dict[str, Any]]] = []  # (index, text, row) for the workers: not decided here
+            for i in range(n):
+                completion = completions[i]
+                row: dict[str, Any] = {}
+                for key, column in columns:
+                    row[key] = column[i]
+                row["prompt"], row["completion"] = prompts[i], completion
+                row["completion_ids"] = ids[i] if i < n_ids else None
+                text = completion if type(completion) is str else completion_text(completion)
+                if text is None:
+                    values[i], labels[i] = options.invalid_value, "unreadable"
+                    continue
+                if max_chars is not None and len(text) > max_chars:
+                    values[i], labels[i] = options.too_large_value, "too_large"
+                    continue
+                if call is None:
+                    todo.append((i, text, row))
+                    continue
+                try:
+                    value = call(text, **row)
+                except Exception as exc:
+                    if in_process:
+                        (values[i],), (labels[i],) = self._failed(1, "error", f"raised {type(exc).__name__}: {exc}",
+                                                                  i, exc)
+                    else:  # quick: the worker will meet the same problem and report it
+                        todo.append((i, text, row))
+                    continue
+                if value is None and not in_process:
+                    todo.append((i, text, row))
+                elif (type(value) is tuple and len(value) == 2 and type(value[1]) is str and value[1] in _GOOD_LABELS
+                      and (value[0] is None or (type(value[0]) is float and math.isfinite(value[0])))):
+                    values[i], labels[i] = value  # the usual (value, label), its label checked before: _accept's first test
+                else:
+                    values[i], labels[i] = self._accept(value, i)
+            if todo and not in_process:  # in a worker process, or for a scorer without quick: all of them
+                self._in_workers(todo, values, labels)
         seconds = time.perf_counter() - started
         counts: dict[str, int] = {}
         for label in labels:  # a plain dict: Counter's update checks cost more than the counting here
@@ -317,27 +377,45 @@ class Reward:
         result = RewardResult(values, labels, seconds, metrics)
         self.cache.put(self.__name__, completions, result)
         log_metric = kwargs.get("log_metric")
-        if callable(log_metric):
-            log_metric("timing/" + self.__name__, seconds)
-            for key, number in metrics.items():  # the batch reward's own numbers about this call
-                log_metric(f"{key}/{self.__name__}", number)
-            for label, metric in self._outcome_metrics():
-                log_metric(metric, float(counts.get(label, 0)))
         log_extra = kwargs.get("log_extra")
-        if callable(log_extra) and not self.labels_seen.issubset(_CORE_LABELS):  # the reward reports labels
-            log_extra(f"{self.__name__}/outcome", list(labels))  # a column of TRL's completions table
+        if log_metric is not None or log_extra is not None:
+            names = self.__dict__.get("_metric_names")  # labels_seen only grows: its size says if it changed
+            if names is None or names[0] != self.__name__ or names[1] != len(self.labels_seen):
+                names = self._log_names()
+            _, _, timing, outcome_column, outcomes = names
+            if callable(log_metric):
+                log_metric(timing, seconds)
+                if metrics:
+                    for key, number in metrics.items():  # the batch reward's own numbers about this call
+                        log_metric(f"{key}/{self.__name__}", number)
+                for label, metric in outcomes:
+                    log_metric(metric, float(counts.get(label, 0)))
+            if outcome_column and callable(log_extra):  # the reward reports labels
+                log_extra(outcome_column, list(labels))  # a column of TRL's completions table
         return result
 
-    def _outcome_metrics(self) -> tuple[tuple[str, str], ...]:
-        """``(label, "outcomes/<name>/<label>")`` of every label logged on a call: each label from the
-        call it first occurs on (the core's ``timeout``, ``error``, ... included), zeros after that, so
-        a series is continuous once it starts; in name order, remembered until the name or labels change."""
-        remembered = self.__dict__.get("_metric_names")  # labels_seen only grows: its size says if it changed
-        if remembered is not None and remembered[0] == self.__name__ and remembered[1] == len(self.labels_seen):
-            return remembered[2]
-        names = tuple((label, f"outcomes/{self.__name__}/{label}") for label in sorted(self.labels_seen))
-        self.__dict__["_metric_names"] = (self.__name__, len(names), names)
+    def _log_names(self) -> tuple[str, int, str, str | None, tuple[tuple[str, str], ...]]:
+        """What a call logs under, remembered (with the name and the number of labels seen) until the
+        name or the labels change: ``timing/<name>``; the ``<name>/outcome`` column of TRL's completions
+        table once the reward has reported a label of its own (else None); and ``(label,
+        "outcomes/<name>/<label>")`` of every label logged on a call: each label from the call it first
+        occurs on (the core's ``timeout``, ``error``, ... included), zeros after that, so a series is
+        continuous once it starts; in name order."""
+        name, seen = self.__name__, self.labels_seen
+        names = (name, len(seen), f"timing/{name}", None if seen.issubset(_CORE_LABELS) else f"{name}/outcome",
+                 tuple((label, f"outcomes/{name}/{label}") for label in sorted(seen)))
+        self.__dict__["_metric_names"] = names
         return names
+
+    def _plan_for(self, options: RewardOptions) -> tuple[RewardOptions, Any, int | None, bool, Any]:
+        """``(options, scorer, max_chars, in_process, call)`` for a per-sample call, remembered while the
+        options and the scorer stay: ``call`` scores in this process (the scorer itself when the options
+        keep samples here, else its ``quick`` if it has one, else None: all go to the workers)."""
+        in_process = options.timeout is None and not options.execution.remote
+        found = self.scorer if in_process else getattr(self.scorer, "quick", None)
+        plan = (options, self.scorer, options.max_chars, in_process, found if callable(found) else None)
+        self.__dict__["_plan"] = plan
+        return plan
 
     def _failed(self, n: int, status: str, error: str, index: int | None = None,
                 cause: BaseException | None = None) -> tuple[list[Any], list[str]]:
@@ -417,85 +495,33 @@ class Reward:
                           UserWarning, stacklevel=3)
         return {k: v for k, v in kwargs.items() if k not in self.argument_names}
 
-    def _columns(self, n: int, kwargs: dict[str, Any]) -> list[tuple[str, Sequence[Any]]]:
-        """The per-sample dataset columns of a batch of ``n`` (parameters and TRL's control keywords
-        left out); a :class:`RewardError` naming the missing ones when a column the reward needs is absent."""
-        skip = self.param_names
-        per_sample = {
-            k: v for k, v in kwargs.items()
-            if k not in TRL_CONTROL_KWARGS and k not in skip and isinstance(v, (list, tuple)) and len(v) == n
-        }
-        for c in self.columns:
-            if c not in per_sample:
-                missing = [c for c in self.columns if c not in per_sample]
-                raise RewardError(self.__name__, missing_columns(missing, sorted(per_sample), "the batch",
-                                                                 self.column_params))
-        return list(per_sample.items())
+    def _missing_columns(self, columns: list[tuple[str, Sequence[Any]]]) -> None:
+        """Raise the :class:`RewardError` naming the columns this reward needs and the batch lacks."""
+        have = sorted(key for key, _ in columns)
+        missing = [c for c in self.columns if c not in have]
+        raise RewardError(self.__name__, missing_columns(missing, have, "the batch", self.column_params))
 
-    def _call_samples(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
-                      kwargs: dict[str, Any]) -> tuple[list[float | None], list[str]]:
-        # one flat loop per stage: this path runs once per sample, in the caller's thread
-        n = len(completions)
-        columns = self._columns(n, kwargs)
-        ids = completion_ids if completion_ids is not None else ()
-        n_ids = len(ids)
-        rows = [{**{k: v[i] for k, v in columns}, "prompt": prompts[i], "completion": completions[i],
-                 "completion_ids": ids[i] if i < n_ids else None} for i in range(n)]
-        values: list[float | None] = [None] * n
-        labels: list[str] = ["none"] * n
-        todo: list[int] = []
-        texts: list[str | None] = []
-        options = self.options  # read once: the option properties cost a call each
-        max_chars = options.max_chars
-        for i, completion in enumerate(completions):
-            text = completion if type(completion) is str else completion_text(completion)
-            texts.append(text)
-            if text is None:
-                values[i], labels[i] = options.invalid_value, "unreadable"
-            elif max_chars is not None and len(text) > max_chars:
-                values[i], labels[i] = options.too_large_value, "too_large"
-            else:
-                todo.append(i)
-        in_process = options.timeout is None and not options.execution.remote
-        found = self.scorer if in_process else getattr(self.scorer, "quick", None)
-        call: Any = found if callable(found) else None
-        undecided = []
-        for i in todo if call is not None else ():
-            try:
-                value = call(texts[i], **rows[i])
-            except Exception as exc:
-                if in_process:
-                    (values[i],), (labels[i],) = self._failed(1, "error", f"raised {type(exc).__name__}: {exc}", i, exc)
-                else:  # quick: the worker will meet the same problem and report it
-                    undecided.append(i)
-                continue
-            if value is None and not in_process:
-                undecided.append(i)
-            else:
-                values[i], labels[i] = self._accept(value, i)
-        if in_process:
-            return values, labels
-        todo = undecided if call is not None else todo
-        if not todo:  # all decided in-process: no worker pool to look up
-            return values, labels
+    def _in_workers(self, todo: list[tuple[int, str, dict[str, Any]]], values: list[float | None],
+                    labels: list[str]) -> None:
+        """Score the samples ``todo`` (index, text, row) in worker processes under the deadline (into
+        ``values`` and ``labels``)."""
         first: dict[bytes, int] = {}  # identical samples (a GRPO group that agrees) go to a worker once
         same: dict[int, int] = {}
-        for i in todo:
+        for j, (i, text, row) in enumerate(todo):
             try:
-                key = pickle.dumps((texts[i], rows[i]), protocol=pickle.HIGHEST_PROTOCOL)
+                key = pickle.dumps((text, row), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception:  # the worker call will report what cannot be sent
                 key = b"%d" % i
-            same[i] = first.setdefault(key, i)
+            same[j] = first.setdefault(key, j)
         unique = list(dict.fromkeys(same.values()))
-        sent = run_items(_SampleCall(self.scorer), [(texts[i], rows[i]) for i in unique], options)
+        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options)
         by_index = dict(zip(unique, sent))
-        for i in todo:
-            outcome = by_index[same[i]]
+        for j, (i, _, _) in enumerate(todo):
+            outcome = by_index[same[j]]
             if outcome.status == "ok":
                 values[i], labels[i] = self._accept(outcome.value, i)
             else:
                 (values[i],), (labels[i],) = self._failed(1, outcome.status, f"{outcome.status}: {outcome.error}", i)
-        return values, labels
 
     def start_workers(self) -> threading.Thread | None:
         """Start this reward's worker processes in the background (spawned, its code imported, its scorer
