@@ -42,11 +42,8 @@ class _Decided:
         return 1.0, "correct"
 
 
-def _reward() -> Callable[[str, str], float]:
-    from grpo_rewards import Reward
-
-    reward = Reward(_Decided(), metric="decided", columns=("solution",), timeout=1.0)
-
+def _timed(reward: Callable[..., Any]) -> Callable[[str, str], float]:
+    """``(pred, gold) -> seconds`` of one call of ``reward`` as TRL makes it (with its log callbacks)."""
     def call(pred: str, gold: str) -> float:
         labels: dict[str, Any] = {}
         metrics: dict[str, float] = {}
@@ -55,6 +52,14 @@ def _reward() -> Callable[[str, str], float]:
                log_metric=metrics.__setitem__)
         return time.perf_counter() - started
     return call
+
+
+def _reward() -> Callable[[str, str], float]:
+    from grpo_rewards import Reward
+
+    reward = Reward(_Decided(), metric="decided", columns=("solution",), timeout=1.0)
+
+    return _timed(reward)
 
 
 def _flat() -> Callable[[str, str], float]:
@@ -77,14 +82,7 @@ def _flat() -> Callable[[str, str], float]:
         kwargs["log_extra"]("decided/outcome", [label])
         return [value]
 
-    def call(pred: str, gold: str) -> float:
-        labels: dict[str, Any] = {}
-        metrics: dict[str, float] = {}
-        started = time.perf_counter()
-        reward(prompts=[""], completions=[pred], solution=[gold], log_extra=labels.__setitem__,
-               log_metric=metrics.__setitem__)
-        return time.perf_counter() - started
-    return call
+    return _timed(reward)
 
 
 def _for(seconds: float, step: Callable[[], Any]) -> None:
