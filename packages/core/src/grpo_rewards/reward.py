@@ -22,7 +22,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from .backends import form_problem
 from .errors import RewardError, missing_columns
@@ -224,6 +224,8 @@ class Reward:
              **params}.items()) if key.endswith("_column") and isinstance(value, str)}
         #: parameter names a dataset column of the same name must not override
         self.param_names = keyword_params(scorer) | frozenset(params)
+        #: keyword arguments of a call that are never a per-sample column (TRL's own, and the parameters)
+        self.not_columns = TRL_CONTROL_KWARGS | self.param_names
         #: the scorer's own argument names (its text, ``self``): a column so named is left out, with a warning
         self.argument_names = argument_names(self.scorer, form)
         self._warned_columns: set[str] = set()
@@ -259,7 +261,7 @@ class Reward:
         **kwargs: Any,
     ) -> list[float | None]:
         """TRL's call: the values of :meth:`score`."""
-        return list(self._score(prompts, completions, completion_ids, kwargs).values)
+        return self._score(prompts, completions, completion_ids, kwargs, False)
 
     def score(
         self,
@@ -277,24 +279,40 @@ class Reward:
         """
         return self._score(prompts, completions, completion_ids, kwargs)
 
+    @overload
     def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
-               kwargs: dict[str, Any], locked: bool = False) -> RewardResult:
+               kwargs: dict[str, Any], result: Literal[True] = ..., locked: bool = ...) -> RewardResult: ...
+
+    @overload
+    def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
+               kwargs: dict[str, Any], result: Literal[False], locked: bool = ...) -> list[float | None]: ...
+
+    @overload
+    def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
+               kwargs: dict[str, Any], result: bool, locked: bool = ...) -> RewardResult | list[float | None]: ...
+
+    def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
+               kwargs: dict[str, Any], result: bool = True, locked: bool = False) -> Any:
         # One flat function for the per-sample form, loops without comprehensions, helpers only on rare
         # paths: this runs once per call in the caller's thread, usually right after other work (a
-        # training step, another grader) has evicted the caches, where each extra frame, object or
-        # list it touches costs more than its instructions (bench/bench_cold.py).
+        # training step, another grader) has evicted the caches, where its time follows how much
+        # distinct code it runs (bench/peers/footprint.py, bench/bench_cold.py). ``result``: a
+        # RewardResult (``score``), else a new list of the values (TRL's call; no record is built
+        # unless another reward reads this one).
         if completions is None:
             raise RewardError(self.__name__, "called without completions")
         n = len(completions)
         if prompts is None:
             prompts = [None] * n
         cache = self.cache
-        cached = cache.get(self.__name__, completions)
-        if cached is not None:
-            return cached
-        if cache.has_readers and not locked:  # another reward reads this one: a concurrent caller may wait
-            with cache.computing(self.__name__, completions):  # and, once in, finds what it computed meanwhile
-                return self._score(prompts, completions, completion_ids, kwargs, locked=True)
+        readers = cache.has_readers  # only then is a result kept for another reward (and looked up here)
+        if readers:
+            cached = cache.get(self.__name__, completions)
+            if cached is not None:
+                return cached if result else list(cached.values)
+            if not locked:  # another reward reads this one: a concurrent caller may wait
+                with cache.computing(self.__name__, completions):  # and, once in, finds what it computed meanwhile
+                    return self._score(prompts, completions, completion_ids, kwargs, result, True)
         if self.inputs:
             for input_column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
                 kwargs[input_column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
@@ -305,17 +323,13 @@ class Reward:
         if self.form == "batch":
             values, labels, metrics = self._call_batch(prompts, completions, completion_ids, kwargs)
         else:
-            skip = self.param_names
-            columns: list[tuple[str, Sequence[Any]]] = []  # the per-sample dataset columns, in kwargs order
+            skip = self.not_columns
+            columns: dict[str, Sequence[Any]] = {}  # the per-sample dataset columns, in kwargs order
             for key, column in kwargs.items():
-                if (key not in TRL_CONTROL_KWARGS and key not in skip and isinstance(column, (list, tuple))
-                        and len(column) == n):
-                    columns.append((key, column))
+                if key not in skip and isinstance(column, (list, tuple)) and len(column) == n:
+                    columns[key] = column
             for wanted_column in self.columns:
-                for key, _ in columns:
-                    if key == wanted_column:
-                        break
-                else:
+                if wanted_column not in columns:
                     self._missing_columns(columns)
             ids = completion_ids if completion_ids is not None else ()
             n_ids = len(ids)
@@ -330,7 +344,7 @@ class Reward:
             for i in range(n):
                 completion = completions[i]
                 row: dict[str, Any] = {}
-                for key, column in columns:
+                for key, column in columns.items():
                     row[key] = column[i]
                 row["prompt"], row["completion"] = prompts[i], completion
                 row["completion_ids"] = ids[i] if i < n_ids else None
@@ -374,8 +388,10 @@ class Reward:
                 stats[label] += count
                 if label != "ok" and label != "none":
                     seen.add(label)
-        result = RewardResult(values, labels, seconds, metrics)
-        self.cache.put(self.__name__, completions, result)
+        if readers or result:
+            record = RewardResult(values, labels, seconds, metrics)
+            if readers:
+                cache.put(self.__name__, completions, record)
         log_metric = kwargs.get("log_metric")
         log_extra = kwargs.get("log_extra")
         if log_metric is not None or log_extra is not None:
@@ -392,7 +408,7 @@ class Reward:
                     log_metric(metric, float(counts.get(label, 0)))
             if outcome_column and callable(log_extra):  # the reward reports labels
                 log_extra(outcome_column, list(labels))  # a column of TRL's completions table
-        return result
+        return record if result else list(values) if readers else values  # (the kept record's list stays its own)
 
     def _log_names(self) -> tuple[str, int, str, str | None, tuple[tuple[str, str], ...]]:
         """What a call logs under, remembered (with the name and the number of labels seen) until the
@@ -495,9 +511,9 @@ class Reward:
                           UserWarning, stacklevel=3)
         return {k: v for k, v in kwargs.items() if k not in self.argument_names}
 
-    def _missing_columns(self, columns: list[tuple[str, Sequence[Any]]]) -> None:
+    def _missing_columns(self, columns: dict[str, Sequence[Any]]) -> None:
         """Raise the :class:`RewardError` naming the columns this reward needs and the batch lacks."""
-        have = sorted(key for key, _ in columns)
+        have = sorted(columns)
         missing = [c for c in self.columns if c not in have]
         raise RewardError(self.__name__, missing_columns(missing, have, "the batch", self.column_params))
 

@@ -44,6 +44,21 @@ class Answer:
         self.__dict__.update(kind=kind, value=value, text=text, approx=approx, percent=percent, degree=degree,
                              huge=huge, alt=alt, units=units)
 
+    def replace(self, **changes: Any) -> Answer:
+        """A copy with ``changes`` (``dataclasses.replace`` without its walk over the fields).
+
+        >>> Answer("expr", 2, text="2").replace(text="two").text
+        'two'
+        """
+        if "kind" in changes and changes["kind"] not in KINDS:
+            raise ValueError(f"unknown answer kind {changes['kind']!r}")
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"Answer has no field {sorted(unknown)[0]!r}")
+        new = object.__new__(Answer)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
     def exprs(self) -> tuple[Any, ...]:
         """Every sympy expression inside, flattened (for size checks and free symbols)."""
         v = self.value

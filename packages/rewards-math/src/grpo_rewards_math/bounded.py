@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -184,7 +183,7 @@ class BoundedComparer:
         if g.alt is not None or p.alt is not None:
             return _any([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
                          for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]
-                        + [self.answers(replace(g, alt=None), replace(p, alt=None))])
+                        + [self.answers(g.replace(alt=None), p.replace(alt=None))])
         if g.kind == "text" or p.kind == "text":
             if g.kind == p.kind and g.value == p.value:
                 return True
@@ -195,22 +194,22 @@ class BoundedComparer:
         out: list[Answer | None] = [a]
         if a.kind == "expr" and not a.huge:
             if a.percent:
-                out.append(replace(a, value=Node(MUL, (a.value, num(Fraction(1, 100))))))
+                out.append(a.replace(value=Node(MUL, (a.value, num(Fraction(1, 100))))))
             if a.degree:
-                out.append(replace(a, value=Node(MUL, (a.value, _PI, num(Fraction(1, 180))))))
+                out.append(a.replace(value=Node(MUL, (a.value, _PI, num(Fraction(1, 180))))))
         return out
 
     def reduce(self, a: Answer, last_side: bool = False) -> Answer:
         if a.kind == "equation":
             lhs, rhs = a.value
             if (lhs.op == SYM or _is_label(lhs)) and not (lhs.symbols & rhs.symbols):
-                return replace(a, kind="expr", value=rhs)
+                return a.replace(kind="expr", value=rhs)
             if rhs.op == SYM and rhs not in lhs.symbols:
-                return replace(a, kind="expr", value=lhs)
+                return a.replace(kind="expr", value=lhs)
             if last_side:
-                return replace(a, kind="expr", value=rhs)
+                return a.replace(kind="expr", value=rhs)
         if a.kind == "multi":
-            return replace(a, value=tuple(self.reduce(x, last_side) for x in a.value))
+            return a.replace(value=tuple(self.reduce(x, last_side) for x in a.value))
         return a
 
     def plain(self, g: Answer | None, p: Answer | None) -> Tri:
@@ -407,7 +406,7 @@ def _elements(a: Answer) -> list[Answer]:
         return list(a.value)
     if a.kind == "expr":
         return [a]
-    return [replace(a, kind="expr", value=e) for e in a.value]
+    return [a.replace(kind="expr", value=e) for e in a.value]
 
 
 def _has_equation(a: Answer) -> bool:

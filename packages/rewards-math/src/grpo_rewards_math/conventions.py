@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .limits import CacheKey
+
 UNITS = ("ignore", "match")
 LOG_BASES = ("e", "10", "2")
 
@@ -35,8 +37,10 @@ _SLACK = Fraction(1_000_000_001, 1_000_000_000)
 
 
 @dataclass(frozen=True)
-class Conventions:
+class Conventions(CacheKey):
     """How two answers are compared (see the module docstring for each field)."""
+
+    __hash__ = CacheKey.__hash__
 
     rel_tol: float = 1e-6
     abs_tol: float = 0.0

@@ -59,17 +59,18 @@ _PLAIN = re.compile(r"(-?)(?:(0|[1-9]\d{0,17})(\.\d{1,12})?|([1-9]\d{0,8})/([1-9
                     r"|\\frac\{([1-9]\d{0,8})\}\{([1-9]\d{0,8})\})")
 
 
-def _plain_number(s: str) -> tuple[Fraction, bool] | None:
-    """``(exact value, written with a decimal point)`` of a plain number, else None."""
+def _plain_number(s: str) -> tuple[int, int, bool] | None:
+    """``(numerator, denominator, written with a decimal point)`` of a plain number (the fraction as
+    written, not reduced; the denominator positive), else None."""
     m = _PLAIN.fullmatch(s)
     if m is None:
         return None
     sign, whole, dec, num, den, fnum, fden = m.groups()
     if whole is not None:  # digits over a power of ten: what Fraction("12.5") computes, without its regex
-        v = Fraction(int(whole + dec[1:]), 10 ** (len(dec) - 1)) if dec else Fraction(int(whole))
+        n, d = (int(whole + dec[1:]), 10 ** (len(dec) - 1)) if dec else (int(whole), 1)
     else:
-        v = Fraction(int(num or fnum), int(den or fden))
-    return (-v if sign else v), dec is not None
+        n, d = int(num or fnum), int(den or fden)
+    return (-n if sign else n), d, dec is not None
 
 
 def is_plain_number(s: str) -> bool:
@@ -80,19 +81,23 @@ def is_plain_number(s: str) -> bool:
 def _plain_equal(gold: str, pred: str, conventions: Conventions) -> bool | None:
     """The comparison of two plain numbers without parsing (the same answer as ``Comparer`` gives:
     exact unless a side is a decimal; then within ``rel_tol`` or ``abs_tol``, except against an
-    integer gold, or rounded to ``precision`` places); None when either side is not a plain number."""
+    integer gold, or rounded to ``precision`` places); None when either side is not a plain number.
+    Exact equality is decided on the integers as written (no Fraction is built unless a tolerance
+    or a rounding has to decide)."""
     if gold == pred:  # one text: equal when it is a plain number (its value equals itself)
         return True if is_plain_number(gold) else None
     g, p = _plain_number(gold), _plain_number(pred)
     if g is None or p is None:
         return None
-    (a, ga), (b, pa) = g, p
-    if a == b:
+    (gn, gd, g_approx), (pn, pd, p_approx) = g, p
+    if gn * pd == pn * gd:
         return True
-    approx = ga or pa
-    if approx and conventions.precision is not None:
+    if not (g_approx or p_approx):
+        return False
+    a, b = Fraction(gn, gd), Fraction(pn, pd)
+    if conventions.precision is not None:
         return round(a, conventions.precision) == round(b, conventions.precision)
-    if not approx or a.denominator == 1:
+    if a.denominator == 1:
         return False
     return conventions.within(a, b, approx=True)
 

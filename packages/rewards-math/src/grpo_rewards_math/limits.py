@@ -12,12 +12,37 @@ unevaluated sympy object that the equivalence checker only compares structurally
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+class CacheKey:
+    """A frozen dataclass that keys remembered results: its hash is worked out once, at construction
+    (a remembered parse or comparison hashes its key on every lookup), and again in a process that
+    unpickles it (the hash of a ``str`` field differs between processes). A subclass's body says
+    ``__hash__ = CacheKey.__hash__`` (``dataclass`` keeps only a hash the class body defines).
+    """
+
+    _hash: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self._fields()))
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return type(self), self._fields()
 
 
 @dataclass(frozen=True)
-class Limits:
+class Limits(CacheKey):
     """Bounds on the work spent parsing and evaluating one answer string."""
+
+    __hash__ = CacheKey.__hash__
 
     max_chars: int = 2000  # of one answer string handed to the parser
     max_depth: int = 60  # nesting depth of groups/braces/parentheses

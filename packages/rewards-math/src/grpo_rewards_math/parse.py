@@ -17,7 +17,6 @@ grammar (:mod:`.grammar`: ``grammar/parser.py`` for operators, ``grammar/atoms.p
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -108,7 +107,7 @@ def _expand_pm(ans: Answer, pm: Any) -> Answer:
             nv = tuple(tuple(sub(e) for e in row) for row in v)
         else:  # pragma: no cover - multi is expanded item by item
             raise ParseError("\\pm inside a nested answer")
-        out.append(replace(ans, value=nv))
+        out.append(ans.replace(value=nv))
     return Answer("multi", tuple(out), text=ans.text, approx=ans.approx, percent=ans.percent,
                   degree=ans.degree, units=ans.units)
 
@@ -201,12 +200,12 @@ def _parse_answer(text: str, limits: Limits = DEFAULT_LIMITS, log_base: int | No
         clock = _time(s) if ":" in s else None
         if clock is not None:  # 7:32 may also be a ratio
             try:
-                return replace(clock, alt=_parse(text, limits, log_base, light))
+                return clock.replace(alt=_parse(text, limits, log_base, light))
             except ParseError:
                 return clock
         if _DECIMAL_COMMA_RE.fullmatch(s) and not _THOUSANDS_RE.fullmatch(s):  # 0,25: a decimal comma
             decimal = _parse(s.replace(",", "."), limits, log_base, light)
-            return replace(decimal, alt=_parse(s, limits, log_base, light))
+            return decimal.replace(alt=_parse(s, limits, log_base, light))
     try:
         return _parse(text, limits, log_base, light)
     except ParseError:
@@ -299,7 +298,7 @@ def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool =
         raise ParseError(f"more than max_nodes={limits.max_nodes} tokens")
     if len(tokens) == 1 and tokens[0].kind == "NUM":  # '1,000.99', '1.5e3': what the grammar builds of one number
         number = _bare_number(tokens[0].value, limits, light)
-        return replace(number, text=s)
+        return number.replace(text=s)
     builder = (LightBuilder if light else Builder)(limits, log_base)
     parser = Parser(tokens, builder)
     try:

@@ -147,6 +147,9 @@ def _labelled(label: str) -> tuple[float | None, str]:
     return _VALUES.get(label, 0.0), label
 
 
+_CORRECT, _WRONG = _labelled("correct"), _labelled("wrong")
+
+
 class Accuracy:
     r"""1.0 when the completion's final answer equals the gold answer, else 0.0 (unit: none).
 
@@ -219,8 +222,10 @@ class Accuracy:
     def extract(self, completion: Any) -> str | None:
         """The answer this reward reads from one completion (a ``str`` or a message list)."""
         text = completion_text(completion)
-        if text is None:
-            return None
+        return None if text is None else self._answer(text)
+
+    def _answer(self, text: str) -> str | None:
+        """The answer of a completion's text (remembered for short texts)."""
         if len(text) <= _REMEMBERED_CHARS:
             return _answer_of(text, self.fallback_last_number, self.delimiter, self.answer_position,
                               self.answer_format)
@@ -230,15 +235,16 @@ class Accuracy:
 
     def _pair(self, text: str, row: dict[str, Any]) -> tuple[str | None, str, str]:
         """``(label or None, gold, pred)``: a label when the sample is decided without comparing."""
-        if self.solution_column not in row:
+        column = self.solution_column
+        if column not in row:
             have = sorted(k for k in row if k not in ("prompt", "completion", "completion_ids"))
-            raise ValueError(f"math.accuracy needs the dataset column {self.solution_column!r} (one gold answer per "
+            raise ValueError(f"math.accuracy needs the dataset column {column!r} (one gold answer per "
                              f"completion); the row has: {', '.join(have) or 'none'}. To read another column, set "
                              "solution_column (with: {solution_column: NAME} in a reward set)")
-        gold = _gold(row[self.solution_column])
+        gold = _gold(row[column])
         if gold is None:
             return "gold_unparsable", "", ""
-        pred = self.extract(text)
+        pred = self._answer(text)
         if pred is None and self.answer_format == "any":
             pred = self._text_reply(text, gold)
         if pred is None:
@@ -276,7 +282,7 @@ class Accuracy:
         if decided is None:
             cached = _cache_get((gold, pred, self.conventions))
             return None if cached is None else _labelled(cached)
-        return _labelled("correct" if decided else "wrong")
+        return _CORRECT if decided else _WRONG
 
     def explain(self, completion: Any, **row: Any) -> dict[str, Any]:
         r"""What the reward read and decided for one completion: the extracted ``answer``, the

@@ -7,8 +7,6 @@ constant expressions, structure) and answers True/False/None (None: needs symbol
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..answer import Answer
 from ..budget import check_budget
 from ..conventions import Conventions
@@ -47,7 +45,7 @@ class Comparer:
         if g.alt is not None or p.alt is not None:
             return any_of([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
                          for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]
-                        + [self.answers(replace(g, alt=None), replace(p, alt=None))])
+                        + [self.answers(g.replace(alt=None), p.replace(alt=None))])
         if g.kind == "text" or p.kind == "text":
             if g.kind == p.kind and g.value == p.value:
                 return True
@@ -60,9 +58,9 @@ class Comparer:
         if a.kind == "expr" and not a.huge:
             sp = self.sp
             if a.percent:
-                out.append(replace(a, value=a.value / 100))
+                out.append(a.replace(value=a.value / 100))
             if a.degree:
-                out.append(replace(a, value=a.value * sp.pi / 180))
+                out.append(a.replace(value=a.value * sp.pi / 180))
         return out
 
     def reduce(self, a: Answer, last_side: bool = False) -> Answer:
@@ -72,13 +70,13 @@ class Comparer:
         if a.kind == "equation":
             lhs, rhs = a.value
             if (lhs.is_Symbol or is_label(lhs)) and not (lhs.free_symbols & rhs.free_symbols):
-                return replace(a, kind="expr", value=rhs)
+                return a.replace(kind="expr", value=rhs)
             if rhs.is_Symbol and rhs not in lhs.free_symbols:
-                return replace(a, kind="expr", value=lhs)
+                return a.replace(kind="expr", value=lhs)
             if last_side:
-                return replace(a, kind="expr", value=rhs)
+                return a.replace(kind="expr", value=rhs)
         if a.kind == "multi":
-            return replace(a, value=tuple(self.reduce(x, last_side) for x in a.value))
+            return a.replace(value=tuple(self.reduce(x, last_side) for x in a.value))
         return a
 
     def plain(self, g: Answer, p: Answer) -> Tri:
@@ -137,14 +135,14 @@ class Comparer:
             return None
         if len(roots) != poly.degree():
             return None
-        return replace(a, kind="set", value=roots)
+        return a.replace(kind="set", value=roots)
 
     def elements(self, a: Answer) -> list[Answer]:
         if a.kind == "multi":
             return list(a.value)
         if a.kind == "expr":
             return [a]
-        return [replace(a, kind="expr", value=e) for e in a.value]
+        return [a.replace(kind="expr", value=e) for e in a.value]
 
     def unordered(self, gs: list[Answer], ps: list[Answer]) -> Tri:
         gs, ps = _dedupe(gs), _dedupe(ps)

@@ -37,8 +37,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..latex_lexer import repair_controls
 from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, first_boxed_answer, last_boxed, open_box
@@ -59,9 +58,9 @@ POSITIONS = ("last", "first")
 #: that is an answer by itself, read when ``accept`` takes it, before the last-number fallback).
 
 
-@dataclass(frozen=True)
-class Extraction:
-    """An extracted answer and the rule (one of :data:`RULES`) that found it."""
+class Extraction(NamedTuple):
+    """An extracted answer and the rule (one of :data:`RULES`) that found it (a named tuple: made on
+    every extraction, it costs a tuple, not a frozen dataclass's ``__init__``)."""
 
     answer: str
     rule: str
