@@ -37,6 +37,7 @@ __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
 _STATS_LOCK = threading.Lock()
 _CORE_LABELS = frozenset(LOGGED_OUTCOMES)
+_UNLOGGED = frozenset({"ok", "none"})  # the labels of unlabelled values: counted, never logged
 
 
 class ResultCache:
@@ -231,9 +232,12 @@ class Reward:
         self._warned_columns: set[str] = set()
         #: every outcome label counted so far (``ok``/``none`` for unlabelled values)
         self.stats: Counter[str] = Counter()
-        #: the labels this reward has reported; each logged from the call it first occurs on, zeros after that
+        #: every label counted so far (``ok``/``none`` too: :meth:`_log_names` leaves them out); each is
+        #: logged from the call it first occurs on, zeros after that
         self.labels_seen: set[str] = set()
         self.seconds = 0.0
+        self._plan: tuple[RewardOptions, Any, int | None, bool, Any] | None = None
+        self._metric_names: tuple[str, int, str, str | None, tuple[tuple[str, str], ...]] | None = None
 
     @property
     def metric(self) -> str:
@@ -247,8 +251,7 @@ class Reward:
         state = self.__dict__.copy()
         state["stats"] = Counter()
         state["labels_seen"] = set()
-        state.pop("_metric_names", None)
-        state.pop("_plan", None)
+        state["_metric_names"] = state["_plan"] = None
         return state
 
     # -- the call ----------------------------------------------------------------------------
@@ -334,7 +337,7 @@ class Reward:
             ids = completion_ids if completion_ids is not None else ()
             n_ids = len(ids)
             options = self.options
-            plan = self.__dict__.get("_plan")  # what the options say, read once per options and scorer
+            plan = self._plan  # what the options say, read once per options and scorer
             if plan is None or plan[0] is not options or plan[1] is not self.scorer:
                 plan = self._plan_for(options)
             _, _, max_chars, in_process, call = plan
@@ -377,17 +380,12 @@ class Reward:
             if todo and not in_process:  # in a worker process, or for a scorer without quick: all of them
                 self._in_workers(todo, values, labels)
         seconds = time.perf_counter() - started
-        counts: dict[str, int] = {}
-        for label in labels:  # a plain dict: Counter's update checks cost more than the counting here
-            counts[label] = counts.get(label, 0) + 1
         with _STATS_LOCK:  # TRL may call one reward from several threads
             self.seconds += seconds
-            stats = self.stats
-            seen = self.labels_seen
-            for label, count in counts.items():
-                stats[label] += count
-                if label != "ok" and label != "none":
-                    seen.add(label)
+            stats, seen = self.stats, self.labels_seen
+            for label in labels:
+                stats[label] += 1
+                seen.add(label)
         if readers or result:
             record = RewardResult(values, labels, seconds, metrics)
             if readers:
@@ -395,8 +393,8 @@ class Reward:
         log_metric = kwargs.get("log_metric")
         log_extra = kwargs.get("log_extra")
         if log_metric is not None or log_extra is not None:
-            names = self.__dict__.get("_metric_names")  # labels_seen only grows: its size says if it changed
-            if names is None or names[0] != self.__name__ or names[1] != len(self.labels_seen):
+            names = self._metric_names  # labels_seen only grows: its size says if it changed
+            if names is None or names[0] != self.__name__ or names[1] != len(seen):
                 names = self._log_names()
             _, _, timing, outcome_column, outcomes = names
             if callable(log_metric):
@@ -405,7 +403,7 @@ class Reward:
                     for key, number in metrics.items():  # the batch reward's own numbers about this call
                         log_metric(f"{key}/{self.__name__}", number)
                 for label, metric in outcomes:
-                    log_metric(metric, float(counts.get(label, 0)))
+                    log_metric(metric, float(labels.count(label)))
             if outcome_column and callable(log_extra):  # the reward reports labels
                 log_extra(outcome_column, list(labels))  # a column of TRL's completions table
         return record if result else list(values) if readers else values  # (the kept record's list stays its own)
@@ -418,9 +416,10 @@ class Reward:
         occurs on (the core's ``timeout``, ``error``, ... included), zeros after that, so a series is
         continuous once it starts; in name order."""
         name, seen = self.__name__, self.labels_seen
-        names = (name, len(seen), f"timing/{name}", None if seen.issubset(_CORE_LABELS) else f"{name}/outcome",
-                 tuple((label, f"outcomes/{name}/{label}") for label in sorted(seen)))
-        self.__dict__["_metric_names"] = names
+        logged = sorted(seen - _UNLOGGED)
+        names = (name, len(seen), f"timing/{name}", None if _CORE_LABELS.issuperset(logged) else f"{name}/outcome",
+                 tuple((label, f"outcomes/{name}/{label}") for label in logged))
+        self._metric_names = names
         return names
 
     def _plan_for(self, options: RewardOptions) -> tuple[RewardOptions, Any, int | None, bool, Any]:
@@ -430,7 +429,7 @@ class Reward:
         in_process = options.timeout is None and not options.execution.remote
         found = self.scorer if in_process else getattr(self.scorer, "quick", None)
         plan = (options, self.scorer, options.max_chars, in_process, found if callable(found) else None)
-        self.__dict__["_plan"] = plan
+        self._plan = plan
         return plan
 
     def _failed(self, n: int, status: str, error: str, index: int | None = None,

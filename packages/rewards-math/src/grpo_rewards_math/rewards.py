@@ -25,7 +25,7 @@ from .bounded import clear_cache as bounded_cache_clear
 from .conventions import UNITS, log_base_value
 from .echo import echoes_prompt
 from .equivalence import conventions_of, decide, is_plain_number
-from .extract import FORMATS, POSITIONS, extract_answer, extract_gold, plain_words
+from .extract import FORMATS, POSITIONS, answer_of, extract_gold, plain_words
 from .latex_lexer import ParseError
 from .parse import read_answer
 
@@ -117,8 +117,7 @@ _REMEMBERED_CHARS = 2_000
 @lru_cache(maxsize=4096)
 def _answer_of(text: str, fallback_last_number: bool, delimiter: str | None, position: str = "last",
                answer_format: str = "any") -> str | None:
-    return extract_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=_parsable,
-                          answer_position=position, answer_format=answer_format)
+    return answer_of(text, fallback_last_number, delimiter, _parsable, position, answer_format)
 
 
 class SymbolicCheck:
@@ -229,9 +228,8 @@ class Accuracy:
         if len(text) <= _REMEMBERED_CHARS:
             return _answer_of(text, self.fallback_last_number, self.delimiter, self.answer_position,
                               self.answer_format)
-        return extract_answer(text, fallback_last_number=self.fallback_last_number, delimiter=self.delimiter,
-                              accept=_parsable, answer_position=self.answer_position,
-                              answer_format=self.answer_format)
+        return answer_of(text, self.fallback_last_number, self.delimiter, _parsable, self.answer_position,
+                         self.answer_format)
 
     def _pair(self, text: str, row: dict[str, Any]) -> tuple[str | None, str, str]:
         """``(label or None, gold, pred)``: a label when the sample is decided without comparing."""

@@ -47,7 +47,7 @@ from .spans import MAX_ANSWER_CHARS, clean, last_math
 
 __all__ = ["FORMATS", "MAX_ANSWER_CHARS", "MAX_BOX_CANDIDATES", "NUMBER_TAIL_CHARS", "POSITIONS", "REGEX_TIMEOUT",
            "RULES", "Extraction",
-           "extract_answer", "extract_gold", "find_answer", "last_boxed", "plain_words"]
+           "answer_of", "extract_answer", "extract_gold", "find_answer", "last_boxed", "plain_words"]
 
 RULES = ("boxed", "answer_tag", "gsm8k", "phrase", "math", "last_number")
 #: ``answer_format``: every rule (``any``), or only the box or only the ``<answer>`` tag (strict).
@@ -197,15 +197,25 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
     """
     if not isinstance(text, str):
         return None
+    _check_choices(answer_position, answer_format)
+    return _locate(text, fallback_last_number, delimiter, accept, answer_position, answer_format)
+
+
+def _check_choices(answer_position: str, answer_format: str) -> None:
+    if answer_format not in FORMATS:
+        raise ValueError(f"answer_format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
+    if answer_position not in POSITIONS:
+        raise ValueError(f"answer_position must be one of {', '.join(POSITIONS)}, not {answer_position!r}")
+
+
+def _locate(text: str, fallback_last_number: bool, delimiter: str | None, accept: Callable[[str], bool] | None,
+            answer_position: str, answer_format: str) -> Extraction | None:
+    """:func:`find_answer` of a ``str``, its choices checked."""
     if delimiter:
         at = text.rfind(delimiter)
         if at < 0:
             return None
         text = text[at + len(delimiter):]
-    if answer_format not in FORMATS:
-        raise ValueError(f"answer_format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
-    if answer_position not in POSITIONS:
-        raise ValueError(f"answer_position must be one of {', '.join(POSITIONS)}, not {answer_position!r}")
     strict = answer_format != "any"
     return _find(repair_controls(text), fallback_last_number=fallback_last_number and not strict, accept=accept,
                  rules=(answer_format,) if strict else RULES, first=answer_position == "first", strict=strict)
@@ -219,11 +229,23 @@ def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: s
     >>> extract_answer(r"<answer>The answer is $x = 3$.</answer>")
     'x = 3'
     """
-    if (fallback_last_number and delimiter is None and answer_format == "any" and isinstance(text, str)
-            and _is_numeral(text)):
+    if not isinstance(text, str):
+        return None
+    _check_choices(answer_position, answer_format)
+    return answer_of(text, fallback_last_number, delimiter, accept, answer_position, answer_format)
+
+
+def answer_of(text: str, fallback_last_number: bool, delimiter: str | None, accept: Callable[[str], bool] | None,
+              answer_position: str, answer_format: str) -> str | None:
+    """:func:`extract_answer` of a ``str`` with arguments already checked (a reward checks its
+    ``answer_position`` and ``answer_format`` once, when it is built).
+
+    >>> answer_of(r"so \boxed{4}", True, None, None, "last", "any")
+    '4'
+    """
+    if fallback_last_number and delimiter is None and answer_format == "any" and _is_numeral(text):
         return text  # a bare numeral: what the rules find (the last number), without running them
-    found = find_answer(text, fallback_last_number=fallback_last_number, delimiter=delimiter, accept=accept,
-                        answer_position=answer_position, answer_format=answer_format)
+    found = _locate(text, fallback_last_number, delimiter, accept, answer_position, answer_format)
     return found.answer if found else None
 
 
