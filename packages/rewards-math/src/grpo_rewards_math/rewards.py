@@ -103,13 +103,6 @@ def _gold_of(solution: Any) -> str | None:
     return gold if gold is not None and _parsable(gold) else None
 
 
-def _gold(solution: Any) -> str | None:
-    try:
-        return _gold_of(solution)
-    except TypeError:  # an unhashable dataset value (a list): read it every time
-        return _gold_of.__wrapped__(solution)
-
-
 #: completions up to this long have their extracted answer remembered (identical answers in a group)
 _REMEMBERED_CHARS = 2_000
 
@@ -239,7 +232,11 @@ class Accuracy:
             raise ValueError(f"math.accuracy needs the dataset column {column!r} (one gold answer per "
                              f"completion); the row has: {', '.join(have) or 'none'}. To read another column, set "
                              "solution_column (with: {solution_column: NAME} in a reward set)")
-        gold = _gold(row[column])
+        solution = row[column]
+        try:
+            gold = _gold_of(solution)
+        except TypeError:  # an unhashable dataset value (a list): read it every time
+            gold = _gold_of.__wrapped__(solution)
         if gold is None:
             return "gold_unparsable", "", ""
         pred = self._answer(text)
