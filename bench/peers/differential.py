@@ -93,7 +93,7 @@ def records(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
         rec: dict[str, Any] = {
             "case": [pred, gold],
             "answer": _safe(extract_answer, pred), "answer_accepted": _safe(accuracy.extract, pred),
-            "gold_extracted": _safe(extract_gold, gold), "gold": _safe(rewards._gold, gold),
+            "gold_extracted": _safe(extract_gold, gold), "gold": _safe(rewards._gold_of, gold),
             "tokens_raw": _safe(lambda s: [list(t) for t in tokenize(s)], pred),
         }
         for key in ("answer_accepted", "gold"):

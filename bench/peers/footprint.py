@@ -73,6 +73,7 @@ def cold_times(rows: list[dict[str, Any]], passes: int = 3) -> list[float]:
     """Each case's median seconds over ``passes`` interleaved passes (math-verify's call before each)."""
     sys.path.insert(0, str(HERE))
     import run  # bench/peers/run.py
+
     from grpo_rewards_math.rewards import clear_cache
 
     run.ours(r"\boxed{x^2-1}", "(x-1)(x+1)", {})

@@ -68,6 +68,31 @@ _SPACING_RE = re.compile(r"\\\\|\\q?quad|\\(?:enspace|thinspace|medspace|thicksp
                          r"limits)(?![a-z])|\\[,;: !]|~")
 _COMMA_THOUSANDS_RE = re.compile(r"(\d),\s*(?:\\!|\{\})\s*(?=\d{3}(?!\d))")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d.,])")
+_NULL_DELIM_RE = re.compile(r"\\left\.|\\right\.")
+_VARIANT_FRAC_RE = re.compile(r"\\[dtc]frac(?![A-Za-z])")
+_DEGREE_RE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])")
+_DOLLAR_RE = re.compile(r"\\\$|\$")
+_ONE_LETTER_RE = re.compile(r"\s*[A-Za-z]\s*")
+
+
+# Replacements are functions, not templates: a template with a backslash (``\1``, ``\\frac``) makes
+# ``sub`` run re's Python template code on every call, match or not; a function runs only on a match.
+def _first_group(m: re.Match[str]) -> str:
+    return m.group(1)
+
+
+def _first_group_comma(m: re.Match[str]) -> str:
+    return m.group(1) + ","
+
+
+def _frac(m: re.Match[str]) -> str:
+    return "\\frac"
+
+
+def _degree(m: re.Match[str]) -> str:
+    return "\\degree "
+
+
 _THIN_THOUSANDS_RE = re.compile(r"(\d)(?:\\,|\\!|\{,\}|\\ )(?=\d{3}(?!\d))")
 _ALIASES = {"lvert": "|", "rvert": "|", "vert": "|", "lVert": "|", "rVert": "|", "lbrace": r"\{", "rbrace": r"\}",
             "lbrack": "[", "rbrack": "]"}
@@ -168,26 +193,26 @@ def normalize(text: str) -> str:
     if backslash and ("vert" in s or "Vert" in s or "brace" in s or "brack" in s):
         s = _ALIAS_RE.sub(lambda m: _ALIASES[m.group(1)], s)
     if "," in s:
-        s = _COMMA_THOUSANDS_RE.sub(r"\1,", s)
+        s = _COMMA_THOUSANDS_RE.sub(_first_group_comma, s)
     if "\\," in s or "\\!" in s or "{,}" in s or "\\ " in s:
-        s = _THIN_THOUSANDS_RE.sub(r"\1", s)
+        s = _THIN_THOUSANDS_RE.sub(_first_group, s)
     if " " in s:
         s = _SPACE_THOUSANDS_RE.sub(lambda m: m.group(0).replace(" ", ""), s)
     if backslash:
         if "overline" in s:
             s = _REPEATING_RE.sub(_repeating_to_fraction, s)
         if "\\left" in s or "\\right" in s or "\\big" in s or "\\Big" in s:
-            s = re.sub(r"\\left\.|\\right\.", "", s)
+            s = _NULL_DELIM_RE.sub("", s)
             s = _DELIM_RE.sub("", s)
     if backslash or "~" in s:
         s = _SPACING_RE.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else ("" if m.group(0) == r"\!" else " "), s)
     if backslash:
         if "frac" in s:
-            s = re.sub(r"\\[dtc]frac(?![A-Za-z])", r"\\frac", s)
+            s = _VARIANT_FRAC_RE.sub(_frac, s)
         if "circ" in s:
-            s = re.sub(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])", r"\\degree ", s)
+            s = _DEGREE_RE.sub(_degree, s)
     if "$" in s:
-        s = re.sub(r"\\\$|\$", " ", s)
+        s = _DOLLAR_RE.sub(" ", s)
     s = s.strip().rstrip(". ").strip()
     return s
 
@@ -284,7 +309,7 @@ def tokenize(s: str) -> list[Token]:
                     if i >= n or s[i] != "{":
                         raise ParseError(f"\\{name} without braces")
                     content, i = _read_braced(s, i)
-                    if name == "mathrm" and re.fullmatch(r"\s*[A-Za-z]\s*", content):
+                    if name == "mathrm" and _ONE_LETTER_RE.fullmatch(content):
                         out.append(Token("WORD", content.strip(), space))
                     else:
                         out.append(Token("TEXT", content, space))

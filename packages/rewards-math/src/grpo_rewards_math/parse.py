@@ -47,16 +47,20 @@ def _balanced(s: str) -> bool:
     return depth == 0
 
 
+_SPACES_RE = re.compile(r"\s+")
+_LETTERS_RE = re.compile(r"[A-Za-z]+")
+
+
 def normalize_text(s: str) -> str:
     """Normalised form of a plain-text answer: lower case, single spaces, no end punctuation."""
-    s = re.sub(r"\s+", " ", s.strip().lower())
+    s = _SPACES_RE.sub(" ", s.strip().lower())
     return s.strip(" .!?;:")
 
 
 def _text_words(s: str) -> bool:
     """Plain words, one of two letters or more that is no math word (``no``, ``north east``)."""
     return _PLAIN_TEXT_RE.fullmatch(s) is not None and any(
-        len(w) >= 2 and w.lower() not in _MATH_WORDS for w in re.findall(r"[A-Za-z]+", s))
+        len(w) >= 2 and w.lower() not in _MATH_WORDS for w in _LETTERS_RE.findall(s))
 
 
 def _as_text(s: str) -> str | None:
@@ -64,7 +68,7 @@ def _as_text(s: str) -> str | None:
     if m:
         return (m.group(1) or m.group(2)).lower()
     if _PLAIN_TEXT_RE.fullmatch(s):
-        words = re.findall(r"[A-Za-z]+", s)
+        words = _LETTERS_RE.findall(s)
         if any(len(w) >= 3 and w.lower() not in _MATH_WORDS for w in words):
             return normalize_text(s)
     return None

@@ -95,10 +95,14 @@ _WORDS_RE = re.compile(r"[A-Za-z]{2,}")
 _GLUED_SEPARATOR_RE = re.compile(r"(?<=[0-9)])(or|and)(?=[A-Z]|[a-z](?![A-Za-z]))")
 
 
+def _spaced(m: re.Match[str]) -> str:
+    return f" {m.group(1)} "  # a function, not the template r" \1 ": re runs a template's Python code on every call
+
+
 def _formula_like(text: str) -> bool:
     """A formula, not prose: no word of two letters or more outside LaTeX commands (``E``,
     ``\\mathrm{E}``, ``f'``, a bare matrix), except function names."""
-    bare = _GLUED_SEPARATOR_RE.sub(r" \1 ", _COMMAND_RE.sub(" ", text))  # 1orW(x): "or" between two answers
+    bare = _GLUED_SEPARATOR_RE.sub(_spaced, _COMMAND_RE.sub(" ", text))  # 1orW(x): "or" between two answers
     return all(w.lower() in _MATH_WORDS for w in _WORDS_RE.findall(bare))
 
 

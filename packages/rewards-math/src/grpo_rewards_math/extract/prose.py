@@ -56,6 +56,7 @@ _SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:(?:[A-Za-z]|pi)(?![
 _SPACED_SYMBOL_TAIL_RE = re.compile(r"(?:(?:[ \t]*[-+*/^][ \t]*)?(?:(?:[A-Za-z]|pi)(?![A-Za-z])"
                                     r"|\\[A-Za-z]+(?![A-Za-z{])[ \t]+(?=[A-Za-z](?![A-Za-z]))"
                                     r"|\\[A-Za-z]+(?:\{[^{}\d]*\})*))+(?=[ \t]*(?:[.,;!?)]|$))")
+_COMMAND_NAME_RE = re.compile(r"\\([A-Za-z]+)")
 _SPACED_COMMAND_RE = re.compile(r"\\([A-Za-z]+)[ \t]")
 #: a number, then a unit raised to a power ("12 m^2", "12 cm^{2}", "5\text{ m}^3", "9.8 m/s^2"): the last digit
 #: is the power's
@@ -165,7 +166,7 @@ def _joins(text: str, k: int, before: str, after: str, start: int) -> bool:
     if after in _OPERATORS:
         return True
     if after == "\\":
-        m = re.match(r"\\([A-Za-z]+)", text[start:start + 12])
+        m = _COMMAND_NAME_RE.match(text, start, start + 12)
         if m and m.group(1) in _OP_COMMANDS:
             return True
     cmd = _command_start(text, k) if before.isalpha() else -1
