@@ -215,6 +215,27 @@ def test_a_malformed_label_is_a_contract_error(bad):
         Reward(lambda text, **row: bad, metric="bad")(prompts=["p"], completions=["a"])
 
 
+_LOUD = (1.0, "loud")
+_HALF_INT = (1, "half")
+_BAD_LABEL = (1.0, "two words")
+
+
+def constant_results(text, **row):
+    return {"loud": _LOUD, "none": None, "int": _HALF_INT, "bad": _BAD_LABEL}[text]
+
+
+def test_a_result_object_returned_again_is_taken_as_accepted_and_nothing_else_is():
+    reward = Reward(constant_results, metric="c", on_error="none")
+    for _ in range(3):  # the same objects on every call: values, labels and counts as the first time
+        result = reward.score(prompts=["p"] * 4, completions=["loud", "none", "int", "bad"])
+        assert result.values == [1.0, None, 1.0, None]
+        assert result.labels == ["loud", "none", "half", "error"]
+        assert type(result.values[2]) is float  # the int became a float each time, never taken as it came
+    assert reward.stats == {"loud": 3, "none": 3, "half": 3, "error": 3}
+    assert list(reward._accepted.values()) == [_LOUD]  # only the pair accepted as it was
+    assert pickle.loads(pickle.dumps(reward))._accepted == {}  # ids belong to the process that saw them
+
+
 def test_an_inputs_dependency_is_timed_by_itself_not_again_by_its_user():
     import time
 

@@ -31,12 +31,13 @@ from .options import RewardOptions
 from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import RewardInfo
 from .signatures import argument_names, keyword_params
-from .values import _GOOD_LABELS, check_label, check_value, is_checked_label, split_label
+from .values import check_label, check_value, is_checked_label, split_label
 
 __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
 _STATS_LOCK = threading.Lock()
 _CORE_LABELS = frozenset(LOGGED_OUTCOMES)
+_NOT_ACCEPTED: Any = object()  # never a scorer's value
 _UNLOGGED = frozenset({"ok", "none"})  # the labels of unlabelled values: counted, never logged
 
 
@@ -237,6 +238,9 @@ class Reward:
         self.labels_seen: set[str] = set()
         self.seconds = 0.0
         self._plan: tuple[RewardOptions, Any, int | None, bool, Any] | None = None
+        #: ``id -> (value, label)`` of result objects the scorer returned and the checks accepted, kept
+        #: alive (so an id is never reused): a scorer that returns the same immutable pairs is checked once
+        self._accepted: dict[int, tuple[float | None, str]] = {}
         self._metric_names: tuple[str, int, str, str | None, tuple[tuple[str, str], ...]] | None = None
 
     @property
@@ -252,6 +256,7 @@ class Reward:
         state["stats"] = Counter()
         state["labels_seen"] = set()
         state["_metric_names"] = state["_plan"] = None
+        state["_accepted"] = {}  # ids belong to this process
         return state
 
     # -- the call ----------------------------------------------------------------------------
@@ -344,13 +349,14 @@ class Reward:
             values = [None] * n
             labels = ["none"] * n
             todo: list[tuple[int, str, dict[str, Any]]] = []  # (index, text, row) for the workers: not decided here
+            accepted = self._accepted
             for i in range(n):
                 completion = completions[i]
-                row: dict[str, Any] = {}
+                # (a column cannot be named prompt, completion or completion_ids: those are the call's own arguments)
+                row: dict[str, Any] = {"prompt": prompts[i], "completion": completion,
+                                       "completion_ids": ids[i] if i < n_ids else None}
                 for key, column in columns.items():
                     row[key] = column[i]
-                row["prompt"], row["completion"] = prompts[i], completion
-                row["completion_ids"] = ids[i] if i < n_ids else None
                 text = completion if type(completion) is str else completion_text(completion)
                 if text is None:
                     values[i], labels[i] = options.invalid_value, "unreadable"
@@ -372,11 +378,13 @@ class Reward:
                     continue
                 if value is None and not in_process:
                     todo.append((i, text, row))
-                elif (type(value) is tuple and len(value) == 2 and type(value[1]) is str and value[1] in _GOOD_LABELS
-                      and (value[0] is None or (type(value[0]) is float and math.isfinite(value[0])))):
-                    values[i], labels[i] = value  # the usual (value, label), its label checked before: _accept's first test
+                elif accepted.get(id(value), _NOT_ACCEPTED) is value:  # this very (value, label) object, accepted before
+                    values[i], labels[i] = value
                 else:
                     values[i], labels[i] = self._accept(value, i)
+                    if (type(value) is tuple and len(value) == 2 and values[i] is value[0] and labels[i] is value[1]
+                            and len(accepted) < 64):  # accepted as it is (float or None, str): immutable
+                        accepted[id(value)] = value
             if todo and not in_process:  # in a worker process, or for a scorer without quick: all of them
                 self._in_workers(todo, values, labels)
         seconds = time.perf_counter() - started

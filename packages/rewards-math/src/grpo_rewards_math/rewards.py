@@ -135,11 +135,13 @@ class SymbolicCheck:
                                    log_base=self.log_base, trailing_units=self.trailing_units))
 
 
+#: one ``(value, label)`` object per outcome, returned every time (the core checks an object it has seen once)
+_RESULTS: dict[str, tuple[float | None, str]] = {label: (_VALUES.get(label, 0.0), label) for label in OUTCOMES}
+_CORRECT, _WRONG = _RESULTS["correct"], _RESULTS["wrong"]
+
+
 def _labelled(label: str) -> tuple[float | None, str]:
-    return _VALUES.get(label, 0.0), label
-
-
-_CORRECT, _WRONG = _labelled("correct"), _labelled("wrong")
+    return _RESULTS[label]
 
 
 class Accuracy:
