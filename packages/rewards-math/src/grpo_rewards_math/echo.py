@@ -37,8 +37,10 @@ def prompt_text(prompt: Any) -> str:
 
 def echoes_prompt(answer: str, prompt: Any, gold: str) -> bool:
     """Whether ``answer`` is an expression copied from ``prompt`` that does not hold ``gold``."""
+    if not _OPERATORS.intersection(answer):  # first: most answers have none (squashing drops no operator)
+        return False
     squashed = _squash(answer)
-    if len(squashed) < 3 or _NUMBER.fullmatch(squashed) or not _OPERATORS.intersection(squashed):
+    if len(squashed) < 3 or _NUMBER.fullmatch(squashed):
         return False
     question = prompt_text(prompt)
     if not squashed or squashed not in _squash(question):

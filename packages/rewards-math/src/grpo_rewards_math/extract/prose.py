@@ -179,6 +179,8 @@ def _joins(text: str, k: int, before: str, after: str, start: int) -> bool:
 
 def _balanced_span(s: str) -> str:
     """Trim unmatched brackets off both ends (a span grown out of "(so x = 3)")."""
+    if "(" not in s and ")" not in s and "[" not in s and "]" not in s:  # (braces are never trimmed)
+        return s.strip()
     for _ in range(8):
         before = s
         depth: dict[str, int] = {"(": 0, "[": 0, "{": 0}
@@ -224,6 +226,8 @@ def _trim(s: str) -> str:
 
 def _after_last_equals(s: str) -> str:
     """``7 + 5 = 12`` -> ``12``; ``x = \\sqrt{11}`` stays (its left side is a label, not a computation)."""
+    if "=" not in s:
+        return s
     depth = 0
     cut = -1
     for i, c in enumerate(s):
