@@ -37,6 +37,7 @@ __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
 _STATS_LOCK = threading.Lock()
 _CORE_LABELS = frozenset(LOGGED_OUTCOMES)
+_SEQUENCES = (list, tuple)  # what a per-sample column is
 _NOT_ACCEPTED: Any = object()  # never a scorer's value
 _UNLOGGED = frozenset({"ok", "none"})  # the labels of unlabelled values: counted, never logged
 
@@ -334,7 +335,7 @@ class Reward:
             skip = self.not_columns
             columns: dict[str, Sequence[Any]] = {}  # the per-sample dataset columns, in kwargs order
             for key, column in kwargs.items():
-                if key not in skip and isinstance(column, (list, tuple)) and len(column) == n:
+                if key not in skip and isinstance(column, _SEQUENCES) and len(column) == n:
                     columns[key] = column
             for wanted_column in self.columns:
                 if wanted_column not in columns:

@@ -132,13 +132,9 @@ _SINGLE_CMD_RE = re.compile(r"(?<!\\)\\[A-Za-z]")
 _CONTROL_CHARS_RE = re.compile("[" + "".join(_CONTROL) + "]")
 
 
-def _has_controls(text: str) -> bool:
-    return _CONTROL_CHARS_RE.search(text) is not None
-
-
 def repair_controls(text: str) -> str:
     """Control characters that a Python string made of a LaTeX command, turned back (``"\\x08oxed"`` -> ``\\boxed``)."""
-    if not _has_controls(text):
+    if _CONTROL_CHARS_RE.search(text) is None:
         return text
     return _CONTROL_RE.sub(lambda m: _CONTROL[m.group(0)], text)
 
