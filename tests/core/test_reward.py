@@ -236,6 +236,15 @@ def test_a_result_object_returned_again_is_taken_as_accepted_and_nothing_else_is
     assert pickle.loads(pickle.dumps(reward))._accepted == {}  # ids belong to the process that saw them
 
 
+def test_a_keyword_named_like_a_row_field_never_replaces_the_rows_own_value():
+    def fields(text, **row):
+        return float(len(row["prompt"]) * 100 + len(row["completion"]) * 10 + len(row["completion_ids"]))
+
+    reward = Reward(fields, metric="f")
+    assert reward(prompts=["pp"], completions=["ccc"], completion_ids=[[1]],
+                  prompt=["x" * 9], completion=["y" * 9]) == [231.0]
+
+
 def test_an_inputs_dependency_is_timed_by_itself_not_again_by_its_user():
     import time
 

@@ -38,6 +38,7 @@ __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 _STATS_LOCK = threading.Lock()
 _CORE_LABELS = frozenset(LOGGED_OUTCOMES)
 _SEQUENCES = (list, tuple)  # what a per-sample column is
+_ROW_FIELDS = frozenset({"prompt", "completion", "completion_ids"})  # what the core puts in every row
 _NOT_ACCEPTED: Any = object()  # never a scorer's value
 _UNLOGGED = frozenset({"ok", "none"})  # the labels of unlabelled values: counted, never logged
 
@@ -227,8 +228,9 @@ class Reward:
              **params}.items()) if key.endswith("_column") and isinstance(value, str)}
         #: parameter names a dataset column of the same name must not override
         self.param_names = keyword_params(scorer) | frozenset(params)
-        #: keyword arguments of a call that are never a per-sample column (TRL's own, and the parameters)
-        self.not_columns = TRL_CONTROL_KWARGS | self.param_names
+        #: keyword arguments of a call that are never a per-sample column (TRL's own, the parameters, and
+        #: the row's own fields: a keyword so named never overrides them; TRL passes none of those three)
+        self.not_columns = TRL_CONTROL_KWARGS | self.param_names | _ROW_FIELDS
         #: the scorer's own argument names (its text, ``self``): a column so named is left out, with a warning
         self.argument_names = argument_names(self.scorer, form)
         self._warned_columns: set[str] = set()
@@ -353,7 +355,6 @@ class Reward:
             accepted = self._accepted
             for i in range(n):
                 completion = completions[i]
-                # (a column cannot be named prompt, completion or completion_ids: those are the call's own arguments)
                 row: dict[str, Any] = {"prompt": prompts[i], "completion": completion,
                                        "completion_ids": ids[i] if i < n_ids else None}
                 for key, column in columns.items():
