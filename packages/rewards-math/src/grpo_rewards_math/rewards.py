@@ -241,10 +241,7 @@ class Accuracy:
             gold = _gold_of.__wrapped__(solution)
         if gold is None:
             return "gold_unparsable", "", ""
-        if len(text) <= _REMEMBERED_CHARS:  # (self._answer's remembered case, without its frame)
-            pred = _answer_of(text, self.fallback_last_number, self.delimiter, self.answer_position, self.answer_format)
-        else:
-            pred = self._answer(text)
+        pred = self._answer(text)
         if pred is None and self.answer_format == "any":
             pred = self._text_reply(text, gold)
         if pred is None:

@@ -135,9 +135,7 @@ def _tail(text: str) -> str:
 def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES,
           accept: Callable[[str], bool] | None = None, first: bool = False,
           strict: bool = False) -> Extraction | None:
-    full = text
-    if len(text) > TAIL_CHARS:
-        text = _tail(text)
+    full, text = text, _tail(text)
     for rule in rules:
         if rule == "last_number" and not fallback_last_number:
             continue
