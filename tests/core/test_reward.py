@@ -6,6 +6,8 @@ import math
 import pickle
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grpo_rewards import Reward, RewardError, RewardResult
 
@@ -234,6 +236,29 @@ def test_a_result_object_returned_again_is_taken_as_accepted_and_nothing_else_is
     assert reward.stats == {"loud": 3, "none": 3, "half": 3, "error": 3}
     assert list(reward._accepted.values()) == [_LOUD]  # only the pair accepted as it was
     assert pickle.loads(pickle.dumps(reward))._accepted == {}  # ids belong to the process that saw them
+
+
+_OUTCOMES = [_LOUD, _HALF_INT, _BAD_LABEL, None, (0.0, "quiet"), (None, "skip"), (math.inf, "inf"), 2, (1.0,)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, len(_OUTCOMES) - 1), min_size=1, max_size=12), st.integers(1, 4))
+def test_a_remembered_result_object_scores_exactly_as_a_fresh_copy_of_it(picks, calls):
+    def same_objects(text, **row):
+        return _OUTCOMES[int(text)]
+
+    def fresh_copies(text, **row):
+        out = _OUTCOMES[int(text)]
+        return tuple(list(out)) if isinstance(out, tuple) else out  # equal, never the same object
+
+    shared, fresh = Reward(same_objects, metric="s", on_error="none"), Reward(fresh_copies, metric="f", on_error="none")
+    completions = [str(p) for p in picks]
+    for _ in range(calls):
+        a = shared.score(prompts=["p"] * len(picks), completions=completions)
+        b = fresh.score(prompts=["p"] * len(picks), completions=completions)
+        assert (a.values, a.labels) == (b.values, b.labels)
+        assert [type(v) for v in a.values] == [type(v) for v in b.values]
+    assert shared.stats == fresh.stats
 
 
 def test_a_keyword_named_like_a_row_field_never_replaces_the_rows_own_value():
