@@ -160,6 +160,10 @@ def undouble(text: str) -> str:
     return s
 
 
+def _alias(m: re.Match[str]) -> str:
+    return _ALIASES[m.group(1)]
+
+
 @lru_cache(maxsize=16384)
 def normalize(text: str) -> str:
     """Formatting-only rewrites: math delimiters, \\left/\\right, spacing, unicode, \\dfrac -> \\frac."""
@@ -186,18 +190,18 @@ def normalize(text: str) -> str:
         s = _scripts(s)
         s = _UNICODE_RE.sub(lambda m: _UNICODE[m.group(0)], s)
     backslash = "\\" in s
-    if backslash and ("vert" in s or "Vert" in s or "brace" in s or "brack" in s):
-        s = _ALIAS_RE.sub(lambda m: _ALIASES[m.group(1)], s)
+    if backslash:
+        s = _ALIAS_RE.sub(_alias, s)
     if "," in s:
         s = _COMMA_THOUSANDS_RE.sub(_first_group_comma, s)
-    if "\\," in s or "\\!" in s or "{,}" in s or "\\ " in s:
+    if backslash or "{,}" in s:  # what a thin-space thousands separator needs
         s = _THIN_THOUSANDS_RE.sub(_first_group, s)
     if " " in s:
         s = _SPACE_THOUSANDS_RE.sub(lambda m: m.group(0).replace(" ", ""), s)
     if backslash:
         if "overline" in s:
             s = _REPEATING_RE.sub(_repeating_to_fraction, s)
-        if "\\left" in s or "\\right" in s or "\\big" in s or "\\Big" in s:
+        if _DELIM_RE.search(s):  # \left( ... \right), \big|: sizing is formatting
             s = _NULL_DELIM_RE.sub("", s)
             s = _DELIM_RE.sub("", s)
     if backslash or "~" in s:

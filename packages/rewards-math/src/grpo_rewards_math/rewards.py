@@ -25,7 +25,7 @@ from .bounded import clear_cache as bounded_cache_clear
 from .conventions import UNITS, log_base_value
 from .echo import echoes_prompt
 from .equivalence import conventions_of, decide, is_plain_number
-from .extract import FORMATS, POSITIONS, answer_of, extract_gold, plain_words
+from .extract import FORMATS, POSITIONS, Reading, extract_gold, plain_words, read, reading
 from .latex_lexer import ParseError
 from .parse import read_answer
 
@@ -106,11 +106,8 @@ def _gold_of(solution: Any) -> str | None:
 #: completions up to this long have their extracted answer remembered (identical answers in a group)
 _REMEMBERED_CHARS = 2_000
 
-
-@lru_cache(maxsize=4096)
-def _answer_of(text: str, fallback_last_number: bool, delimiter: str | None, position: str = "last",
-               answer_format: str = "any") -> str | None:
-    return answer_of(text, fallback_last_number, delimiter, _parsable, position, answer_format)
+#: a completion's answer, remembered per (text, reading)
+_answer_of = lru_cache(maxsize=4096)(read)
 
 
 class SymbolicCheck:
@@ -198,6 +195,7 @@ class Accuracy:
             raise ValueError("rel_tol must be below 1 (a relative tolerance of 100% accepts any number)")
         self.fallback_last_number = params.boolean(fallback_last_number, "fallback_last_number")
         self.delimiter: str | None = None
+        self._reading = self._read_as()
         #: the symbolic comparison run for the samples the bounded checks leave undecided
         self.checker: Any = SymbolicCheck(self.rel_tol, self.precision, self.abs_tol, self.log_base, self.trailing_units)
         #: the key of the remembered symbolic results: every convention that can change one
@@ -218,13 +216,15 @@ class Accuracy:
         text = completion_text(completion)
         return None if text is None else self._answer(text)
 
+    def _read_as(self) -> Reading:
+        """How this reward reads an answer: its extraction options, worked out once when it is built."""
+        return reading(self.fallback_last_number, self.delimiter, _parsable, self.answer_position, self.answer_format)
+
     def _answer(self, text: str) -> str | None:
         """The answer of a completion's text (remembered for short texts)."""
         if len(text) <= _REMEMBERED_CHARS:
-            return _answer_of(text, self.fallback_last_number, self.delimiter, self.answer_position,
-                              self.answer_format)
-        return answer_of(text, self.fallback_last_number, self.delimiter, _parsable, self.answer_position,
-                         self.answer_format)
+            return _answer_of(text, self._reading)
+        return read(text, self._reading)
 
     def _pair(self, text: str, row: dict[str, Any]) -> tuple[str | None, str, str]:
         """``(label or None, gold, pred)``: a label when the sample is decided without comparing."""
@@ -339,3 +339,4 @@ class ReasoningAccuracy(Accuracy):
                          precision=precision, answer_format=answer_format, answer_position=answer_position,
                          abs_tol=abs_tol, trailing_units=trailing_units, log_base=log_base)
         self.delimiter = params.text(delimiter, "delimiter")
+        self._reading = self._read_as()

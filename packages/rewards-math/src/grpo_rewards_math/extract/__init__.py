@@ -40,14 +40,14 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..latex_lexer import repair_controls
-from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxes, first_boxed_answer, last_boxed, open_box
+from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxed_answer_at, first_boxed_answer, last_boxed, open_box
 from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, iter_phrase_candidates
 from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
 
 __all__ = ["FORMATS", "MAX_ANSWER_CHARS", "MAX_BOX_CANDIDATES", "NUMBER_TAIL_CHARS", "POSITIONS", "REGEX_TIMEOUT",
-           "RULES", "Extraction",
-           "answer_of", "extract_answer", "extract_gold", "find_answer", "last_boxed", "plain_words"]
+           "RULES", "Extraction", "Reading",
+           "extract_answer", "extract_gold", "find_answer", "last_boxed", "plain_words", "read", "reading"]
 
 RULES = ("boxed", "answer_tag", "gsm8k", "phrase", "math", "last_number")
 #: ``answer_format``: every rule (``any``), or only the box or only the ``<answer>`` tag (strict).
@@ -70,7 +70,7 @@ def _answer_tag(text: str, first: bool = False) -> str | None:
     content = answer_tag(text, first=first)
     if content is None:
         return None
-    inner = _find(content, fallback_last_number=False, rules=("phrase", "math"))
+    inner = _find(content, _TAG_READING)
     answer = inner.answer if inner else clean(content)
     return answer or None
 
@@ -132,25 +132,66 @@ def _tail(text: str) -> str:
     return text[line + 1 if line >= 0 else start:]
 
 
-def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RULES,
-          accept: Callable[[str], bool] | None = None, first: bool = False,
-          strict: bool = False) -> Extraction | None:
-    full, text = text, _tail(text)
-    for rule in rules:
+class Reading(NamedTuple):
+    """How answers are read: the rules tried and the options of :func:`find_answer`, worked out once
+    (a reward makes its own when it is built; :func:`read` and :func:`find_answer` apply one)."""
+
+    rules: tuple[str, ...]
+    fallback_last_number: bool
+    accept: Callable[[str], bool] | None = None
+    first: bool = False
+    strict: bool = False
+    delimiter: str | None = None
+    #: a bare numeral is its own answer (what the rules find), read without running them
+    numeral: bool = False
+
+
+def reading(fallback_last_number: bool = True, delimiter: str | None = None,
+            accept: Callable[[str], bool] | None = None, answer_position: str = "last",
+            answer_format: str = "any") -> Reading:
+    """The :class:`Reading` of :func:`find_answer`'s options (checked: a ``ValueError`` names a bad one).
+
+    >>> read(r"so \\boxed{4}", reading(answer_format="boxed")), read("so 4", reading(answer_format="boxed"))
+    ('4', None)
+    """
+    if answer_format not in FORMATS:
+        raise ValueError(f"answer_format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
+    if answer_position not in POSITIONS:
+        raise ValueError(f"answer_position must be one of {', '.join(POSITIONS)}, not {answer_position!r}")
+    strict = answer_format != "any"
+    return Reading((answer_format,) if strict else RULES, fallback_last_number and not strict, accept,
+                   answer_position == "first", strict, delimiter,
+                   fallback_last_number and delimiter is None and not strict)
+
+
+def _find(text: str, how: Reading) -> Extraction | None:
+    if how.delimiter:
+        at = text.rfind(how.delimiter)
+        if at < 0:
+            return None
+        text = text[at + len(how.delimiter):]
+    full = repair_controls(text)
+    text = _tail(full)
+    fallback_last_number, accept = how.fallback_last_number, how.accept
+    for rule in how.rules:
         if rule == "last_number" and not fallback_last_number:
             continue
-        if first and rule in ("boxed", "answer_tag"):
+        if how.first and rule in ("boxed", "answer_tag"):
             answer = first_boxed_answer(full) if rule == "boxed" else _answer_tag(full, first=True)
             if answer:
                 return Extraction(answer, rule)
             continue
-        if rule in ("boxed", "answer_tag", "gsm8k"):  # found from the end by rfind: the whole text
-            answer = _RULE_FUNCS[rule](full)
-            if answer and rule == "boxed" and not strict:
-                found = boxes(full, 1)
-                final = final_phrase_after(full, found[-1][1]) if found else None
+        if rule == "boxed":  # found from the end by rfind: the whole text
+            boxed = boxed_answer_at(full)
+            if boxed is None:
+                continue
+            if not how.strict:
+                final = final_phrase_after(full, boxed[1])
                 if final is not None and (accept is None or accept(final)):  # \\boxed{255} ... Final answer: 10,455
                     return Extraction(final, "phrase")
+            return Extraction(boxed[0], rule)
+        if rule in ("answer_tag", "gsm8k"):  # found from the end by rfind: the whole text
+            answer = _RULE_FUNCS[rule](full)
             if answer:
                 return Extraction(answer, rule)
             continue
@@ -171,6 +212,11 @@ def _find(text: str, *, fallback_last_number: bool, rules: tuple[str, ...] = RUL
         if answer and (rule != "math" or accept is None or not fallback_last_number or accept(answer)):
             return Extraction(answer, rule)  # (an unreadable last $…$ gives way to the last stated result)
     return None
+
+
+#: the readings of an ``<answer>`` tag's content, and of a reference solution (with its ``accept``)
+_TAG_READING = Reading(("phrase", "math"), False)
+_SOLUTION_RULES = ("phrase", "math", "last_number")
 
 
 def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
@@ -201,28 +247,7 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
     """
     if not isinstance(text, str):
         return None
-    _check_choices(answer_position, answer_format)
-    return _locate(text, fallback_last_number, delimiter, accept, answer_position, answer_format)
-
-
-def _check_choices(answer_position: str, answer_format: str) -> None:
-    if answer_format not in FORMATS:
-        raise ValueError(f"answer_format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
-    if answer_position not in POSITIONS:
-        raise ValueError(f"answer_position must be one of {', '.join(POSITIONS)}, not {answer_position!r}")
-
-
-def _locate(text: str, fallback_last_number: bool, delimiter: str | None, accept: Callable[[str], bool] | None,
-            answer_position: str, answer_format: str) -> Extraction | None:
-    """:func:`find_answer` of a ``str``, its choices checked."""
-    if delimiter:
-        at = text.rfind(delimiter)
-        if at < 0:
-            return None
-        text = text[at + len(delimiter):]
-    strict = answer_format != "any"
-    return _find(repair_controls(text), fallback_last_number=fallback_last_number and not strict, accept=accept,
-                 rules=(answer_format,) if strict else RULES, first=answer_position == "first", strict=strict)
+    return _find(text, reading(fallback_last_number, delimiter, accept, answer_position, answer_format))
 
 
 def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
@@ -235,21 +260,19 @@ def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: s
     """
     if not isinstance(text, str):
         return None
-    _check_choices(answer_position, answer_format)
-    return answer_of(text, fallback_last_number, delimiter, accept, answer_position, answer_format)
+    return read(text, reading(fallback_last_number, delimiter, accept, answer_position, answer_format))
 
 
-def answer_of(text: str, fallback_last_number: bool, delimiter: str | None, accept: Callable[[str], bool] | None,
-              answer_position: str, answer_format: str) -> str | None:
-    """:func:`extract_answer` of a ``str`` with arguments already checked (a reward checks its
-    ``answer_position`` and ``answer_format`` once, when it is built).
+def read(text: str, how: Reading) -> str | None:
+    """:func:`extract_answer` of a ``str`` read as ``how`` says (a reward makes its :class:`Reading`
+    once, when it is built).
 
-    >>> answer_of(r"so \boxed{4}", True, None, None, "last", "any")
+    >>> read(r"so \\boxed{4}", reading())
     '4'
     """
-    if fallback_last_number and delimiter is None and answer_format == "any" and _is_numeral(text):
+    if how.numeral and _is_numeral(text):
         return text  # a bare numeral: what the rules find (the last number), without running them
-    found = _locate(text, fallback_last_number, delimiter, accept, answer_position, answer_format)
+    found = _find(text, how)
     return found.answer if found else None
 
 
@@ -324,6 +347,6 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
     if not answer or answer.lower() in ("nan", "none", "null"):
         return None
     if accept is not None and _is_prose(solution.strip()):  # a reference solution, or a sentence with no answer
-        found = _find(solution, fallback_last_number=True, rules=("phrase", "math", "last_number"), accept=accept)
+        found = _find(solution, Reading(_SOLUTION_RULES, True, accept))
         return found.answer if found is not None and accept(found.answer) else None
     return answer

@@ -40,12 +40,13 @@ def _box_content(text: str, at: int, command: str) -> tuple[str, int] | None:
 
 def _unwrap(inner: str) -> str:
     r"""``\boxed{\boxed{5}}`` -> ``5``."""
-    while True:
-        nested = next((c for c in _BOX_COMMANDS if inner.startswith(c)), None)
-        again = _box_content(inner, 0, nested) if nested else None
+    while inner.startswith(_BOX_COMMANDS):
+        nested = "\\boxed" if inner.startswith("\\boxed") else "\\fbox"
+        again = _box_content(inner, 0, nested)
         if again is None or again[1] != len(inner) or not again[0].strip():
             return inner
         inner = again[0].strip()
+    return inner
 
 
 def boxes(text: str, limit: int = MAX_BOX_CANDIDATES) -> list[tuple[int, int, str]]:
@@ -55,14 +56,18 @@ def boxes(text: str, limit: int = MAX_BOX_CANDIDATES) -> list[tuple[int, int, st
         return found
     end = len(text)
     for _ in range(limit):
-        at, command = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
+        at, command = text.rfind("\\boxed", 0, end), "\\boxed"
+        fbox = text.rfind("\\fbox", 0, end)
+        if fbox > at:
+            at, command = fbox, "\\fbox"
         if at < 0:
             break
         got = _box_content(text, at, command)
         if got is not None and got[0].strip() and (not found or got[1] <= found[-1][0]):
             found.append((at, got[1], _unwrap(got[0].strip())))
         end = at
-    return found[::-1]
+    found.reverse()
+    return found
 
 
 def last_boxed(text: str) -> str | None:
@@ -81,10 +86,20 @@ def last_boxed(text: str) -> str | None:
 
 def boxed_answer(text: str) -> str | None:
     """The last box joined with the boxes before it that only separators divide from it."""
+    found = boxed_answer_at(text)
+    return found[0] if found else None
+
+
+def boxed_answer_at(text: str) -> tuple[str, int] | None:
+    """:func:`boxed_answer` and the index after its last box (``None`` when there is no answer)."""
     found = boxes(text, MAX_BOX_CANDIDATES)[-MAX_JOINED:]
     if not found:
         return None
-    return join_run(text, [(s, e) for s, e, _ in found], [c for _, _, c in found])
+    if len(found) == 1:  # one box: what join_run gives a single piece
+        answer: str | None = found[0][2] if len(found[0][2]) <= MAX_ANSWER_CHARS else None
+    else:
+        answer = join_run(text, [(s, e) for s, e, _ in found], [c for _, _, c in found])
+    return (answer, found[-1][1]) if answer else None
 
 
 def first_boxed_answer(text: str) -> str | None:

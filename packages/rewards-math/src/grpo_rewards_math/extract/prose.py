@@ -37,7 +37,6 @@ _UNICODE_OPERATORS = frozenset("\u2212×·÷⋅∗≤≥≠±∓≈")
 #: Unicode symbols the lexer reads that stand for a value or a suffix (π, √, ∞, ², ³, °)
 _UNICODE_SYMBOLS = frozenset("π√∞²³°")
 _OPERATORS = set("+-*/^_=<>") | _UNICODE_OPERATORS
-_DIGITS = frozenset("0123456789")
 _OP_COMMANDS = frozenset({"cdot", "times", "div", "le", "leq", "ge", "geq", "ne", "neq", "pm", "mp", "approx",
                           "lt", "gt", "cup", "cap"})
 _MATH_CHARS = set("0123456789.+-*/^_=<>()[]{}|!%:'") | _UNICODE_OPERATORS | _UNICODE_SYMBOLS
@@ -253,13 +252,21 @@ def _last_pi(text: str, floor: int) -> int | None:
     return None if end < 0 else end - 1
 
 
+#: everything up to the last ASCII digit (matched from the end back: linear, in the regex engine)
+_LAST_DIGIT_RE = re.compile(r".*[0-9]", re.DOTALL)
+
+
+def _last_digit(text: str, floor: int) -> int:
+    """Index of the last ASCII digit of ``text`` at or after ``floor``, -1 when there is none."""
+    m = _LAST_DIGIT_RE.match(text, floor)
+    return -1 if m is None else m.end() - 1
+
+
 def last_result(text: str) -> str | None:
     """The expression around the last number in the last :data:`NUMBER_TAIL_CHARS` of ``text``."""
     floor = max(0, len(text) - NUMBER_TAIL_CHARS)
-    j = len(text) - 1
-    while j >= floor and text[j] not in _DIGITS:
-        j -= 1
-    if j < floor:  # no digit at all: a result of pi alone ("So x = π.") is read at its last pi
+    j = _last_digit(text, floor)
+    if j < 0:  # no digit at all: a result of pi alone ("So x = π.") is read at its last pi
         pi = _last_pi(text, floor)
         if pi is None:
             return None
@@ -316,10 +323,8 @@ def last_result(text: str) -> str | None:
 def last_digit_after_math(text: str) -> bool:
     """Whether the text's last digit comes in a later sentence than its last ``$…$`` / ``\\(…\\)`` / ``\\[…\\]``."""
     floor = max(0, len(text) - NUMBER_TAIL_CHARS)
-    j = len(text) - 1
-    while j >= floor and text[j] not in _DIGITS:
-        j -= 1
-    if j < floor:
+    j = _last_digit(text, floor)
+    if j < 0:
         return False
     spans = math_spans(text[floor:])
     if not spans:

@@ -45,13 +45,15 @@ def only_separators(text: str) -> bool:
     return _SEPARATOR_RE.fullmatch(text + "$") is not None or _SEPARATOR_RE.fullmatch(text) is not None
 
 
+#: an answer with nothing to strip at either end (most answers): no space, ``*`` or ``$`` first or last,
+#: no ``\(`` or ``\[`` first, no ``.``, ``,`` or ``;`` last (``\s`` is ``str.isspace`` in ``re``)
+_BARE_ENDS_RE = re.compile(r"(?![\s*$]|\\[(\[]).*(?<![\s*$.,;])", re.DOTALL)
+
+
 def clean(answer: str) -> str:
     """Strip whitespace, markdown bold, surrounding ``$`` and a trailing full stop."""
-    if answer:  # nothing to strip at either end (most answers): what the full loop returns, unchanged
-        first, last = answer[0], answer[-1]
-        if not (first.isspace() or last.isspace() or first in "*$" or last in "*$.,;"
-                or (first == "\\" and answer[1:2] in ("(", "["))):
-            return answer
+    if _BARE_ENDS_RE.fullmatch(answer) is not None:  # what the full loop returns, unchanged
+        return answer
     return strip_wrappers(answer)
 
 
@@ -124,7 +126,13 @@ def math_spans(text: str) -> tuple[tuple[int, int], ...]:
     last = _last_spans  # one read: another thread may replace it meanwhile
     if last[0] is text:
         return last[1]
-    spans = dollar_spans(text) + _paired_spans(text, "\\(", "\\)") + _paired_spans(text, "\\[", "\\]")
+    spans = dollar_spans(text)
+    if "\\(" in text:
+        spans += _paired_spans(text, "\\(", "\\)")
+    if "\\[" in text:
+        spans += _paired_spans(text, "\\[", "\\]")
+    if not spans:
+        return ()
     spans.sort()
     out: list[tuple[int, int]] = []
     for s, e in spans:  # drop pieces nested in an earlier one
