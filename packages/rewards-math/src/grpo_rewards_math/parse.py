@@ -211,7 +211,7 @@ def _parse_answer(text: str, limits: Limits = DEFAULT_LIMITS, log_base: int | No
             decimal = _parse(s.replace(",", "."), limits, log_base, light)
             return decimal.replace(alt=_parse(s, limits, log_base, light))
     try:
-        return _parse(text, limits, log_base, light)
+        return _parse_normalized(text, s, limits, log_base, light)
     except ParseError:
         rest = _after_last_equals(s)
         if rest is None:
@@ -273,7 +273,11 @@ def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool =
         if plain is not None:
             return plain
         raise ParseError(f"answer longer than max_chars={limits.max_chars}")
-    s = normalize(text)
+    return _parse_normalized(text, normalize(text), limits, log_base, light)
+
+
+def _parse_normalized(text: str, s: str, limits: Limits, log_base: int | None, light: bool) -> Answer:
+    """:func:`_parse` of a checked ``text`` whose :func:`normalize` is ``s``."""
     if not s:
         raise ParseError("empty answer")
     if _BARE_NUMBER_RE.fullmatch(s):  # '12', '-0.5': the value the grammar builds, without tokens

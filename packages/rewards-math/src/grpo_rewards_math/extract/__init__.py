@@ -84,6 +84,10 @@ _RULE_FUNCS: dict[str, Callable[[str], str | None]] = {
 }
 
 
+#: what an answer of these rules needs in the text (a text without it has none: the rule is not run)
+_MARKS = {"answer_tag": "<answer>", "gsm8k": "####"}
+
+
 #: A completion this short is read whole when the parser accepts it (``\\mathrm{E}``, a bare matrix).
 WHOLE_CHARS = 300
 
@@ -190,10 +194,11 @@ def _find(text: str, how: Reading) -> Extraction | None:
                 if final is not None and (accept is None or accept(final)):  # \\boxed{255} ... Final answer: 10,455
                     return Extraction(final, "phrase")
             return Extraction(boxed[0], rule)
-        if rule in ("answer_tag", "gsm8k"):  # found from the end by rfind: the whole text
-            answer = _RULE_FUNCS[rule](full)
-            if answer:
-                return Extraction(answer, rule)
+        if rule in _MARKS:  # found from the end by rfind: the whole text (one with its mark)
+            if _MARKS[rule] in full:
+                answer = _RULE_FUNCS[rule](full)
+                if answer:
+                    return Extraction(answer, rule)
             continue
         if rule == "phrase":
             for candidate in iter_phrase_candidates(text):
@@ -284,6 +289,10 @@ def _is_numeral(text: str) -> bool:
     return _NUMERAL_RE.fullmatch(text) is not None
 
 
+#: what each of the gold's marked forms needs: ``####``, a box command, an ``<answer>`` tag
+_GOLD_MARKERS_RE = re.compile(r"####|\\boxed|\\fbox|<answer>")
+
+
 def _is_prose(text: str) -> bool:
     """Whether a gold reads as sentences (a reference solution), not as a damaged formula or a text
     answer ("none of the above"): four words, and math or a full stop."""
@@ -334,15 +343,16 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
     if _is_numeral(solution):  # a bare numeral is its own answer (what the rules below give)
         return solution
     solution = repair_controls(solution)
-    for rule in ("gsm8k", "boxed", "answer_tag"):
-        if rule == "gsm8k" and "####" not in solution:
-            continue
-        answer = _RULE_FUNCS[rule](solution)
-        if answer:
-            return answer
-    cut_off = open_box(solution)  # "\\boxed{W(n) = 1 \\text{ and } W(n) = -1": a lost closing brace
-    if cut_off is not None and (accept is None or accept(cut_off)):
-        return cut_off
+    if _GOLD_MARKERS_RE.search(solution) is not None:  # (most bare answers have none of them)
+        for rule in ("gsm8k", "boxed", "answer_tag"):
+            if rule == "gsm8k" and "####" not in solution:
+                continue
+            answer = _RULE_FUNCS[rule](solution)
+            if answer:
+                return answer
+        cut_off = open_box(solution)  # "\\boxed{W(n) = 1 \\text{ and } W(n) = -1": a lost closing brace
+        if cut_off is not None and (accept is None or accept(cut_off)):
+            return cut_off
     answer = clean(solution)
     if not answer or answer.lower() in ("nan", "none", "null"):
         return None

@@ -92,6 +92,8 @@ def boxed_answer(text: str) -> str | None:
 
 def boxed_answer_at(text: str) -> tuple[str, int] | None:
     """:func:`boxed_answer` and the index after its last box (``None`` when there is no answer)."""
+    if not _has_box_command(text):  # (most texts): no list to make
+        return None
     found = boxes(text, MAX_BOX_CANDIDATES)[-MAX_JOINED:]
     if not found:
         return None
