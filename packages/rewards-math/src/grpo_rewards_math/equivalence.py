@@ -54,8 +54,9 @@ def _parse_pair(gold: str, pred: str, limits: Limits, log_base: int | None) -> t
     return g, p
 
 
-#: a plain number: an integer or decimal without leading zeros or separators, ``a/b`` or ``\\frac{a}{b}``
-_PLAIN = re.compile(r"(-?)(?:(0|[1-9]\d{0,17})(\.\d{1,12})?|([1-9]\d{0,8})/([1-9]\d{0,8})"
+#: a plain number: an integer or decimal without leading zeros or separators (``.5`` is ``0.5``),
+#: ``a/b`` or ``\\frac{a}{b}``
+_PLAIN = re.compile(r"(-?)(?:(0|[1-9]\d{0,17}|(?=\.\d))(\.\d{1,12})?|([1-9]\d{0,8})/([1-9]\d{0,8})"
                     r"|\\frac\{([1-9]\d{0,8})\}\{([1-9]\d{0,8})\})")
 
 

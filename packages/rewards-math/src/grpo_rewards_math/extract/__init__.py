@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 from ..latex_lexer import repair_controls
 from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxed_answer_at, first_boxed_answer, last_boxed, open_box
-from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, iter_phrase_candidates
+from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, phrase_rest, readings
 from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
 
@@ -201,9 +201,11 @@ def _find(text: str, how: Reading) -> Extraction | None:
                     return Extraction(answer, rule)
             continue
         if rule == "phrase":
-            for candidate in iter_phrase_candidates(text):
-                if accept is None or accept(candidate):
-                    return Extraction(candidate, rule)
+            rest = phrase_rest(text)  # None for most texts: no readings to make
+            if rest is not None:
+                for candidate in readings(rest):
+                    if accept is None or accept(candidate):
+                        return Extraction(candidate, rule)
             continue
         if rule == "math" and fallback_last_number and last_digit_after_math(text):
             answer = last_result(text)  # "... $d = \\frac{90}{n}$ ... there are 12 sequences."

@@ -63,7 +63,8 @@ def _sentence(rest: str) -> str:
     return rest
 
 
-def _phrase_rest(text: str) -> str | None:
+def phrase_rest(text: str) -> str | None:
+    """What follows the last announced-answer phrase on its line (stripped), or None (no phrase)."""
     if "answer" not in text.casefold():  # every phrase holds the word (case-folded as IGNORECASE folds ſ to s)
         return None
     heads: list[int] = []
@@ -88,9 +89,12 @@ def phrase_candidates(text: str) -> list[str]:
 def iter_phrase_candidates(text: str) -> Iterator[str]:
     """:func:`phrase_candidates` one at a time: a caller that takes the first it accepts never
     computes the later readings."""
-    rest = _phrase_rest(text)
-    if rest is None:
-        return
+    rest = phrase_rest(text)
+    return iter(()) if rest is None else readings(rest)
+
+
+def readings(rest: str) -> Iterator[str]:
+    """The candidates of a phrase whose :func:`phrase_rest` is ``rest``, best first."""
     sentence = rest.split(". ", 1)[0]
     rest = _sentence(rest)
     seen: list[str] = []
