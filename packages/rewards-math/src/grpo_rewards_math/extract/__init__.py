@@ -59,8 +59,8 @@ POSITIONS = ("last", "first")
 
 
 class Extraction(NamedTuple):
-    """An extracted answer and the rule (one of :data:`RULES`) that found it (a named tuple: made on
-    every extraction, it costs a tuple, not a frozen dataclass's ``__init__``)."""
+    """An extracted answer and the rule (one of :data:`RULES`) that found it, as :func:`find_answer`
+    returns it (the rules themselves pass a plain ``(answer, rule)`` tuple)."""
 
     answer: str
     rule: str
@@ -71,7 +71,7 @@ def _answer_tag(text: str, first: bool = False) -> str | None:
     if content is None:
         return None
     inner = _find(content, _TAG_READING)
-    answer = inner.answer if inner else clean(content)
+    answer = inner[0] if inner else clean(content)
     return answer or None
 
 
@@ -168,7 +168,9 @@ def reading(fallback_last_number: bool = True, delimiter: str | None = None,
                    fallback_last_number and delimiter is None and not strict)
 
 
-def _find(text: str, how: Reading) -> Extraction | None:
+def _find(text: str, how: Reading) -> tuple[str, str] | None:
+    """``(answer, rule)`` of ``text`` read as ``how`` says (a plain tuple: :func:`find_answer` makes the
+    :class:`Extraction`), or None."""
     if how.delimiter:
         at = text.rfind(how.delimiter)
         if at < 0:
@@ -183,7 +185,7 @@ def _find(text: str, how: Reading) -> Extraction | None:
         if how.first and rule in ("boxed", "answer_tag"):
             answer = first_boxed_answer(full) if rule == "boxed" else _answer_tag(full, first=True)
             if answer:
-                return Extraction(answer, rule)
+                return (answer, rule)
             continue
         if rule == "boxed":  # found from the end by rfind: the whole text
             boxed = boxed_answer_at(full)
@@ -192,32 +194,32 @@ def _find(text: str, how: Reading) -> Extraction | None:
             if not how.strict:
                 final = final_phrase_after(full, boxed[1])
                 if final is not None and (accept is None or accept(final)):  # \\boxed{255} ... Final answer: 10,455
-                    return Extraction(final, "phrase")
-            return Extraction(boxed[0], rule)
+                    return (final, "phrase")
+            return (boxed[0], rule)
         if rule in _MARKS:  # found from the end by rfind: the whole text (one with its mark)
             if _MARKS[rule] in full:
                 answer = _RULE_FUNCS[rule](full)
                 if answer:
-                    return Extraction(answer, rule)
+                    return (answer, rule)
             continue
         if rule == "phrase":
             rest = phrase_rest(text)  # None for most texts: no readings to make
             if rest is not None:
                 for candidate in readings(rest):
                     if accept is None or accept(candidate):
-                        return Extraction(candidate, rule)
+                        return (candidate, rule)
             continue
         if rule == "math" and fallback_last_number and last_digit_after_math(text):
             answer = last_result(text)  # "... $d = \\frac{90}{n}$ ... there are 12 sequences."
             if answer:
-                return Extraction(answer, "last_number")
+                return (answer, "last_number")
         if rule == "last_number" and accept is not None and len(text) <= WHOLE_CHARS:
             whole = clean(text)
             if whole and _formula_like(whole) and accept(whole):
-                return Extraction(whole, "whole")
+                return (whole, "whole")
         answer = _RULE_FUNCS[rule](text)
         if answer and (rule != "math" or accept is None or not fallback_last_number or accept(answer)):
-            return Extraction(answer, rule)  # (an unreadable last $…$ gives way to the last stated result)
+            return (answer, rule)  # (an unreadable last $…$ gives way to the last stated result)
     return None
 
 
@@ -254,7 +256,8 @@ def find_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str 
     """
     if not isinstance(text, str):
         return None
-    return _find(text, reading(fallback_last_number, delimiter, accept, answer_position, answer_format))
+    found = _find(text, reading(fallback_last_number, delimiter, accept, answer_position, answer_format))
+    return None if found is None else Extraction(*found)
 
 
 def extract_answer(text: Any, *, fallback_last_number: bool = True, delimiter: str | None = None,
@@ -280,7 +283,7 @@ def read(text: str, how: Reading) -> str | None:
     if how.numeral and _is_numeral(text):
         return text  # a bare numeral: what the rules find (the last number), without running them
     found = _find(text, how)
-    return found.answer if found else None
+    return found[0] if found else None
 
 
 _NUMERAL_RE = re.compile(r"-?[0-9]{1,60}(?:\.[0-9]{1,30})?")
@@ -360,5 +363,5 @@ def extract_gold(solution: Any, *, accept: Callable[[str], bool] | None = None) 
         return None
     if accept is not None and _is_prose(solution.strip()):  # a reference solution, or a sentence with no answer
         found = _find(solution, Reading(_SOLUTION_RULES, True, accept))
-        return found.answer if found is not None and accept(found.answer) else None
+        return found[0] if found is not None and accept(found[0]) else None
     return answer
