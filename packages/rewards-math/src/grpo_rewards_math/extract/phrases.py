@@ -63,9 +63,15 @@ def _sentence(rest: str) -> str:
     return rest
 
 
+def _announces(text: str) -> bool:
+    """Whether ``text`` can hold a phrase: every phrase holds the word "answer" (case-folded, as
+    IGNORECASE folds ſ to s); a text without it needs no regular expression run."""
+    return "answer" in text.casefold()
+
+
 def phrase_rest(text: str) -> str | None:
     """What follows the last announced-answer phrase on its line (stripped), or None (no phrase)."""
-    if "answer" not in text.casefold():  # every phrase holds the word (case-folded as IGNORECASE folds ſ to s)
+    if not _announces(text):
         return None
     heads: list[int] = []
     try:
@@ -136,6 +142,8 @@ _FINAL = regex.compile(r"\bfinal\s+answer\b", regex.IGNORECASE)
 def final_phrase_after(text: str, at: int) -> str | None:
     """The reading of a "final answer" phrase that comes after ``text[at]``, or None."""
     tail = text[at:at + 4 * MAX_ANSWER_CHARS]
+    if not _announces(tail):  # (most texts after a box)
+        return None
     try:
         if not _FINAL.search(tail, timeout=_limit(tail)):
             return None
