@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from .budget import check_budget
@@ -261,6 +261,11 @@ def _read_braced(s: str, i: int) -> tuple[str, int]:
     return group
 
 
+#: ``_token((kind, value, space))`` is ``Token(kind, value, space)`` without the named tuple's ``__new__``
+#: (Python code run once per token; this is the C constructor it calls)
+_token = partial(tuple.__new__, Token)
+
+
 def tokenize(s: str) -> list[Token]:
     """Split normalised text into tokens; raises ParseError on characters we do not understand."""
     out: list[Token] = []
@@ -285,7 +290,7 @@ def tokenize(s: str) -> list[Token]:
                 if m is None:  # pragma: no cover
                     raise ParseError(f"unexpected number at {s[i:i + 10]!r}")
                 text = m.group(0)
-            out.append(Token("NUM", text.replace(",", ""), space))
+            out.append(_token(("NUM", text.replace(",", ""), space)))
             i = m.end()
         elif c.isalpha() and c.isascii():
             m = _WORD_RE.match(s, i)
@@ -294,9 +299,9 @@ def tokenize(s: str) -> list[Token]:
             word = m.group(0)
             glued = _GLUED_SEPARATOR_RE.match(word) if not space and out and out[-1].kind in ("NUM", ")") else None
             if glued:  # "W(x)=1orW(x)=-1": "or" glued between two answers
-                out.append(Token("WORD", glued.group(1), False))
+                out.append(_token(("WORD", glued.group(1), False)))
                 word, space = glued.group(2), False
-            out.append(Token("WORD", word, space))
+            out.append(_token(("WORD", word, space)))
             i = m.end()
         elif c == "\\":
             m = _CMD_RE.match(s, i)
@@ -310,9 +315,9 @@ def tokenize(s: str) -> list[Token]:
                         raise ParseError(f"\\{name} without braces")
                     content, i = _read_braced(s, i)
                     if name == "mathrm" and _ONE_LETTER_RE.fullmatch(content):
-                        out.append(Token("WORD", content.strip(), space))
+                        out.append(_token(("WORD", content.strip(), space)))
                     else:
-                        out.append(Token("TEXT", content, space))
+                        out.append(_token(("TEXT", content, space)))
                 elif name in ("begin", "end"):
                     while i < n and s[i].isspace():
                         i += 1
@@ -325,16 +330,16 @@ def tokenize(s: str) -> list[Token]:
                             i += 1
                         if i < n and s[i] == "{":
                             _, i = _read_braced(s, i)
-                    out.append(Token("BEGIN" if name == "begin" else "END", env, space))
+                    out.append(_token(("BEGIN" if name == "begin" else "END", env, space)))
                 elif name == "operatorname":
                     while i < n and s[i].isspace():
                         i += 1
                     if i >= n or s[i] != "{":
                         raise ParseError("\\operatorname without braces")
                     content, i = _read_braced(s, i)
-                    out.append(Token("CMD", content.strip(), space))
+                    out.append(_token(("CMD", content.strip(), space)))
                 else:
-                    out.append(Token("CMD", name, space))
+                    out.append(_token(("CMD", name, space)))
                     depth += (name == "langle") - (name == "rangle")
             else:
                 nxt = s[i + 1] if i + 1 < n else ""
@@ -344,14 +349,14 @@ def tokenize(s: str) -> list[Token]:
                         "&": "&", "_": "_"}.get(nxt)
                 if kind is None or kind == "#":
                     raise ParseError(f"unsupported escape {s[i:i + 2]!r}")
-                out.append(Token(kind, nxt, space))
+                out.append(_token((kind, nxt, space)))
                 depth += (kind == "SETOPEN") - (kind == "SETCLOSE")
                 i += 2
         elif s[i : i + 2] in _TWO:
-            out.append(Token(_TWO[s[i : i + 2]], s[i : i + 2], space))
+            out.append(_token((_TWO[s[i : i + 2]], s[i : i + 2], space)))
             i += 2
         elif c in _SINGLE or c == "%":
-            out.append(Token(c, c, space))
+            out.append(_token((c, c, space)))
             depth += (c in "([{") - (c in ")]}")
             i += 1
         else:

@@ -114,7 +114,7 @@ def readings(rest: str) -> Iterator[str]:
     spans = math_spans(rest)
     if spans:
         after = rest[spans[-1][1]:]
-        if not any(c.isdigit() for c in after):
+        if not any(map(str.isdigit, after)):
             math = last_math(rest)
             if new(math):
                 yield math  # type: ignore[misc]

@@ -236,7 +236,7 @@ def _after_last_equals(s: str) -> str:
     if cut < 0:
         return s
     left = s[:cut]
-    if any(c.isdigit() for c in left) and s[cut + 1:].strip():
+    if any(map(str.isdigit, left)) and s[cut + 1:].strip():
         return s[cut + 1:].strip()
     return s
 
@@ -313,7 +313,7 @@ def last_result(text: str) -> str | None:
     if thousands and thousands.start() < start and thousands.end() == end:
         span = text[thousands.start():end]
     span = _after_last_equals(_trim(span))
-    if not any(c.isdigit() for c in span) and _last_pi(span, 0) is None:
+    if not any(map(str.isdigit, span)) and _last_pi(span, 0) is None:
         return None
     if all(c.isdigit() or c in " ,./%-" for c in span):
         span = span.replace(" ", "") if "/" in span or "%" in span else span
