@@ -25,7 +25,7 @@ from .bounded import clear_cache as bounded_cache_clear
 from .conventions import UNITS, log_base_value
 from .echo import echoes_prompt
 from .equivalence import conventions_of, decide, is_plain_number
-from .extract import FORMATS, POSITIONS, Reading, extract_gold, plain_words, read, reading
+from .extract import FORMATS, POSITIONS, Reading, after_delimiter, extract_gold, plain_words, read, reading
 from .latex_lexer import ParseError
 from .parse import read_answer
 
@@ -253,12 +253,8 @@ class Accuracy:
     def _text_reply(self, text: str, gold: str) -> str | None:
         """A completion of plain words (``east``) is the answer when the gold is a text answer
         (``\\text{east}``); against any other gold it stays no answer."""
-        if self.delimiter:
-            at = text.rfind(self.delimiter)
-            if at < 0:
-                return None
-            text = text[at + len(self.delimiter):]
-        words = plain_words(text)
+        after = after_delimiter(text, self.delimiter) if self.delimiter else text
+        words = None if after is None else plain_words(after)
         return words if words is not None and _text_gold(gold) else None
 
     def quick_equal(self, gold: str, pred: str) -> bool | None:

@@ -168,14 +168,20 @@ def reading(fallback_last_number: bool = True, delimiter: str | None = None,
                    fallback_last_number and delimiter is None and not strict)
 
 
+def after_delimiter(text: str, delimiter: str) -> str | None:
+    """The text after the last ``delimiter`` (``"</think>"``), or None when the text has none."""
+    at = text.rfind(delimiter)
+    return None if at < 0 else text[at + len(delimiter):]
+
+
 def _find(text: str, how: Reading) -> tuple[str, str] | None:
     """``(answer, rule)`` of ``text`` read as ``how`` says (a plain tuple: :func:`find_answer` makes the
     :class:`Extraction`), or None."""
     if how.delimiter:
-        at = text.rfind(how.delimiter)
-        if at < 0:
+        cut = after_delimiter(text, how.delimiter)
+        if cut is None:
             return None
-        text = text[at + len(how.delimiter):]
+        text = cut
     full = repair_controls(text)
     text = _tail(full)
     fallback_last_number, accept = how.fallback_last_number, how.accept
