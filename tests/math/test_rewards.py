@@ -211,16 +211,21 @@ def test_symbolic_results_are_remembered_and_decided_in_process_next_time():
 
 
 def test_a_failing_quick_check_leaves_the_sample_to_the_symbolic_check(monkeypatch):
-    import grpo_rewards_math.equivalence as equivalence
+    import grpo_rewards_math.rewards as rewards
 
-    def broken(gold, pred, **kw):
+    calls = []
+
+    def broken(gold, pred, conventions):  # what Accuracy.quick_equal calls
+        calls.append((gold, pred))
         raise RuntimeError("bug in the quick checks")
 
     clear_cache()
-    monkeypatch.setattr(equivalence, "quick_equal", broken)
+    monkeypatch.setattr(rewards, "decide", broken)
     score = Accuracy()
+    assert score.quick(r"\boxed{2/4}", solution="1/2") is None  # undecided here: the symbolic check decides
     assert score(r"\boxed{2/4}", solution="1/2") == (1.0, "correct")
     assert score(r"\boxed{3/4}", solution="1/2") == (0.0, "wrong")
+    assert calls == [("1/2", "2/4"), ("1/2", "2/4"), ("1/2", "3/4")]
 
 
 def test_prose_after_the_answer_is_phrase_falls_back_to_the_last_number():
