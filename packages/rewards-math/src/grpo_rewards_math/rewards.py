@@ -253,7 +253,8 @@ class Accuracy:
     def _text_reply(self, text: str, gold: str) -> str | None:
         """A completion of plain words (``east``) is the answer when the gold is a text answer
         (``\\text{east}``); against any other gold it stays no answer."""
-        after = after_delimiter(text, self.delimiter) if self.delimiter else text
+        delimiter = self._reading.delimiter  # the answer's own reading: one delimiter for both
+        after = after_delimiter(text, delimiter) if delimiter else text
         words = None if after is None else plain_words(after)
         return words if words is not None and _text_gold(gold) else None
 
