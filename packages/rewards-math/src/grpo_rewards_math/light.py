@@ -175,10 +175,12 @@ class LightBuilder:
     pi, infinity, e, imaginary_unit = (Node(CONST, value=name) for name in ("pi", "oo", "e", "i"))
 
     def tick(self, k: int = 1) -> None:
-        check_budget()
-        self.nodes += k
-        if self.nodes > self.limits.max_nodes:
+        nodes = self.nodes + k
+        self.nodes = nodes
+        if nodes > self.limits.max_nodes:
             raise ParseError(f"more than max_nodes={self.limits.max_nodes} nodes")
+        if (nodes - k) >> 5 != nodes >> 5:  # the budget polled every 32 nodes, as tokenize polls it every 32 tokens
+            check_budget()
 
     def symbol(self, name: str) -> Node:
         return Node(SYM, value=name)
@@ -214,8 +216,9 @@ class LightBuilder:
         return num(q)
 
     def _no_infinity(self, args: list[Any], what: str) -> None:
-        if any(a.has_infinity for a in args):
-            raise ParseError(f"infinity inside {what}")
+        for a in args:  # (a loop, not any() over a generator: this runs for every sum, product and power)
+            if a.has_infinity:
+                raise ParseError(f"infinity inside {what}")
 
     def add(self, terms: list[Any]) -> Node:
         self.tick(len(terms))
