@@ -40,7 +40,15 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..latex_lexer import repair_controls
-from .boxes import MAX_BOX_CANDIDATES, boxed_answer, boxed_answer_at, first_boxed_answer, last_boxed, open_box
+from .boxes import (
+    BOX_COMMANDS,
+    MAX_BOX_CANDIDATES,
+    boxed_answer,
+    boxed_answer_at,
+    first_boxed_answer,
+    last_boxed,
+    open_box,
+)
 from .phrases import REGEX_TIMEOUT, answer_tag, final_phrase_after, gsm8k, phrase_rest, readings
 from .prose import NUMBER_TAIL_CHARS, last_digit_after_math, last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math
@@ -301,7 +309,7 @@ def _is_numeral(text: str) -> bool:
 
 
 #: what each of the gold's marked forms needs: ``####``, a box command, an ``<answer>`` tag
-_GOLD_MARKERS_RE = re.compile(r"####|\\boxed|\\fbox|<answer>")
+_GOLD_MARKERS_RE = re.compile("|".join(map(re.escape, (*_MARKS.values(), *BOX_COMMANDS))))
 
 
 def _is_prose(text: str) -> bool:

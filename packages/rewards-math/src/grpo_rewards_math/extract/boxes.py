@@ -15,11 +15,12 @@ from .spans import MAX_ANSWER_CHARS, MAX_JOINED, join_run, only_separators
 #: Candidate ``\boxed`` commands tried (from the last) before giving up.
 MAX_BOX_CANDIDATES = 16
 
-_BOX_COMMANDS = ("\\boxed", "\\fbox")
+#: the box commands read (``\boxed{…}``, ``\fbox{…}``)
+BOX_COMMANDS = ("\\boxed", "\\fbox")
 
 
 def _has_box_command(text: str) -> bool:
-    """Whether ``text`` holds one of :data:`_BOX_COMMANDS` (a text without one has no box: no scan)."""
+    """Whether ``text`` holds one of :data:`BOX_COMMANDS` (a text without one has no box: no scan)."""
     return "\\boxed" in text or "\\fbox" in text
 
 
@@ -40,7 +41,7 @@ def _box_content(text: str, at: int, command: str) -> tuple[str, int] | None:
 
 def _unwrap(inner: str) -> str:
     r"""``\boxed{\boxed{5}}`` -> ``5``."""
-    while inner.startswith(_BOX_COMMANDS):
+    while inner.startswith(BOX_COMMANDS):
         nested = "\\boxed" if inner.startswith("\\boxed") else "\\fbox"
         again = _box_content(inner, 0, nested)
         if again is None or again[1] != len(inner) or not again[0].strip():
@@ -52,8 +53,6 @@ def _unwrap(inner: str) -> str:
 def boxes(text: str, limit: int = MAX_BOX_CANDIDATES) -> list[tuple[int, int, str]]:
     """The last ``limit`` complete, non-empty boxes as ``(start, end, content)``, left to right."""
     found: list[tuple[int, int, str]] = []
-    if not _has_box_command(text):
-        return found
     end = len(text)
     for _ in range(limit):
         at, command = text.rfind("\\boxed", 0, end), "\\boxed"
@@ -114,7 +113,7 @@ def first_boxed_answer(text: str) -> str | None:
     found: list[tuple[int, int, str]] = []
     start = 0
     for _ in range(MAX_BOX_CANDIDATES):
-        hits = [(at, c) for c in _BOX_COMMANDS if (at := text.find(c, start)) >= 0]
+        hits = [(at, c) for c in BOX_COMMANDS if (at := text.find(c, start)) >= 0]
         if not hits:
             break
         at, command = min(hits)
@@ -143,7 +142,7 @@ def open_box(text: str) -> str | None:
     """
     if not _has_box_command(text):
         return None
-    at, command = max((text.rfind(c), c) for c in _BOX_COMMANDS)
+    at, command = max((text.rfind(c), c) for c in BOX_COMMANDS)
     if at < 0:
         return None
     i = at + len(command)
