@@ -37,6 +37,8 @@ ALLOWED_DANGEROUS = {
 ALLOWED_UNTIMED_REGEX = {
     ("packages/rewards-math/src/grpo_rewards_math/latex_lexer.py", "<module>", "re.compile"):
         "an alternation of re.escape'd constant symbols from the module's own table: no user input, linear",
+    ("packages/rewards-math/src/grpo_rewards_math/extract/__init__.py", "<module>", "re.compile"):
+        "_GOLD_MARKERS_RE: an alternation of re.escape'd constant markers (####, <answer>, the box commands): linear",
     ("packages/rewards-format/src/grpo_rewards_format/boxes.py", "renders_blank", "compiled"):
         "compiles the module's constant token and dimension patterns; both matches in the loop pass timeout=",
     ("packages/rewards-format/src/grpo_rewards_format/text_utils.py", "is_blank", "compiled"):
