@@ -171,3 +171,62 @@ def test_plus_minus_is_expanded_when_written_as_a_command_or_a_symbol():
         answer = read_answer(text)
         assert answer.kind == "multi" and len(answer.value) == 2, text
     assert read_answer(r"1 + \sqrt{2}").kind == "expr"
+
+
+#: pieces of prose around numbers: words, commands, operators, units, brackets, separators, other scripts
+_PROSE_PIECES = ["just", "is", "x", "a", "cm", "m", "km/h", "pi", "\\pi", "\\sqrt", "\\le", "\\cdot", "\\text{ m}",
+                 "p.m.", "千克", "共", "²", "π", "√", "×", "٣", "1,000", "3.5", "2:05", "10^{2}", "^2", "^{3}",
+                 " ", "  ", "\t", "\n", ".", ",", ":", ";", "!", "?", "%", "'", "(", ")", "[", "]", "{", "}",
+                 "$", "\\", "+", "-", "*", "/", "=", "<", "_", "|", "**", "0", "7", "12", "345", "000"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PROSE_PIECES), max_size=10).map("".join))
+def test_a_bare_run_of_digits_is_the_span_the_growth_finds(text):
+    from grpo_rewards_math.extract import prose
+
+    fast = prose.last_result(text)
+    prose.BARE_RUNS = False
+    try:
+        assert prose.last_result(text) == fast
+    finally:
+        prose.BARE_RUNS = True
+
+
+def test_the_bare_run_shortcut_reads_plain_numbers_and_leaves_the_rest_to_the_growth():
+    from grpo_rewards_math.extract.prose import _bare_run, last_result
+
+    assert _bare_run("just 42", 6, 0) == 5 and last_result("just 42") == "42"
+    assert _bare_run("共300分钟", 3, 0) == 1 and last_result("共300分钟") == "300"
+    assert last_result("It is 1 000.") == "1 000"  # spaced thousands, through the shortcut
+    assert _bare_run("x = 42", 5, 0) == -1 and last_result("x = 42") == "x = 42"
+    assert _bare_run("\\sqrt 2", 6, 0) == -1 and last_result("\\sqrt 2") == "\\sqrt 2"
+    assert _bare_run("42 + x.", 1, 0) == -1 and last_result("42 + x.") == "42 + x"
+    assert _bare_run("it is 42m.", 7, 0) == -1 and last_result("it is 42m.") == "42m"
+
+
+_TOKEN_TEXTS = st.lists(st.sampled_from(["1", "23", "0.5", "x", "y", "ab", "\\pi", "+", "-", "*", "/", "^", "=", ",",
+                                         ";", "(", ")", "{", "}", "[", "]", "\\frac", "\\sqrt", "!", "%", " ", "|",
+                                         "\\le", "\\cdot", "^\\circ", "\\{", "\\}", "and", "\\text{ cm}"]),
+                        max_size=12).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_TOKEN_TEXTS)
+def test_one_atom_before_a_closing_token_reads_as_the_full_descent_reads_it(text):
+    from grpo_rewards_math.grammar.parser import Parser
+    from grpo_rewards_math.latex_lexer import ParseError, tokenize
+
+    def parse(shortcut: bool) -> object:
+        try:
+            tokens = tokenize(text)
+        except ParseError:
+            return "unlexable"
+        parser = Parser(tokens, _Builder())
+        parser.atom_shortcut = shortcut
+        try:
+            return parser.parse_items()
+        except (ParseError, ValueError) as exc:  # (read_answer turns both into one ParseError)
+            return f"{type(exc).__name__}: {exc}"
+
+    assert parse(True) == parse(False)

@@ -41,6 +41,8 @@ _OP_COMMANDS = frozenset({"cdot", "times", "div", "le", "leq", "ge", "geq", "ne"
                           "lt", "gt", "cup", "cap"})
 _MATH_CHARS = set("0123456789.+-*/^_=<>()[]{}|!%:'") | _UNICODE_OPERATORS | _UNICODE_SYMBOLS
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
+#: what extends a number to the right when written right after it (``(``, ``!``, ``%``, ``'``, ``²``, ...)
+_EXTENDS_RIGHT = frozenset("({[!%'") | _UNICODE_SYMBOLS
 _PM_RE = re.compile(r"\s*(?:[ap]\.\s?m\.|[AP]\.\s?M\.|[ap]m\b|[AP]M\b)")
 _TIME_RE = re.compile(r"\d{1,2}:\d\d(?::\d\d)?$")
 _SPACE_THOUSANDS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+$")
@@ -262,11 +264,52 @@ def _last_digit(text: str, floor: int) -> int:
     return -1 if m is None else m.end() - 1
 
 
+#: everything up to the last character that is not an ASCII digit (matched from the end back)
+_BEFORE_DIGITS_RE = re.compile(r".*[^0-9]", re.DOTALL)
+#: take :func:`_bare_run`'s shortcut (tests/math/test_fast_paths.py compares it with the growth)
+BARE_RUNS = True
+
+
+def _bare_run(text: str, j: int, floor: int) -> int:
+    """The start of the run of ASCII digits that ends at ``text[j]``, when nothing on either side
+    extends it (no operator, bracket, letter, decimal point, unit or symbol tail), else -1: the span
+    :func:`_grow_left` and the growth to the right would find, in a constant number of steps
+    ("The answer is 42.", "共300分钟"). The left side is tested first: it fails most often."""
+    before = _BEFORE_DIGITS_RE.match(text, floor, j + 1)
+    if before is None:
+        start = floor
+    else:
+        start = before.end()
+        c = text[start - 1]
+        if c in _MATH_CHARS or c == "\\" or c == ",":  # an operator, a bracket, a decimal point, a command
+            return -1
+        if c == " " or c == "\t":  # crossed only after an operator or a command (``x = 42``, ``\sqrt 2``)
+            k = start - 2
+            while k >= floor and text[k] in " \t":
+                k -= 1
+            if k >= floor:
+                c = text[k]
+                if c in _OPERATORS or (c.isalpha() and "\\" in text and _command_start(text, k) >= 0):
+                    return -1
+        elif c.isdigit() or (c.isascii() and c.isalpha()):
+            return -1
+    end = j + 1
+    if end < len(text):
+        c = text[end]
+        if (c in _EXTENDS_RIGHT or c.isdigit() or (c in ".:" and text[end + 1:end + 2].isdigit())
+                or (c.isascii() and c.isalpha() and not text[end + 1:end + 2].isalpha())):
+            return -1
+    if _SPACED_SYMBOL_TAIL_RE.match(text, end):  # "42 + x."
+        return -1
+    return start
+
+
 def last_result(text: str) -> str | None:
     """The expression around the last number in the last :data:`NUMBER_TAIL_CHARS` of ``text``."""
     floor = max(0, len(text) - NUMBER_TAIL_CHARS)
     j = _last_digit(text, floor)
-    if j < 0:  # no digit at all: a result of pi alone ("So x = π.") is read at its last pi
+    digit = j >= 0
+    if not digit:  # no digit at all: a result of pi alone ("So x = π.") is read at its last pi
         pi = _last_pi(text, floor)
         if pi is None:
             return None
@@ -275,33 +318,37 @@ def last_result(text: str) -> str | None:
     if power and all(u.strip().lower() in UNITS for u in power.group(1).split("/")):
         # the number before the unit with its power, not the power
         j, end = power.start(), power.end()
+        start = -1
     else:
         end = j + 1
-    start = _grow_left(text, j, floor)
-    depth = 0
-    for c in text[start:end]:
-        depth += (c in "({[") - (c in ")}]")
-    n = len(text)
-    while end < n and end - start <= MAX_ANSWER_CHARS:  # grow right: close what is open, then suffixes
-        c = text[end]
-        if c in "({[":
-            depth += 1
-        elif c in ")}]":
-            if depth <= 0:
+        start = _bare_run(text, j, floor) if BARE_RUNS and digit else -1
+    bare = start >= 0  # a run of digits nothing around it extends: the span the growth below would find
+    if not bare:
+        start = _grow_left(text, j, floor)
+        depth = 0
+        for c in text[start:end]:
+            depth += (c in "({[") - (c in ")}]")
+        n = len(text)
+        while end < n and end - start <= MAX_ANSWER_CHARS:  # grow right: close what is open, then suffixes
+            c = text[end]
+            if c in "({[":
+                depth += 1
+            elif c in ")}]":
+                if depth <= 0:
+                    break
+                depth -= 1
+            elif depth <= 0 and not (c.isdigit() or c in "!%'" or c in _UNICODE_SYMBOLS
+                                     or (c in ".:" and text[end + 1:end + 2].isdigit())
+                                     or (c.isascii() and c.isalpha() and not text[end + 1:end + 2].isalpha()
+                                         and not text[end - 1].isalpha())):
                 break
-            depth -= 1
-        elif depth <= 0 and not (c.isdigit() or c in "!%'" or c in _UNICODE_SYMBOLS
-                                 or (c in ".:" and text[end + 1:end + 2].isdigit())
-                                 or (c.isascii() and c.isalpha() and not text[end + 1:end + 2].isalpha()
-                                     and not text[end - 1].isalpha())):
-            break
-        end += 1
-    if depth <= 0:  # "x = 5 + y": the expression goes on past the number with symbols (no digits are left)
-        more = _SPACED_SYMBOL_TAIL_RE.match(text, end)
-        if more and not all(name in _SYMBOL_COMMANDS for name in _SPACED_COMMAND_RE.findall(more.group())):
-            more = _SYMBOL_TAIL_RE.match(text, end)
-        if more:
-            end = more.end()
+            end += 1
+        if depth <= 0:  # "x = 5 + y": the expression goes on past the number with symbols (no digits are left)
+            more = _SPACED_SYMBOL_TAIL_RE.match(text, end)
+            if more and not all(name in _SYMBOL_COMMANDS for name in _SPACED_COMMAND_RE.findall(more.group())):
+                more = _SYMBOL_TAIL_RE.match(text, end)
+            if more:
+                end = more.end()
     if end - start > MAX_ANSWER_CHARS:
         return None
     span = text[start:end]
@@ -312,6 +359,8 @@ def last_result(text: str) -> str | None:
     thousands = _SPACE_THOUSANDS_RE.search(text, max(floor, start - 12), end)
     if thousands and thousands.start() < start and thousands.end() == end:
         span = text[thousands.start():end]
+    if bare:  # digits, or spaced thousands: nothing to trim
+        return span
     span = _after_last_equals(_trim(span))
     if not any(map(str.isdigit, span)) and _last_pi(span, 0) is None:
         return None
