@@ -136,6 +136,20 @@ def test_clean_returns_what_every_rewrite_gives(text):
     assert clean(text) == strip_wrappers(text)
 
 
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=" \t*$\\()[].,;x", max_size=8).map(lambda t: f"${t}$"))
+def test_clean_of_a_dollar_wrapped_answer_returns_what_every_rewrite_gives(text):
+    assert clean(text) == strip_wrappers(text)
+
+
+def test_clean_unwraps_dollars_around_an_answer_with_bare_ends_and_leaves_the_rest_to_the_rewrites():
+    assert clean("$14400$") == "14400"
+    assert clean(" $$x = 2$$ ") == "x = 2"
+    assert clean("$.$") == ""  # the inner "." is a full stop: the rewrites drop it
+    assert clean("$ x. $") == "x"
+    assert clean("$**7**$") == "7"
+
+
 def test_clean_keeps_an_answer_with_nothing_to_strip_and_strips_the_rest():
     assert clean(r"\frac{1}{2}") == r"\frac{1}{2}"
     assert clean(r"\(x = 3\)") == "x = 3"
@@ -203,6 +217,11 @@ def test_the_bare_run_shortcut_reads_plain_numbers_and_leaves_the_rest_to_the_gr
     assert _bare_run("\\sqrt 2", 6, 0) == -1 and last_result("\\sqrt 2") == "\\sqrt 2"
     assert _bare_run("42 + x.", 1, 0) == -1 and last_result("42 + x.") == "42 + x"
     assert _bare_run("it is 42m.", 7, 0) == -1 and last_result("it is 42m.") == "42m"
+    assert _bare_run("costs 1,000.99€", 13, 0) == 6 and last_result("costs 1,000.99€") == "1,000.99"
+    assert _bare_run("so 0.5.", 5, 0) == 3 and last_result("so 0.5.") == "0.5"
+    assert _bare_run("x.5", 2, 0) == -1 and last_result("x.5") == "x.5"
+    many = "version " + ".".join(map(str, range(12)))  # more separators than the shortcut follows
+    assert _bare_run(many, len(many) - 1, 0) == -1 and last_result(many) == ".".join(map(str, range(12)))
 
 
 _TOKEN_TEXTS = st.lists(st.sampled_from(["1", "23", "0.5", "x", "y", "ab", "\\pi", "+", "-", "*", "/", "^", "=", ",",

@@ -266,16 +266,28 @@ def _last_digit(text: str, floor: int) -> int:
 
 #: everything up to the last character that is not an ASCII digit (matched from the end back)
 _BEFORE_DIGITS_RE = re.compile(r".*[^0-9]", re.DOTALL)
+#: separators :func:`_bare_run` follows (1,000,000,000.99 has four); past them the growth reads the number
+_MAX_SEPARATORS = 8
 #: take :func:`_bare_run`'s shortcut (tests/math/test_fast_paths.py compares it with the growth)
 BARE_RUNS = True
 
 
 def _bare_run(text: str, j: int, floor: int) -> int:
-    """The start of the run of ASCII digits that ends at ``text[j]``, when nothing on either side
-    extends it (no operator, bracket, letter, decimal point, unit or symbol tail), else -1: the span
-    :func:`_grow_left` and the growth to the right would find, in a constant number of steps
-    ("The answer is 42.", "共300分钟"). The left side is tested first: it fails most often."""
+    """The start of the number that ends at ``text[j]`` (runs of ASCII digits, each ``.`` or ``,``
+    between two digits), when nothing on either side extends it (no operator, bracket, letter, unit
+    or symbol tail), else -1: the span :func:`_grow_left` and the growth to the right would find, in
+    a few steps ("The answer is 42.", "共300分钟", "costs 1,000.99€"). The left side is tested first:
+    it fails most often."""
     before = _BEFORE_DIGITS_RE.match(text, floor, j + 1)
+    separators = 0
+    while before is not None:  # 1,000.99: a "." or "," between two digits joins the run before it
+        separator = before.end() - 1
+        if not (text[separator] in ".," and separator > floor and text[separator - 1].isdigit()):
+            break
+        separators += 1
+        if separators > _MAX_SEPARATORS:  # (each step is a match from the floor: a bounded number of them)
+            return -1
+        before = _BEFORE_DIGITS_RE.match(text, floor, separator)
     if before is None:
         start = floor
     else:

@@ -54,6 +54,11 @@ def clean(answer: str) -> str:
     """Strip whitespace, markdown bold, surrounding ``$`` and a trailing full stop."""
     if _BARE_ENDS_RE.fullmatch(answer) is not None:  # what the full loop returns, unchanged
         return answer
+    dollars = answer.strip()
+    if len(dollars) >= 2 and dollars[0] == "$" and dollars[-1] == "$":
+        inner = dollars.strip("$")
+        if _BARE_ENDS_RE.fullmatch(inner) is not None:  # "$42$", " $$x$$ ": the loop's first round, its last
+            return inner
     return strip_wrappers(answer)
 
 
