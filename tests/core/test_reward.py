@@ -387,3 +387,38 @@ def test_a_bad_metric_is_a_reward_error(metrics):
 
     with pytest.raises(RewardError, match="metric"):
         Reward(bad, metric="bad", form="batch")(prompts=["p"], completions=["a"])
+
+
+def test_calls_from_many_threads_are_each_counted_once_in_stats_and_seconds():
+    import threading
+
+    reward = Reward(labelled, metric="lab")
+    start = threading.Barrier(8)
+    results: list[RewardResult] = []
+
+    def calls() -> None:
+        start.wait()
+        for _ in range(50):
+            results.append(reward.score(prompts=["p"] * 3, completions=["A", "b", "C"]))
+
+    threads = [threading.Thread(target=calls) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert reward.stats == {"loud": 800, "quiet": 400}
+    assert reward.seconds == pytest.approx(sum(r.seconds for r in results))
+    assert reward.labels_seen == {"loud", "quiet"}
+
+
+def test_the_calls_a_reward_has_not_counted_yet_stay_few_and_a_changed_record_does_not_change_the_count():
+    reward = Reward(labelled, metric="lab")
+    for _ in range(100):
+        result = reward.score(prompts=["p"], completions=["A"])
+        result.labels[0] = "changed by the caller"
+        assert len(reward._pending) <= 33  # added up every 33 calls, not kept for the whole run
+    assert reward._pending  # the last call, not counted yet: a copy counts it in its seconds
+    clone = pickle.loads(pickle.dumps(reward))
+    assert clone.stats == {} and clone.seconds == reward.seconds > 0
+    assert reward.stats == {"loud": 100}
+    assert not reward._pending

@@ -20,7 +20,7 @@ import pickle
 import threading
 import time
 import warnings
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any, Literal, overload
 
@@ -36,6 +36,7 @@ from .values import check_label, check_value, is_checked_label, split_label
 __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
 _STATS_LOCK = threading.Lock()
+_PENDING_CALLS = 32  # calls a reward keeps uncounted before it adds them up (the lock once per 32 calls)
 _CORE_LABELS = frozenset(LOGGED_OUTCOMES)
 _SEQUENCES = (list, tuple)  # what a per-sample column is
 _ROW_FIELDS = frozenset({"prompt", "completion", "completion_ids"})  # what the core puts in every row
@@ -234,17 +235,48 @@ class Reward:
         #: the scorer's own argument names (its text, ``self``): a column so named is left out, with a warning
         self.argument_names = argument_names(self.scorer, form)
         self._warned_columns: set[str] = set()
-        #: every outcome label counted so far (``ok``/``none`` for unlabelled values)
-        self.stats: Counter[str] = Counter()
+        self._stats: Counter[str] = Counter()
+        self._seconds = 0.0
+        #: ``(seconds, labels)`` of calls not yet added to :attr:`stats` and :attr:`seconds`: a call appends
+        #: (one atomic ``deque.append``, no lock: the lock's code is cold after a training step or another
+        #: grader and cost a call ~4 µs, bench/peers/footprint.py), the totals add them up under the lock
+        self._pending: deque[tuple[float, tuple[str, ...]]] = deque()
         #: every label counted so far (``ok``/``none`` too: :meth:`_log_names` leaves them out); each is
         #: logged from the call it first occurs on, zeros after that
         self.labels_seen: set[str] = set()
-        self.seconds = 0.0
         self._plan: tuple[RewardOptions, Any, int | None, bool, Any] | None = None
         #: ``id -> (value, label)`` of result objects the scorer returned and the checks accepted, kept
         #: alive (so an id is never reused): a scorer that returns the same immutable pairs is checked once
         self._accepted: dict[int, tuple[float | None, str]] = {}
         self._metric_names: tuple[str, int, str, str | None, tuple[tuple[str, str], ...]] | None = None
+
+    @property
+    def stats(self) -> Counter[str]:
+        """Every outcome label counted so far (``ok``/``none`` for unlabelled values)."""
+        self._tally()
+        return self._stats
+
+    @property
+    def seconds(self) -> float:
+        """Seconds spent scoring so far, over all calls."""
+        self._tally()
+        return self._seconds
+
+    def _tally(self) -> None:
+        """Add the calls not yet counted to :attr:`stats` and :attr:`seconds` (each call once: ``popleft``
+        is atomic, and two threads tallying at once take turns)."""
+        pending = self._pending
+        if not pending:
+            return
+        with _STATS_LOCK:
+            stats = self._stats
+            while pending:
+                try:
+                    seconds, labels = pending.popleft()
+                except IndexError:  # another thread took the last one first
+                    break
+                self._seconds += seconds
+                stats.update(labels)
 
     @property
     def metric(self) -> str:
@@ -255,8 +287,10 @@ class Reward:
         return f"<Reward {self.__name__} ({self.name}) params={self.params}>"
 
     def __getstate__(self) -> dict[str, Any]:
+        self._tally()
         state = self.__dict__.copy()
-        state["stats"] = Counter()
+        state["_stats"] = Counter()
+        state["_pending"] = deque()
         state["labels_seen"] = set()
         state["_metric_names"] = state["_plan"] = None
         state["_accepted"] = {}  # ids belong to this process
@@ -390,12 +424,12 @@ class Reward:
             if todo and not in_process:  # in a worker process, or for a scorer without quick: all of them
                 self._in_workers(todo, values, labels)
         seconds = time.perf_counter() - started
-        with _STATS_LOCK:  # TRL may call one reward from several threads
-            self.seconds += seconds
-            stats, seen = self.stats, self.labels_seen
-            for label in labels:
-                stats[label] += 1
-                seen.add(label)
+        pending = self._pending  # TRL may call one reward from several threads: appends and set updates are atomic
+        pending.append((seconds, tuple(labels)))  # (the record's list is the caller's to change)
+        seen = self.labels_seen
+        seen.update(labels)
+        if len(pending) > _PENDING_CALLS:
+            self._tally()
         if readers or result:
             record = RewardResult(values, labels, seconds, metrics)
             if readers:
