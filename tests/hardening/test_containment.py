@@ -147,6 +147,17 @@ def test_the_default_cap_is_the_smaller_of_4_gib_and_memory_over_workers_plus_on
     assert memory.default_max_memory(1, total=64 << 30) == 4 << 30
 
 
+def test_a_pool_reads_the_machine_memory_for_its_default_cap_once(pool, monkeypatch):
+    assert [o.status for o in pool.map(cs.allocate, [(10,)], timeout=60)] == ["ok"]
+    assert pool._default_cap == memory.default_max_memory(pool.size)
+
+    def unread() -> int:
+        raise AssertionError("the machine's memory read again")
+
+    monkeypatch.setattr(memory, "machine_memory", unread)
+    assert [o.status for o in pool.map(cs.allocate, [(10,)], timeout=60)] == ["ok"]
+
+
 def test_max_memory_is_an_option_checked_like_the_others():
     assert RewardOptions(max_memory="512 MiB").max_memory == 512 << 20
     with pytest.raises(ValueError, match="max_memory must be a number of bytes >= 0 or a size"):
