@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from grpo_rewards_math.budget import unbounded
+
 
 class MetricLog:
     """A stand-in for TRL's ``log_metric`` / ``log_extra`` that records every call."""
@@ -27,3 +29,13 @@ class MetricLog:
 @pytest.fixture
 def metric_log() -> MetricLog:
     return MetricLog()
+
+
+@pytest.fixture
+def unbudgeted() -> Any:
+    """The test's parses run without the in-process CPU budget of ``parse_answer`` (15 ms): a test of
+    what a parse gives, or of a size limit, must not depend on the machine's speed or on a garbage
+    collection landing in the parse (a 1,501-character unary chain once read "took more than 15 ms"
+    instead of max_depth in the full suite). Tests of the budget itself leave it out."""
+    with unbounded():
+        yield

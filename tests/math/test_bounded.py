@@ -65,11 +65,13 @@ def test_a_parse_outside_any_budget_is_bounded(monkeypatch):
     parse.clear_cache()
 
 
+@pytest.mark.usefixtures("unbudgeted")
 @pytest.mark.parametrize("text", ["2⁴", "x₂", "①", "2⁻¹"])
 def test_unicode_script_digits_parse(text):
     parse_answer(text)
 
 
+@pytest.mark.usefixtures("unbudgeted")
 @pytest.mark.parametrize("text", ["٣", "𝟚", "߂"])
 def test_other_unicode_digits_are_a_clean_parse_error(text):
     with pytest.raises(ParseError):

@@ -12,6 +12,9 @@ import sympy
 from grpo_rewards_math.limits import DEFAULT_LIMITS, Limits
 from grpo_rewards_math.parse import Answer, ParseError, parse_answer
 
+#: what a parse gives and the size limits, not the CPU budget (tests/math/test_bounded.py tests that)
+pytestmark = pytest.mark.usefixtures("unbudgeted")
+
 x, y = sympy.symbols("x y")
 R = sympy.Rational
 
