@@ -39,6 +39,15 @@ ALLOWED_UNTIMED_REGEX = {
         "an alternation of re.escape'd constant symbols from the module's own table: no user input, linear",
     ("packages/rewards-math/src/grpo_rewards_math/extract/__init__.py", "<module>", "re.compile"):
         "_GOLD_MARKERS_RE: an alternation of re.escape'd constant markers (####, <answer>, the box commands): linear",
+    ("packages/rewards-math/src/grpo_rewards_math/extract/phrases.py", "_Rule.__init__", "re.compile"):
+        "the re twin of one of the module's constant phrase patterns (its \\s written out as a character class), "
+        "compiled once per pattern at import; no match of its own",
+    ("packages/rewards-math/src/grpo_rewards_math/extract/phrases.py", "_Rule.search", "self.ascii.search"):
+        "the re twin runs only where the regex pattern would run without a timer (timeout None: a text of at "
+        "most TIMED_CHARS = 2,048 characters): the phrase patterns' cost there is bounded by the text, at worst "
+        "quadratic in 2,048 characters (a few ms), as the module documents next to REGEX_TIMEOUT",
+    ("packages/rewards-math/src/grpo_rewards_math/extract/phrases.py", "_Rule.finditer", "self.ascii.finditer"):
+        "as _Rule.search: the re twin runs only on a text of at most TIMED_CHARS characters (timeout None)",
     ("packages/rewards-format/src/grpo_rewards_format/boxes.py", "renders_blank", "compiled"):
         "compiles the module's constant token and dimension patterns; both matches in the loop pass timeout=",
     ("packages/rewards-format/src/grpo_rewards_format/text_utils.py", "is_blank", "compiled"):

@@ -249,3 +249,33 @@ def test_one_atom_before_a_closing_token_reads_as_the_full_descent_reads_it(text
             return f"{type(exc).__name__}: {exc}"
 
     assert parse(True) == parse(False)
+
+
+#: ASCII pieces of announced answers: the phrase words, the sentence ends, the "is" words, every ASCII
+#: whitespace character (\x1c-\x1f: whitespace to re's \s, not to regex's), word characters, punctuation
+_PHRASE_PIECES = ["final", "Final", "FINAL", "answer", "Answer", "the", "correct", "is", "IS", "are", "equals",
+                  "be", "of", "because", "since", "as", "which", "where", "x", "_", "7", "$", ".", ":", "=", ",",
+                  " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "\x00", "~", "é"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_PHRASE_PIECES), max_size=14).map("".join), st.integers(0, 40), st.integers(0, 60))
+def test_the_re_twin_of_each_phrase_pattern_matches_as_the_regex_pattern_on_ascii_text(text, pos, endpos):
+    from grpo_rewards_math.extract import phrases
+
+    for rule in (phrases._PHRASE, phrases._SENTENCE_END, phrases._IS, phrases._FINAL):
+        assert [m.span() for m in rule.ascii.finditer(text)] == [m.span() for m in rule.timed.finditer(text)]
+        fast, full = rule.ascii.search(text, pos, endpos), rule.timed.search(text, pos, endpos)
+        assert (fast and fast.span()) == (full and full.span())
+        if text.isascii():  # what the rule runs: the twin on short ASCII text, the regex module on the rest
+            assert [m.span() for m in rule.finditer(text, timeout=None)] == [m.span() for m in rule.timed.finditer(text)]
+
+
+def test_a_phrase_rule_runs_the_re_twin_on_short_ascii_text_and_the_timed_pattern_on_the_rest():
+    from grpo_rewards_math.extract.phrases import _PHRASE, TIMED_CHARS, _limit
+
+    long = "x" * TIMED_CHARS + " answer: 7"
+    for text, fast, end in (("so the Final Answer: 7.", True, 21), ("Réponse. The answer is 7", False, 23),  # not ASCII
+                            (long, False, len(long) - 1)):  # long: the regex module, with a timeout
+        assert _PHRASE._fast(text, _limit(text)) is fast
+        assert _PHRASE.search(text, timeout=_limit(text)).end() == end

@@ -12,7 +12,10 @@ follows its last "is" / "=" ("the smallest $k$ is 17" -> ``17``).
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterator
+from typing import Any
 
 import regex
 
@@ -29,16 +32,53 @@ TIMED_CHARS = 2048
 def _limit(text: str) -> float | None:
     """The timeout for a regular expression run on ``text``: None (no timer) for a short text."""
     return REGEX_TIMEOUT if len(text) > TIMED_CHARS else None
+
+
+#: ``\s`` as the ``regex`` module reads it on ASCII text (``re``'s ``\s`` also takes \x1c-\x1f)
+_ASCII_SPACE = r"[\t\n\x0b\x0c\r ]"
+
+
+class _Rule:
+    r"""A case-insensitive pattern of the phrase rules, run by the ``regex`` module (with a timeout on a
+    text longer than :data:`TIMED_CHARS`), and by the standard ``re`` module on a short ASCII text,
+    where the two match alike (``\w`` and ``\b`` agree on ASCII; ``\s`` is written out as ``regex``
+    reads it; tests/math/test_fast_paths.py compares them). Why: right after other work (a training
+    step, another grader) the ``regex`` module's first search in a call costs 5-20 µs, ``re``'s 1-2 µs
+    (bench/math.md, seventh round); most completions that announce an answer are short ASCII text.
+
+    >>> [m.group() for m in _Rule(r"\bis\s").finditer("It is so. This is", timeout=None)]
+    ['is ']
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.timed = regex.compile(pattern, regex.IGNORECASE)
+        self.ascii = re.compile(pattern.replace(r"\s", _ASCII_SPACE), re.IGNORECASE)
+
+    def _fast(self, text: str, timeout: float | None) -> bool:
+        return timeout is None and text.isascii()  # (no timeout: a text of at most TIMED_CHARS)
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize, *, timeout: float | None) -> Any:
+        """The first match in ``text[pos:endpos]``; :class:`TimeoutError` past ``timeout`` seconds."""
+        if self._fast(text, timeout):
+            return self.ascii.search(text, pos, endpos)
+        return self.timed.search(text, pos, endpos, timeout=timeout)
+
+    def finditer(self, text: str, *, timeout: float | None) -> Iterator[Any]:
+        """Every match in ``text``; :class:`TimeoutError` past ``timeout`` seconds."""
+        if self._fast(text, timeout):
+            return self.ascii.finditer(text)
+        return self.timed.finditer(text, timeout=timeout)
+
+
 #: Phrase heads tried (from the last) for one followed by an answer on its line.
 MAX_PHRASES = 16
 
-_PHRASE = regex.compile(
+_PHRASE = _Rule(
     r"(?:\bfinal\s+answer\s*(?:is\b)?\s*[:：]?|\bthe\s+(?:final\s+|correct\s+)?answer\s+is\b\s*[:：]?|\banswer\s*[:：])"
-    r"[ \t]*",
-    regex.IGNORECASE,
+    r"[ \t]*"
 )
-_SENTENCE_END = regex.compile(r"\.(?=\s|$)|\s+(?:because|since|as|which|where)\b", regex.IGNORECASE)
-_IS = regex.compile(r"\b(?:is|are|equals|be|of)\b|=|:", regex.IGNORECASE)
+_SENTENCE_END = _Rule(r"\.(?=\s|$)|\s+(?:because|since|as|which|where)\b")
+_IS = _Rule(r"\b(?:is|are|equals|be|of)\b|=|:")
 
 
 def _outside_math(text: str) -> list[tuple[int, int]]:
@@ -136,7 +176,7 @@ def readings(rest: str) -> Iterator[str]:
         yield result  # type: ignore[misc]
 
 
-_FINAL = regex.compile(r"\bfinal\s+answer\b", regex.IGNORECASE)
+_FINAL = _Rule(r"\bfinal\s+answer\b")
 
 
 def final_phrase_after(text: str, at: int) -> str | None:
