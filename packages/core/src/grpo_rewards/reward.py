@@ -238,8 +238,8 @@ class Reward:
         self._stats: Counter[str] = Counter()
         self._seconds = 0.0
         #: ``(seconds, labels)`` of calls not yet added to :attr:`stats` and :attr:`seconds`: a call appends
-        #: (one atomic ``deque.append``, no lock: the lock's code is cold after a training step or another
-        #: grader and cost a call ~4 µs, bench/peers/footprint.py), the totals add them up under the lock
+        #: (one atomic ``deque.append``, no lock: right after a training step or another grader the lock's
+        #: code is cold and cost a call ~4 µs, bench/math.md "seventh round"); the totals add them up under it
         self._pending: deque[tuple[float, tuple[str, ...]]] = deque()
         #: every label counted so far (``ok``/``none`` too: :meth:`_log_names` leaves them out); each is
         #: logged from the call it first occurs on, zeros after that

@@ -334,7 +334,7 @@ def last_result(text: str) -> str | None:
     else:
         end = j + 1
         start = _bare_run(text, j, floor) if BARE_RUNS and digit else -1
-    bare = start >= 0  # a run of digits nothing around it extends: the span the growth below would find
+    bare = start >= 0  # a number nothing around it extends: the span the growth below would find
     if not bare:
         start = _grow_left(text, j, floor)
         depth = 0
@@ -371,7 +371,7 @@ def last_result(text: str) -> str | None:
     thousands = _SPACE_THOUSANDS_RE.search(text, max(floor, start - 12), end)
     if thousands and thousands.start() < start and thousands.end() == end:
         span = text[thousands.start():end]
-    if bare:  # digits, or spaced thousands: nothing to trim
+    if bare:  # digits and their separators, or spaced thousands: nothing to trim
         return span
     span = _after_last_equals(_trim(span))
     if not any(map(str.isdigit, span)) and _last_pi(span, 0) is None:
