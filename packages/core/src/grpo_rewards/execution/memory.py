@@ -16,13 +16,16 @@ trainer a share. ``0`` means no cap.
 
 from __future__ import annotations
 
+import functools
 import os
 
 GIB = 1 << 30
 #: The largest default cap.
 DEFAULT_CAP = 4 * GIB
+@functools.cache
 def machine_memory() -> int:
-    """The memory this process may use: the machine's, or its cgroup's limit when that is smaller."""
+    """The memory this process may use: the machine's, or its cgroup's limit when that is smaller.
+    Read once per process (from files: tens of µs), though every pool ``map`` and every Ray task asks."""
     total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:

@@ -205,9 +205,6 @@ class WorkerPool:
         self._lock = threading.Lock()
         self.stats = {"spawned": 0, "killed_timeout": 0, "crashed": 0, "recycled": 0}
         self._failed_starts = 0
-        #: :func:`~.memory.default_max_memory` for this pool's size, read once (it reads the machine's
-        #: memory and its cgroup's limit from files: tens of µs a call)
-        self._default_cap: int | None = None
         _live_pools.add(self)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -275,12 +272,7 @@ class WorkerPool:
         payload = pickled_function(func, "a worker process")
         _check_fork()
         size = chunk_size or max(1, min(64, -(-len(items) // (self.size * 4))))
-        if max_memory is None:
-            cap = self._default_cap
-            if cap is None:
-                cap = self._default_cap = default_max_memory(self.size)
-        else:
-            cap = params.size(max_memory, "max_memory")
+        cap = default_max_memory(self.size) if max_memory is None else params.size(max_memory, "max_memory")
         batch = Batch(hashlib.sha1(payload).hexdigest(), payload, list(items), timeout, size, cap)
         with self._lock:
             try:
