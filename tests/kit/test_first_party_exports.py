@@ -12,6 +12,7 @@ import grpo_rewards
 import grpo_rewards_code
 import grpo_rewards_format
 import grpo_rewards_gym
+import grpo_rewards_instructions
 import grpo_rewards_judge
 import grpo_rewards_length
 import grpo_rewards_math
@@ -31,10 +32,12 @@ EXPORTS = {
     "code.tests_passed": grpo_rewards_code.tests_passed,
     "code.all_passed": grpo_rewards_code.all_passed,
     "gym.accuracy": grpo_rewards_gym.accuracy,
+    "instructions.followed": grpo_rewards_instructions.followed,
+    "instructions.all_followed": grpo_rewards_instructions.all_followed,
 }
-FIRST_PARTY = ("length", "format", "math", "code", "gym", "judge")
+FIRST_PARTY = ("length", "format", "math", "code", "gym", "judge", "instructions")
 PACKAGES = (grpo_rewards, grpo_rewards_length, grpo_rewards_format, grpo_rewards_math, grpo_rewards_code,
-            grpo_rewards_gym, grpo_rewards_judge)
+            grpo_rewards_gym, grpo_rewards_judge, grpo_rewards_instructions)
 
 
 @pytest.mark.parametrize("name", sorted(EXPORTS))

@@ -19,6 +19,7 @@ FIRST_PARTY = {
     "gym": "grpo-rewards-gym",
     "judge": "grpo-rewards-judge",
     "code": "grpo-rewards-code",
+    "instructions": "grpo-rewards-instructions",
 }
 
 
