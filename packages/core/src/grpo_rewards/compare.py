@@ -31,6 +31,7 @@ from .errors import GrpoRewardsError
 from .execution.threads import call_with_deadline
 from .protocol import completion_text
 from .registry import Registry, load_registry
+from .local import scorer_files
 from .reward import Reward
 from .rewardset import get_reward, load_reward_set
 from .scoring import prompt_batches, reason, score_groups
@@ -260,6 +261,8 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     columns = {k for row in rows for k in row} - _NOT_COLUMNS
     registry = registry or load_registry()
     a, b = _sides(specs, columns, registry)
+    check_out(str(target), inputs={"input file": path, **sets,  # and the scorer modules the sides imported
+                                   **scorer_files([s.reward for s in (a, b) if s.reward is not None])})
     failures = _score(a, rows, batch_size) + _score(b, rows, batch_size)
     cmp = Comparison(a, b, threshold)
     print(f"compared {len(rows)} rows of {path}: A = {a.name}, B = {b.name} (pays: value >= {threshold:g})",
