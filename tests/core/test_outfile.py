@@ -93,9 +93,9 @@ def test_out_that_is_a_local_scorer_module_the_set_uses_is_refused_and_kept(plug
     assert module.read_text() == SHOUT
     assert capsys.readouterr().err == (f"grpo-rewards: error: --out {module} is the scorer module of "
                                        "my_rewards.py:shout; choose another file (it would be overwritten)\n")
-    with pytest.raises(grpo_rewards.GrpoRewardsError, match="is the scorer module of .*my_rewards.py:shout"):
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match=r"is the scorer module of .*my_rewards\.py:shout"):
         _compare(rows, [str(rewards), "t.even"], module)
-    with pytest.raises(grpo_rewards.GrpoRewardsError, match="is the scorer module of .*my_rewards.py:shout"):
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match=r"is the scorer module of .*my_rewards\.py:shout"):
         _compare(rows, [f"{module}:shout", "t.even"], module)  # a side named by reference
     assert module.read_text() == SHOUT
 

@@ -29,9 +29,9 @@ from typing import IO, Any
 
 from .errors import GrpoRewardsError
 from .execution.threads import call_with_deadline
+from .local import scorer_files
 from .protocol import completion_text
 from .registry import Registry, load_registry
-from .local import scorer_files
 from .reward import Reward
 from .rewardset import get_reward, load_reward_set
 from .scoring import prompt_batches, reason, score_groups
