@@ -496,7 +496,8 @@ class Reward:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
-                                        workers=self.options.workers, max_memory=self.options.max_memory)[0]
+                                        workers=self.options.workers, max_memory=self.options.max_memory,
+                                        owner=self.pool_owner)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {timeout:g} s deadline")
@@ -573,7 +574,7 @@ class Reward:
                 key = b"%d" % i
             same[j] = first.setdefault(key, j)
         unique = list(dict.fromkeys(same.values()))
-        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options)
+        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options, self.pool_owner)
         by_index = dict(zip(unique, sent))
         for j, (i, _, _) in enumerate(todo):
             outcome = by_index[same[j]]
@@ -596,13 +597,18 @@ class Reward:
 
         def start() -> None:
             try:
-                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers)
+                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers, owner=self.pool_owner)
             except Exception:
                 pass
 
         thread = threading.Thread(target=start, name=f"start workers of {self.__name__}", daemon=True)
         thread.start()
         return thread
+
+    @property
+    def pool_owner(self) -> str:
+        """Whose worker processes this reward's samples run in: its own (its name and metric), never another's."""
+        return f"{self.name} as {self.__name__}"
 
     def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
         if type(value) is tuple and len(value) == 2 and is_checked_label(value[1]):  # the usual (value, label)
