@@ -25,6 +25,9 @@ _EXPORTS = {
     "PROJECT_NAME": "plugin",
     "RegisterReward": "plugin.spec",
     "RegisterTask": "plugin.spec",
+    "RegisterEnvironment": "plugin.spec",
+    "EnvironmentInfo": "environment",
+    "EnvironmentFactory": "environment",
     "hookimpl": "plugin",
     "Plugins": "plugin.manager",
     "get_plugins": "plugin.manager",
@@ -36,6 +39,7 @@ _EXPORTS = {
     "RewardNotFoundError": "errors",
     "RewardSetError": "errors",
     "TaskNotFoundError": "errors",
+    "EnvironmentNotFoundError": "errors",
     "RewardOptions": "options",
     "Completion": "protocol",
     "RewardFunc": "protocol",
@@ -65,6 +69,9 @@ __all__ = [
     "Completion",
     "ConcurrentReward",
     "ConfigError",
+    "EnvironmentFactory",
+    "EnvironmentInfo",
+    "EnvironmentNotFoundError",
     "Execution",
     "ExecutionError",
     "GrpoRewardsError",
@@ -72,6 +79,7 @@ __all__ = [
     "PluginError",
     "Plugins",
     "ProblemsError",
+    "RegisterEnvironment",
     "RegisterReward",
     "RegisterTask",
     "Registry",
@@ -130,8 +138,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .backends import Execution
     from .concurrent import ConcurrentReward
     from .definition import RewardDefinition
+    from .environment import EnvironmentFactory, EnvironmentInfo
     from .errors import (
         ConfigError,
+        EnvironmentNotFoundError,
         ExecutionError,
         GrpoRewardsError,
         PluginError,
@@ -146,7 +156,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .options import RewardOptions
     from .plugin import PROJECT_NAME, hookimpl
     from .plugin.manager import Plugins, get_plugins
-    from .plugin.spec import RegisterReward, RegisterTask
+    from .plugin.spec import RegisterEnvironment, RegisterReward, RegisterTask
     from .protocol import Completion, RewardFunc, RewardResult, completion_text
     from .records import RewardInfo, TaskInfo
     from .registry import Registry, load_registry
