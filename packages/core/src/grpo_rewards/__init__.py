@@ -25,6 +25,9 @@ _EXPORTS = {
     "PROJECT_NAME": "plugin",
     "RegisterReward": "plugin.spec",
     "RegisterTask": "plugin.spec",
+    "RegisterEnvironment": "plugin.spec",
+    "EnvironmentInfo": "environment",
+    "EnvironmentFactory": "environment",
     "hookimpl": "plugin",
     "Plugins": "plugin.manager",
     "get_plugins": "plugin.manager",
@@ -36,6 +39,7 @@ _EXPORTS = {
     "RewardNotFoundError": "errors",
     "RewardSetError": "errors",
     "TaskNotFoundError": "errors",
+    "EnvironmentNotFoundError": "errors",
     "RewardOptions": "options",
     "Completion": "protocol",
     "RewardFunc": "protocol",
@@ -66,6 +70,9 @@ __all__ = [
     "Completion",
     "ConcurrentReward",
     "ConfigError",
+    "EnvironmentFactory",
+    "EnvironmentInfo",
+    "EnvironmentNotFoundError",
     "Execution",
     "ExecutionError",
     "GrpoRewardsError",
@@ -73,6 +80,7 @@ __all__ = [
     "PluginError",
     "Plugins",
     "ProblemsError",
+    "RegisterEnvironment",
     "RegisterReward",
     "RegisterTask",
     "Registry",
@@ -132,8 +140,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .backends import Execution
     from .concurrent import ConcurrentReward
     from .definition import RewardDefinition
+    from .environment import EnvironmentFactory, EnvironmentInfo
     from .errors import (
         ConfigError,
+        EnvironmentNotFoundError,
         ExecutionError,
         GrpoRewardsError,
         PluginError,
@@ -148,7 +158,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .options import RewardOptions
     from .plugin import PROJECT_NAME, hookimpl
     from .plugin.manager import Plugins, get_plugins
-    from .plugin.spec import RegisterReward, RegisterTask
+    from .plugin.spec import RegisterEnvironment, RegisterReward, RegisterTask
     from .protocol import Completion, RewardFunc, RewardResult, Scorer, completion_text
     from .records import RewardInfo, TaskInfo
     from .registry import Registry, load_registry

@@ -256,8 +256,9 @@ class Reward:
         #: kept by the built scorer (``Accuracy().solution_column``); a reward set also knows signature defaults
         self.column_params = {value: key for key, value in sorted(
             {**column_attributes(self.scorer), **params}.items()) if key.endswith("_column") and isinstance(value, str)}
-        #: parameter names a dataset column of the same name must not override
-        self.param_names = keyword_params(scorer) | frozenset(params)
+        #: parameter names a dataset column of the same name must not override (TRL's own arguments, such as
+        #: ``environments``, reach a batch scorer that declares them as keywords)
+        self.param_names = (keyword_params(scorer) - TRL_CONTROL_KWARGS) | frozenset(params)
         #: keyword arguments of a call that are never a per-sample column (TRL's own, the parameters, and
         #: the row's own fields: a keyword so named never overrides them; TRL passes none of those three)
         self.not_columns = TRL_CONTROL_KWARGS | self.param_names | ROW_FIELDS
