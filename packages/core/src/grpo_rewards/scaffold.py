@@ -15,11 +15,15 @@ from importlib import metadata
 from pathlib import Path
 from string import Template
 
+from .errors import quote
 from .plugin import PROJECT_NAME
 from .registry import FIRST_PARTY
 from .templates import BATCH, FILES, PLAIN
 
 PREFIXES = ("grpo-rewards-", "grpo_rewards_")
+#: The longest plugin name: it names folders and files (``grpo-rewards-NAME``, ``test_NAME.py``), which
+#: a file system allows 255 bytes each, and is typed in every reward name.
+MAX_NAME = 64
 
 
 def plugin_names(name: str) -> dict[str, str]:
@@ -33,6 +37,9 @@ def plugin_names(name: str) -> dict[str, str]:
         if namespace.startswith(prefix):
             namespace = namespace[len(prefix):]
     namespace = namespace.replace("-", "_")
+    if len(namespace) > MAX_NAME:
+        raise ValueError(f"plugin name {quote(name)} is {len(namespace)} characters long; give at most {MAX_NAME} "
+                         "(it names the package's folders and files, and every reward as NAME.reward)")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", namespace) or keyword.iskeyword(namespace):
         raise ValueError(
             f"plugin name {name!r} must be lower case letters, digits and '_' or '-', starting with a letter "

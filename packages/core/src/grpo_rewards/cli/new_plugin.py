@@ -26,6 +26,10 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileExistsError) as exc:
         print(f"grpo-rewards new-plugin: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the folder cannot be written: permission, a full disk, a name the file system refuses
+        print(f"grpo-rewards new-plugin: error: cannot write the package in {args.dir}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return 2
     names = plugin_names(args.name)
     print(f"Wrote {root}/")
     for path in sorted(p for p in root.rglob("*") if p.is_file()):

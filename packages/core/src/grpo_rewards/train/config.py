@@ -30,7 +30,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, did_you_mean, read_yaml
+from ..errors import ConfigError, did_you_mean, quote, read_yaml, unreadable_number
 from ..local import absolute_reference
 from .checks import grpo_range_problems, integration_problems, peft_problems
 
@@ -162,12 +162,18 @@ def apply_override(config: dict[str, Any], item: str) -> None:
             nxt = node[part] = {}
         node = nxt
     last = parts[-1]
+    try:
+        value = parse_value(text)
+    except RecursionError:
+        raise ConfigError(f"override {quote(item)}: the value is nested too deeply", "command line") from None
+    except ValueError as exc:
+        raise ConfigError(f"override {quote(item)}: {unreadable_number(exc)}", "command line") from None
     if isinstance(node, list):
         if not (last.isdigit() and int(last) < len(node)):
             raise ConfigError(f"override {item!r}: no entry {last} in {'.'.join(parts[:-1])}", "command line")
-        node[int(last)] = parse_value(text)
+        node[int(last)] = value
     elif isinstance(node, dict):
-        node[last] = parse_value(text)
+        node[last] = value
     else:
         raise ConfigError(f"override {item!r}: {'.'.join(parts[:-1])} is not a section", "command line")
 
