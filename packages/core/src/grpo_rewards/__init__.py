@@ -40,6 +40,7 @@ _EXPORTS = {
     "Completion": "protocol",
     "RewardFunc": "protocol",
     "RewardResult": "protocol",
+    "Scorer": "protocol",
     "completion_text": "protocol",
     "Registry": "registry",
     "RewardInfo": "records",
@@ -85,6 +86,7 @@ __all__ = [
     "RewardResult",
     "RewardSet",
     "RewardSetError",
+    "Scorer",
     "TaskInfo",
     "TaskNotFoundError",
     "WorkerPool",
@@ -147,7 +149,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .plugin import PROJECT_NAME, hookimpl
     from .plugin.manager import Plugins, get_plugins
     from .plugin.spec import RegisterReward, RegisterTask
-    from .protocol import Completion, RewardFunc, RewardResult, completion_text
+    from .protocol import Completion, RewardFunc, RewardResult, Scorer, completion_text
     from .records import RewardInfo, TaskInfo
     from .registry import Registry, load_registry
     from .reward import Reward
