@@ -53,6 +53,7 @@ pip install -e ".[test]"
 grpo-rewards list                        # shows the $namespace plugin and its rewards
 grpo-rewards show $namespace.mentions
 grpo-rewards check $namespace.mentions --with word=because
+grpo-rewards check $namespace.mentions --hacks   # the completions it must not pay for (HACKS)
 pytest
 ```
 
@@ -118,6 +119,16 @@ class Mentions:
         return 1.0 if self.word in haystack else 0.0
 
 
+#: The hack corpus of ``$namespace.mentions``: completions a policy could learn to write that must not be paid
+#: more than ``max_pay``. ``grpo-rewards check $namespace.mentions --hacks`` and the test
+#: ``test_mentions_pays_no_hack_more_than_its_bound`` run it; add an entry for every exploit you find
+#: (look-alike characters, the prompt echoed, a wall of candidates, an empty or huge completion).
+HACKS = [
+    {"name": "word_split_by_a_zero_width_space", "completion": "The ans\\u200bwer is 4.",
+     "max_pay": {"$namespace.mentions": 0.0},
+     "note": "reads as 'answer' on screen, but U+200B splits it: not the word"},
+]
+
 #: The one definition of ``$namespace.mentions``: ``plugin.py`` registers it, and the exports below
 #: are built from it, so its range, units and options (a ``timeout=``, say) are the same in both.
 MENTIONS = RewardDefinition(
@@ -126,6 +137,7 @@ MENTIONS = RewardDefinition(
     description="1.0 when the completion mentions a word, else 0.0.",
     output_range=(0.0, 1.0),
     units="none",
+    hacks=HACKS,
     example="{use: $namespace.mentions, with: {word: because}}",
 )
 
@@ -173,7 +185,7 @@ import doctest
 
 import pytest
 from grpo_rewards import get_reward, load_registry
-from grpo_rewards.testing import assert_reward_contract
+from grpo_rewards.testing import assert_no_overpaid_hacks, assert_reward_contract
 
 import $module
 from $module import Mentions, make_mentions, mentions, plugin${batch_test_import}
@@ -218,6 +230,11 @@ def test_the_plugin_registers_mentions_with_its_parameters(registered_plugin):
         assert info.params["word"].default == "answer"
         reward = get_reward("$namespace.mentions", word="because")
         assert reward(prompts=["Why?"], completions=["Because."]) == [1.0]
+
+
+def test_mentions_pays_no_hack_more_than_its_bound(registered_plugin):
+    with registered_plugin(plugin, "$namespace"):
+        assert_no_overpaid_hacks("$namespace.mentions")  # what grpo-rewards check --hacks runs
 
 
 def test_the_installed_package_is_discovered_through_its_entry_point():
