@@ -41,6 +41,8 @@ _EXPORTS = {
     "RewardFunc": "protocol",
     "RewardResult": "protocol",
     "completion_text": "protocol",
+    "message_text": "protocol",
+    "trajectory_messages": "protocol",
     "Registry": "registry",
     "RewardInfo": "records",
     "TaskInfo": "records",
@@ -97,7 +99,9 @@ __all__ = [
     "load_reward_set",
     "load_rewards",
     "map_with_deadline",
+    "message_text",
     "model_path",
+    "trajectory_messages",
 ]
 
 
@@ -147,7 +151,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .plugin import PROJECT_NAME, hookimpl
     from .plugin.manager import Plugins, get_plugins
     from .plugin.spec import RegisterReward, RegisterTask
-    from .protocol import Completion, RewardFunc, RewardResult, completion_text
+    from .protocol import (
+        Completion,
+        RewardFunc,
+        RewardResult,
+        completion_text,
+        message_text,
+        trajectory_messages,
+    )
     from .records import RewardInfo, TaskInfo
     from .registry import Registry, load_registry
     from .reward import Reward
