@@ -39,6 +39,15 @@ def _number_in(text: str) -> float | None:
 
 
 @dataclass(frozen=True)
+class DictPattern:
+    """An object argument whose keys each accept several values, as BFCL's ground truth writes them
+    (``{"min": [300000], "max": [400000, ""]}``: ``""`` lets the key be left out)."""
+
+    accepted: Mapping[str, tuple[Any, ...]]
+    optional: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Comparison:
     """How argument values are compared (the reward's parameters of the same names)."""
 
@@ -62,6 +71,8 @@ class Comparison:
         """Whether ``a`` and ``b`` are the same JSON value under this rule (nesting past 100 levels: not equal)."""
         if depth > 100:
             return False
+        if type(b) is DictPattern:
+            return self.fits_pattern(a, b, depth)
         if isinstance(a, bool) or isinstance(b, bool):
             return isinstance(a, bool) and isinstance(b, bool) and a == b
         if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -81,3 +92,14 @@ class Comparison:
         if a is None or b is None:
             return a is None and b is None
         return False
+
+    def fits_pattern(self, value: Any, pattern: DictPattern, depth: int = 0) -> bool:
+        """Whether an object has only the pattern's keys, each with an accepted value, and every key it must have."""
+        if not isinstance(value, Mapping):
+            return False
+        accepted = pattern.accepted
+        for key, item in value.items():
+            options = accepted.get(key)
+            if options is None or not any(self.equal(item, option, depth + 1) for option in options):
+                return False
+        return all(key in value or key in pattern.optional for key in accepted)

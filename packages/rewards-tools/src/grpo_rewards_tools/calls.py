@@ -228,6 +228,11 @@ def text_calls(text: str) -> ReadCalls:
     fenced = _FENCE.match(whole)
     if fenced:
         whole = fenced.group(1).strip()
+    if _LOOKS_PYTHONIC.match(whole):
+        try:
+            return ReadCalls(tuple(python_calls(whole)))
+        except CallError as exc:
+            return ReadCalls((), (f"pythonic call: {exc}",))
     if whole[0] in "[{":
         try:
             objects = _json_calls(json.loads(whole))
@@ -240,11 +245,6 @@ def text_calls(text: str) -> ReadCalls:
                 except CallError as exc:
                     bad.append(str(exc))
             return ReadCalls(tuple(calls), tuple(bad))
-    if _LOOKS_PYTHONIC.match(whole):
-        try:
-            return ReadCalls(tuple(python_calls(whole)))
-        except CallError as exc:
-            return ReadCalls((), (f"pythonic call: {exc}",))
     return ReadCalls()
 
 

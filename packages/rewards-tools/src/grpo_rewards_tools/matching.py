@@ -33,14 +33,25 @@ def names_equal(a: str, b: str) -> bool:
 
 def fits(call: Call, gold: GoldCall, rule: Comparison) -> bool:
     """Whether ``call`` is an acceptable form of ``gold``."""
-    if not names_equal(call.name, gold.name):
+    if call.name != gold.name and not names_equal(call.name, gold.name):
         return False
     arguments, accepted = call.arguments, gold.accepted
+    equal = rule.equal
     for key, value in arguments.items():
         values = accepted.get(key)
-        if values is None or not any(rule.equal(value, option) for option in values):
+        if values is None:
             return False
-    return all(key in arguments or key in gold.optional for key in accepted)
+        for option in values:
+            if equal(value, option):
+                break
+        else:
+            return False
+    if len(arguments) < len(accepted):
+        optional = gold.optional
+        for key in accepted:
+            if key not in arguments and key not in optional:
+                return False
+    return True
 
 
 def max_matching(edges: Sequence[Sequence[int]], n_right: int) -> list[int]:

@@ -8,6 +8,7 @@ it starts (``check_rows``).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,10 +33,10 @@ class _RowCache:
         self.rows: dict[tuple[int, ...], tuple[tuple[Any, ...], ToolRow | RowFormatError]] = {}
 
     def read(self, row: Mapping[str, Any]) -> ToolRow:
-        values = tuple(row.get(column) for column in _ROW_COLUMNS)
+        values = tuple(map(row.get, _ROW_COLUMNS))
         key = tuple(map(id, values))
         hit = self.rows.get(key)
-        if hit is not None and all(a is b for a, b in zip(hit[0], values)):
+        if hit is not None and all(map(operator.is_, hit[0], values)):
             read = hit[1]
         else:
             try:

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .arguments import DictPattern
 from .calls import Call, CallError, _load_object, call_from_object, text_calls
 from .schemas import Tool, ToolFormatError, read_tool, read_tools
 
@@ -112,6 +113,20 @@ def _calls(items: list[Any], what: str) -> list[Call]:
         raise RowFormatError(str(exc)) from None
 
 
+def _is_pattern(value: Any) -> bool:
+    return isinstance(value, Mapping) and bool(value) and all(isinstance(v, list) for v in value.values())
+
+
+def _bfcl_value(value: Any) -> Any:
+    """An accepted value of BFCL's ground truth: an object whose values are lists of accepted values is a
+    :class:`DictPattern` (as BFCL's dict checker reads it), a list of such objects a list of patterns."""
+    if _is_pattern(value):
+        return DictPattern({k: tuple(v) for k, v in value.items()}, frozenset(k for k, v in value.items() if "" in v))
+    if isinstance(value, list) and value and all(_is_pattern(v) for v in value):
+        return [_bfcl_value(v) for v in value]
+    return value
+
+
 def _bfcl_gold(items: list[Any]) -> tuple[GoldCall, ...]:
     gold = []
     for i, item in enumerate(items):
@@ -125,7 +140,7 @@ def _bfcl_gold(items: list[Any]) -> tuple[GoldCall, ...]:
         for key, values in params.items():
             if not isinstance(values, list):
                 raise RowFormatError(f"ground_truth[{i}] ({name}): {key!r} is not a list of accepted values")
-            accepted[key] = tuple(values)
+            accepted[key] = tuple(_bfcl_value(v) for v in values)
             if "" in values:
                 optional.add(key)
         gold.append(GoldCall(str(name), accepted, frozenset(optional)))
