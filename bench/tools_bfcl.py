@@ -103,19 +103,19 @@ def candidates(row: dict[str, Any]) -> list[tuple[str, str]]:
     first_name, first_args = gold[0]
     if first_args:
         key = sorted(first_args)[0]
-        out.append(("value_changed", render([(first_name, {**first_args, key: _changed(first_args[key])})] + gold[1:])))
+        out.append(("value_changed", render([(first_name, {**first_args, key: _changed(first_args[key])}), *gold[1:]])))
         value = first_args[key]
         if isinstance(value, str) and value.upper() != value:
-            out.append(("string_case", render([(first_name, {**first_args, key: value.upper()})] + gold[1:])))
+            out.append(("string_case", render([(first_name, {**first_args, key: value.upper()}), *gold[1:]])))
         if isinstance(value, int) and not isinstance(value, bool):
-            out.append(("int_as_float", render([(first_name, {**first_args, key: float(value)})] + gold[1:])))
-            out.append(("int_as_string", render([(first_name, {**first_args, key: str(value)})] + gold[1:])))
+            out.append(("int_as_float", render([(first_name, {**first_args, key: float(value)}), *gold[1:]])))
+            out.append(("int_as_string", render([(first_name, {**first_args, key: str(value)}), *gold[1:]])))
     required = functions.get(first_name, {}).get("parameters", {}).get("required", [])
     if required and required[0] in first_args:
         dropped = {k: v for k, v in first_args.items() if k != required[0]}
-        out.append(("required_dropped", render([(first_name, dropped)] + gold[1:])))
-    out.append(("unknown_argument", render([(first_name, {**first_args, "zz_unknown": 1})] + gold[1:])))
-    out.append(("wrong_tool", render([(first_name + "_zz", first_args)] + gold[1:])))
+        out.append(("required_dropped", render([(first_name, dropped), *gold[1:]])))
+    out.append(("unknown_argument", render([(first_name, {**first_args, "zz_unknown": 1}), *gold[1:]])))
+    out.append(("wrong_tool", render([(first_name + "_zz", first_args), *gold[1:]])))
     if len(gold) > 1:
         out.append(("reordered", render(gold[::-1])))
         out.append(("one_dropped", render(gold[1:])))

@@ -44,8 +44,11 @@ _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
 _FUNCTIONCALL = re.compile(r"<functioncall>\s*(.*?)\s*(?:<\|endoftext\|>|</functioncall>|\Z)", re.S)
 _FENCE = re.compile(r"\A```[\w-]*\n(.*?)\n?```\Z", re.S)
-#: a text that starts like a pythonic call: ``name(`` or ``[name(``
-_LOOKS_PYTHONIC = re.compile(r"\A\[?\s*[A-Za-z_][\w.]*\s*\(")
+#: a text that starts like a pythonic call: ``name(`` or ``[name(`` (in a list, ToolACE's names with spaces too)
+_LOOKS_PYTHONIC = re.compile(r"\A(?:\[\s*[A-Za-z_][\w. -]*|[A-Za-z_][\w.]*)\s*\(")
+#: a called name with spaces in a list of calls (ToolACE: ``[Get Top Songs(country="FR")]``)
+_SPACED_NAME = re.compile(r"(?<=[\[,])(\s*)([A-Za-z_][\w.-]*(?: +[\w.-]+)+)(\s*\()")
+_SPACE = "__space__"
 
 
 @dataclass(frozen=True)
@@ -185,10 +188,15 @@ def python_calls(text: str) -> list[Call]:
     >>> python_calls("math.factorial(number=5)")
     [Call(name='math.factorial', arguments={'number': 5})]
     """
+    text = text.strip()
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        raise CallError(f"not a Python call ({type(exc).__name__})") from None
+        spaced = text.startswith("[") and _SPACED_NAME.search(text)
+        if not spaced or _SPACE in text:
+            raise CallError(f"not a Python call ({type(exc).__name__})") from None
+        named = _SPACED_NAME.sub(lambda m: m.group(1) + m.group(2).replace(" ", _SPACE) + m.group(3), text)
+        return [Call(call.name.replace(_SPACE, " "), call.arguments) for call in python_calls(named)]
     body = tree.body
     try:
         if isinstance(body, (ast.List, ast.Tuple)):

@@ -7,9 +7,13 @@ A row is read by :func:`read_row` into a :class:`ToolRow`, whatever dataset it c
 | ``native`` | ``tools`` (OpenAI function format), ``gold_calls`` (a list of ``{"name", "arguments"}``) | the calls, exactly; an argument the gold leaves out may be given with the tool schema's ``default`` |
 | ``xlam`` (xLAM / APIGen) | ``query``, ``tools``, ``answers`` (JSON text) | as native |
 | ``bfcl`` | ``question``, ``function``, ``ground_truth`` (``[{name: {arg: [accepted values]}}]``, ``""`` = may be left out) | any accepted value; ``[]`` (irrelevance rows): no call |
-| ``hermes`` (NousResearch function calling) | ``conversations`` (``from``/``value``), tools in the system turn's ``<tools>`` | the ``<tool_call>`` blocks of the first ``gpt`` turn |
-| ``toolace`` | ``system`` (a JSON list of tools), ``conversations`` | the first assistant turn's ``[f(a=1)]`` |
-| ``glaive`` | ``system`` (tools as JSON objects), ``chat`` (``USER:``/``ASSISTANT:`` text) | the first ``ASSISTANT:`` turn's ``<functioncall>`` |
+| ``hermes`` (NousResearch function calling) | ``conversations`` (``from``/``value``), tools in the system turn's ``<tools>`` | the ``<tool_call>`` blocks of a ``gpt`` turn |
+| ``toolace`` | ``system`` (a JSON list of tools), ``conversations`` | an assistant turn's ``[f(a=1)]`` |
+| ``glaive`` | ``system`` (tools as JSON objects), ``chat`` (``USER:``/``ASSISTANT:`` text) | an ``ASSISTANT:`` turn's ``<functioncall>`` |
+
+In a conversation, the gold is the first assistant turn that calls a tool, and the turns before it
+(clarifying questions included) are the prompt; when no turn calls a tool, the first assistant turn
+is the gold and a plain answer is expected.
 
 An empty gold (``[]``) means a plain answer was expected. A row that cannot be read raises
 :class:`RowFormatError` naming what is wrong; :func:`check_rows` reports them before training.
@@ -153,10 +157,9 @@ def _bfcl_messages(question: Any) -> tuple[dict[str, Any], ...]:
     return tuple(dict(m) for m in first if isinstance(m, Mapping))
 
 
-def _conversation(turns: list[Any]) -> tuple[list[dict[str, Any]], int | None]:
-    """The turns as chat messages, and the index of the first assistant turn (None: there is none)."""
+def _conversation(turns: list[Any]) -> list[dict[str, Any]]:
+    """The turns as chat messages."""
     messages = []
-    first = None
     for i, turn in enumerate(turns):
         if not isinstance(turn, Mapping):
             raise RowFormatError(f"conversations[{i}] is not an object")
@@ -164,10 +167,25 @@ def _conversation(turns: list[Any]) -> tuple[list[dict[str, Any]], int | None]:
         content = turn.get("value", turn.get("content"))
         if role is None or not isinstance(content, str):
             raise RowFormatError(f"conversations[{i}] has no known role (from) or no text (value)")
-        if role == "assistant" and first is None:
-            first = i
         messages.append({"role": role, "content": content})
-    return messages, first
+    return messages
+
+
+def _gold_turn(messages: list[dict[str, Any]], what: str) -> tuple[list[Call], int]:
+    """The gold calls and the index of the assistant turn they come from: the first assistant turn that
+    calls a tool (the turns before it, clarifying questions included, are the prompt); when none does,
+    the first assistant turn, whose plain answer is then expected."""
+    first = None
+    for i, message in enumerate(messages):
+        if message["role"] != "assistant":
+            continue
+        first = i if first is None else first
+        calls = _gold_in_text(message["content"], f"{what}, turn {i}")
+        if calls:
+            return calls, i
+    if first is None:
+        raise RowFormatError(f"{what}: no assistant turn to take the gold calls from")
+    return [], first
 
 
 def _gold_in_text(text: str, what: str) -> list[Call]:
@@ -179,7 +197,7 @@ def _gold_in_text(text: str, what: str) -> list[Call]:
 
 def _tools_in_text(text: str) -> tuple[Tool, ...]:
     """Tools written in a system prompt: a ``<tools>`` block, else every top-level JSON object or list."""
-    block = _TOOLS_BLOCK.search(text)
+    block = next((b for b in _TOOLS_BLOCK.finditer(text) if b.group(1).strip()), None)  # not "<tools></tools> tags"
     if block:
         body = block.group(1).strip()
         try:
@@ -224,11 +242,10 @@ def _xlam(row: Mapping[str, Any], tools: tuple[Tool, ...]) -> ToolRow:
 
 
 def _hermes_or_toolace(row: Mapping[str, Any]) -> ToolRow:
-    messages, first = _conversation(_list(row["conversations"], "conversations"))
+    messages = _conversation(_list(row["conversations"], "conversations"))
     system = row.get("system")
     if isinstance(system, str) and system.strip():
         messages.insert(0, {"role": "system", "content": system})
-        first = None if first is None else first + 1
     kind = "hermes" if any("<tool_call>" in m["content"] or "<tools>" in m["content"] for m in messages) else "toolace"
     tools = read_tools(row["tools"]) if row.get("tools") else ()
     if not tools:
@@ -236,10 +253,8 @@ def _hermes_or_toolace(row: Mapping[str, Any]) -> ToolRow:
             if message["role"] == "system":
                 tools = _tools_in_text(message["content"])
                 break
-    if first is None:
-        raise RowFormatError("conversations: no assistant (gpt) turn to take the gold calls from")
-    gold = _gold_in_text(messages[first]["content"], f"conversations: the first assistant turn ({kind})")
-    return ToolRow(kind, tools, gold_from_calls(gold, tools), tuple(messages[:first]))
+    gold, at = _gold_turn(messages, f"conversations ({kind})")
+    return ToolRow(kind, tools, gold_from_calls(gold, tools), tuple(messages[:at]))
 
 
 def _glaive(row: Mapping[str, Any]) -> ToolRow:
@@ -248,14 +263,12 @@ def _glaive(row: Mapping[str, Any]) -> ToolRow:
         raise RowFormatError("glaive: 'system' and 'chat' must be text")
     tools = _tools_in_text(system)
     parts = _GLAIVE_TURN.split(chat)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system.removeprefix("SYSTEM:").strip()}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system.strip().removeprefix("SYSTEM:").strip()}]
+    roles = {"USER": "user", "ASSISTANT": "assistant", "FUNCTION RESPONSE": "tool"}
     for speaker, said in zip(parts[1::2], parts[2::2]):
-        said = said.replace("<|endoftext|>", "").strip()
-        if speaker == "ASSISTANT":
-            gold = _gold_in_text(said, "chat: the first ASSISTANT turn (glaive)")
-            return ToolRow("glaive", tools, gold_from_calls(gold, tools), tuple(messages))
-        messages.append({"role": "user" if speaker == "USER" else "tool", "content": said})
-    raise RowFormatError("chat: no ASSISTANT turn to take the gold calls from")
+        messages.append({"role": roles[speaker], "content": said.replace("<|endoftext|>", "").strip()})
+    gold, at = _gold_turn(messages, "chat (glaive)")
+    return ToolRow("glaive", tools, gold_from_calls(gold, tools), tuple(messages[:at]))
 
 
 def row_format(row: Mapping[str, Any]) -> str | None:
