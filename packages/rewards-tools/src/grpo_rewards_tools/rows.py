@@ -151,6 +151,19 @@ def _bfcl_gold(items: list[Any]) -> tuple[GoldCall, ...]:
     return tuple(gold)
 
 
+def _required(gold: tuple[GoldCall, ...], tools: tuple[Tool, ...]) -> tuple[GoldCall, ...]:
+    """BFCL's rule: an argument its function requires must be given, even where the ground truth accepts ``""``."""
+    by_name = {tool.name: tool for tool in tools}
+    out = []
+    for call in gold:
+        tool = by_name.get(call.name)
+        required = tool.parameters.get("required") if tool else None
+        if isinstance(required, list) and call.optional & set(required):
+            call = GoldCall(call.name, call.accepted, call.optional - set(required))
+        out.append(call)
+    return tuple(out)
+
+
 def _bfcl_messages(question: Any) -> tuple[dict[str, Any], ...]:
     turns = _list(question, "question")
     first = turns[0] if turns and isinstance(turns[0], list) else turns
@@ -297,8 +310,9 @@ def read_row(row: Mapping[str, Any]) -> ToolRow:
         if kind == "xlam":
             return _xlam(row, read_tools(row["tools"]))
         if kind == "bfcl":
-            return ToolRow("bfcl", read_tools(row["function"], "function"),
-                           _bfcl_gold(_list(row["ground_truth"], "ground_truth")), _bfcl_messages(row.get("question", [])))
+            tools = read_tools(row["function"], "function")
+            gold = _required(_bfcl_gold(_list(row["ground_truth"], "ground_truth")), tools)
+            return ToolRow("bfcl", tools, gold, _bfcl_messages(row.get("question", [])))
         if kind in ("hermes", "toolace"):
             return _hermes_or_toolace(row)
         if kind == "glaive":
