@@ -46,6 +46,8 @@ _EXPORTS = {
     "RewardResult": "protocol",
     "Scorer": "protocol",
     "completion_text": "protocol",
+    "message_text": "protocol",
+    "trajectory_messages": "protocol",
     "Registry": "registry",
     "RewardInfo": "records",
     "TaskInfo": "records",
@@ -107,7 +109,9 @@ __all__ = [
     "load_reward_set",
     "load_rewards",
     "map_with_deadline",
+    "message_text",
     "model_path",
+    "trajectory_messages",
 ]
 
 
@@ -159,7 +163,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .plugin import PROJECT_NAME, hookimpl
     from .plugin.manager import Plugins, get_plugins
     from .plugin.spec import RegisterEnvironment, RegisterReward, RegisterTask
-    from .protocol import Completion, RewardFunc, RewardResult, Scorer, completion_text
+    from .protocol import (
+        Completion,
+        RewardFunc,
+        RewardResult,
+        Scorer,
+        completion_text,
+        message_text,
+        trajectory_messages,
+    )
     from .records import RewardInfo, TaskInfo
     from .registry import Registry, load_registry
     from .reward import Reward
