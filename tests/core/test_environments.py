@@ -4,6 +4,7 @@ calls, and the reward of an environment that owns one (live, and replayed offlin
 from __future__ import annotations
 
 import json
+import re
 import pickle
 
 import pytest
@@ -221,3 +222,13 @@ def test_score_command_replays_recorded_trajectories_of_a_jsonl_file(env_registr
     scored = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["rewards"]["env.guess"] for r in scored] == [1.0, 0.0, 0.0]
     assert "outcomes of env.guess: hit 1, miss 2\n" in capsys.readouterr().out
+
+
+def test_the_python_blocks_of_docs_agentic_md_run():
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "agentic.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/agentic.md", "exec"), {"__name__": "agentic_doc"})
