@@ -4,8 +4,8 @@ calls, and the reward of an environment that owns one (live, and replayed offlin
 from __future__ import annotations
 
 import json
-import re
 import pickle
+import re
 
 import pytest
 
