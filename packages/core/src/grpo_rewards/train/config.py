@@ -9,7 +9,7 @@ A config has up to seven sections; each one given replaces the default's whole s
       n: 512
       seed: 0
       params: {ops: "+"}
-    rewards:                        # a reward set, or the path of a reward-set YAML file (rewards: set.yaml)
+    rewards:                        # a reward set, or a reward-set YAML file, whole (rewards: set.yaml)
       - {use: math.accuracy, weight: 1.0}
     grpo:                           # passed unchanged to trl.GRPOConfig (values range-checked first)
       learning_rate: 1.0e-5
@@ -101,12 +101,13 @@ def path_rule(path_text: str) -> str:
     return f" ({PATH_RULE}: {Path.cwd()})"
 
 
-def reward_file_entries(path_text: str) -> list[Any]:
-    """The entries of the reward-set file a config names (``rewards: set.yaml``), as the run records them.
+def reward_file_set(path_text: str) -> dict[str, Any]:
+    """The reward-set file a config names (``rewards: set.yaml``), whole, as the run records it.
 
     The run folder's ``config.yaml`` holds the set that ran, not a reference to a file that may
     change: each entry as the file writes it, a file reward's path (relative to the set file) made
-    absolute. Call it once the set has loaded (the file is known to be readable).
+    absolute, and the file's own keys (``execution:``, ``concurrent:``), which a set file means as
+    much as its entries. Call it once the set has loaded (the file is known to be readable).
     """
     data = read_yaml(path_text, what="a YAML file with a 'rewards:' list", error=ConfigError)
     entries = data.get("rewards") if isinstance(data, dict) else data
@@ -117,7 +118,8 @@ def reward_file_entries(path_text: str) -> list[Any]:
         if isinstance(entry.get("use"), str):
             entry["use"] = absolute_reference(entry["use"], base)
         out.append(entry)
-    return out
+    settings = {k: v for k, v in data.items() if k != "rewards"} if isinstance(data, dict) else {}
+    return {"rewards": out, **settings}
 
 
 def parse_value(text: str) -> Any:

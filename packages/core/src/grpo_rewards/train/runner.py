@@ -24,7 +24,7 @@ from ..rewardset import RewardSet, load_reward_set
 from ..scorer_hooks import row_problems
 from . import manifest as run_files
 from . import rundir
-from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_entries
+from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_set
 from .data import describe, load_dataset_from_config
 from .environment import DEFAULT_TOOL_ITERATIONS, EnvironmentPlan, column_problems, plan_environment
 from .lock import RunLock, check_free
@@ -210,7 +210,7 @@ def prepare(
     except GrpoRewardsError as exc:
         problems += _problems(exc, "rewards: ")
     if reward_set is not None and isinstance(spec, str):  # rewards: set.yaml: the run records the set itself,
-        entries = reward_file_entries(spec)                # and runs what it records (a resume compares them)
+        entries = reward_file_set(spec)                    # and runs what it records (a resume compares them)
         try:
             reward_set = load_reward_set(entries, registry=registry)
         except GrpoRewardsError:  # a module found only beside the set file: keep the file's reference
