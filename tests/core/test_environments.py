@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 
 import pytest
 
@@ -205,3 +206,29 @@ def test_show_prints_each_tool_schema(env_registry, capsys):
                           "tools (JSON schemas, as TRL puts them into the prompt):\n")
     assert '"name": "add"' in out and '"description": "how much to add"' in out
     assert out.endswith("example:   add(k=2) twice reaches target 4\n")
+
+
+def test_score_command_replays_recorded_trajectories_of_a_jsonl_file(env_registry, tmp_path, capsys):
+    rows = [{"prompt": "reach 4", "completion": _trajectory((1, "2"), (2, "4")), "target": 4},
+            {"prompt": "reach 4", "completion": _trajectory((2, "3")), "target": 4},
+            {"prompt": "reach 9", "completion": [{"role": "assistant", "content": "Score: 1.0"}], "target": 9}]
+    data = tmp_path / "trajectories.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reward_set = tmp_path / "set.yaml"
+    reward_set.write_text("rewards:\n  - use: env.guess\n    with: {start: 1}\n")
+    out = tmp_path / "scored.jsonl"
+    with use_registry(env_registry):
+        assert main(["score", str(data), "--rewards", str(reward_set), "--out", str(out), "--no-progress"]) == 0
+    scored = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["rewards"]["env.guess"] for r in scored] == [1.0, 0.0, 0.0]
+    assert "outcomes of env.guess: hit 1, miss 2\n" in capsys.readouterr().out
+
+
+def test_the_python_blocks_of_docs_agentic_md_run():
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "agentic.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/agentic.md", "exec"), {"__name__": "agentic_doc"})

@@ -5,7 +5,8 @@ network, read-only file system but a private ``/tmp``, rlimits, a seccomp filter
 forks a fresh supervisor per program and kills every process and empties ``/tmp`` after it). State
 is kept across the calls of one rollout by running the rollout's earlier cells again, silently,
 before the new one (their output is discarded, an error in one is skipped as it was the first
-time; a cell stopped by a limit is not kept); the time limit covers that replay. ``reset`` forgets the cells, so nothing crosses
+time; a cell stopped by a limit is not kept); the time limit covers that replay. ``warm=False``
+starts a new sandbox for each call instead (bench/tools.md compares the two). ``reset`` forgets the cells, so nothing crosses
 rollouts: not a variable, not a file, not a process. Code whose earlier cells are not
 deterministic (random numbers, the clock) sees new values on each call.
 
@@ -46,7 +47,8 @@ class Python:
     """A Python interpreter in a sandbox; variables and functions persist across the calls of one rollout."""
 
     def __init__(self, time_limit: float = 2.0, memory_mb: int = 256, max_output: int = 2000,
-                 max_cells: int = 16) -> None:
+                 max_cells: int = 16, warm: bool = True) -> None:
+        self.warm = warm
         self.time_limit = time_limit
         self.memory_mb = memory_mb
         self.max_output = max_output
@@ -63,7 +65,7 @@ class Python:
         Args:
             code: the Python code to run; use print() to show values
         """
-        from grpo_rewards_code import Limits, SandboxUnavailable, get_sandbox
+        from grpo_rewards_code import Limits, Sandbox, SandboxUnavailable, get_sandbox
 
         if not isinstance(code, str) or not code.strip():
             return "error: give the code to run as text"
@@ -72,7 +74,10 @@ class Python:
         program = _PROGRAM.format(cells=json.dumps(self._cells), code=code)
         limits = Limits(time=self.time_limit, memory=self.memory_mb << 20, output=max(self.max_output * 4, 4096))
         try:
-            result = get_sandbox().run_python(program, [{"kind": "stdio", "input": ""}], limits)[0]
+            sandbox = get_sandbox()
+            if not self.warm:
+                sandbox = Sandbox(sandbox.backend, sandbox.binary, warm=False)
+            result = sandbox.run_python(program, [{"kind": "stdio", "input": ""}], limits)[0]
         except SandboxUnavailable as exc:
             if not self._warned:
                 self._warned = True
