@@ -28,6 +28,7 @@ FIRST_PARTY = {
     "judge": "grpo-rewards-judge",
     "code": "grpo-rewards-code",
     "tools": "grpo-rewards-tools",
+    "instructions": "grpo-rewards-instructions",
 }
 
 
