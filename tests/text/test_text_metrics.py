@@ -12,7 +12,7 @@ from rapidfuzz import fuzz, utils
 from rouge_score import rouge_scorer
 
 from grpo_rewards_text import F1, Bleu, Chrf, ExactMatch, Fuzzy, Rouge
-from grpo_rewards_text.fuzzy import SCORERS
+from grpo_rewards_text.fuzzy_match import SCORERS
 
 _WORDS = ("river", "stone", "light", "garden", "window", "quiet", "morning", "paper", "silver", "bridge", "cloud")
 _rng = random.Random(7)

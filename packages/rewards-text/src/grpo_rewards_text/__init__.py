@@ -26,12 +26,12 @@ __version__ = metadata.version("grpo-rewards-text")  # the one literal is in pyp
 _EXPORTS = {
     "ExactMatch": "overlap",
     "F1": "overlap",
-    "Fuzzy": "fuzzy",
+    "Fuzzy": "fuzzy_match",
     "Bleu": "sacre",
     "Chrf": "sacre",
-    "Rouge": "rouge",
-    "Similarity": "similarity",
-    "Language": "language",
+    "Rouge": "rouge_scores",
+    "Similarity": "embeddings",
+    "Language": "detect",
     "Json": "structured",
     "Normalizer": "normalize",
     "read_answer": "answer",
@@ -107,13 +107,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         make_rouge,
         make_similarity,
     )
-    from .fuzzy import Fuzzy
-    from .language import Language
+    from .detect import Language
+    from .embeddings import Similarity
+    from .fuzzy_match import Fuzzy
     from .normalize import Normalizer
     from .overlap import F1, ExactMatch
-    from .rouge import Rouge
+    from .rouge_scores import Rouge
     from .sacre import Bleu, Chrf
-    from .similarity import Similarity
     from .structured import Json
 
     exact_match: Reward

@@ -34,14 +34,14 @@ def _define(short: str, scorer: str, example: str, **metadata: Any) -> RewardDef
 
 EXACT_MATCH = _define("exact_match", "overlap:ExactMatch", "{use: text.exact_match, with: {punctuation: unicode}}")
 F1 = _define("f1", "overlap:F1", "{use: text.f1, with: {reference_column: answers}}")
-FUZZY = _define("fuzzy", "fuzzy:Fuzzy", "{use: text.fuzzy, with: {scorer: token_sort_ratio, threshold: 0.9}}")
+FUZZY = _define("fuzzy", "fuzzy_match:Fuzzy", "{use: text.fuzzy, with: {scorer: token_sort_ratio, threshold: 0.9}}")
 BLEU = _define("bleu", "sacre:Bleu", "{use: text.bleu, with: {tokenize: intl, smooth_method: floor, smooth_value: 0.1}}")
 CHRF = _define("chrf", "sacre:Chrf", "{use: text.chrf, with: {word_order: 2}}")
-ROUGE = _define("rouge", "rouge:Rouge", "{use: text.rouge, with: {kind: rouge2, measure: recall}}",
+ROUGE = _define("rouge", "rouge_scores:Rouge", "{use: text.rouge, with: {kind: rouge2, measure: recall}}",
                 options=OPTIONS.replace(max_chars=ROUGE_MAX_CHARS))
-SIMILARITY = _define("similarity", "similarity:Similarity", "{use: text.similarity, with: {device: 'cuda:1'}}",
+SIMILARITY = _define("similarity", "embeddings:Similarity", "{use: text.similarity, with: {device: 'cuda:1'}}",
                      form="batch", output_range=(-1.0, 1.0), options=RewardOptions(worker_safe=False))
-LANGUAGE = _define("language", "language:Language", "{use: text.language, with: {language: fr, language_column: null}}")
+LANGUAGE = _define("language", "detect:Language", "{use: text.language, with: {language: fr, language_column: null}}")
 JSON = _define("json", "structured:Json", "{use: text.json, with: {credit: partial, reference_column: reference}}")
 
 #: Every text reward, in the order the plugin registers them.
@@ -64,7 +64,7 @@ def make_f1(*, metric: str | None = None, **params: Any) -> Reward:
 
 
 def make_fuzzy(*, metric: str | None = None, **params: Any) -> Reward:
-    """``text.fuzzy`` with parameters (see :class:`~grpo_rewards_text.fuzzy.Fuzzy`)."""
+    """``text.fuzzy`` with parameters (see :class:`~grpo_rewards_text.fuzzy_match.Fuzzy`)."""
     return FUZZY.reward(metric=metric, **params)
 
 
@@ -79,17 +79,17 @@ def make_chrf(*, metric: str | None = None, **params: Any) -> Reward:
 
 
 def make_rouge(*, metric: str | None = None, **params: Any) -> Reward:
-    """``text.rouge`` with parameters (see :class:`~grpo_rewards_text.rouge.Rouge`)."""
+    """``text.rouge`` with parameters (see :class:`~grpo_rewards_text.rouge_scores.Rouge`)."""
     return ROUGE.reward(metric=metric, **params)
 
 
 def make_similarity(*, metric: str | None = None, **params: Any) -> Reward:
-    """``text.similarity`` with parameters (see :class:`~grpo_rewards_text.similarity.Similarity`)."""
+    """``text.similarity`` with parameters (see :class:`~grpo_rewards_text.embeddings.Similarity`)."""
     return SIMILARITY.reward(metric=metric, **params)
 
 
 def make_language(*, metric: str | None = None, **params: Any) -> Reward:
-    """``text.language`` with parameters (see :class:`~grpo_rewards_text.language.Language`)."""
+    """``text.language`` with parameters (see :class:`~grpo_rewards_text.detect.Language`)."""
     return LANGUAGE.reward(metric=metric, **params)
 
 

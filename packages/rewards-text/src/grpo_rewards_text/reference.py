@@ -31,6 +31,9 @@ class ReferenceMetric:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} reference_column={self.reference_column!r} answer_format={self.answer_format!r}>"
 
+    def warmup(self) -> None:
+        """Import and build what the metric needs (the core calls it in each worker; nothing here)."""
+
     def answer(self, text: str) -> str | None:
         """The answer this reward reads from a reply's text."""
         answer = read_answer(text, self.answer_format, self.answer_position)

@@ -23,7 +23,10 @@ the instance, counted by walking the schema beside the instance:
 - ``items``/``prefixItems`` descend into each element, ``additionalProperties`` (a schema) into each
   extra property, ``allOf`` into each branch, and a local ``$ref`` (``#/...``) into its target
   (at most :data:`MAX_REF_CHAIN` references in a row without descending);
-- keywords that assert nothing (``title``, ``$defs``, ``default``, ...) are not counted.
+- keywords that assert nothing (``title``, ``$defs``, ``default``, ...) are not counted, nor those
+  that do not apply to the instance's JSON type (``minLength`` on a number, ``additionalProperties``
+  on a string: jsonschema ignores them there), so a string against an object schema scores 0/1
+  (its ``type``), not the share of object keywords that hold vacuously.
 
 An instance jsonschema finds valid scores 1.0; one it finds invalid scores below 1.0 even when the
 walk found no failed constraint (one extra failed constraint is then counted).
@@ -45,6 +48,15 @@ from typing import Any
 
 CACHE_SIZE = 256
 MAX_REF_CHAIN = 16
+#: Keywords that only apply to one JSON type (jsonschema ignores them on the others: so does the count).
+_APPLIES_TO = {
+    **dict.fromkeys(("additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+                     "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"), dict),
+    **dict.fromkeys(("additionalItems", "contains", "minItems", "maxItems", "uniqueItems", "minContains",
+                     "maxContains", "unevaluatedItems"), list),
+    **dict.fromkeys(("minLength", "maxLength", "pattern"), str),
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), (int, float)),
+}
 #: Keywords the walk descends through instead of counting.
 _WALKED = frozenset({"properties", "required", "items", "prefixItems", "additionalProperties", "allOf", "$ref"})
 
@@ -203,6 +215,9 @@ class _Walk:
             return
         for keyword, value in schema.items():
             if keyword not in self.keywords:
+                continue
+            kind = _APPLIES_TO.get(keyword)
+            if kind is not None and (not isinstance(instance, kind) or isinstance(instance, bool)):
                 continue
             if keyword not in _WALKED or (keyword == "additionalProperties" and isinstance(value, bool)):
                 self.check(schema, keyword, instance)
