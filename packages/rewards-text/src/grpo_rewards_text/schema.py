@@ -49,7 +49,7 @@ from typing import Any
 CACHE_SIZE = 256
 MAX_REF_CHAIN = 16
 #: Keywords that only apply to one JSON type (jsonschema ignores them on the others: so does the count).
-_APPLIES_TO = {
+_APPLIES_TO: dict[str, Any] = {
     **dict.fromkeys(("additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
                      "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"), dict),
     **dict.fromkeys(("additionalItems", "contains", "minItems", "maxItems", "uniqueItems", "minContains",
