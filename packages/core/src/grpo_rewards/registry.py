@@ -29,6 +29,7 @@ FIRST_PARTY = {
     "code": "grpo-rewards-code",
     "tools": "grpo-rewards-tools",
     "instructions": "grpo-rewards-instructions",
+    "text": "grpo-rewards-text",
 }
 
 
