@@ -88,6 +88,8 @@ ALLOWED_UNTIMED_REGEX = {
     ("packages/rewards-instructions/src/grpo_rewards_instructions/ifevalg.py", "<module>", "re.compile"):
         "IFEval's sentence-splitter patterns: constant initials or a suffix, a space and an alternation of "
         "constant words (no quantified group): linear",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifevalg.py", "_word_once", "re.findall"):
+        "re.escape(keyword), case-insensitive: a literal, matched in linear time",
     ("examples/third-party-plugin/src/grpo_rewards_keywords/__init__.py", "_patterns", "re.compile"):
         r"re.escape(keyword) between fixed lookarounds (?<!\w)...(?!\w): a literal, matched in linear time",
 }

@@ -1,4 +1,4 @@
-"""The twenty IFEvalG constraints implemented so far (open-instruct's open_instruct/IFEvalG/instructions.py at 42c6d0de),
+"""The 29 constraints IFEvalG adds to IFEval (open-instruct's open_instruct/IFEvalG/instructions.py at 42c6d0de),
 each on replies that follow and break its rule; no project ships labelled cases for these ids."""
 
 from __future__ import annotations
@@ -52,6 +52,27 @@ CASES = [
     ("copy:copying_simple", {"prompt_to_repeat": "Write about owls."}, "Write about owls. Owls hunt.", False),
     ("copy:copying_multiple", {"prompt_to_repeat": "Hi.", "N": 2}, "Hi.\n******\nhi.", True),
     ("copy:copying_multiple", {"prompt_to_repeat": "Hi.", "N": 3}, "Hi.\n******\nhi.", False),
+    ("copy:copy", {"prompt_to_repeat": "Write about owls."}, "write about owls.", True),
+    ("new:copy_span_idx", {"prompt_to_repeat": "Write about owls.", "n_start": 6, "n_end": 11}, " ABOUT ", True),
+    ("new:copy_span_idx", {"prompt_to_repeat": "Write about owls.", "n_start": 6, "n_end": 11}, "about owls", False),
+    ("detectable_format:sentence_hyphens", {}, "Owls hunt.-Bats fly.", True),
+    ("detectable_format:sentence_hyphens", {}, "Owls hunt. - Bats fly.", False),
+    ("keywords:no_adjacent_consecutive", {}, "Owls hunt at night", True),
+    ("keywords:no_adjacent_consecutive", {}, "a big owl", False),  # a, b
+    ("detectable_format:square_brackets", {}, "[Owls] [hunt.]", True),
+    ("detectable_format:square_brackets", {}, "[Owls] hunt", False),
+    ("keywords:word_once", {"keyword": "owl"}, "An owl hunts.", True),
+    ("keywords:word_once", {"keyword": "owl"}, "An owl and owls.", False),  # substrings count, as in the original
+    ("keywords:word_count_different_numbers", {"keyword": "owl", "frequency": 2, "relation": "at least"},
+     "owl OWL", True),
+    ("copy:repeat_phrase", {"phrase": "the big cat", "small_n": 2}, "the red cat and the tall cat", True),
+    # the original reads only the last phrase's count of changed words
+    ("copy:repeat_phrase", {"phrase": "the big cat", "small_n": 2}, "the big cat and the tall cat", True),
+    ("copy:repeat_phrase", {"phrase": "the big cat", "small_n": 2}, "the tall cat and the big cat", False),
+    ("copy:repeat_phrase", {"phrase": "the big cat", "small_n": 2}, "the red cat", False),
+    ("count:counting_composition", {"n_sent": 1, "n_words": 3},
+     "Owls hunt .\n***\nBats fly .\n***\nCats nap .", True),
+    ("count:counting_composition", {"n_sent": 1, "n_words": 3}, "Owls hunt .\n***\nBats fly .", False),
 ]
 
 
@@ -63,3 +84,13 @@ def test_checker_follows_open_instructs_rule(cid, kwargs, reply, expected):
 def test_ifevals_regex_sentence_splitter_keeps_abbreviations_and_decimals_whole():
     assert split_into_sentences("Dr. Who paid 3.5 dollars at example.com today. Then he left... Why?") == [
         "Dr. Who paid 3.5 dollars at example.com today.", "Then he left...", "Why?"]
+
+
+def test_find_phrases_is_the_lazy_pattern_and_linear_on_a_flood():
+    import re
+
+    from grpo_rewards_instructions.ifevalg import find_phrases
+
+    for value in ["the a cat the b cat", "the  cat", "the cat", "the x\ncat the y cat", "thethe a cat cat"]:
+        assert find_phrases(value, "the", "cat") == re.findall("the .*? cat", value)
+    assert find_phrases("the " * 100_000, "the", "cat") == []

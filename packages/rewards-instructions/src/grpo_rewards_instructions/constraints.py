@@ -167,6 +167,15 @@ SPECS: dict[str, dict[str, _Check]] = {
     "detectable_format:bigram_wrapping": {},
     "copy:copying_simple": {"prompt_to_repeat": _phrase},
     "copy:copying_multiple": {"prompt_to_repeat": _phrase, "N": _positive},
+    "copy:copy": {"prompt_to_repeat": _phrase},
+    "new:copy_span_idx": {"prompt_to_repeat": _phrase, "n_start": _count, "n_end": _count},
+    "detectable_format:sentence_hyphens": {},
+    "keywords:no_adjacent_consecutive": {},
+    "detectable_format:square_brackets": {},
+    "keywords:word_once": {"keyword": _phrase},
+    "keywords:word_count_different_numbers": {"keyword": _phrase, "frequency": _count, "relation": _relation},
+    "copy:repeat_phrase": {"phrase": _phrase, "small_n": _positive},
+    "count:counting_composition": {"n_sent": _positive, "n_words": _positive},
 }
 #: The ids of IFEval itself (the rest of SPECS are IFEvalG's).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)

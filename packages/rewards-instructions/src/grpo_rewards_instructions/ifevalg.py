@@ -1,4 +1,4 @@
-r"""Twenty of the 29 constraints open-instruct's IFEvalG adds to IFEval's 25 (``open_instruct/IFEvalG/instructions.py``
+r"""The 29 constraints open-instruct's IFEvalG adds to IFEval's 25 (``open_instruct/IFEvalG/instructions.py``
 at 42c6d0de), one checker each, with its rules; ``letters:letter_counting2`` is IFEval's letter
 frequency under another id. Keywords are matched as text (``re.escape``), as in :mod:`.ifeval`.
 
@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -173,6 +174,94 @@ def _copying_multiple(value: str, args: Args) -> bool:
     return len(parts) == args["N"] and all(part.strip().lower() == want for part in parts)
 
 
+def _copy_span(value: str, args: Args) -> bool:
+    return value.strip().lower() == args["prompt_to_repeat"][args["n_start"]:args["n_end"]].strip().lower()
+
+
+def _sentence_hyphens(value: str, args: Args) -> bool:
+    gold = split_into_sentences(value.replace("-", " "))
+    return all(part.strip() == part and part == want for part, want in zip(value.split("-"), gold))
+
+
+def _no_adjacent_consecutive(value: str, args: Args) -> bool:
+    words = value.split()
+    for left, right in itertools.pairwise(words):
+        a, b = left[0].lower(), right[0].lower()
+        if len(a) != 1 or len(b) != 1 or ord(b) - ord(a) == 1:
+            return False
+    return True
+
+
+def _square_brackets(value: str, args: Args) -> bool:
+    return all(word.startswith("[") and word.endswith("]") for word in value.split())
+
+
+def _word_once(value: str, args: Args) -> bool:
+    return len(re.findall(re.escape(args["keyword"]), value, flags=re.IGNORECASE)) == 1
+
+
+def _word_count_different(value: str, args: Args) -> bool:
+    return ifeval.CHECKS["keywords:frequency"](value, args)
+
+
+def find_phrases(value: str, first: str, last: str) -> list[str]:
+    r"""``re.findall(first + " .*? " + last, value)`` with both words as text, in one pass per line (the
+    lazy pattern is quadratic on a line of ``first`` words with no ``last``).
+
+    >>> find_phrases("the big cat sat\nthe small cat sat", "the", "cat")
+    ['the big cat', 'the small cat']
+    """
+    head, tail, pos, n = first + " ", " " + last, 0, len(value)
+    found: list[str] = []
+    while True:
+        start = value.find(head, pos)
+        if start < 0:
+            return found
+        newline = value.find("\n", start + len(head))
+        line_end = n if newline < 0 else newline
+        end = value.find(tail, start + len(head), line_end)
+        if end < 0:  # no later start on this line can find the tail either
+            if newline < 0:
+                return found
+            pos = newline + 1
+            continue
+        found.append(value[start:end + len(tail)])
+        pos = end + len(tail)
+
+
+def _repeat_phrase(value: str, args: Args) -> bool:
+    reference = args["phrase"].split()
+    found = find_phrases(value, reference[0], reference[-1])
+    if len(found) != args["small_n"]:
+        return False
+    differences = 0
+    for phrase in found:
+        words, differences = phrase.split(), 0
+        if len(words) != len(reference):
+            return False
+        differences = sum(a != b for a, b in zip(words, reference))
+        if differences > 1:
+            return False
+    return differences == 1  # the original reads the last phrase's count
+
+
+def _counting_composition(value: str, args: Args) -> bool:
+    paragraphs = ifeval.PARAGRAPH_SPLIT.split(value)
+    count = len(paragraphs)
+    for index, paragraph in enumerate(paragraphs):
+        if not paragraph.strip():
+            if index in (0, len(paragraphs) - 1):
+                count -= 1
+            else:
+                return False
+        sentences = split_into_sentences(paragraph)  # the original checks an empty end paragraph too
+        if len(sentences) != args["n_sent"]:
+            return False
+        if any(len(text.word_tokens(sentence)) != args["n_words"] for sentence in sentences):
+            return False
+    return count == 3
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "punctuation:punctuation_dot": _no_dot,
@@ -195,4 +284,13 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "detectable_format:bigram_wrapping": _bigram_wrapping,
     "copy:copying_simple": _copying_simple,
     "copy:copying_multiple": _copying_multiple,
+    "copy:copy": _copying_simple,
+    "new:copy_span_idx": _copy_span,
+    "detectable_format:sentence_hyphens": _sentence_hyphens,
+    "keywords:no_adjacent_consecutive": _no_adjacent_consecutive,
+    "detectable_format:square_brackets": _square_brackets,
+    "keywords:word_once": _word_once,
+    "keywords:word_count_different_numbers": _word_count_different,
+    "copy:repeat_phrase": _repeat_phrase,
+    "count:counting_composition": _counting_composition,
 }
