@@ -31,6 +31,8 @@ OUTCOMES = ("passed", "failed", "compile_error", "runtime_error", "timeout", "me
             "sandbox_error", "no_tests")
 LANGUAGES = ("python", "cpp")
 DEFAULT_TIME, DEFAULT_MEMORY_MB = 2.0, 512
+#: the wall-clock budget of one completion's whole run (seconds): well inside the rewards' own 600 s deadline
+DEFAULT_TOTAL = 300.0
 _NUMBER = re.compile(r"\s*([0-9]*\.?[0-9]+)")
 
 
@@ -76,7 +78,8 @@ class TestsPassed:
     block; none: 0.0, ``no_code``); the row's tests (any format of
     :mod:`grpo_rewards_code.formats`; at most ``max_tests``, longest inputs first) run in the
     local sandbox with ``time_limit`` seconds of CPU and ``memory_limit_mb`` of address space per
-    test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB);
+    test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB) and
+    ``total_time_limit`` seconds of wall clock for the whole row (the tests it leaves are ``timeout``);
     stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values.
     A sandbox failure gives ``None`` (``sandbox_error``).
 
@@ -93,7 +96,7 @@ class TestsPassed:
 
     def __init__(self, language: str = "python", time_limit: float | None = None, memory_limit_mb: int | None = None,
                  max_tests: int | None = None, stop_on_first_failure: bool = False, comparison: str = "tokens",
-                 tolerance: float = TOLERANCE) -> None:
+                 tolerance: float = TOLERANCE, total_time_limit: float = DEFAULT_TOTAL) -> None:
         self.language = checks.choice(language, "language", LANGUAGES)
         self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=60, none_ok=True)
         self.memory_limit_mb = checks.integer(memory_limit_mb, "memory_limit_mb", low=16, high=16384, none_ok=True)
@@ -101,6 +104,7 @@ class TestsPassed:
         self.stop_on_first_failure = checks.boolean(stop_on_first_failure, "stop_on_first_failure")
         self.comparison = checks.choice(comparison, "comparison", COMPARISONS)
         self.tolerance = checks.number(tolerance, "tolerance", low=0.0, high=1.0)
+        self.total_time_limit = checks.number(total_time_limit, "total_time_limit", low=1.0, high=DEFAULT_TOTAL * 1.5)
         self.runner: Runner = LocalRunner()
 
     def __repr__(self) -> str:
@@ -134,7 +138,8 @@ class TestsPassed:
     def limits(self, row: Mapping[str, Any]) -> Limits:
         seconds = self.time_limit or _row_number(row.get("time_limit")) or DEFAULT_TIME
         megabytes = self.memory_limit_mb or _row_number(row.get("memory_limit")) or DEFAULT_MEMORY_MB
-        return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20)
+        return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20,
+                      total=self.total_time_limit)
 
     def evaluate(self, text: str, **row: Any) -> tuple[list[str], list[Test]]:
         """The label of every test (empty with ``no_code``), and the tests; raises TestFormatError."""
