@@ -57,6 +57,15 @@ IDENTITY = ("import os\nstatus = dict(l.split(':', 1) for l in open('/proc/self/
 HOST_VIEW = "import time\nprint('running', flush=True)\ntime.sleep(3)"
 
 
+@pytest.fixture(autouse=True)
+def _no_warm_sandbox_left():
+    """Tests here bind more directories (a warm sandbox each): close them, as other tests count this thread's."""
+    yield
+    from grpo_rewards_code.warm import close_warm
+
+    close_warm()
+
+
 def one(sandbox: Sandbox, source: str, **kwargs) -> dict:
     (result,) = sandbox.run_python(source, EMPTY, **kwargs)
     return result

@@ -12,6 +12,7 @@ ships :class:`LocalRunner` (the local sandbox, :mod:`grpo_rewards_code.sandbox`)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -120,6 +121,9 @@ class LocalRunner:
             raise ValueError(f"language must be python or cpp, not {program.language!r}")
         if program.language == "cpp" and any(isinstance(t, (CallTest, AssertTest)) for t in tests):
             raise ValueError("C++ programs run stdin/stdout tests only")
+        if program.language == "cpp" and not os.access(CPP_COMPILER[0], os.X_OK):
+            missing = f"no C++ compiler at {CPP_COMPILER[0]}: install g++ (e.g. apt-get install g++)"
+            return [RawResult("sandbox_error", error=missing) for _ in tests]
         job: dict[str, Any] = {"language": program.language, "program": program.source,
                                "tests": [_public(t) for t in tests], "limits": limits.job()}
         if program.language == "cpp":

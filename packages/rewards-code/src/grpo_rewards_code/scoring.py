@@ -16,6 +16,7 @@ or value, or an assert that does not hold), ``compile_error`` (syntax errors inc
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -106,6 +107,7 @@ class TestsPassed:
         self.tolerance = checks.number(tolerance, "tolerance", low=0.0, high=1.0)
         self.total_time_limit = checks.number(total_time_limit, "total_time_limit", low=1.0, high=DEFAULT_TOTAL * 1.5)
         self.runner: Runner = LocalRunner()
+        self._last_error: str | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} language={self.language} comparison={self.comparison}>"
@@ -155,6 +157,7 @@ class TestsPassed:
             return stop_early and verdict(tests[i], raw, self.comparison, self.tolerance) != "passed"
 
         raws = self.runner.run(Program(code, self.language), tests, self.limits(row), stop)
+        self._last_error = next((r.error for r in raws if r.status == "sandbox_error"), None)
         return [verdict(t, r, self.comparison, self.tolerance) for t, r in zip(tests, raws)], tests
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
@@ -166,7 +169,8 @@ class TestsPassed:
             return None, "no_tests"
         if not labels:
             return 0.0, "no_code"
-        if "sandbox_error" in labels:
+        if "sandbox_error" in labels:  # the environment, not the program: left out of training, and said why
+            warnings.warn(f"{type(self).__name__}: the sandbox failed: {getattr(self, '_last_error', None)}", RuntimeWarning, stacklevel=2)
             return None, "sandbox_error"
         passed = labels.count("passed")
         label = next((x for x in labels if x != "passed"), "passed")
