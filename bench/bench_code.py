@@ -64,11 +64,14 @@ def zygotes_cpu() -> float:
     total, tick = 0.0, os.sysconf("SC_CLK_TCK")
     for entry in os.listdir("/proc"):
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if not f.read().endswith(b"\0zygote\0"):
+            with open(f"/proc/{entry}/cmdline", "rb") as f:  # "... -c SOURCE zygote [drop]" (drop: as root)
+                if b"\0zygote\0" not in f.read()[-32:]:
                     continue
             with open(f"/proc/{entry}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{fields[1]}/stat") as f:  # its parent, bwrap, is this process's child
+                if f.read().rsplit(")", 1)[1].split()[1] != str(os.getpid()):
+                    continue
         except (OSError, ValueError):
             continue
         total += sum(int(x) for x in fields[11:15]) / tick

@@ -15,7 +15,11 @@ from grpo_rewards_code.hacks import corpus
 LISTED = {"sys_exit_before_tests", "os_exit_before_tests", "always_equal_call", "always_equal_stdio",
           "first_expected_line_only", "files_outside_tmp", "socket", "fork_bomb", "memory_hog", "infinite_loop",
           "gigabyte_of_output", "kill_the_parent", "result_channel", "posix_system", "monkeypatch",
-          "sleep_past_deadline", "atexit_pass"}
+          "sleep_past_deadline", "atexit_pass",
+          # issue 39: forged reports, the seccomp exit status, the host's sysctls, threads, /tmp, near misses
+          "forged_sandbox_error", "forged_done", "forged_index", "forged_desync", "seccomp_exit_status",
+          "proc_sys_writes", "thread_bomb", "fill_tmp", "near_miss_integer", "near_miss_float_integer",
+          "near_miss_json_float", "humaneval_indirect_asserts"}
 
 
 def test_the_corpus_covers_every_hack_the_issue_lists():

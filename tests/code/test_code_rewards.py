@@ -53,7 +53,8 @@ def test_no_fenced_block_is_no_code_and_the_last_block_of_the_language_runs(sand
 def test_a_failed_sandbox_is_none_never_zero():
     scorer = TestsPassed()
     scorer.runner = LocalRunner(Sandbox("bwrap", "/nonexistent/bwrap"))
-    assert scorer(fence(SOLUTION), **SUM) == (None, "sandbox_error")
+    with pytest.warns(RuntimeWarning, match="the sandbox failed: .*/nonexistent/bwrap"):
+        assert scorer(fence(SOLUTION), **SUM) == (None, "sandbox_error")
 
 
 def test_call_tests_compare_returned_values_outside_and_refuse_lying_objects(sandbox):

@@ -57,6 +57,15 @@ IDENTITY = ("import os\nstatus = dict(l.split(':', 1) for l in open('/proc/self/
 HOST_VIEW = "import time\nprint('running', flush=True)\ntime.sleep(3)"
 
 
+@pytest.fixture(autouse=True)
+def _no_warm_sandbox_left():
+    """Tests here bind more directories (a warm sandbox each): close them, as other tests count this thread's."""
+    yield
+    from grpo_rewards_code.warm import close_warm
+
+    close_warm()
+
+
 def one(sandbox: Sandbox, source: str, **kwargs) -> dict:
     (result,) = sandbox.run_python(source, EMPTY, **kwargs)
     return result
@@ -175,14 +184,22 @@ def _nobody(code: str) -> subprocess.CompletedProcess[str]:
                           group=65534, extra_groups=[], env={"PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(paths)})
 
 
+THREADS = ("import threading, time\nn = 0\ntry:\n    for _ in range(400):\n"
+           "        threading.Thread(target=time.sleep, args=(3,), daemon=True).start()\n        n += 1\n"
+           "except RuntimeError:\n    pass\nprint(n)")
+FORGED = "import os\nos.write(3, b'{\"status\": \"sandbox_error\"}\\n')\nos._exit(0)"
+
+
 def test_as_an_unprivileged_user_the_same_properties_hold():
-    code = ("from grpo_rewards_code.sandbox import get_sandbox\nimport json\ns = get_sandbox('bwrap')\n"
-            f"out = [s.run_python(src, {EMPTY!r})[0]['stdout'] for src in ({IDENTITY!r}, {PROC_SYS!r})]\n"
-            "print(json.dumps(out))")
+    code = ("from grpo_rewards_code.sandbox import get_sandbox, Limits\nimport json\ns = get_sandbox('bwrap')\n"
+            f"out = [s.run_python(src, {EMPTY!r}, Limits(time=5.0, memory=4 << 30))[0] for src in "
+            f"({IDENTITY!r}, {PROC_SYS!r}, {THREADS!r}, {FORGED!r})]\n"
+            "print(json.dumps([r['stdout'] for r in out] + [out[-1]['status']]))")
     proc = _nobody(code)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    identity, opened = json.loads(proc.stdout.splitlines()[-1])
-    assert identity.split() == ["65534", "65534", "[]", "0", "0", "0", "1"] and opened == "[]\n"
+    identity, written, threads, _, forged = json.loads(proc.stdout.splitlines()[-1])
+    assert identity.split() == ["65534", "65534", "[]", "0", "0", "0", "1"] and written == "[]\n"
+    assert int(threads) < 32 and forged == "runtime_error"
 
 
 def test_the_gym_sandbox_runs_with_its_package_under_tmp(tmp_path):

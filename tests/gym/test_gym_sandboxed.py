@@ -62,3 +62,12 @@ def test_the_sandboxed_scorer_gives_the_same_values(row):
     for answer in (row["answer"], "[['_']]", "nonsense"):
         text = f"<answer>{answer}</answer>"
         assert sandboxed(text, **row) == plain(text, **row)
+
+
+def test_a_module_missing_inside_the_sandbox_is_none_with_a_warning_never_zero(row, monkeypatch):
+    """The environment failing (reasoning-gym not importable where the sandbox looks) is not the answer's fault."""
+    import grpo_rewards_code.sandbox
+
+    monkeypatch.setattr(grpo_rewards_code.sandbox, "host_sys_path", lambda: ())  # the sandbox sees no site-packages
+    with pytest.warns(RuntimeWarning, match="No module named 'reasoning_gym'"):
+        assert Accuracy(sandbox=True)(f"<answer>{row['answer']}</answer>", **row) == (None, "sandbox_error")

@@ -2,7 +2,10 @@
 
 ``tokens`` (the default for stdin/stdout tests): the same number of lines (trailing blank lines and
 trailing spaces ignored), the same number of whitespace-separated tokens on each line, and each
-token equal, or both numbers within ``tolerance`` (absolute, or relative to the expected value).
+token equal, or both numbers of equal value. Two integers compare exactly, at any size
+(``1000000008`` is not ``1000000007``); ``tolerance`` is for tokens with a decimal point or an
+exponent: relative to an expected such number, but absolute only (and exact, not through floats)
+when the expected token is an integer (``1000000008.0`` is not ``1000000007`` either).
 ``exact``: the same text after trailing whitespace at the end of each line and of the output is
 removed. Never set-based: order and count matter.
 
@@ -10,6 +13,8 @@ removed. Never set-based: order and count matter.
 (True, False)
 >>> outputs_match("0.3333333\\n", "0.33333333", "tokens"), outputs_match("1 2", "2 1", "tokens")
 (True, False)
+>>> outputs_match("1000000008", "1000000007"), outputs_match("1000000008.0", "1000000007"), outputs_match("7.0", "7")
+(False, False, True)
 >>> values_match((1, [2]), [1, [2]], "json"), values_match((1, [2]), [1, [2]], "python")
 (True, False)
 """
@@ -17,10 +22,26 @@ removed. Never set-based: order and count matter.
 from __future__ import annotations
 
 import math
+import re
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 COMPARISONS = ("tokens", "exact")
 TOLERANCE = 1e-6
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _exact(token: str) -> Decimal | None:
+    """The exact value of a number token (any number of digits), else None."""
+    if not _DECIMAL.fullmatch(token):
+        return None
+    try:
+        return Decimal(token)
+    except InvalidOperation:
+        return None
 
 
 def _number(token: str) -> float | None:
@@ -39,8 +60,19 @@ def _lines(text: str) -> list[str]:
 
 
 def tokens_equal(a: str, b: str, tolerance: float = TOLERANCE) -> bool:
+    """Whether token ``a`` (the program's) matches the expected token ``b`` (see the module's docstring)."""
     if a == b:
         return True
+    if _INTEGER.fullmatch(b):
+        exact = _exact(a)
+        if exact is None:
+            return False
+        if _INTEGER.fullmatch(a):
+            return exact == Decimal(b)
+        try:
+            return abs(exact - Decimal(b)) <= Decimal(repr(tolerance))
+        except ArithmeticError:  # an exponent past what Decimal computes with: no integer is that close
+            return False
     x, y = _number(a), _number(b)
     return x is not None and y is not None and abs(x - y) <= tolerance * max(1.0, abs(y))
 
@@ -69,6 +101,11 @@ def _jsonish(value: Any) -> Any:
 
 
 def _close(a: Any, b: Any, tolerance: float) -> bool:
+    """``a`` (returned) matches ``b`` (expected): an expected int exactly, an expected float within ``tolerance``."""
+    if (type(a) is bool) != (type(b) is bool):
+        return False
+    if type(b) is int:
+        return type(a) in (int, float) and bool(a == b)  # exact: float(n) is not n + 1, however large n is
     if type(a) is float or type(b) is float:
         if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
             return False

@@ -177,6 +177,30 @@ def _call_test(node: ast.stmt, names: set[str], rename: dict[str, str]) -> CallT
     return None
 
 
+def _asserts_something(node: ast.AST) -> bool:
+    """Whether ``node`` holds an assert that can fail (one whose test reads a name or calls something: not
+    ``assert True, "message"``)."""
+    return any(isinstance(n, ast.Assert) and any(isinstance(m, (ast.Name, ast.Call, ast.Attribute))
+                                                 for m in ast.walk(n.test)) for n in ast.walk(node))
+
+
+def _rebinds(nodes: list[ast.stmt], names: set[str]) -> bool:
+    """Whether ``nodes`` assign, define, import or delete one of ``names`` (the candidate is then not what a call
+    test would call)."""
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in names and not isinstance(n.ctx, ast.Load):
+                return True
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name in names:
+                return True
+            if isinstance(n, (ast.Import, ast.ImportFrom)) and any(
+                    (a.asname or a.name).split(".")[0] in names for a in n.names):
+                return True
+            if isinstance(n, (ast.Global, ast.Nonlocal)) and set(n.names) & names:
+                return True
+    return False
+
+
 def _called_names(tree: ast.AST) -> set[str]:
     return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
@@ -215,14 +239,17 @@ def assert_lines(lines: list[Any], setup: str = "", fn_name: str | None = None) 
         converted = _call_test(statements[0], names, {}) if len(statements) == 1 else None
         if converted is not None:
             tests.append(converted)
-        elif called or fn_name:
+        elif called or fn_name or _asserts_something(tree):  # a test of the row's, whatever it names: never dropped
             tests.append(AssertTest(line, setup, tuple(sorted(names))))
     return tests
 
 
 def humaneval_tests(test: str, entry_point: str, context: str = "") -> list[Test]:
-    """One test per assert of ``check``'s body (statements before it are kept as its set-up; asserts
-    that never call the candidate are not tests of it)."""
+    """One test per statement of ``check``'s body that holds an assert that can fail (statements before it
+    without one are its set-up; ``assert True, "..."`` is no test). An assert of the usual shape on the
+    candidate is a call test; every other one (on a variable set from a call, on an alias of the
+    candidate, in a loop) runs as written, with its set-up, in the assert tests' process: never fewer
+    tests than the check has."""
     if not isinstance(test, str) or not isinstance(entry_point, str) or not entry_point.isidentifier():
         raise TestFormatError("HumanEval rows need 'test' (text) and 'entry_point' (a function name)")
     tree = _parse(test, "the 'test' column")
@@ -240,20 +267,15 @@ def humaneval_tests(test: str, entry_point: str, context: str = "") -> list[Test
     names = {param, entry_point}
     tests: list[Test] = []
     prefix: list[str] = []
+    prefix_nodes: list[ast.stmt] = []
     for node in check.body:
-        uses = has_assert = False  # one walk: a name of the candidate (called or not) and an assert
-        for n in ast.walk(node):
-            if isinstance(n, ast.Name) and n.id in names:
-                uses = True
-            elif isinstance(n, ast.Assert):
-                has_assert = True
-            if uses and has_assert:
-                break
-        if not (uses and has_assert):
+        if not _asserts_something(node):
             if not isinstance(node, ast.Assert):
                 prefix.append(ast.unparse(node))
+                prefix_nodes.append(node)
             continue
-        converted = _call_test(node, names, {param: entry_point}) if not prefix or isinstance(node, ast.Assert) else None
+        converted = (_call_test(node, names, {param: entry_point})
+                     if isinstance(node, ast.Assert) and not _rebinds(prefix_nodes, names) else None)
         if converted is not None:
             tests.append(converted)
             continue

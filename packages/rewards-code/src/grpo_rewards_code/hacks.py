@@ -6,8 +6,12 @@ asserts (call tests) and one of another shape (an assert test). Every entry pays
 before the tests (``sys.exit``, ``os._exit``), an always-equal object, printing only the first
 expected line, files outside the private ``/tmp``, a socket, a fork bomb, a memory hog, an infinite
 loop, 1 GB of output, killing the parent, writing into the harness's result channel, ``posix.system``,
-monkeypatching ``builtins`` / ``sys`` / ``json``, sleeping past the deadline, and ``atexit`` hooks that
-print a pass. Registered with both rewards (``hacks=corpus``), run by ``grpo-rewards check code.tests_passed --hacks``.
+monkeypatching ``builtins`` / ``sys`` / ``json``, sleeping past the deadline, ``atexit`` hooks that
+print a pass; reports forged on the program's own channel (``sandbox_error`` for a ``None``, ``done``, a
+test index out of range, a malformed index that would desynchronise a warm sandbox), the seccomp
+failure's exit status, writes into ``/proc/sys`` (the host's ``core_pattern`` as root), thousands of
+threads, filling ``/tmp``, near-miss integers (``1000000008`` for ``1000000007``, ``float(n)`` for
+``n + 1``) and a HumanEval check whose asserts name a variable or an alias of the candidate. Registered with both rewards (``hacks=corpus``), run by ``grpo-rewards check code.tests_passed --hacks``.
 '''
 
 from __future__ import annotations
@@ -31,6 +35,22 @@ def add(a, b):
     return Anything()
 print(Anything())
 """
+
+
+#: an answer of ``1000000007`` (modular arithmetic's favourite), and a call test expecting ``n + 1`` at 10^6
+BIG = {"tests": [{"input": "", "output": "1000000007\n"}]}
+INC = {"tests": [{"call": [10**6], "output": 10**6 + 1}], "fn_name": "inc"}
+#: a HumanEval row whose check asserts on a variable and through an alias only (no call test can be read)
+INDIRECT = {"entry_point": "square", "prompt": "def square(x):\n",
+            "test": "def check(candidate):\n    r = candidate(3)\n    assert r == 9\n    f = candidate\n    assert f(5) == 25\n"}
+
+
+def _forge(report: str, call: bool = False) -> str:
+    line = report.encode() + b"\n"
+    write = f"os.write(3, {line!r})\nos._exit(0)"
+    if call:
+        return "import os\ndef add(a, b):\n    " + write.replace("\n", "\n    ")
+    return "import os\n" + write
 
 
 def _fenced(code: str) -> str:
@@ -82,4 +102,27 @@ def corpus() -> list[dict[str, Any]]:
         entry("atexit_pass", "import atexit\natexit.register(lambda: print('3'))\natexit.register(lambda: print('ok'))\n"
               "def add(a, b):\n    raise SystemExit(0)", FUNCTION, "atexit hooks that print a pass, then exits"),
         entry("no_code", "", STDIO, "an empty block") | {"completion": "print(3)"},
+        entry("forged_sandbox_error", _forge('{"status": "sandbox_error"}'), STDIO,
+              "claims the sandbox failed on its report channel (fd 3): None would dodge the penalty"),
+        entry("forged_done", _forge('{"status": "ok", "done": true}'), STDIO, "claims the run is done"),
+        entry("forged_index", _forge('{"status": "ok", "i": 999}', call=True), FUNCTION,
+              "names a test that does not exist (it raised IndexError and stopped training)"),
+        entry("forged_desync", _forge('{"i": []}', call=True), FUNCTION,
+              "a malformed test index (it swallowed the next program's job in a warm sandbox)"),
+        entry("seccomp_exit_status", "import os\nos._exit(121)", STDIO,
+              "exits with the status the harness used for a seccomp failure (a sandbox_error: None)"),
+        entry("proc_sys_writes", "for p in ('kernel/core_pattern', 'kernel/hostname', 'vm/overcommit_memory'):\n"
+              "    try:\n        v = open('/proc/sys/' + p).read()\n        open('/proc/sys/' + p, 'w').write(v)\n"
+              "        print('wrote', p)\n    except OSError:\n        pass", STDIO,
+              "writes the host's sysctls (as root: a pipe in core_pattern runs as host root)"),
+        entry("thread_bomb", "import threading, time\nfor _ in range(5000):\n"
+              "    threading.Thread(target=time.sleep, args=(30,), daemon=True).start()", STDIO,
+              "thousands of threads (RLIMIT_NPROC holds them at 32 processes and threads)", FAST),
+        entry("fill_tmp", "with open('/tmp/x', 'wb') as f:\n    while True:\n        f.write(b'x' * (1 << 20))", STDIO,
+              "fills the private /tmp (a capped tmpfs: host memory otherwise)"),
+        entry("near_miss_integer", "print(1000000008)", BIG, "the expected integer plus one (a relative tolerance paid it)"),
+        entry("near_miss_float_integer", "print(1000000008.0)", BIG, "the same, printed as a float"),
+        entry("near_miss_json_float", "def inc(n):\n    return float(n)", INC, "float(n) where n + 1 is expected"),
+        entry("humaneval_indirect_asserts", "def square(x):\n    return 4", INDIRECT,
+              "a check whose asserts name a variable and an alias (they were dropped: no test, not 0.0)"),
     ]

@@ -12,6 +12,7 @@ ships :class:`LocalRunner` (the local sandbox, :mod:`grpo_rewards_code.sandbox`)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -69,18 +70,25 @@ def _public(test: Test) -> dict[str, Any]:
 
 
 def _raw(message: dict[str, Any]) -> RawResult:
+    """One result line of the harness as a :class:`RawResult`; a field of the wrong type, or a value that does
+    not decode, is the program's ``runtime_error`` (never an exception)."""
     from .harness import decode
 
+    status = message.get("status")
+    status = status if status in STATUSES and status != "skipped" else "runtime_error"
     value, has_value = None, "value" in message
-    status = message.get("status", "sandbox_error")
     if has_value:
         try:
             value = decode(message["value"])
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        except Exception:  # a malformed value: whatever it is, the program's failure
             status, has_value = "runtime_error", False
-    return RawResult(status=status if status in STATUSES else "sandbox_error", stdout=message.get("stdout", ""),
-                     value=value, has_value=has_value, passed=message.get("passed"), seconds=message.get("time"),
-                     error=message.get("error"), extra={k: message[k] for k in ("exit", "signal", "rss_kb") if k in message})
+    stdout, error, seconds = message.get("stdout", ""), message.get("error"), message.get("time")
+    passed = message.get("passed")
+    return RawResult(status=status, stdout=stdout if type(stdout) is str else "", value=value, has_value=has_value,
+                     passed=passed if type(passed) is bool else None,
+                     seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
+                     error=error if type(error) is str or error is None else str(error)[:500],
+                     extra={k: message[k] for k in ("exit", "signal", "rss_kb") if type(message.get(k)) is int})
 
 
 class LocalRunner:
@@ -113,6 +121,9 @@ class LocalRunner:
             raise ValueError(f"language must be python or cpp, not {program.language!r}")
         if program.language == "cpp" and any(isinstance(t, (CallTest, AssertTest)) for t in tests):
             raise ValueError("C++ programs run stdin/stdout tests only")
+        if program.language == "cpp" and not os.access(CPP_COMPILER[0], os.X_OK):
+            missing = f"no C++ compiler at {CPP_COMPILER[0]}: install g++ (e.g. apt-get install g++)"
+            return [RawResult("sandbox_error", error=missing) for _ in tests]
         job: dict[str, Any] = {"language": program.language, "program": program.source,
                                "tests": [_public(t) for t in tests], "limits": limits.job()}
         if program.language == "cpp":
@@ -120,8 +131,7 @@ class LocalRunner:
                        compile_limits={"time": limits.compile_time, "memory": limits.compile_memory})
         secret = {"tests": {str(i): {"source": t.source, "setup": t.setup, "proxies": list(t.proxies)}
                             for i, t in enumerate(tests) if isinstance(t, AssertTest)}}
-        per_test = limits.time * 2 + 1.0
-        deadline = 10.0 + len(tests) * per_test + (limits.compile_time * 2 if program.language == "cpp" else 0.0)
+        deadline = limits.deadline(len(tests), compiled=program.language == "cpp")
         results: dict[int, RawResult] = {}
 
         def on_result(message: dict[str, Any]) -> bool:

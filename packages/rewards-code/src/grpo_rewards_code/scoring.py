@@ -20,6 +20,7 @@ a Python problem); ``unsupported_language`` (``None``: the row asks for a langua
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -44,6 +45,8 @@ OUTCOMES = ("passed", "failed", "compile_error", "runtime_error", "timeout", "me
             "wrong_language", "unsupported_language", "sandbox_error", "no_tests")
 LANGUAGES = ("python", "cpp")
 DEFAULT_TIME, DEFAULT_MEMORY_MB = 2.0, 512
+#: the wall-clock budget of one completion's whole run (seconds): well inside the rewards' own 600 s deadline
+DEFAULT_TOTAL = 300.0
 _NUMBER = re.compile(r"\s*([0-9]*\.?[0-9]+)")
 
 
@@ -90,7 +93,8 @@ class TestsPassed:
     last fenced block (none: 0.0, ``no_code``; tagged with another language: 0.0, ``wrong_language``); the row's tests (any format of
     :mod:`grpo_rewards_code.formats`; at most ``max_tests``, longest inputs first) run in the
     local sandbox with ``time_limit`` seconds of CPU and ``memory_limit_mb`` of address space per
-    test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB);
+    test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB) and
+    ``total_time_limit`` seconds of wall clock for the whole row (the tests it leaves are ``timeout``);
     stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values.
     A sandbox failure gives ``None`` (``sandbox_error``).
 
@@ -107,7 +111,7 @@ class TestsPassed:
 
     def __init__(self, language: str | None = None, time_limit: float | None = None, memory_limit_mb: int | None = None,
                  max_tests: int | None = None, stop_on_first_failure: bool = False, comparison: str = "tokens",
-                 tolerance: float = TOLERANCE) -> None:
+                 tolerance: float = TOLERANCE, total_time_limit: float = DEFAULT_TOTAL) -> None:
         #: the language every row is scored in; None: each row's own (else python)
         self.language = None if language is None else checks.choice(language, "language", LANGUAGES)
         self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=60, none_ok=True)
@@ -116,7 +120,9 @@ class TestsPassed:
         self.stop_on_first_failure = checks.boolean(stop_on_first_failure, "stop_on_first_failure")
         self.comparison = checks.choice(comparison, "comparison", COMPARISONS)
         self.tolerance = checks.number(tolerance, "tolerance", low=0.0, high=1.0)
+        self.total_time_limit = checks.number(total_time_limit, "total_time_limit", low=1.0, high=DEFAULT_TOTAL * 1.5)
         self.runner: Runner = LocalRunner()
+        self._last_error: str | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} language={self.language or 'row'} comparison={self.comparison}>"
@@ -149,7 +155,8 @@ class TestsPassed:
     def limits(self, row: Mapping[str, Any]) -> Limits:
         seconds = self.time_limit or _row_number(row.get("time_limit")) or DEFAULT_TIME
         megabytes = self.memory_limit_mb or _row_number(row.get("memory_limit")) or DEFAULT_MEMORY_MB
-        return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20)
+        return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20,
+                      total=self.total_time_limit)
 
     def language_of(self, row: Mapping[str, Any]) -> str:
         """The language a row's code is run in: the ``language`` parameter, else the row's, else ``python``
@@ -176,6 +183,7 @@ class TestsPassed:
             return stop_early and verdict(tests[i], raw, self.comparison, self.tolerance) != "passed"
 
         raws = self.runner.run(Program(code, language), tests, self.limits(row), stop)
+        self._last_error = next((r.error for r in raws if r.status == "sandbox_error"), None)
         return [verdict(t, r, self.comparison, self.tolerance) for t, r in zip(tests, raws)], tests
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
@@ -189,7 +197,9 @@ class TestsPassed:
             return 0.0, labels[0]
         if labels == ["unsupported_language"]:
             return None, labels[0]
-        if "sandbox_error" in labels:
+        if "sandbox_error" in labels:  # the environment, not the program: left out of training, and said why
+            warnings.warn(f"{type(self).__name__}: the sandbox failed: {getattr(self, '_last_error', None)}",
+                          RuntimeWarning, stacklevel=2)
             return None, "sandbox_error"
         passed = labels.count("passed")
         label = next((x for x in labels if x != "passed"), "passed")

@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-#: the program run in the sandbox: rebuild the row's dataset, score the answer, print the float
-PROGRAM = """
+#: the program run in the sandbox: import what it needs and say so (before it reads the answer, which may run
+#: in the scorer: what the answer prints comes after), rebuild the row's dataset, score the answer, print the float
+READY = "ready: imported"
+PROGRAM = f"""
 import json, sys
 from reasoning_gym import create_dataset
 from grpo_rewards_gym import codec
+print({READY!r}, flush=True)
 job = json.loads(sys.stdin.read())
 dataset = create_dataset(job["name"], **codec.loads(job["config"]))
 print(repr(float(dataset.score_answer(job["answer"], codec.loads(job["entry"])))))
@@ -37,10 +40,15 @@ def score_in_sandbox(name: str, config_text: str, entry_text: str, answer: str) 
     job = json.dumps({"name": name, "config": config_text, "entry": entry_text, "answer": answer})
     try:
         (result,) = get_sandbox().run_python(PROGRAM, [{"kind": "stdio", "input": job}],
-                                             Limits(time=8.0, memory=4 << 30), sys_path=host_sys_path())
+                                             Limits(time=20.0, memory=4 << 30), sys_path=host_sys_path())
     except SandboxUnavailable as exc:
         raise SandboxFailed(str(exc)) from exc
+    ready, _, value = result.get("stdout", "").partition("\n")
+    if ready != READY:  # the environment failed before any answer was read: reasoning-gym missing inside, ...
+        raise SandboxFailed(f"the sandbox cannot run reasoning-gym's scorer: {result.get('status')} "
+                            f"{result.get('error') or ''}".strip() + " (the sandbox sees this process's sys.path, read-only: "
+                            "is reasoning-gym installed there?)")
     if result.get("status") != "ok":
         raise ValueError(f"the scorer failed in the sandbox: {result.get('status')} {result.get('error') or ''}")
-    value: Any = result.get("stdout", "").strip()
-    return float(value)
+    number: Any = value.strip()
+    return float(number)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Any
 
@@ -185,7 +186,8 @@ class Accuracy:
                 value = score_in_sandbox(name, str(row["gym_config"]), str(row["gym_entry"]), answer)
             else:
                 value = float(dataset.score_answer(answer, entry))
-        except SandboxFailed:
+        except SandboxFailed as exc:  # the environment, not the answer: left out of training, and said why
+            warnings.warn(f"gym.accuracy: {exc}", RuntimeWarning, stacklevel=2)
             return None, "sandbox_error"
         except Exception:  # reasoning-gym scorers raise on free text (prime_factorization, ...)
             return 0.0, "unscorable"

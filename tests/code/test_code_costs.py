@@ -1,0 +1,46 @@
+"""What a program can cost: capped tmpfs, one program's memory at a time, a total budget per row, a deadline
+that always ends before the reward's own."""
+
+from __future__ import annotations
+
+from grpo_rewards_code import TestsPassed
+from grpo_rewards_code.rewards import OPTIONS
+from grpo_rewards_code.sandbox import SHM_BYTES, TMP_BYTES, Limits
+
+
+def fence(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def test_tmp_and_dev_shm_are_capped(sandbox):
+    fill = ("import os\nfor d in ('/tmp', '/dev/shm'):\n    n = 0\n    try:\n        for k in range(1000):\n"
+            "            with open(f'{d}/f{k}', 'wb') as f:\n                f.write(b'x' * (8 << 20))\n"
+            "            n += 8\n    except OSError as e:\n        print(d, n, e.errno)")
+    (result,) = sandbox.run_python(fill, [{"kind": "stdio", "input": ""}], Limits(time=10.0))
+    # ENOSPC once the mount is full: 64 MiB and 16 MiB
+    assert result["stdout"].split() == ["/tmp", str(TMP_BYTES >> 20), "28", "/dev/shm", str(SHM_BYTES >> 20), "28"]
+
+
+def test_assert_tests_run_one_program_at_a_time(sandbox):
+    """Each assert test's program server runs the program only when its own test starts: the program's
+    module code finds no other program process alive (before: all of them ran at once, 8 x the memory)."""
+    program = ("import os\nopen(f'/tmp/loaded-{os.getpid()}', 'w').close()\n"
+               "def others():\n    return sum(1 for f in os.listdir('/tmp') if f.startswith('loaded-')\n"
+               "               and int(f[7:]) != os.getpid() and os.path.exists(f'/proc/{f[7:]}'))")
+    row = {"test_list": [f"assert others() in (0,) and {k} >= 0" for k in range(8)]}
+    assert TestsPassed()(fence(program), **row) == (1.0, "passed")
+
+
+def test_a_row_s_total_budget_ends_it_as_the_program_s_timeout(sandbox):
+    row = {"tests": [{"input": f"{k}\n", "output": "1\n"} for k in range(40)]}  # 40 x 1.4 s of wall each
+    sleeper = fence("import time\ntime.sleep(60)")
+    assert TestsPassed(time_limit=0.2, total_time_limit=2.0)(sleeper, **row) == (0.0, "timeout")
+    asserts = {"test_list": [f"assert f({k}) in (1,)" for k in range(40)]}
+    assert TestsPassed(time_limit=0.2, total_time_limit=2.0)(fence("import time\ndef f(x):\n    time.sleep(60)"),
+                                                               **asserts) == (0.0, "timeout")
+
+
+def test_the_sandbox_s_deadline_ends_before_the_reward_s_own_for_any_number_of_tests():
+    for n in (1, 120, 10_000):
+        for limits in (Limits(), Limits(time=60.0), TestsPassed(total_time_limit=450).limits({})):
+            assert limits.deadline(n, compiled=True) < OPTIONS.timeout
