@@ -14,7 +14,7 @@ import grpo_rewards
 import grpo_rewards_tools as tools
 
 NAMES = ["tools.call_match", "tools.schema_valid"]
-MODULES = ["__init__", "arguments", "calls", "definitions", "hacks", "matching", "rewards", "rows", "schemas",
+MODULES = ["__init__", "arguments", "calls", "definitions", "hacks", "matching", "prepare", "rewards", "rows", "schemas",
            "validation"]
 
 
