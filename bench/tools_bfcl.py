@@ -158,6 +158,7 @@ def main() -> None:
     parser.add_argument("--per-category", type=int, default=0, help="rows per category (0: all)")
     parser.add_argument("--repeat", type=int, default=5, help="timing passes (alternating)")
     parser.add_argument("--show", type=int, default=30, help="disagreements to print")
+    parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated BFCL categories")
     args = parser.parse_args()
 
     from bfcl_eval.constants.enums import Language
@@ -169,7 +170,7 @@ def main() -> None:
 
     ours = CallMatch(mode="exact", strings="loose", numeric_strings=False, tolerance=0.0)
     cases = []  # (category, perturbation, row, text)
-    for category in CATEGORIES:
+    for category in args.categories.split(","):
         rows = load(category)
         if args.per_category:
             rows = rows[:args.per_category]
