@@ -12,6 +12,7 @@ import grpo_rewards
 import grpo_rewards_code
 import grpo_rewards_format
 import grpo_rewards_gym
+import grpo_rewards_instructions
 import grpo_rewards_judge
 import grpo_rewards_length
 import grpo_rewards_math
@@ -34,10 +35,12 @@ EXPORTS = {
     "gym.accuracy": grpo_rewards_gym.accuracy,
     "tools.call_match": grpo_rewards_tools.call_match,
     "tools.schema_valid": grpo_rewards_tools.schema_valid,
+    "instructions.followed": grpo_rewards_instructions.followed,
+    "instructions.all_followed": grpo_rewards_instructions.all_followed,
 }
-FIRST_PARTY = ("length", "format", "math", "code", "gym", "judge", "tools")
+FIRST_PARTY = ("length", "format", "math", "code", "gym", "judge", "tools", "instructions")
 PACKAGES = (grpo_rewards, grpo_rewards_length, grpo_rewards_format, grpo_rewards_math, grpo_rewards_code,
-            grpo_rewards_gym, grpo_rewards_judge, grpo_rewards_tools)
+            grpo_rewards_gym, grpo_rewards_judge, grpo_rewards_tools, grpo_rewards_instructions)
 
 
 @pytest.mark.parametrize("name", sorted(EXPORTS))
