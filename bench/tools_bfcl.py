@@ -4,7 +4,8 @@ Runs in a separate virtualenv that has bfcl-eval (never the project's), with thi
 sources on the path::
 
     python3 -m venv /work/peers/bfcl
-    /work/peers/bfcl/bin/pip install bfcl-eval jsonschema pluggy pyyaml   # (or --no-deps plus what its import asks for)
+    /work/peers/bfcl/bin/pip install --no-deps bfcl-eval
+    bash bench/tools_bfcl_venv.sh    # what the checker's import needs (not torch: its full dependency list pulls it in)
     PYTHONPATH=packages/core/src:packages/rewards-tools/src /work/peers/bfcl/bin/python bench/tools_bfcl.py [--per-category 200]
 
 For every row of BFCL's Python AST categories (simple, multiple, parallel, parallel_multiple, their
