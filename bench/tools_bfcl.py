@@ -4,7 +4,8 @@ Runs in a separate virtualenv that has bfcl-eval (never the project's), with thi
 sources on the path::
 
     python3 -m venv /work/peers/bfcl
-    /work/peers/bfcl/bin/pip install bfcl-eval jsonschema pluggy pyyaml   # (or --no-deps plus what its import asks for)
+    /work/peers/bfcl/bin/pip install --no-deps bfcl-eval
+    bash bench/tools_bfcl_venv.sh    # what the checker's import needs (not torch: its full dependency list pulls it in)
     PYTHONPATH=packages/core/src:packages/rewards-tools/src /work/peers/bfcl/bin/python bench/tools_bfcl.py [--per-category 200]
 
 For every row of BFCL's Python AST categories (simple, multiple, parallel, parallel_multiple, their
@@ -158,6 +159,7 @@ def main() -> None:
     parser.add_argument("--per-category", type=int, default=0, help="rows per category (0: all)")
     parser.add_argument("--repeat", type=int, default=5, help="timing passes (alternating)")
     parser.add_argument("--show", type=int, default=30, help="disagreements to print")
+    parser.add_argument("--categories", default=",".join(CATEGORIES), help="comma-separated BFCL categories")
     args = parser.parse_args()
 
     from bfcl_eval.constants.enums import Language
@@ -169,7 +171,7 @@ def main() -> None:
 
     ours = CallMatch(mode="exact", strings="loose", numeric_strings=False, tolerance=0.0)
     cases = []  # (category, perturbation, row, text)
-    for category in CATEGORIES:
+    for category in args.categories.split(","):
         rows = load(category)
         if args.per_category:
             rows = rows[:args.per_category]

@@ -46,7 +46,7 @@ def test_hermes_blocks_with_text_around_and_python_literal_dicts_are_read():
 
 def test_an_unreadable_hermes_block_is_one_malformed_call_beside_the_readable_ones():
     read = text_calls('<tool_call>{"name": "f", "arguments": {</tool_call><tool_call>{"name": "g"}</tool_call>')
-    assert (read.calls, len(read.malformed), read.count) == ((Call("g", {}),), 1, 2)
+    assert (read.calls, len(read.malformed), read.made) == ((Call("g", {}),), 1, 2)
 
 
 def test_glaive_functioncall_with_quoted_json_arguments_is_read():
@@ -74,7 +74,7 @@ def test_pythonic_calls_that_are_not_named_literals_are_malformed(text):
 @pytest.mark.parametrize("text", ["The weather is nice.", "42", '{"answer": 4}', "[1, 2, 3]", "",
                                   'I would call get_weather(city="Paris") here.'])
 def test_plain_answers_are_no_calls(text):
-    assert text_calls(text).count == 0
+    assert text_calls(text).made == 0
 
 
 def test_think_blocks_are_not_read_even_unclosed_or_opened_in_the_prompt():
@@ -92,4 +92,4 @@ def test_openai_calls_without_a_name_or_with_non_object_arguments_are_malformed(
 
 
 def test_completions_that_are_not_text_or_messages_have_no_calls():
-    assert [read_calls(c).count for c in (None, 7, [], [{"role": "user", "content": "f(a=1)"}])] == [0, 0, 0, 0]
+    assert [read_calls(c).made for c in (None, 7, [], [{"role": "user", "content": "f(a=1)"}])] == [0, 0, 0, 0]

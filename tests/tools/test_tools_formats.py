@@ -181,3 +181,16 @@ def test_a_malformed_row_is_an_error_naming_the_problem(row, problem):
         read_row(row)
     assert str(info.value) == problem
     assert check_rows([XLAM_ROW, row]) == [f"row 1: {problem}"]
+
+
+def test_bfcl_rows_follow_the_functions_schema_as_bfcls_checker_does():
+    # ground truths that name an argument the function does not declare, or omit one it requires, cannot be met
+    function = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                                             "required": ["a", "b"]}}]
+    row = {"question": [], "function": function, "ground_truth": [{"f": {"a": [1], "b": [2, ""], "zz": ["", 3]}}]}
+    assert read_row(row).gold[0].accepted == {"a": (1,), "b": (2, "")} and read_row(row).gold[0].optional == frozenset()
+    assert CallMatch()("[f(a=1)]", **row) == (0.0, "wrong_arguments")
+    assert CallMatch()("[f(a=1, b=2)]", **row) == (1.0, "matched")
+    assert CallMatch()("[f(a=1, b=2, zz=3)]", **row) == (0.0, "wrong_arguments")
+    unmeetable = {**row, "ground_truth": [{"f": {"a": [1], "zz": [3]}}]}
+    assert read_row(unmeetable).gold[0].accepted == {"a": (1,), "zz": (), "b": ()}

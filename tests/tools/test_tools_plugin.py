@@ -14,7 +14,7 @@ import grpo_rewards
 import grpo_rewards_tools as tools
 
 NAMES = ["tools.call_match", "tools.schema_valid"]
-MODULES = ["__init__", "arguments", "calls", "definitions", "hacks", "matching", "rewards", "rows", "schemas",
+MODULES = ["__init__", "arguments", "calls", "definitions", "hacks", "matching", "prepare", "rewards", "rows", "schemas",
            "validation"]
 
 
@@ -73,3 +73,16 @@ def test_docstring_examples_pass(module):
 def test_every_reward_class_has_an_example():
     for cls in (tools.CallMatch, tools.SchemaValid):
         assert ">>> " in (cls.__doc__ or ""), cls.__name__
+
+
+def test_training_refuses_rows_the_rewards_cannot_read_naming_reward_and_row():
+    from grpo_rewards.train.runner import _scorer_notes
+
+    reward_set = grpo_rewards.load_reward_set({"rewards": [{"use": "tools.call_match"}, {"use": "tools.schema_valid"}]})
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
+    rows = [{"tools": [tool], "gold_calls": [{"name": "f", "arguments": {}}]}, {"tools": [tool], "gold_calls": "{oops"},
+            {"gold_calls": []}]
+    assert _scorer_notes(reward_set, rows, None) == [
+        "dataset: tools.call_match: row 1: gold_calls is not JSON",
+        "dataset: tools.schema_valid: row 1: gold_calls is not JSON",
+        "dataset: tools.schema_valid: row 2: no tools"]

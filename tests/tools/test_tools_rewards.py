@@ -151,3 +151,23 @@ def test_the_batch_call_reads_the_trajectory_not_only_the_final_answer():
     result = tools.call_match.score(prompts=[None, None], completions=[trajectory, trajectory[:2]],
                                     tools=[TWO["tools"]] * 2, gold_calls=[TWO["gold_calls"]] * 2)
     assert (result.values, result.labels) == ([1.0, 2 / 3], ["matched", "missing_call"])
+
+
+@pytest.mark.parametrize(("gold", "given"), [({"d": {"a": 1}}, {"d": {"a": True}}), ({"l": [1, 0]}, {"l": [True, False]}),
+                                             ({"b": False}, {"b": 0})])
+def test_booleans_are_never_numbers_even_nested(gold, given):
+    row = {"gold_calls": [{"name": "f", "arguments": gold}]}
+    completion = [{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": given}}]}]
+    assert CallMatch()(None, completion=completion, **row) == (0.0, "wrong_arguments")
+
+
+@pytest.mark.parametrize(("completion", "expected"), [
+    ("<tool_call>" * 20_000, (0.0, "malformed_call")),
+    ("<think>" * 20_000 + "f()", (0.0, "no_call")),
+    ("[" + "get_weather(city='Paris', days=3), " * 5_000 + "]", (2 / 5001, "extra_call")),
+    ('<tool_call>{"name": "get_weather", "arguments": {"city": "' + "x" * 150_000 + '"}}</tool_call>',
+     (0.0, "wrong_arguments")),
+])
+def test_large_and_pathological_completions_get_a_defined_value(completion, expected):
+    row = {"gold_calls": [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]}
+    assert CallMatch()(completion, **row) == expected

@@ -39,6 +39,7 @@ _EXPORTS = {
     "check_rows": "rows",
     "make_call_match": "definitions",
     "make_schema_valid": "definitions",
+    "prepare_row": "prepare",
     "read_calls": "calls",
     "read_row": "rows",
     "read_tools": "schemas",
@@ -65,6 +66,7 @@ __all__ = [
     "check_rows",
     "make_call_match",
     "make_schema_valid",
+    "prepare_row",
     "read_calls",
     "read_row",
     "read_tools",
@@ -77,6 +79,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .arguments import Comparison
     from .calls import Call, ReadCalls, read_calls
     from .definitions import make_call_match, make_schema_valid
+    from .prepare import prepare_row
     from .rewards import CallMatch, SchemaValid
     from .rows import GoldCall, RowFormatError, ToolRow, check_rows, read_row
     from .schemas import Tool, read_tools

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 STRING_RULES = ("exact", "whitespace", "casefold", "loose")
+_SCALARS = frozenset({str, int, float, bool})  # equal by ==, of one type (containers are not: [1] == [True])
 _SPACES = re.compile(r"\s+")
 _LOOSE = re.compile(r"[ ,./\-_*^]")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -69,6 +70,8 @@ class Comparison:
 
     def equal(self, a: Any, b: Any, depth: int = 0) -> bool:
         """Whether ``a`` and ``b`` are the same JSON value under this rule (nesting past 100 levels: not equal)."""
+        if type(a) is type(b) and type(a) in _SCALARS and a == b:  # the common case, whatever the rule
+            return True
         if depth > 100:
             return False
         if type(b) is DictPattern:

@@ -33,8 +33,7 @@ import ast
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from grpo_rewards import message_text, trajectory_messages
 
@@ -51,23 +50,21 @@ _SPACED_NAME = re.compile(r"(?<=[\[,])(\s*)([A-Za-z_][\w.-]*(?: +[\w.-]+)+)(\s*\
 _SPACE = "__space__"
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """One tool call: the tool's name and its arguments (a JSON object)."""
 
     name: str
     arguments: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class ReadCalls:
+class ReadCalls(NamedTuple):
     """What a completion called: the calls read, and one reason per call that could not be read."""
 
     calls: tuple[Call, ...] = ()
     malformed: tuple[str, ...] = ()
 
     @property
-    def count(self) -> int:
+    def made(self) -> int:
         """Calls made, malformed ones included."""
         return len(self.calls) + len(self.malformed)
 

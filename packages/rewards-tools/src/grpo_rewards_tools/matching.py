@@ -18,7 +18,7 @@ not matter, and a repeated call matches one gold call once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .arguments import Comparison
 from .calls import Call
@@ -77,8 +77,7 @@ def max_matching(edges: Sequence[Sequence[int]], n_right: int) -> list[int]:
     return owner
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """How a completion's calls compare with the gold: counts and the outcome label."""
 
     matched: int
@@ -110,9 +109,11 @@ def match(calls: Sequence[Call], gold: Sequence[GoldCall], malformed: int, rule:
     if not made:
         return Match(0, len(gold), 0, "no_call")
     compared = calls[:max_calls]
-    edges = [[j for j, g in enumerate(gold) if fits(call, g, rule)] for call in compared]
-    owner = max_matching(edges, len(gold))
-    matched = sum(1 for o in owner if o >= 0)
+    if len(compared) == 1 and len(gold) == 1:  # the common case: one call, one gold call
+        matched = int(fits(compared[0], gold[0], rule))
+    else:
+        edges = [[j for j, g in enumerate(gold) if fits(call, g, rule)] for call in compared]
+        matched = sum(1 for o in max_matching(edges, len(gold)) if o >= 0)
     if matched == len(gold) == made:
         label = "matched"
     elif malformed and matched == len(calls):

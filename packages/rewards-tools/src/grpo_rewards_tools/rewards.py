@@ -165,12 +165,12 @@ class SchemaValid(_ToolReward):
         if not read.tools:
             return None, "bad_row"
         calls = read_calls(text if completion is None else completion)
-        if not calls.count:
+        if not calls.made:
             return None, "no_call"
         try:
             valid, label = validate_calls(calls, read, allow_extra=self.allow_extra_arguments)
         except RowFormatError:  # a tool whose parameters are not a JSON Schema
             return None, "bad_row"
         if self.mode == "all":
-            return (1.0 if valid == calls.count else 0.0), label
-        return valid / calls.count, label
+            return (1.0 if valid == calls.made else 0.0), label
+        return valid / calls.made, label

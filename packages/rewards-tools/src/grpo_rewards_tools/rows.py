@@ -152,14 +152,20 @@ def _bfcl_gold(items: list[Any]) -> tuple[GoldCall, ...]:
 
 
 def _required(gold: tuple[GoldCall, ...], tools: tuple[Tool, ...]) -> tuple[GoldCall, ...]:
-    """BFCL's rule: an argument its function requires must be given, even where the ground truth accepts ``""``."""
+    """BFCL's rules against the function's own schema: an argument it requires must be given (even where the
+    ground truth accepts ``""``, and with no acceptable value where the ground truth omits it), and an
+    argument it does not declare is never accepted (a gold call that needs one cannot be matched)."""
     by_name = {tool.name: tool for tool in tools}
     out = []
     for call in gold:
         tool = by_name.get(call.name)
         required = tool.parameters.get("required") if tool else None
-        if isinstance(required, list) and call.optional & set(required):
-            call = GoldCall(call.name, call.accepted, call.optional - set(required))
+        properties = tool.parameters.get("properties") if tool else None
+        if isinstance(required, list) and isinstance(properties, Mapping):
+            accepted = {k: v if k in properties else () for k, v in call.accepted.items()
+                        if k in properties or k not in call.optional}
+            accepted.update({k: () for k in required if k not in accepted})
+            call = GoldCall(call.name, accepted, call.optional.intersection(accepted) - set(required))
         out.append(call)
     return tuple(out)
 
