@@ -40,7 +40,10 @@ def score_in_sandbox(name: str, config_text: str, entry_text: str, answer: str) 
                                              Limits(time=8.0, memory=4 << 30), sys_path=host_sys_path())
     except SandboxUnavailable as exc:
         raise SandboxFailed(str(exc)) from exc
-    if result.get("status") != "ok":
-        raise ValueError(f"the scorer failed in the sandbox: {result.get('status')} {result.get('error') or ''}")
+    status = result.get("status")
+    if status == "runtime_error":  # the scorer raised on the answer, as it would in-process: unscorable
+        raise ValueError(f"the scorer failed in the sandbox: {result.get('error') or ''}")
+    if status != "ok":  # a limit of the sandbox (its time, its memory), not the answer's fault: no value
+        raise SandboxFailed(f"the sandboxed scorer stopped: {status} {result.get('error') or ''}".strip())
     value: Any = result.get("stdout", "").strip()
     return float(value)
