@@ -178,3 +178,22 @@ def test_the_scaffolds_export_carries_its_registered_options(tmp_path, monkeypat
 
     assert grpo_rewards_demo_opts.mentions.options.timeout == 4.0
     assert grpo_rewards_demo_opts.MENTIONS.info().options.timeout == 4.0
+
+
+def test_the_environment_variant_passes_its_tests_and_is_ruff_clean(tmp_path):
+    assert main(["new-plugin", "demo_env", "--dir", str(tmp_path), "--environment"]) == 0
+    root = tmp_path / "grpo-rewards-demo-env"
+    plugin_py = (root / "src/grpo_rewards_demo_env/plugin.py").read_text()
+    assert 'register("counter", "grpo_rewards_demo_env:Counter")' in plugin_py
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(site), str(root)], check=True, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
+                         env=_env(site), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "12 passed" in run.stdout
+    ruff = Path(sys.executable).with_name("ruff")
+    if ruff.exists():
+        rules = ["--isolated", "--select", "E,F,W,I,B,UP,RUF", "--line-length", "110", "--target-version", "py310"]
+        lint = subprocess.run([str(ruff), "check", *rules, "src", "tests"], cwd=root, capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout
