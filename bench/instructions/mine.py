@@ -2,7 +2,7 @@
 
 Writes ``tests/instructions/data/mined_tests.jsonl`` (the unit-test cases of google-research's
 ``instruction_following_eval/instructions_test.py`` and of allenai/IFBench's ``instructions_test.py``)
-and ``bench/instructions/ifeval_gpt4.jsonl`` (IFEval's 541 prompts with GPT-4's replies and the
+and ``tests/instructions/data/ifeval_gpt4.jsonl`` (IFEval's 541 prompts with GPT-4's replies and the
 original implementation's strict and loose verdicts per constraint).
 
 How the unit tests are mined: each test file is executed against a recording stand-in for the
@@ -243,7 +243,7 @@ def main() -> None:
         for line in text.splitlines():
             result = json.loads(line)
             verdicts.setdefault(result["prompt"], {})[mode] = result
-    bench_out = ROOT / "bench" / "instructions" / "ifeval_gpt4.jsonl"
+    bench_out = ROOT / "tests" / "instructions" / "data" / "ifeval_gpt4.jsonl"
     with bench_out.open("w") as f:
         for prompt, by_mode in verdicts.items():
             row = inputs[prompt]

@@ -83,6 +83,13 @@ ALLOWED_UNTIMED_REGEX = {
         "ends the pattern: an attempt backtracks over its own digits only, linear",
     ("packages/rewards-instructions/src/grpo_rewards_instructions/ifeval.py", "_postscript", "re.search"):
         r"the constant p\.\s?p\.\s?s or p\.\s?s\. (single optional spaces), or re.escape(marker): linear",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifevalg.py", "_increment_word", "re.findall"):
+        "re.escape(keyword), case-insensitive: a literal, matched in linear time",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifevalg.py", "<module>", "re.compile"):
+        "IFEval's sentence-splitter patterns: constant initials or a suffix, a space and an alternation of "
+        "constant words (no quantified group): linear",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifevalg.py", "_word_once", "re.findall"):
+        "re.escape(keyword), case-insensitive: a literal, matched in linear time",
     ("examples/third-party-plugin/src/grpo_rewards_keywords/__init__.py", "_patterns", "re.compile"):
         r"re.escape(keyword) between fixed lookarounds (?<!\w)...(?!\w): a literal, matched in linear time",
 }

@@ -31,7 +31,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .ifeval import CHECKS, RELATIONS
+from . import ifevalg
+from .ifeval import CHECKS as IFEVAL_CHECKS
+from .ifeval import RELATIONS
+
+#: Constraint id -> checker: IFEval's 25, then the IFEvalG ids implemented so far.
+CHECKS = {**IFEVAL_CHECKS, **ifevalg.CHECKS}
 
 #: The columns a row's constraints are read from, in the order they are tried.
 COLUMNS = ("instruction_id_list", "ground_truth", "constraints")
@@ -78,6 +83,13 @@ def _phrase(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value.strip() or "\x00" in value:
         raise ValueError(f"{name} must be a non-empty text without NUL, got {value!r}")
     return value.strip()
+
+
+def _first_phrase(value: Any, name: str) -> str:
+    # IFEvalG takes the first of a list of keywords for keyword_specific_position
+    if isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return _phrase(value, name)
 
 
 def _words(value: Any, name: str) -> tuple[str, ...]:
@@ -134,15 +146,47 @@ SPECS: dict[str, dict[str, _Check]] = {
     "change_case:english_lowercase": {},
     "punctuation:no_comma": {},
     "startend:quotation": {},
+    # open-instruct's IFEvalG (ifevalg.py)
+    "punctuation:punctuation_dot": {},
+    "punctuation:punctuation_exclamation": {},
+    "count:lowercase_counting": {"N": _count},
+    "letters:letter_counting": {"N": _count, "relation": _relation},
+    "letters:letter_counting2": {"letter": _letter, "let_frequency": _count, "let_relation": _relation},
+    "count:count_unique": {},
+    "count:count_increment_word": {"keyword1": _phrase, "keyword2": _phrase},
+    "keywords:palindrome": {},
+    "keywords:keyword_specific_position": {"keyword": _first_phrase, "n": _positive, "m": _positive},
+    "keywords:start_end": {},
+    "keywords:exclude_word_harder": {"keyword": _phrase},
+    "paragraphs:paragraphs": {},
+    "paragraphs:paragraphs2": {},
+    "first_word:first_word_sent": {"first_word": _first_phrase},
+    "first_word:first_word_answer": {"first_word": _phrase},
+    "last_word:last_word_sent": {"last_word": _first_phrase},
+    "last_word:last_word_answer": {"last_word": _phrase},
+    "detectable_format:bigram_wrapping": {},
+    "copy:copying_simple": {"prompt_to_repeat": _phrase},
+    "copy:copying_multiple": {"prompt_to_repeat": _phrase, "N": _positive},
+    "copy:copy": {"prompt_to_repeat": _phrase},
+    "new:copy_span_idx": {"prompt_to_repeat": _phrase, "n_start": _count, "n_end": _count},
+    "detectable_format:sentence_hyphens": {},
+    "keywords:no_adjacent_consecutive": {},
+    "detectable_format:square_brackets": {},
+    "keywords:word_once": {"keyword": _phrase},
+    "keywords:word_count_different_numbers": {"keyword": _phrase, "frequency": _count, "relation": _relation},
+    "copy:repeat_phrase": {"phrase": _phrase, "small_n": _positive},
+    "count:counting_composition": {"n_sent": _positive, "n_words": _positive},
 }
+#: The ids of IFEval itself (the rest of SPECS are IFEvalG's).
+IFEVAL_IDS = frozenset(IFEVAL_CHECKS)
 assert set(SPECS) == set(CHECKS)
 
 
 def make_constraint(constraint_id: Any, kwargs: Any) -> Constraint:
     """One checked constraint (a ``ValueError`` naming the id and the argument otherwise)."""
     if not isinstance(constraint_id, str) or constraint_id not in SPECS:
-        raise ValueError(f"unknown constraint id {constraint_id!r} (known: {len(SPECS)} IFEval ids; "
-                         "grpo_rewards_instructions.constraints.SPECS lists them)")
+        raise ValueError(f"unknown constraint id {constraint_id!r} (known: IFEval's {len(IFEVAL_IDS)} and "
+                         f"{len(SPECS) - len(IFEVAL_IDS)} of IFEvalG's; grpo_rewards_instructions.constraints.SPECS lists them)")
     if kwargs is None:
         kwargs = {}
     if not isinstance(kwargs, Mapping):

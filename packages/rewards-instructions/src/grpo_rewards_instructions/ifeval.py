@@ -30,7 +30,7 @@ Args = dict[str, Any]
 RELATIONS = ("less than", "at least")
 #: The options of ``detectable_format:constrained_response``.
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
-_PARAGRAPH_SPLIT = re.compile(r"\s?\*\*\*\s?")
+PARAGRAPH_SPLIT = re.compile(r"\s?\*\*\*\s?")
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
 _DOUBLE_HIGHLIGHT = re.compile(r"\*\*[^\n\*]*\*\*")
 _FIRST_WORD_PUNCTUATION = frozenset(".,?!'\"")
@@ -75,7 +75,7 @@ def _sections(value: str, args: Args) -> bool:
 
 
 def _paragraphs(value: str, args: Args) -> bool:
-    paragraphs = _PARAGRAPH_SPLIT.split(value)
+    paragraphs = PARAGRAPH_SPLIT.split(value)
     count = len(paragraphs)
     for index, paragraph in enumerate(paragraphs):
         if not paragraph.strip():
