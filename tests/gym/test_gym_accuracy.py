@@ -78,7 +78,7 @@ def test_labels_are_counted_by_the_core_and_trl_gets_the_values(rows):
 
 def test_registered_with_a_deadline_in_workers_and_scores_there(rows):
     info = load_registry().reward("gym.accuracy")
-    assert (info.options.timeout, info.options.timeout_value, info.output_range) == (10.0, 0.0, (0.0, 1.0))
+    assert (info.options.timeout, info.options.timeout_value, info.output_range) == (30.0, 0.0, (0.0, 1.0))
     assert info.columns == ("gym_dataset", "gym_config", "gym_entry")
     reward = get_reward("gym.accuracy", options={"workers": 1})
     batch = rows["basic_arithmetic"] + rows["leg_counting"]

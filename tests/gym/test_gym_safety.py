@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import inspect
-import re
 
 import pytest
 
 from grpo_rewards_gym import Accuracy, codec, make_rows
-from grpo_rewards_gym.catalog import dataset_names
 from grpo_rewards_gym.safety import (
     ANSWER_EVALUATORS,
     ENTRY_EVALUATED,
-    GENERATION_ONLY,
     GOLD_EVALUATORS,
     GRAMMARS,
+    SCANNED,
     unsafe_answer,
     unsafe_entry,
 )
@@ -67,12 +65,9 @@ def test_a_tampered_gold_that_its_scorer_would_evaluate_is_bad_metadata(tmp_path
     assert not (tmp_path / "SENTINEL").exists()
 
 
-def test_every_dataset_whose_code_calls_an_evaluator_is_listed():
-    from reasoning_gym.factory import DATASETS
-
-    evaluator = re.compile(r"(?<![\w.])(eval|exec|parse_expr|sympify)\(|\.(parse_expr|sympify)\(")
-    calling = {name for name in dataset_names() if evaluator.search(inspect.getsource(DATASETS[name][0]))}
-    assert calling - set(ANSWER_EVALUATORS) - set(GOLD_EVALUATORS) - GENERATION_ONLY == set()
+def test_every_dataset_with_a_grammar_is_one_the_scan_finds():
+    # the scan (tests/gym/test_gym_scan.py) decides what runs in the sandbox; the grammars are the first wall
+    assert set(ANSWER_EVALUATORS) | set(GOLD_EVALUATORS) | set(ENTRY_EVALUATED) <= SCANNED
 
 
 @pytest.mark.parametrize(("dataset", "answer"), [
@@ -122,12 +117,13 @@ def test_every_gold_answer_and_evaluated_field_fits_its_grammar(dataset):
 
 
 def test_answers_in_list_form_keep_the_partial_credit_their_scorer_gives():
+    score = Accuracy(sandbox=False)  # the scorer's own values (test_gym_sandboxed.py: the same in the sandbox)
     (row,) = make_rows("string_insertion", 1, seed=0)
     letters = "[" + ", ".join(repr(c) for c in row["answer"]) + "]"
-    assert Accuracy()(f"<answer>{letters}</answer>", **row) == (0.1, "partial")
+    assert score(f"<answer>{letters}</answer>", **row) == (0.1, "partial")
     (row,) = make_rows("n_queens", 1, seed=0)
     board = [line.split() for line in row["answer"].splitlines()]
-    assert Accuracy()(f"<answer>{board!r}</answer>", **row) == (0.5, "partial")
+    assert score(f"<answer>{board!r}</answer>", **row) == (0.5, "partial")
 
 
 def test_no_bare_name_a_grammar_admits_is_defined_where_its_scorer_evaluates():

@@ -151,3 +151,14 @@ def test_score_mixes_the_judge_and_math_accuracy_on_a_jsonl(warm, embedded_model
                                                              for v, label in expected]
     assert [s["reward"] for s in scored] == [pytest.approx(s["rewards"]["math.accuracy"]
                                                            + 0.5 * s["rewards"]["judge.rubric"]) for s in scored]
+
+
+def test_the_embedded_judge_recipe_of_docs_judges_md_yields_grades(warm, capsys):
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "judges.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"^```python\n(.*?)^```", doc, re.S | re.M) if 'model_path("embedded")' in b]
+    exec(block.replace("http://127.0.0.1:8000/v1", warm.base_url), {})  # the recipe as typed, on the tests' server
+    printed = capsys.readouterr().out
+    assert "'scored'" in printed  # at least one of its two replies is a grade

@@ -14,9 +14,10 @@ from .hacks import corpus
 if TYPE_CHECKING:  # the reward module (and its execution layer) is imported when a reward is built
     from grpo_rewards import Reward
 
-#: Each sample runs in a worker process under a 10 s deadline (scored 0.0 when it overruns): a few
-#: reasoning-gym scorers simulate puzzles, and the first sample of a dataset in a worker rebuilds it.
-OPTIONS = RewardOptions(timeout=10.0, timeout_value=0.0, invalid_value=0.0, max_chars=100_000, too_large_value=0.0)
+#: Each sample runs in a worker process under a 30 s deadline (scored 0.0 when it overruns): a few
+#: reasoning-gym scorers simulate puzzles, the first sample of a dataset in a worker rebuilds it, and the
+#: scorers that evaluate run in a sandbox that imports reasoning-gym per sample (3 s of CPU).
+OPTIONS = RewardOptions(timeout=30.0, timeout_value=0.0, invalid_value=0.0, max_chars=100_000, too_large_value=0.0)
 
 COLUMNS = ("gym_dataset", "gym_config", "gym_entry")
 

@@ -15,9 +15,12 @@ the letters ``A``-``E`` for string_insertion; numbers, brackets and commas for t
 number lists. Quotes only around one of the dataset's own tokens (``'Q'``, ``'B'``, ``'4.5'``).
 
 Besides: no ``__`` for any dataset, and ASCII only for every evaluating one. The sweep
-(``bench/gym.md``) checks that every gold answer passes its grammar; ``tests/gym/test_gym_safety.py``
-fails when a dataset's code calls an evaluator and is in none of the lists, and checks that no bare
-name a grammar admits is defined where the scorer evaluates it.
+(``bench/gym.md``) checks that every gold answer passes its grammar. Which scorers evaluate is not
+kept by hand: :mod:`grpo_rewards_gym.scan` reads the installed reasoning-gym's scoring code, and
+``gym.accuracy`` runs every scorer it finds in the sandbox by default; :data:`SCANNED` records what it
+finds in 0.1.25, and ``tests/gym/test_gym_scan.py`` fails when a new version changes that (so the
+grammars here are reviewed), and checks that no bare name a grammar admits is defined where the scorer
+evaluates it.
 
 >>> unsafe_answer("countdown", "67 + 50 - (20 - 82)"), unsafe_answer("countdown", "open('f', 'w')")
 (False, True)
@@ -49,9 +52,16 @@ ENTRY_EVALUATED: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     "number_sorting": ((("answer",), "number_list"),),
     "simple_integration": ((("metadata", "integrand"), "simple_integration"),),
     "intermediate_integration": ((("metadata", "integrand"), "intermediate_integration"),),
+    "bitwise_arithmetic": ((("metadata", "problem"), "bitwise_arithmetic"),),
 }
-#: datasets whose code calls an evaluator only to generate rows, never on an answer (read, not guessed)
-GENERATION_ONLY = frozenset({"basic_arithmetic", "bitwise_arithmetic", "codeio", "propositional_logic"})
+#: what :func:`grpo_rewards_gym.scan.evaluating_datasets` finds in reasoning-gym 0.1.25 (the scan decides at run
+#: time; this record makes a new version's change fail a test): the datasets above, bitwise_arithmetic
+#: (``eval(entry["metadata"]["problem"])``) and propositional_logic (a ``simplify`` it cannot resolve)
+SCANNED = frozenset({
+    "binary_matrix", "bitwise_arithmetic", "countdown", "intermediate_integration", "n_queens", "number_sorting",
+    "polynomial_multiplication", "propositional_logic", "puzzle24", "simple_integration", "spiral_matrix",
+    "string_insertion",
+})
 
 #: the math functions and constants an integration answer may name besides its variable and ``C``
 MATH_NAMES = frozenset({
@@ -87,13 +97,15 @@ GRAMMARS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     "n_queens": (_tokens(r"\s++|[\[\],]|'[Q_]'|\"[Q_]\"|[Q_]"), frozenset({"Q", "_"})),
     # the letters A to E, or a Python list of them
     "string_insertion": (_tokens(r"\s++|[\[\],]|'[A-E]'|\"[A-E]\"|[A-E]++"), frozenset({"A-E"})),
+    # hexadecimal and decimal integers with shifts and arithmetic: what bitwise_arithmetic's problem is
+    "bitwise_arithmetic": (_tokens(r"\s++|0x[0-9a-fA-F]++|\d++|<<|>>|[-+*()]"), frozenset()),
     # a gold list of numbers, quoted or not (number_sorting writes "['-1.5', '2.0']")
     "number_list": (_tokens(rf"\s++|[\[\],]|'-?{_NUMBER}'|\"-?{_NUMBER}\"|-?{_NUMBER}"), frozenset()),
 }
 _LETTERS_A_TO_E = re.compile(r"[A-E]+")
 _BARE_QUEENS = re.compile(r"[Q_]")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
-_LITERAL = re.compile(rf"(?<![\w.]){_NUMBER}")
+_LITERAL = re.compile(rf"(?<![\w.])(?:0x[0-9a-fA-F]++|{_NUMBER})")
 
 
 def _names_allowed(names: Iterable[str], allowed: frozenset[str], variables: frozenset[str]) -> bool:
@@ -145,6 +157,26 @@ def unsafe_answer(dataset: str, answer: str, entry: Any = None) -> bool:
             "[" in answer or len(answer.split()) < 2):
         return True  # a bare Q or _ is read as a name unless the answer is a board (not an expression at all)
     return not fits_grammar(dataset, answer, variables)
+
+
+#: sympy's unevaluated operators (and the functions that build them): an answer holding one restates the problem
+UNEVALUATED = frozenset({"Integral", "integrate", "Derivative", "diff", "Sum", "summation", "Limit", "limit",
+                         "Product", "product", "Subs"})
+
+
+def unevaluated_answer(dataset: str, answer: str, entry: Any = None) -> bool:
+    """Whether ``answer``, for a dataset whose scorer reads it with sympy, holds an unevaluated operator
+    (:data:`UNEVALUATED`): ``Integral(4*sqrt(-2*x - 8), x) + C`` differentiates back to the integrand, so
+    intermediate_integration's scorer paid it 1.0, but it is the question, not a solution.
+
+    >>> unevaluated_answer("intermediate_integration", "Integral(x**2, x) + C"), unevaluated_answer(
+    ...     "intermediate_integration", "x**3/3 + C")
+    (True, False)
+    """
+    if ANSWER_EVALUATORS.get(dataset) != "sympy":
+        return False
+    bare = _LITERAL.sub(" ", _QUOTED.sub(" ", answer))
+    return any(name in UNEVALUATED for name in _NAME.findall(bare))
 
 
 def _field(entry: Any, path: tuple[str, ...]) -> Any:

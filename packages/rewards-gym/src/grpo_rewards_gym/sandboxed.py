@@ -43,12 +43,16 @@ def score_in_sandbox(name: str, config_text: str, entry_text: str, answer: str) 
                                              Limits(time=20.0, memory=4 << 30), sys_path=host_sys_path())
     except SandboxUnavailable as exc:
         raise SandboxFailed(str(exc)) from exc
-    ready, _, value = result.get("stdout", "").partition("\n")
+    ready, _, value = result.get("stdout", "").partition("
+")
     if ready != READY:  # the environment failed before any answer was read: reasoning-gym missing inside, ...
         raise SandboxFailed(f"the sandbox cannot run reasoning-gym's scorer: {result.get('status')} "
                             f"{result.get('error') or ''}".strip() + " (the sandbox sees this process's sys.path, read-only: "
                             "is reasoning-gym installed there?)")
-    if result.get("status") != "ok":
-        raise ValueError(f"the scorer failed in the sandbox: {result.get('status')} {result.get('error') or ''}")
+    status = result.get("status")
+    if status == "runtime_error":  # the scorer raised on the answer, as it would in-process: unscorable
+        raise ValueError(f"the scorer failed in the sandbox: {result.get('error') or ''}")
+    if status != "ok":  # a limit of the sandbox (its time, its memory), not the answer's fault: no value
+        raise SandboxFailed(f"the sandboxed scorer stopped: {status} {result.get('error') or ''}".strip())
     number: Any = value.strip()
     return float(number)

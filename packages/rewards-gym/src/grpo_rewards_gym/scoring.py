@@ -11,15 +11,18 @@ Each sample carries a label: ``correct`` (1.0), ``partial`` (between 0 and 1), `
 dataset's scorer could run as code, see below), ``unscorable`` (0.0: the dataset's
 scorer raised on the answer, or returned something that is not a number), and ``None`` with
 ``no_gym_metadata`` for a row without the gym columns (a row from another source) or
-``bad_gym_metadata`` when they cannot be read or the dataset cannot be rebuilt.
+``bad_gym_metadata`` when they cannot be read or the dataset cannot be rebuilt, ``sandbox_error`` when
+the sandbox could not run a scorer, and ``unevaluated`` (0.0) for an integration answer that holds an
+unevaluated ``Integral``, ``Derivative``, ``Sum``, ``Limit`` or ``Product`` (the problem restated, not solved).
 
-Some reasoning-gym scorers evaluate the answer (``sympy.parse_expr``, which calls ``eval``, in
-countdown, puzzle24, the integration and polynomial datasets; Python's ``eval`` in n_queens and
-three grid and string datasets). They run in worker processes under a deadline, which bounds their
-time but is no sandbox: an answer that is not made of its dataset's grammar (numbers, brackets,
-commas, the dataset's own names) is ``refused`` before it reaches them
-(:mod:`grpo_rewards_gym.safety`), and a row whose evaluated fields (a gold answer, an ``integrand``)
-do not fit theirs gives ``bad_gym_metadata``.
+Some reasoning-gym scorers evaluate the answer or a field of the row (``sympy.parse_expr``, which calls
+``eval``, in countdown, puzzle24, the integration and polynomial datasets; Python's ``eval`` in n_queens,
+bitwise_arithmetic and the grid and string datasets). Which ones is found by reading the installed
+reasoning-gym (:mod:`grpo_rewards_gym.scan`), and those scorers run in grpo-rewards-code's sandbox by
+default (``sandbox: false``: in the worker process). Before that, an answer that is not made of its
+dataset's grammar (numbers, brackets, commas, the dataset's own names) is ``refused``
+(:mod:`grpo_rewards_gym.safety`), and a row whose evaluated fields (a gold answer, an ``integrand``, a
+``problem``) do not fit theirs gives ``bad_gym_metadata``.
 """
 
 from __future__ import annotations
@@ -36,11 +39,12 @@ from grpo_rewards import params as checks
 
 from . import codec
 from .rewards import COLUMNS
-from .safety import ANSWER_EVALUATORS, unsafe_answer, unsafe_entry
+from .safety import unevaluated_answer, unsafe_answer, unsafe_entry
 from .sandboxed import SandboxFailed, score_in_sandbox
+from .scan import evaluators
 
-OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unscorable", "no_gym_metadata",
-            "bad_gym_metadata", "sandbox_error")
+OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unevaluated", "unscorable",
+            "no_gym_metadata", "bad_gym_metadata", "sandbox_error")
 
 
 _ANSWER = re.compile(r"<answer>\s?(.*?)\s?</answer>", re.DOTALL)
@@ -123,6 +127,21 @@ def cached_datasets() -> int:
         return len(_datasets)
 
 
+_warned: set[str] = set()
+
+
+def _warn_sandbox(name: str, exc: Exception) -> None:
+    """Once per cause and process: the sandbox failed, so the samples of scorers that evaluate get None."""
+    cause = str(exc)
+    if cause in _warned:
+        return
+    _warned.add(cause)
+    warnings.warn(f"gym.accuracy: the sandbox could not run {name}'s scorer ({cause}); samples of the datasets whose "
+                  "scorers evaluate get None (label sandbox_error). Install grpo-rewards-code and bubblewrap, or set "
+                  "sandbox: false to score them in the worker behind the answer checks alone", RuntimeWarning,
+                  stacklevel=2)
+
+
 def _labelled(value: float) -> tuple[float, str]:
     return value, "correct" if value >= 1.0 else "wrong" if value <= 0.0 else "partial"
 
@@ -133,8 +152,9 @@ class Accuracy:
     Exact rule: the answer is the last ``<answer>...</answer>`` block (else, with ``boxed``, the last
     ``\boxed{...}``); blocks that disagree score 0.0. The row's dataset (``gym_dataset``, rebuilt
     from ``gym_config`` once per process) scores it against the row's entry (``gym_entry``) with its
-    own ``score_answer``, partial credit kept. A scorer that raises gives 0.0 (``unscorable``); a row
-    without gym columns gives ``None``.
+    own ``score_answer``, partial credit kept; the scorers that evaluate (:mod:`grpo_rewards_gym.scan`) run in
+    grpo-rewards-code's sandbox unless ``sandbox`` is false. A scorer that raises gives 0.0 (``unscorable``); a
+    row without gym columns gives ``None``.
 
     >>> from grpo_rewards_gym import make_rows
     >>> row = make_rows("basic_arithmetic", 1, seed=3)[0]
@@ -148,9 +168,10 @@ class Accuracy:
     (None, 'no_gym_metadata')
     """
 
-    def __init__(self, boxed: bool = True, sandbox: bool = False) -> None:
+    def __init__(self, boxed: bool = True, sandbox: bool = True) -> None:
         self.boxed = checks.boolean(boxed, "boxed")
-        self.sandbox = checks.boolean(sandbox, "sandbox")  # evaluating scorers run in grpo-rewards-code's sandbox
+        #: scorers that evaluate (found by grpo_rewards_gym.scan) run in grpo-rewards-code's sandbox
+        self.sandbox = checks.boolean(sandbox, "sandbox")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} boxed={self.boxed}>"
@@ -181,13 +202,15 @@ class Accuracy:
             return None, "bad_gym_metadata"  # a tampered row: a field its own scorer evaluates is not what it writes
         if unsafe_answer(name, answer, entry):
             return 0.0, "refused"
+        if unevaluated_answer(name, answer, entry):
+            return 0.0, "unevaluated"
         try:
-            if self.sandbox and name in ANSWER_EVALUATORS:
+            if self.sandbox and evaluators(name):
                 value = score_in_sandbox(name, str(row["gym_config"]), str(row["gym_entry"]), answer)
             else:
                 value = float(dataset.score_answer(answer, entry))
         except SandboxFailed as exc:  # the environment, not the answer: left out of training, and said why
-            warnings.warn(f"gym.accuracy: {exc}", RuntimeWarning, stacklevel=2)
+            _warn_sandbox(name, exc)
             return None, "sandbox_error"
         except Exception:  # reasoning-gym scorers raise on free text (prime_factorization, ...)
             return 0.0, "unscorable"
