@@ -43,8 +43,7 @@ def score_in_sandbox(name: str, config_text: str, entry_text: str, answer: str) 
                                              Limits(time=20.0, memory=4 << 30), sys_path=host_sys_path())
     except SandboxUnavailable as exc:
         raise SandboxFailed(str(exc)) from exc
-    ready, _, value = result.get("stdout", "").partition("
-")
+    ready, _, value = result.get("stdout", "").partition("\n")
     if ready != READY:  # the environment failed before any answer was read: reasoning-gym missing inside, ...
         raise SandboxFailed(f"the sandbox cannot run reasoning-gym's scorer: {result.get('status')} "
                             f"{result.get('error') or ''}".strip() + " (the sandbox sees this process's sys.path, read-only: "
