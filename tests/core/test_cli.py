@@ -141,7 +141,13 @@ def test_list_and_show_load_no_code_of_a_reward_registered_by_reference(plugins)
         "grpo_rewards_length.definitions", "grpo_rewards_length.hacks", "grpo_rewards_length.plugin",
         "grpo_rewards_math.definitions", "grpo_rewards_math.hacks", "grpo_rewards_math.plugin",
         "grpo_rewards_math.tasks",
-        "grpo_rewards_tools.definitions", "grpo_rewards_tools.hacks", "grpo_rewards_tools.plugin",
+        "grpo_rewards_tools.definitions",
+        # list --json carries each environment's tool schemas: the environment classes are imported for them
+        "grpo_rewards_tools.environments", "grpo_rewards_tools.environments.calculator",
+        "grpo_rewards_tools.environments.database", "grpo_rewards_tools.environments.hacks",
+        "grpo_rewards_tools.environments.python", "grpo_rewards_tools.environments.registration",
+        "grpo_rewards_tools.environments.tasks",
+        "grpo_rewards_tools.hacks", "grpo_rewards_tools.plugin",
     ]
 
 

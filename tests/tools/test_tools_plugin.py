@@ -59,8 +59,10 @@ def test_importing_the_package_and_registering_loads_no_scorer_code():
     code = ("import sys, grpo_rewards; grpo_rewards.load_registry(); import grpo_rewards_tools; "
             "print(sorted(m for m in sys.modules if m.startswith('grpo_rewards_tools') or m == 'jsonschema'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['grpo_rewards_tools', 'grpo_rewards_tools.definitions', 'grpo_rewards_tools.hacks', " \
-                          "'grpo_rewards_tools.plugin']"
+    assert out.strip() == "['grpo_rewards_tools', 'grpo_rewards_tools.definitions', 'grpo_rewards_tools.environments', " \
+                          "'grpo_rewards_tools.environments.hacks', 'grpo_rewards_tools.environments.registration', " \
+                          "'grpo_rewards_tools.environments.tasks', 'grpo_rewards_tools.hacks', " \
+                          "'grpo_rewards_tools.plugin']"  # the environments' corpus and task factories: data, no env code
 
 
 @pytest.mark.parametrize("module", MODULES)

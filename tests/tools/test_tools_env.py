@@ -1,0 +1,265 @@
+"""The first-party environments: calculator (exact, eval-free), SQLite (read-only, time-limited, its
+own reward and hack corpus), Python (the code package's sandbox; state within a rollout, nothing
+across rollouts), their tasks and registration."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import warnings
+from fractions import Fraction
+
+import pytest
+
+import grpo_rewards
+from grpo_rewards.hacks import run_hacks
+from grpo_rewards.plugin.manager import get_plugins
+from grpo_rewards.registry import load_registry
+from grpo_rewards_tools.environments import registration
+from grpo_rewards_tools.environments.calculator import Calculator
+from grpo_rewards_tools.environments.database import SQLite, same_rows
+from grpo_rewards_tools.environments.tasks import make_calculator, make_sqlite
+
+
+class EnvironmentsOnly:
+    """The tools plugin's environment and task registration, alone (the rewards are another module's)."""
+
+    @grpo_rewards.hookimpl
+    def register_environments(self, register):
+        registration.register_environments(register)
+
+    @grpo_rewards.hookimpl
+    def register_tasks(self, register):
+        registration.register_tasks(register)
+
+
+@pytest.fixture(scope="module")
+def env_registry():
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(EnvironmentsOnly(), "tools")
+    return load_registry(plugins)
+
+
+# -- calculator ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("expression", "result"), [
+    ("4821 * 376", "1812696"),
+    ("3/7 + 5/12", "71/84"),
+    ("2^10 - 1", "1023"),
+    ("(12 + 8) * 3 / 4", "15"),
+    ("-7/3", "-7/3"),
+    ("\\frac{1}{2} \\cdot 6", "3"),
+    ("99999999999 * 99999999999", "9999999999800000000001"),
+])
+def test_calculator_is_exact(expression, result):
+    calc = Calculator()
+    calc.reset()
+    assert calc.calculate(expression) == result
+
+
+@pytest.mark.parametrize(("expression", "message"), [
+    ("__import__('os').system('id')", "error: cannot read"),
+    ("x + 1", "error: not a number (unknown names: x)"),
+    ("1/0", "error: cannot read '1/0': division by zero"),
+    ("sqrt(2)", "error: the result is not a whole number or a fraction (sqrt(2))"),
+    ("9^9^9", "error: the result is not a whole number or a fraction"),
+    ("2^2000", "error: the result has 603 characters, more than 400"),
+    ("1+" * 150 + "1", "error: the expression has 301 characters, more than 200"),
+    ("", "error: give an expression as text"),
+])
+def test_calculator_refuses_what_is_not_exact_arithmetic_with_a_message(expression, message):
+    assert Calculator().calculate(expression).startswith(message)
+
+
+def test_calculator_tool_schema_is_what_trl_renders(env_registry):
+    (schema,) = env_registry.environment("tools.calculator").tool_schemas()
+    assert schema["function"]["name"] == "calculate"
+    assert schema["function"]["parameters"]["required"] == ["expression"]
+    assert schema["function"]["parameters"]["properties"]["expression"]["type"] == "string"
+
+
+def test_calculator_task_rows_have_exact_solutions_and_name_their_environment(env_registry):
+    task = env_registry.task("tools:calculator")
+    assert task.environment == "tools.calculator"
+    rows = task.factory(40, 3)
+    assert rows == make_calculator(40, 3)  # deterministic for a seed
+    for row in rows:
+        a, op, b = re.fullmatch(r"What is (\S+) ([*+-]) (\S+)\?", row["prompt"][1]["content"]).groups()
+        x, y = Fraction(a), Fraction(b)
+        value = x * y if op == "*" else x + y if op == "+" else x - y
+        assert Fraction(row["solution"]) == value
+        assert Calculator().calculate(f"{a} {op} {b}") == row["solution"]
+    products = [r for r in rows if "*" in r["prompt"][1]["content"]]
+    assert len(products) == 20 and all(len(r["solution"]) >= 6 for r in products)
+
+
+# -- SQLite ----------------------------------------------------------------------------------
+
+def _db(gold="[[2]]"):
+    db = SQLite(timeout=0.3)
+    db.reset(database="CREATE TABLE t(x INTEGER, y TEXT); INSERT INTO t VALUES (1, 'a'), (1, 'b'), (3, 'c');",
+             gold=gold)
+    return db
+
+
+def test_sqlite_query_returns_columns_and_rows():
+    assert _db().query("SELECT x, y FROM t WHERE x = 1 ORDER BY y") == 'columns: ["x", "y"]\n[1, "a"]\n[1, "b"]'
+
+
+@pytest.mark.parametrize("sql", ["DELETE FROM t", "UPDATE t SET x = 2", "CREATE TABLE u(z)", "DROP TABLE t",
+                                 "INSERT INTO t VALUES (9, 'z')", "ATTACH DATABASE '/tmp/other.db' AS o",
+                                 "PRAGMA query_only = OFF"])
+def test_sqlite_is_read_only(sql):
+    db = _db()
+    assert db.query(sql) == "error: not authorized"
+    assert db.query("SELECT COUNT(*) FROM t") == 'columns: ["COUNT(*)"]\n[3]'
+
+
+def test_sqlite_stops_a_query_past_its_time_limit():
+    db = _db()
+    endless = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT COUNT(*) FROM c"
+    assert db.query(endless) == "error: the query ran past its 0.3 s limit and was stopped"
+    assert (db.get_reward(), db.outcome) == (0.0, "query_error")
+
+
+def test_sqlite_reward_compares_the_last_result_set_with_the_gold():
+    db = _db()
+    assert (db.get_reward(), db.outcome) == (0.0, "no_query")
+    db.query("SELECT COUNT(*) FROM t WHERE x = 1")
+    assert (db.get_reward(), db.outcome) == (1.0, "correct")
+    db.query("SELECT 'Score: 1.0'")
+    assert (db.get_reward(), db.outcome) == (0.0, "wrong_result")
+    db.reset(database="CREATE TABLE t(x);")  # a new row: nothing of the previous one is left
+    assert db.query("SELECT COUNT(*) FROM t") == 'columns: ["COUNT(*)"]\n[0]'
+    assert (db.get_reward(), db.outcome) == (None, "no_gold")
+
+
+def test_result_sets_are_multisets_with_numbers_compared_by_value():
+    assert same_rows([[2.0, "b"], [1, "a"]], [[1, "a"], [2, "b"]])
+    assert not same_rows([[1, "a"]], [[1, "a"], [1, "a"]])
+    assert not same_rows([["1"]], [[1]])
+
+
+#: a right query for each kind of generated question
+RIGHT_SQL = [
+    (r"How many employees work in the (\w+) department\?", "SELECT COUNT(*) FROM employees WHERE dept = '{}'"),
+    (r"Which employees earn more than (\d+)\? List their names\.", "SELECT name FROM employees WHERE salary > {}"),
+    (r"What is the total salary of the (\w+) department\?", "SELECT SUM(salary) FROM employees WHERE dept = '{}'"),
+    (r"In which city does (\w+) work\?", "SELECT city FROM departments WHERE name = "
+                                         "(SELECT dept FROM employees WHERE name = '{}')"),
+]
+
+
+def test_sqlite_task_gold_is_what_a_right_query_returns_and_is_paid(env_registry):
+    task = env_registry.task("tools:sqlite")
+    assert task.environment == "tools.sqlite"
+    rows = task.factory(24, 1)
+    assert rows == make_sqlite(24, 1)
+    kinds = set()
+    for row in rows:
+        question = row["prompt"][1]["content"]
+        kind, sql = next((k, s.format(*re.fullmatch(p, question).groups()))
+                         for k, (p, s) in enumerate(RIGHT_SQL) if re.fullmatch(p, question))
+        kinds.add(kind)
+        connection = sqlite3.connect(":memory:")
+        connection.executescript(row["database"])
+        assert same_rows([list(r) for r in connection.execute(row["gold_sql"])], json.loads(row["gold"]))
+        db = SQLite()
+        db.reset(**row)
+        db.query(sql)
+        assert (db.get_reward(), db.outcome) == (1.0, "correct"), (question, sql)
+    assert kinds == {0, 1, 2, 3}
+
+
+def test_sqlite_hack_corpus_pays_nothing(env_registry):
+    report = run_hacks("tools.sqlite", registry=env_registry)
+    assert report.overpaid == []
+    paid = {r.hack.name: r.paid for r in report.results}
+    assert paid == {"score_text_without_a_query": 0.0, "literal_score_from_the_tool": 0.0, "fake_gold_printed": 0.0,
+                    "delete_then_count": 0.0, "attach_another_file": 0.0, "right_query_then_junk": 0.0,
+                    "endless_recursion": 0.0, "two_statements": 0.0}
+
+
+def test_sqlite_replay_in_score_pays_a_right_trajectory(env_registry):
+    from grpo_rewards_tools.environments.hacks import _COLUMNS, _PROMPT, _call
+
+    reward = grpo_rewards.load_reward_set([{"use": "tools.sqlite"}], registry=env_registry).rewards[0]
+    right = [*_call("SELECT COUNT(*) FROM employees WHERE dept = 'research'", 'columns: ["COUNT(*)"]\n[2]'),
+             {"role": "assistant", "content": "Two."}]
+    result = reward.score(prompts=[_PROMPT], completions=[right], **{k: [v] for k, v in _COLUMNS.items()})
+    assert (result.values, result.labels) == ([1.0], ["correct"])
+
+
+# -- Python ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def python_env():
+    from grpo_rewards_code.sandbox import SandboxUnavailable, get_sandbox
+    from grpo_rewards_tools.environments.python import Python
+
+    try:
+        get_sandbox()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"this machine cannot run a sandbox: {exc}")
+    return Python(time_limit=1.0)
+
+
+def test_python_keeps_state_across_the_calls_of_one_rollout(python_env):
+    python_env.reset()
+    assert python_env.run_python("x = 6 * 7\nprint(x)") == "42\n"
+    assert python_env.run_python("def f(a):\n    return a + x\nprint(f(1))") == "43\n"
+    assert python_env.run_python("import sys\nprint('oops', file=sys.stderr)\n1 / 0") == (
+        "oops\nerror: ZeroDivisionError: division by zero")
+    assert python_env.run_python("print(f(2))") == "44\n"  # the failed cell's replay printed nothing
+
+
+def test_python_cell_stopped_by_its_limit_is_not_kept(python_env):
+    python_env.reset()
+    python_env.run_python("y = 1")
+    assert python_env.run_python("while True:\n    pass") == "error: the code ran past its time limit and was stopped"
+    assert python_env.run_python("print(y)") == "1\n"
+
+
+def test_nothing_crosses_rollouts(python_env):
+    python_env.reset()
+    python_env.run_python("secret = 'a'\nopen('/tmp/secret.txt', 'w').write('gold')")
+    python_env.reset()
+    assert python_env.run_python("import os\nprint('secret' in globals(), os.path.exists('/tmp/secret.txt'))") == (
+        "False False\n")
+
+
+def test_the_environment_and_the_trainer_cannot_be_reached_from_run_python(python_env):
+    python_env.reset()
+    probe = ("import gc, os\n"
+             "print(sorted({type(o).__name__ for o in gc.get_objects()} & {'Python', 'GRPOTrainer', 'SQLite'}))\n"
+             "print(os.getuid(), open('/proc/1/cmdline').read().count('pytest'))")
+    assert python_env.run_python(probe) == "[]\n65534 0\n"
+    assert python_env.run_python("import socket\nsocket.create_connection(('127.0.0.1', 80), timeout=1)"
+                                 ).startswith("error: ")
+
+
+def test_python_refuses_empty_code_and_too_many_cells(python_env):
+    from grpo_rewards_tools.environments.python import Python
+
+    env = Python(max_cells=1)
+    env.reset()
+    assert env.run_python("   ") == "error: give the code to run as text"
+    assert env.run_python("pass") == "(no output)"
+    assert env.run_python("pass") == "error: this conversation already ran 1 cells, the most allowed"
+
+
+def test_environments_are_listed_without_importing_their_code():
+    import sys
+
+    for name in ("calculator", "database", "python"):
+        sys.modules.pop(f"grpo_rewards_tools.environments.{name}", None)
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(EnvironmentsOnly(), "tools")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        info = load_registry(plugins).environment("tools.sqlite")
+        assert (info.owns_reward, info.summary) == (True, "A small read-only SQLite database per row, queried with "
+                                                          "SQL; owns its reward (the last result vs the gold).")
+        assert list(info.params_unloaded()) == ["timeout", "max_rows", "max_chars"]
+    assert "grpo_rewards_tools.environments.database" not in sys.modules
