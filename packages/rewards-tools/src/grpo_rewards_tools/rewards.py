@@ -115,7 +115,7 @@ class CallMatch(_ToolReward):
 
 
 class SchemaValid(_ToolReward):
-    r"""Whether the completion's calls name the row's tools with arguments their JSON schemas accept, in [0, 1].
+    r"""Whether the completion's calls name the row's tools with arguments their JSON schemas accept, in [0, 1] (unit: none).
 
     Exact rule: each call must name a tool of the row's ``tools`` (any format of
     :mod:`grpo_rewards_tools.rows`) and its arguments must validate against that tool's JSON
