@@ -137,16 +137,18 @@ def test_list_and_show_load_no_code_of_a_reward_registered_by_reference(plugins)
         "grpo_rewards_format.definitions", "grpo_rewards_format.hacks", "grpo_rewards_format.plugin",
         "grpo_rewards_gym.catalog", "grpo_rewards_gym.codec", "grpo_rewards_gym.hacks", "grpo_rewards_gym.plugin",
         "grpo_rewards_gym.rewards", "grpo_rewards_gym.tasks",
+        "grpo_rewards_instructions.definitions", "grpo_rewards_instructions.hacks",
+        "grpo_rewards_instructions.plugin", "grpo_rewards_instructions.tasks",
         "grpo_rewards_judge.definitions", "grpo_rewards_judge.hacks", "grpo_rewards_judge.plugin",
         "grpo_rewards_length.definitions", "grpo_rewards_length.hacks", "grpo_rewards_length.plugin",
         "grpo_rewards_math.definitions", "grpo_rewards_math.hacks", "grpo_rewards_math.plugin",
         "grpo_rewards_math.tasks",
+        "grpo_rewards_text.definitions", "grpo_rewards_text.hacks", "grpo_rewards_text.plugin",
+        "grpo_rewards_text.tasks",
         "grpo_rewards_tools.definitions",
-        # list --json carries each environment's tool schemas: the environment classes are imported for them
-        "grpo_rewards_tools.environments", "grpo_rewards_tools.environments.calculator",
-        "grpo_rewards_tools.environments.database", "grpo_rewards_tools.environments.hacks",
-        "grpo_rewards_tools.environments.python", "grpo_rewards_tools.environments.registration",
-        "grpo_rewards_tools.environments.tasks",
+        # environments are registered by reference: their classes (and tool schemas) load only for show
+        "grpo_rewards_tools.environments", "grpo_rewards_tools.environments.hacks",
+        "grpo_rewards_tools.environments.registration", "grpo_rewards_tools.environments.tasks",
         "grpo_rewards_tools.hacks", "grpo_rewards_tools.plugin",
     ]
 
@@ -216,7 +218,7 @@ def test_list_names_the_plugins_the_allow_list_filters_out(monkeypatch, capsys):
     _first_party(monkeypatch, "format")
     assert main(["list"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': code, gym, judge, length, math, tools"
+    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': code, gym, instructions, judge, length, math, text, tools"
     assert captured.err == ""
 
 

@@ -188,11 +188,14 @@ def test_list_shows_environments_in_their_own_lines_and_json(env_registry, capsy
         assert "brokenenv (test_environments) — BROKEN: RuntimeError in register_environments: cannot start" in text
         assert main(["list", "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
+        assert main(["show", "env.counter", "--json"]) == 0
+        shown = json.loads(capsys.readouterr().out)
     env = next(p for p in data["plugins"] if p["name"] == "env")
     counter = next(e for e in env["environments"] if e["name"] == "env.counter")
     assert counter["owns_reward"] is False
     assert counter["params"] == {"start": {"type": "int", "required": False, "default": 0}}
-    assert [t["function"]["name"] for t in counter["tools"]] == ["add"]
+    assert "tools" not in counter  # the schemas import the class (and transformers): show --json has them
+    assert [t["function"]["name"] for t in shown["tools"]] == ["add"]
 
 
 def test_show_prints_each_tool_schema(env_registry, capsys):

@@ -55,8 +55,9 @@ def reward_json(info: RewardInfo) -> dict[str, Any]:
 
 
 def environment_json(info: EnvironmentInfo, *, tools: bool = True) -> dict[str, Any]:
-    """An environment as ``list --json`` and ``show --json`` carry it; ``tools``: each tool's JSON schema
-    (which imports the environment's class and transformers' schema reader)."""
+    """An environment as ``show --json`` carries it; ``tools``: each tool's JSON schema (which imports the
+    environment's class and transformers' schema reader, so ``list --json`` leaves it out: listing loads no
+    reward or environment code and no torch)."""
     out: dict[str, Any] = {"name": info.name, "description": info.summary, "owns_reward": info.owns_reward,
                            "params": {p.name: param_json(p) for p in info.params_unloaded().values()}}
     if tools:
@@ -107,7 +108,7 @@ def list_json(registry: Registry, allow: AllowList, extra: list[RewardInfo]) -> 
         entry["rewards"] = [reward_json(i) for i in rewards.get(name, [])]
         entry["tasks"] = [{"name": t.name, "description": t.description, "environment": t.environment}
                           for t in tasks.get(name, [])]
-        entry["environments"] = [environment_json(e) for e in environments.get(name, [])]
+        entry["environments"] = [environment_json(e, tools=False) for e in environments.get(name, [])]
         out["plugins"].append(entry)
     for namespace, records in sorted(clashes.items()):
         out["conflicts"].append({"name": namespace, "message": records[0].conflict, "claimants": [
@@ -191,7 +192,7 @@ def show_parser() -> argparse.ArgumentParser:
     p = new_parser("show", "One reward, environment (with each tool's JSON schema) or task (name:task): "
                            "description, parameters, columns, range, units.")
     p.add_argument("name")
-    p.add_argument("--json", action="store_true", help="an environment as list --json carries it")
+    p.add_argument("--json", action="store_true", help="as JSON (an environment with each tool's schema)")
     return p
 
 
