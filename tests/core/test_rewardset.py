@@ -275,3 +275,10 @@ def test_a_weight_that_is_not_finite_is_refused(registry, tmp_path, weight):
         load_reward_set(str(path), registry=registry)
     value = {".nan": "nan", ".inf": "inf", "-.inf": "-inf"}[weight]
     assert err.value.problems == [f"entry 1 (fixture.shout): weight must be a finite number, got {value}"]
+
+
+def test_an_unknown_parameter_suggests_the_closest_one(registry):
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set([{"use": "fixture.shout", "with": {"bonsu": 1.0}}], registry=registry)
+    assert err.value.problems == [
+        "entry 1 (fixture.shout): unknown parameter 'bonsu' (did you mean 'bonus'?) (parameters: bonus)"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from .backends import execution_problems, form_problem
 from .concurrent import ConcurrentReward
-from .errors import RewardSetError, capped, missing_columns, quote, read_yaml
+from .errors import RewardSetError, capped, did_you_mean, missing_columns, quote, read_yaml
 from .execution import prepare_backend
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
@@ -307,7 +307,7 @@ def _param_problems(info: RewardInfo, params: dict[str, Any]) -> list[str]:
                             f"'{key}:' key (from Python, get_reward(..., options={{{key!r}: ...}}))")
         elif key not in info.params:
             known = ", ".join(sorted(info.params)) or "none"
-            problems.append(f"unknown parameter {key!r} (parameters: {known})")
+            problems.append(f"unknown parameter {key!r}{did_you_mean(key, info.params)} (parameters: {known})")
         elif not _matches(value, info.params[key].annotation):
             problems.append(f"parameter {key!r} must be {type_text(info.params[key].annotation)}, got {quote(value)}")
     for p in info.params.values():
