@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections.abc as cabc
 import functools
 import math
+import re
 import types
 import typing
 import warnings
@@ -361,7 +362,11 @@ def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo], set_execution: An
 def _column_problems(entry: Entry, info: RewardInfo, have: set[str], built: Any) -> list[str]:
     missing = [c for c in required_columns(info, entry.params, built=built) if c not in have and c not in entry.inputs]
     if missing:
-        return [missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))]
+        text = missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))
+        found = re.search(r"inputs: \{[^}]*\}", info.example or "")
+        if found:  # the reward's own example fills a column from another entry
+            text += f"; or fill it from another entry's values, as in {found.group(0)}"
+        return [text]
     return []
 
 
