@@ -108,3 +108,28 @@ def test_a_lock_taken_for_a_new_folder_leaves_no_folder_behind(tmp_path):
     with RunLock(tmp_path / "new"):
         assert (tmp_path / "new" / LOCK).is_file()
     assert not (tmp_path / "new").exists()
+
+
+FULL_DISK = """
+import resource, signal, sys
+from pathlib import Path
+from grpo_rewards.errors import RunDirError
+from grpo_rewards.train.lock import RunLock
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write fails (EFBIG), as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (20, 20))
+try:
+    RunLock(Path(sys.argv[1])).acquire()
+except RunDirError as exc:
+    print(exc)
+"""
+
+
+def test_a_lock_that_cannot_be_written_is_one_line_and_leaves_nothing_half_written(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text("{}")
+    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(run)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{run}: cannot write the run's lock file {LOCK}: No space left on device\n"
+    assert sorted(p.name for p in run.iterdir()) == ["manifest.json"]
