@@ -30,7 +30,14 @@ from .lock import RunLock, check_free
 from .model import card_name, check_model
 from .model import model_path as resolve_model
 from .plot import make_callback
-from .progress import keep_metrics_until, make_progress_callback, process_rank, quiet_trainer_output, say
+from .progress import (
+    RewardWatch,
+    keep_metrics_until,
+    make_progress_callback,
+    process_rank,
+    quiet_trainer_output,
+    say,
+)
 from .trainer import build_trainer, finish
 
 __all__ = ["Plan", "prepare", "run", "train"]
@@ -362,7 +369,8 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
         + (f"training to step {total}; " if isinstance(total, int) and total > 0 else "")
         + "each step generates completions, scores them and updates the model (the first step is the slowest)")
     try:
-        finish(plan, trainer)
+        with RewardWatch():
+            finish(plan, trainer)
     finally:
         if shown:
             hf_logging.enable_progress_bar()
