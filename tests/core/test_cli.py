@@ -141,6 +141,7 @@ def test_list_and_show_load_no_code_of_a_reward_registered_by_reference(plugins)
         "grpo_rewards_length.definitions", "grpo_rewards_length.hacks", "grpo_rewards_length.plugin",
         "grpo_rewards_math.definitions", "grpo_rewards_math.hacks", "grpo_rewards_math.plugin",
         "grpo_rewards_math.tasks",
+        "grpo_rewards_tools.definitions", "grpo_rewards_tools.hacks", "grpo_rewards_tools.plugin",
     ]
 
 
@@ -209,7 +210,7 @@ def test_list_names_the_plugins_the_allow_list_filters_out(monkeypatch, capsys):
     _first_party(monkeypatch, "format")
     assert main(["list"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': code, gym, judge, length, math"
+    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': code, gym, judge, length, math, tools"
     assert captured.err == ""
 
 

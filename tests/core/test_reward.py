@@ -416,12 +416,12 @@ def test_the_calls_a_reward_has_not_counted_yet_stay_few_and_a_changed_record_do
     for _ in range(100):
         result = reward.score(prompts=["p"], completions=["A"])
         result.labels[0] = "changed by the caller"
-        assert len(reward._pending) <= 33  # added up every 33 calls, not kept for the whole run
-    assert reward._pending  # the last call, not counted yet: a copy counts it in its seconds
+        assert len(reward.outcomes.pending) <= 33  # added up every 33 calls, not kept for the whole run
+    assert reward.outcomes.pending  # the last call, not counted yet: a copy counts it in its seconds
     clone = pickle.loads(pickle.dumps(reward))
     assert clone.stats == {} and clone.seconds == reward.seconds > 0
     assert reward.stats == {"loud": 100}
-    assert not reward._pending
+    assert not reward.outcomes.pending
 
 
 ODD_BATCHES = '''def as_dict(prompts, completions, **kwargs):

@@ -31,7 +31,7 @@ def test_a_misspelled_config_key_exits_2_with_the_key_and_a_suggestion(tmp_path,
         assert main(["train", str(path)]) == 2
     assert capsys.readouterr().err == (
         f"grpo-rewards: error: {path}: unknown key 'rewrds' (did you mean 'rewards'?); "
-        "the sections are model, output_dir, dataset, rewards, grpo, peft\n")
+        "the sections are model, output_dir, dataset, rewards, grpo, peft, environment\n")
 
 
 def test_a_missing_config_file_is_named(tmp_path, capsys):

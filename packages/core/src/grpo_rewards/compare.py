@@ -29,7 +29,7 @@ from typing import IO, Any
 
 from .errors import GrpoRewardsError
 from .local import scorer_files
-from .protocol import completion_text
+from .protocol import ROW_FIELDS, UNLOGGED_LABELS, completion_text
 from .registry import Registry, load_registry
 from .reward import Reward
 from .rewardset import get_reward, load_reward_set
@@ -38,8 +38,6 @@ from .scoring_input import atomic_writer, check_out, dump_row, read_rows
 
 _TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
-#: Row keys that are not columns a reward reads.
-_NOT_COLUMNS = frozenset({"completion", "prompt", "completion_ids"})
 
 
 def verdict(value: Any) -> float | None:
@@ -182,7 +180,7 @@ def _print_tables(cmp: Comparison, stream: IO[str]) -> None:
     print(f"{a + ' pays':<{width}}{table['both']:>{cell}}{table['only_a']:>{cell}}", file=stream)
     print(f"{a + ' does not':<{width}}{table['only_b']:>{cell}}{table['neither']:>{cell}}", file=stream)
     for side in (cmp.a, cmp.b):
-        if side.column is not None or set(side.labels) <= {"ok", "none"}:
+        if side.column is not None or set(side.labels) <= UNLOGGED_LABELS:
             continue
         print(f"\nby outcome label of {side.name}:", file=stream)
         print(f"  {'label':<20} {'rows':>6} {'both':>6} {'only ' + a:>{len(a) + 5}} {'only ' + b:>{len(b) + 5}} "
@@ -246,7 +244,7 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     rows = [r.data for r in numbered]
     if not rows:
         raise GrpoRewardsError(f"{path}: no rows to compare")
-    columns = {k for row in rows for k in row} - _NOT_COLUMNS
+    columns = {k for row in rows for k in row} - ROW_FIELDS
     registry = registry or load_registry()
     a, b = _sides(specs, columns, registry)
     check_out(str(target), inputs={"input file": path, **sets,  # and the scorer modules the sides imported

@@ -6,6 +6,7 @@ The tree::
     ├── PluginError                  a plugin failed to load, or two plugins claim one name
     ├── RewardNotFoundError          an unknown reward name (also a KeyError)
     ├── TaskNotFoundError            an unknown task name (also a KeyError)
+    ├── EnvironmentNotFoundError     an unknown environment name (also a KeyError)
     ├── RewardError                  a reward raised or broke the contract on a batch
     ├── ExecutionError               an execution backend cannot be used (Ray missing or unreachable)
     ├── ProblemsError                a list of problems found in one pass (``.problems``)
@@ -144,6 +145,13 @@ class RewardNotFoundError(GrpoRewardsError, KeyError):
 
 class TaskNotFoundError(GrpoRewardsError, KeyError):
     """An unknown task name (the message lists the closest names and an install hint)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class EnvironmentNotFoundError(GrpoRewardsError, KeyError):
+    """An unknown environment name (the message lists the closest names and an install hint)."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""

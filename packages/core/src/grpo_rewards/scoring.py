@@ -26,18 +26,15 @@ from typing import IO, Any
 from .errors import GrpoRewardsError, RewardError
 from .execution.threads import call_with_deadline
 from .local import scorer_files
+from .outcomes import Tally
+from .protocol import ROW_FIELDS, UNLOGGED_LABELS
 from .reward import Reward
 from .rewardset import RewardSet, load_reward_set
+from .scorer_hooks import explainer
 from .scoring_input import RESERVED_COLUMNS, TokenIds, atomic_writer, check_out, dump_row, read_rows
-
-#: Row keys that are not dataset columns (TRL passes every other key of a row to the rewards).
-NOT_COLUMNS = frozenset({"prompt", "completion", "completion_ids"})
 
 #: Seconds a scorer's ``explain`` may take for one row (``score --explain``, ``compare``).
 EXPLAIN_DEADLINE = 10.0
-
-#: Outcome labels that are not worth a line of their own in the report.
-PLAIN_LABELS = frozenset({"ok", "none"})
 
 
 class _Progress:
@@ -118,7 +115,7 @@ def arguments(batch: list[dict[str, Any]], wanted: set[str]) -> dict[str, Any]:
     for row in batch:
         columns.update(row)
     kwargs: dict[str, Any] = {
-        c: [row.get(c) for row in batch] for c in sorted(columns - NOT_COLUMNS - RESERVED_COLUMNS)
+        c: [row.get(c) for row in batch] for c in sorted(columns - ROW_FIELDS - RESERVED_COLUMNS)
     }
     kwargs["prompts"] = [row.get("prompt", "") for row in batch]
     kwargs["completions"] = [row["completion"] for row in batch]
@@ -186,26 +183,28 @@ def score_rows(reward_set: RewardSet, rows: list[dict[str, Any]], batch_size: in
     rewards = reward_set.rewards
     labels = labels if labels is not None else [{} for _ in rows]
     scores: list[dict[str, float | None]] = [{} for _ in rows]
-    counts: dict[str, Counter[str]] = {m: Counter() for m in metrics}
+    tallies = {m: Tally() for m in metrics}  # the label each row ends with (the rewards' own stats count calls)
     failures: list[tuple[int, str, str]] = []
     wanted = set().union(*(_needed_columns(r) for r in rewards)) if rewards else set()
     for groups in prompt_batches(rows, batch_size):
         shared = arguments([rows[i] for group in groups for i in group], wanted)  # one batch: dependencies reused
         for metric, reward in zip(metrics, rewards):
             scored, failed = score_groups(reward, rows, groups, wanted, shared)
+            ended = []
             for i, (value, label) in scored.items():
                 scores[i][metric] = value
                 labels[i][metric] = label
-                counts[metric][label] += 1
+                ended.append(label)
             for i, error in failed:
                 scores[i][metric] = None
                 labels[i][metric] = "error"
-                counts[metric]["error"] += 1
+                ended.append("error")
                 failures.append((i, metric, reason(error)))
+            tallies[metric].add(0.0, ended)
         if progress:
             progress.update(sum(len(group) for group in groups))
     failures.sort(key=lambda f: f[0])
-    return scores, counts, failures
+    return scores, {m: tally.counts for m, tally in tallies.items()}, failures
 
 
 def _summary(values: list[float]) -> tuple[str, str, str, str]:
@@ -248,8 +247,8 @@ def explain_row(reward: Reward, row: dict[str, Any]) -> dict[str, Any] | None:
     """What the reward's scorer says about one row through its ``explain(completion, **row)`` (the
     answer it read, the reference, why it paid), or ``None`` when it has no such method; a failure
     of the explanation is shown in it, never raised."""
-    target = getattr(reward.scorer, "explain", None)
-    if not callable(target):
+    target = explainer(reward.scorer)
+    if target is None:
         return None
     columns = {k: v for k, v in row.items() if k not in ("completion", "completion_ids")}
     try:
@@ -321,12 +320,12 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     mean, std, lo, hi = _summary(totals)
     print(f"{'total (weighted)':<28} {'':>6} {mean:>8} {std:>8} {lo:>8} {hi:>8}", file=stream)
     for name in reward_set.metrics:
-        shown = {k: v for k, v in counts[name].items() if k not in PLAIN_LABELS and v}
+        shown = {k: v for k, v in counts[name].items() if k not in UNLOGGED_LABELS and v}
         if shown:
             print(f"outcomes of {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(shown.items())), file=stream)
     if out_path is not None:
         explaining = [(m, r) for m, r in zip(reward_set.metrics, reward_set.rewards)
-                      if explain and callable(getattr(r.scorer, "explain", None))]
+                      if explain and explainer(r.scorer) is not None]
         with atomic_writer(out_path) as fh:
             for row, s, lab, total in zip(rows, scores, labels, totals):
                 record = {**row, "rewards": s, "labels": lab, "reward": total}

@@ -1,6 +1,6 @@
 """The training config: read from YAML, overridden from the command line, validated before loading.
 
-A config has up to six sections; each one given replaces the default's whole section::
+A config has up to seven sections; each one given replaces the default's whole section::
 
     model: embedded                 # a Hugging Face id, a local folder, or the embedded SmolLM2
     output_dir: runs/arithmetic
@@ -14,6 +14,7 @@ A config has up to six sections; each one given replaces the default's whole sec
     grpo:                           # passed unchanged to trl.GRPOConfig (values range-checked first)
       learning_rate: 1.0e-5
     peft: {r: 16, merge: true}      # optional: peft.LoraConfig fields (+ merge), GRPOTrainer(peft_config=...)
+    environment: tools.calculator   # optional: TRL's environment_factory (default: the task's); see .environment
 
 Relative paths (``output_dir``, ``dataset.path``, ``rewards: set.yaml``) are read from the current
 folder, like the command line's; paths inside a reward-set file are relative to that file.
@@ -33,7 +34,7 @@ from ..errors import ConfigError, did_you_mean, quote, read_yaml, unreadable_num
 from ..local import absolute_reference
 from .checks import grpo_range_problems, integration_problems, peft_problems
 
-TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft")
+TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft", "environment")
 SOURCE_KEYS = ("task", "path", "hub")
 DATASET_KEYS = (*SOURCE_KEYS, "n", "seed", "params", "columns", "system_prompt")
 HUB_KEYS = ("name", "config", "split", "revision")
