@@ -373,3 +373,17 @@ def test_a_reward_set_too_deep_or_too_large_to_read_is_one_line(plugins, tmp_pat
     rewards.write_text("rewards:\n  - use: fixture.shout\n" + text + "\n")
     assert main(["score", str(rows), "--rewards", str(rewards), "--no-progress"]) == 2
     assert capsys.readouterr().err == f"grpo-rewards: error: {rewards}: {problem}\n"
+
+
+def test_show_prints_plain_text_without_sphinx_roles_or_double_back_quotes(capsys):
+    assert main(["show", "math.accuracy"]) == 0
+    out = capsys.readouterr().out
+    assert ":mod:" not in out and "``" not in out
+    assert "(details: grpo_rewards_math.conventions\nand grpo_rewards_math.extract): answer_format \"any\"" in out
+
+
+def test_plain_text_keeps_a_roles_name_and_a_literals_text():
+    from grpo_rewards.cli.listing import plain_text
+
+    assert plain_text(":class:`~grpo_rewards.Reward`, :func:`the loader <grpo_rewards.load_rewards>`, "
+                      ":py:meth:`Reward.score`, ``x = 1``") == "Reward, the loader, Reward.score, x = 1"

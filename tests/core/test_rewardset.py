@@ -275,3 +275,19 @@ def test_a_weight_that_is_not_finite_is_refused(registry, tmp_path, weight):
         load_reward_set(str(path), registry=registry)
     value = {".nan": "nan", ".inf": "inf", "-.inf": "-inf"}[weight]
     assert err.value.problems == [f"entry 1 (fixture.shout): weight must be a finite number, got {value}"]
+
+
+def test_an_unknown_parameter_suggests_the_closest_one(registry):
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set([{"use": "fixture.shout", "with": {"bonsu": 1.0}}], registry=registry)
+    assert err.value.problems == [
+        "entry 1 (fixture.shout): unknown parameter 'bonsu' (did you mean 'bonus'?) (parameters: bonus)"]
+
+
+def test_a_missing_column_another_entry_can_fill_points_at_inputs_as_the_rewards_example_does():
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set([{"use": "length.cosine", "with": {"max_length": 64}}], columns=["prompt", "solution"])
+    assert err.value.problems == [
+        "entry 1 (length.cosine): needs dataset column(s) 'correct'; the dataset has: prompt, solution. To read "
+        "another column, set correct_column (with: {correct_column: NAME} in a reward set, correct_column=NAME in "
+        "Python); or fill it from another entry's values, as in inputs: {correct: math.accuracy}"]

@@ -244,3 +244,52 @@ def test_a_row_column_named_like_a_class_rewards_parameter_is_warned_about(plugi
         code, scored = _score(tmp_path, [{"prompt": "p", "completion": "abc", "offset": 5}],
                               _set(tmp_path, "rewards:\n  - use: fixture.offset\n"))
     assert code == 0 and scored[0]["rewards"] == {"fixture.offset": 3.0}  # the parameter (0) wins over the column
+
+
+GRADER = '''class Grader:
+    """1.0 when the completion is the solution (labelled), with what it compared."""
+
+    def __call__(self, text: str, *, solution: str, **row):
+        return (1.0, "correct") if text == solution else (0.0, "wrong")
+
+    def explain(self, completion, *, solution, **row):
+        return {"read": completion, "gold": solution}
+'''
+
+
+def test_out_rows_carry_each_rewards_label_and_explain_carries_a_scorers_explanation(plugins, tmp_path, capsys):
+    (tmp_path / "grader.py").write_text(GRADER)
+    rewards = _set(tmp_path, "rewards:\n  - use: grader.py:Grader\n  - use: fixture.shout\n    weight: 0.5\n")
+    rows = [{"prompt": "p", "completion": "42", "solution": "42"}, {"prompt": "p", "completion": "4", "solution": "42"}]
+    code, scored = _score(tmp_path, rows, rewards, "--explain")
+    assert code == 0
+    assert [(s["rewards"], s["labels"], s.get("explain")) for s in scored] == [
+        ({"Grader": 1.0, "fixture.shout": 0.0}, {"Grader": "correct", "fixture.shout": "ok"},
+         {"Grader": {"read": "42", "gold": "42"}}),
+        ({"Grader": 0.0, "fixture.shout": 0.0}, {"Grader": "wrong", "fixture.shout": "ok"},
+         {"Grader": {"read": "4", "gold": "42"}})]
+    assert capsys.readouterr().out.splitlines()[-1] == f"done: scored 2 rows, wrote {tmp_path / 'scored.jsonl'}"
+    code, scored = _score(tmp_path, rows, rewards)
+    assert "explain" not in scored[0]
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", str(tmp_path / "rows.jsonl"), "--rewards", str(rewards), "--explain"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.endswith("error: --explain writes into the --out rows: give --out FILE\n")
+
+
+def test_rewards_may_name_one_reward_instead_of_a_set_file(plugins, tmp_path, capsys):
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "LOUD"}, {"completion": "quiet"}])
+    out = tmp_path / "scored.jsonl"
+    assert main(["score", str(rows), "--rewards", "fixture.shout", "--out", str(out), "--no-progress"]) == 0
+    assert [json.loads(line)["rewards"] for line in out.read_text().splitlines()] == [
+        {"fixture.shout": 1.0}, {"fixture.shout": 0.0}]
+    assert main(["score", str(rows), "--rewards", "fixture.shuot", "--no-progress"]) == 2
+    assert "unknown reward 'fixture.shuot' (did you mean 'fixture.shout'?)" in capsys.readouterr().err
+
+
+def test_the_last_line_says_done_and_counts_the_troubles_reported_above(plugins, tmp_path, capsys):
+    rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "A"}, "not json", {"completion": "b"}])
+    assert main(["score", str(rows), "--rewards", "fixture.shout", "--no-progress"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1] == "done: scored 2 rows; 1 bad rows (above)"
+    assert err.startswith("bad row: line 2: not JSON")

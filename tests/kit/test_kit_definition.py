@@ -70,7 +70,7 @@ def test_a_batch_reward_with_parameters_is_a_class():
 
 
 def test_bad_parameters_of_an_export_are_one_clear_error():
-    with pytest.raises(ValueError, match=r"^shout\.shout: unknown parameter 'ratio' \(parameters: min_ratio\)$"):
+    with pytest.raises(ValueError, match=r"^shout\.shout: unknown parameter 'ratio' \(did you mean 'min_ratio'\?\) \(parameters: min_ratio\)$"):
         SHOUT.reward(ratio=0.1)
     with pytest.raises(ValueError, match=r"other must be at most 1\.0, got 2\.0"):
         LONGEST.reward(other=2.0)

@@ -181,3 +181,19 @@ def test_a_config_file_nested_too_deeply_is_one_line(tmp_path, capsys):
     path.write_text("rewards:\n  - use: toy.digits\n    with: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n")
     assert main(["train", str(path), "--dry-run"]) == 2
     assert capsys.readouterr().err == f"grpo-rewards: error: {path}: not read: nested too deeply\n"
+
+
+def test_a_prompt_longer_than_the_models_context_is_named_before_the_model_loads(tmp_path, tiny_model, capsys):
+    from grpo_rewards.registry import use_registry
+
+    rows = [{"prompt": "Count from 1:", "k": 1}, {"prompt": "Count " * 40_000, "k": 2}, {"prompt": "Go:", "k": 3}]
+    (tmp_path / "d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    path = _config(tmp_path, tiny_model, dataset={"path": str(tmp_path / "d.jsonl")})
+    with use_registry(toy_registry()):
+        assert main(["train", str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith("grpo-rewards: error: dataset: 1 prompt(s) do not fit the model: its context is 1,024 "
+                          "tokens, 8 of them for the completion (grpo.max_completion_length), leaving 1,016 for the "
+                          "prompt; rows 2 (")
+    assert err.endswith(" tokens). Shorten or remove them")
+    assert not (tmp_path / "out").exists()

@@ -108,3 +108,66 @@ def test_a_lock_taken_for_a_new_folder_leaves_no_folder_behind(tmp_path):
     with RunLock(tmp_path / "new"):
         assert (tmp_path / "new" / LOCK).is_file()
     assert not (tmp_path / "new").exists()
+
+
+FULL_DISK = """
+import resource, signal, sys
+from pathlib import Path
+from grpo_rewards.errors import RunDirError
+from grpo_rewards.train.lock import RunLock
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write fails (EFBIG), as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (20, 20))
+try:
+    RunLock(Path(sys.argv[1])).acquire()
+except RunDirError as exc:
+    print(exc)
+"""
+
+
+def test_a_lock_that_cannot_be_written_is_one_line_and_leaves_nothing_half_written(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text("{}")
+    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(run)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{run}: cannot write the run's lock file {LOCK}: No space left on device\n"
+    assert sorted(p.name for p in run.iterdir()) == ["manifest.json"]
+
+
+HANG = "import time\n\n\ndef hang(text: str, **row) -> float:\n    time.sleep(10**6)\n    return 0.0\n"
+
+LAUNCH = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import grpo_rewards.train.progress as progress
+progress.WAIT_NOTICE = 1.0  # a minute in a real run
+from train_helpers import toy_registry
+from grpo_rewards.cli.train import train_command
+sys.exit(train_command(sys.argv[2:], registry=toy_registry()))
+"""
+
+
+def test_one_ctrl_c_stops_a_run_whose_reward_never_returns_and_the_wait_names_the_reward(tmp_path, tiny_model):
+    (tmp_path / "hang.py").write_text(HANG)
+    config = tiny_config(tiny_model, tmp_path / "out", max_steps=1)
+    config["rewards"] = [{"use": f"{tmp_path / 'hang.py'}:hang"}]
+    path = write_config(tmp_path / "run.yaml", config)
+    proc = subprocess.Popen([sys.executable, "-c", LAUNCH, str(Path(__file__).parent), str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            if line.startswith("grpo-rewards: the step is waiting for the reward hang ("):
+                break
+        else:
+            pytest.fail(f"the run ended without naming the reward it waited for: {proc.stderr.read()}")  # type: ignore[union-attr]
+        assert line.endswith("s so far; it has no timeout: give the entry 'timeout: SECONDS' to bound each sample)\n")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == "grpo-rewards: interrupted (the reward hang was still running)"

@@ -28,20 +28,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import GrpoRewardsError
-from .execution.threads import call_with_deadline
 from .local import scorer_files
 from .protocol import ROW_FIELDS, UNLOGGED_LABELS, completion_text
 from .registry import Registry, load_registry
 from .reward import Reward
 from .rewardset import get_reward, load_reward_set
-from .scorer_hooks import explainer
-from .scoring import prompt_batches, reason, score_groups
+from .scoring import explain_row, prompt_batches, reason, score_groups
 from .scoring_input import atomic_writer, check_out, dump_row, read_rows
 
 _TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
-#: Seconds one ``explain`` call may take before the row is shown without it.
-EXPLAIN_DEADLINE = 10.0
 
 
 def verdict(value: Any) -> float | None:
@@ -73,16 +69,7 @@ class Side:
 
     def explain(self, row: dict[str, Any]) -> dict[str, Any] | None:
         """What the reward's ``explain(completion, **row)`` says about one row (``None`` without one)."""
-        if self.reward is None:
-            return None
-        target = explainer(self.reward.scorer)
-        if target is None:
-            return None
-        columns = {k: v for k, v in row.items() if k not in ("completion", "completion_ids")}
-        try:
-            return dict(call_with_deadline(lambda: target(row["completion"], **columns), EXPLAIN_DEADLINE))
-        except Exception as exc:  # an explanation is a courtesy; its failure is shown, never fatal
-            return {"explain_error": f"{type(exc).__name__}: {exc}"[:200]}
+        return None if self.reward is None else explain_row(self.reward, row)
 
 
 def _sides(specs: list[str], columns: set[str], registry: Registry) -> list[Side]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections.abc as cabc
 import functools
 import math
+import re
 import types
 import typing
 import warnings
@@ -14,7 +15,7 @@ from typing import Any
 
 from .backends import execution_problems, form_problem
 from .concurrent import ConcurrentReward
-from .errors import RewardSetError, capped, missing_columns, quote, read_yaml
+from .errors import RewardSetError, capped, did_you_mean, missing_columns, quote, read_yaml
 from .execution import prepare_backend
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
@@ -307,7 +308,7 @@ def _param_problems(info: RewardInfo, params: dict[str, Any]) -> list[str]:
                             f"'{key}:' key (from Python, get_reward(..., options={{{key!r}: ...}}))")
         elif key not in info.params:
             known = ", ".join(sorted(info.params)) or "none"
-            problems.append(f"unknown parameter {key!r} (parameters: {known})")
+            problems.append(f"unknown parameter {key!r}{did_you_mean(key, info.params)} (parameters: {known})")
         elif not _matches(value, info.params[key].annotation):
             problems.append(f"parameter {key!r} must be {type_text(info.params[key].annotation)}, got {quote(value)}")
     for p in info.params.values():
@@ -361,7 +362,11 @@ def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo], set_execution: An
 def _column_problems(entry: Entry, info: RewardInfo, have: set[str], built: Any) -> list[str]:
     missing = [c for c in required_columns(info, entry.params, built=built) if c not in have and c not in entry.inputs]
     if missing:
-        return [missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))]
+        text = missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))
+        found = re.search(r"inputs: \{[^}]*\}", info.example or "")
+        if found:  # the reward's own example fills a column from another entry
+            text += f"; or fill it from another entry's values, as in {found.group(0)}"
+        return [text]
     return []
 
 

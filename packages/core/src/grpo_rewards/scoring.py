@@ -20,15 +20,21 @@ import math
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import IO, Any
 
 from .errors import GrpoRewardsError, RewardError
+from .execution.threads import call_with_deadline
 from .local import scorer_files
 from .outcomes import Tally
 from .protocol import ROW_FIELDS, UNLOGGED_LABELS
 from .reward import Reward
 from .rewardset import RewardSet, load_reward_set
+from .scorer_hooks import explainer
 from .scoring_input import RESERVED_COLUMNS, TokenIds, atomic_writer, check_out, dump_row, read_rows
+
+#: Seconds a scorer's ``explain`` may take for one row (``score --explain``, ``compare``).
+EXPLAIN_DEADLINE = 10.0
 
 
 class _Progress:
@@ -165,15 +171,17 @@ def score_groups(reward: Reward, rows: list[dict[str, Any]], groups: list[list[i
 
 
 def score_rows(reward_set: RewardSet, rows: list[dict[str, Any]], batch_size: int = 256,
-               progress: _Progress | None = None) -> tuple[list[dict[str, float | None]], dict[str, Counter[str]],
-                                                          list[tuple[int, str, str]]]:
+               progress: _Progress | None = None, labels: list[dict[str, str]] | None = None,
+               ) -> tuple[list[dict[str, float | None]], dict[str, Counter[str]], list[tuple[int, str, str]]]:
     """Score dict rows (``completion``, optional ``prompt``, columns) batched by prompt.
 
     Returns the values per row, each reward's outcome counts (the labels of its results), and
-    ``(row index, metric, reason)`` for each row a reward failed on.
+    ``(row index, metric, reason)`` for each row a reward failed on. ``labels``, when given (one
+    dict per row), receives each row's outcome label per metric (``error`` where a reward failed).
     """
     metrics = reward_set.metrics
     rewards = reward_set.rewards
+    labels = labels if labels is not None else [{} for _ in rows]
     scores: list[dict[str, float | None]] = [{} for _ in rows]
     tallies = {m: Tally() for m in metrics}  # the label each row ends with (the rewards' own stats count calls)
     failures: list[tuple[int, str, str]] = []
@@ -182,15 +190,17 @@ def score_rows(reward_set: RewardSet, rows: list[dict[str, Any]], batch_size: in
         shared = arguments([rows[i] for group in groups for i in group], wanted)  # one batch: dependencies reused
         for metric, reward in zip(metrics, rewards):
             scored, failed = score_groups(reward, rows, groups, wanted, shared)
-            labels = []
+            ended = []
             for i, (value, label) in scored.items():
                 scores[i][metric] = value
-                labels.append(label)
+                labels[i][metric] = label
+                ended.append(label)
             for i, error in failed:
                 scores[i][metric] = None
-                labels.append("error")
+                labels[i][metric] = "error"
+                ended.append("error")
                 failures.append((i, metric, reason(error)))
-            tallies[metric].add(0.0, labels)
+            tallies[metric].add(0.0, ended)
         if progress:
             progress.update(sum(len(group) for group in groups))
     failures.sort(key=lambda f: f[0])
@@ -233,11 +243,37 @@ def _missing_columns(reward_set: RewardSet, rows: list[dict[str, Any]]) -> dict[
     return missing
 
 
-def score_file(path: str, rewards: str, out: str | None = None, progress: bool = True,
-               batch_size: int = 256, stream: IO[str] | None = None, tokenizer: str | None = None) -> int:
-    """``grpo-rewards score FILE --rewards SET.yaml``: prints a table per reward.
+def explain_row(reward: Reward, row: dict[str, Any]) -> dict[str, Any] | None:
+    """What the reward's scorer says about one row through its ``explain(completion, **row)`` (the
+    answer it read, the reference, why it paid), or ``None`` when it has no such method; a failure
+    of the explanation is shown in it, never raised."""
+    target = explainer(reward.scorer)
+    if target is None:
+        return None
+    columns = {k: v for k, v in row.items() if k not in ("completion", "completion_ids")}
+    try:
+        return dict(call_with_deadline(lambda: target(row["completion"], **columns), EXPLAIN_DEADLINE))
+    except Exception as exc:  # an explanation is a courtesy; its failure is shown, never fatal
+        return {"explain_error": f"{type(exc).__name__}: {exc}"[:200]}
 
-    Returns 1 when a row was bad, lacked a column or made a reward fail; 0 otherwise.
+
+def _reward_set_spec(rewards: str) -> Any:
+    """What ``--rewards`` names: a reward-set file, or (not a file, no .yaml) one reward by its name."""
+    if Path(rewards).exists() or rewards.endswith((".yaml", ".yml")):
+        return rewards
+    return {"rewards": [rewards]}
+
+
+def score_file(path: str, rewards: str, out: str | None = None, progress: bool = True,
+               batch_size: int = 256, stream: IO[str] | None = None, tokenizer: str | None = None,
+               explain: bool = False) -> int:
+    """``grpo-rewards score FILE --rewards SET.yaml`` (or ``--rewards math.accuracy``): prints a table per
+    reward, then one last line saying it is done.
+
+    ``--out`` rows carry ``rewards`` (each metric's value), ``labels`` (each metric's outcome label)
+    and ``reward`` (the weighted total); with ``explain``, also ``explain`` (what each reward that
+    can explain itself says about the row). Returns 1 when a row was bad, lacked a column or made a
+    reward fail; 0 otherwise.
     """
     stream = stream if stream is not None else sys.stdout  # the current one, not the one at import time
     err = sys.stderr
@@ -248,7 +284,7 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     columns = {k for row in numbered for k in row.data} | {"prompt"}
     if tokenizer:
         columns.add("completion_ids")
-    reward_set = load_reward_set(rewards, columns=columns)
+    reward_set = load_reward_set(_reward_set_spec(rewards), columns=columns)
     if out:  # again with the scorer modules the set imported: files the run reads too
         out_path = check_out(out, inputs={"input file": path, "reward-set file": rewards,
                                           **scorer_files(reward_set.rewards)})
@@ -259,13 +295,15 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     reserved = sorted({k for row in rows for k in row} & RESERVED_COLUMNS)
     bar = _Progress(len(rows), progress, err)
     started = time.perf_counter()
-    scores, counts, failures = score_rows(reward_set, rows, batch_size=batch_size, progress=bar)
+    labels: list[dict[str, str]] = [{} for _ in rows]
+    scores, counts, failures = score_rows(reward_set, rows, batch_size=batch_size, progress=bar, labels=labels)
     bar.close()
     elapsed = time.perf_counter() - started
     missing = _missing_columns(reward_set, rows)
     for (name, _column), indices in missing.items():
         for i in indices:
             scores[i][name] = None
+            labels[i][name] = "missing_column"
 
     print(f"scored {len(rows)} rows from {path} in {elapsed:.2f} s", file=stream)
     print(f"{'reward':<28} {'weight':>6} {'mean':>8} {'std':>8} {'min':>8} {'max':>8} {'None':>6} "
@@ -282,14 +320,18 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     mean, std, lo, hi = _summary(totals)
     print(f"{'total (weighted)':<28} {'':>6} {mean:>8} {std:>8} {lo:>8} {hi:>8}", file=stream)
     for name in reward_set.metrics:
-        labels = {k: v for k, v in counts[name].items() if k not in UNLOGGED_LABELS and v}
-        if labels:
-            print(f"outcomes of {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(labels.items())), file=stream)
+        shown = {k: v for k, v in counts[name].items() if k not in UNLOGGED_LABELS and v}
+        if shown:
+            print(f"outcomes of {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(shown.items())), file=stream)
     if out_path is not None:
+        explaining = [(m, r) for m, r in zip(reward_set.metrics, reward_set.rewards)
+                      if explain and explainer(r.scorer) is not None]
         with atomic_writer(out_path) as fh:
-            for row, s, total in zip(rows, scores, totals):
-                fh.write(dump_row({**row, "rewards": s, "reward": total}) + "\n")
-        print(f"wrote {out}", file=stream)
+            for row, s, lab, total in zip(rows, scores, labels, totals):
+                record = {**row, "rewards": s, "labels": lab, "reward": total}
+                if explain:
+                    record["explain"] = {m: explain_row(r, row) for m, r in explaining}
+                fh.write(dump_row(record) + "\n")
 
     for line, message in bad:
         print(f"bad row: line {line}: {message}", file=err)
@@ -304,4 +346,9 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     if reserved:
         print(f"note: column(s) {', '.join(map(repr, reserved))} not passed to the rewards "
               "(the names of the reward call's own arguments)", file=err)
+    troubles = [f"{n} {what}" for n, what in ((len(bad), "bad rows"), (len(missing), "missing columns"),
+                                              (len(failures), "reward errors")) if n]
+    err.flush()
+    print(f"done: scored {len(rows)} rows" + (f", wrote {out}" if out_path is not None else "")
+          + (f"; {', '.join(troubles)} (above)" if troubles else ""), file=stream)  # the last line, on success only
     return 1 if bad or missing or failures else 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import textwrap
 from typing import Any
 
@@ -188,6 +189,28 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)\s*(?:<([^>]*)>)?`")
+_LITERAL = re.compile(r"``(.+?)``", re.DOTALL)
+
+
+def _role_text(found: re.Match[str]) -> str:
+    text, target = found.group(1), found.group(2)
+    if target is not None and text:
+        return text
+    name = target if target is not None else text
+    return name.rsplit(".", 1)[-1] if found.group(0).count("`~") else name
+
+
+def plain_text(doc: str) -> str:
+    """A docstring as a terminal shows it: Sphinx roles (``:mod:`x.y```, ``:class:`~x.Y```) as their
+    names, double back-quoted literals as the text they hold.
+
+    >>> plain_text("see :mod:`grpo_rewards_math.extract` and :class:`~grpo_rewards.Reward`; ``rel_tol`` 1e-6")
+    'see grpo_rewards_math.extract and Reward; rel_tol 1e-6'
+    """
+    return _LITERAL.sub(r"\1", _ROLE.sub(_role_text, doc))
+
+
 def show_parser() -> argparse.ArgumentParser:
     p = new_parser("show", "One reward, environment (with each tool's JSON schema) or task (name:task): "
                            "description, parameters, columns, range, units.")
@@ -225,7 +248,7 @@ def run_show(args: argparse.Namespace) -> int:
     if ":" in args.name and args.name not in registry.rewards:
         task = registry.task(args.name)
         print(f"{task.name}  (task, from {task.plugin} {task.distribution or ''} {task.version or ''})".rstrip())
-        print(f"\n{task.description}\n\ncolumns: {', '.join(task.columns) or '-'}")
+        print(f"\n{plain_text(task.description)}\n\ncolumns: {', '.join(task.columns) or '-'}")
         if task.default_rewards:
             print("default rewards: " + ", ".join(r.get("use", "?") for r in task.default_rewards))
         print("parameters (dataset.params):" + ("  any, passed to the factory unchecked" if task.open_params else ""))
@@ -239,7 +262,7 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"{info.name}  (from plugin {info.plugin}"
           + (f", {info.distribution} {info.version}" if info.distribution else "") + ")")
     print()
-    print(info.docstring() or info.description)
+    print(plain_text(info.docstring() or info.description))
     print()
     print(f"form:      {info.form} ({'per-sample scorer' if info.form == 'sample' else 'batch function'})")
     print(f"units:     {info.units}")

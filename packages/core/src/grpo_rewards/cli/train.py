@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import sys
 from pathlib import Path
 
 from ..errors import RunComplete
@@ -87,8 +89,25 @@ def run_train(args: argparse.Namespace) -> int:
             + (" (not contacted in a dry run)" if any(r.options.execution.remote for r in plan.reward_set.rewards)
                else ""))
         return 0
-    run(plan)
+    try:
+        run(plan)
+    except KeyboardInterrupt:
+        return _interrupted()
     return 0
+
+
+def _interrupted() -> int:
+    """One Ctrl-C stops the run: saved checkpoints stay, and a reward still running in a thread (one
+    without a timeout that never returns) does not keep the process alive or need a second Ctrl-C."""
+    from ..train.progress import rewards_running
+
+    waiting = sorted({metric for metric, _ in rewards_running()})
+    print("grpo-rewards: interrupted" + (f" (the reward {', '.join(waiting)} was still running)" if waiting else ""),
+          file=sys.stderr, flush=True)
+    if waiting:  # a reward's thread (TRL's async rewards run in an executor the interpreter joins at exit)
+        sys.stdout.flush()  # would hold the exit forever: leave without it; checkpoints are saved, the lock's
+        os._exit(130)       # flock goes with the process and the run folder's lock file was removed on the way out
+    return 130
 
 
 def plot_parser() -> argparse.ArgumentParser:

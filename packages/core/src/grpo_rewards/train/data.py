@@ -147,3 +147,58 @@ def load_dataset_from_config(dataset_cfg: dict[str, Any], registry: Any) -> Any:
             if shown:
                 ds_logging.enable_progress_bar()
     return dataset
+
+
+#: Tokens a chat template may add around a conversation's messages (role markers, a default system prompt).
+TEMPLATE_TOKENS = 256
+
+
+def _prompt_text(prompt: Any) -> str:
+    if isinstance(prompt, str):
+        return prompt
+    return "".join(str(m.get("content") or "") for m in prompt if isinstance(m, dict))
+
+
+def prompt_length_problem(dataset: Any, model_path: str, max_completion_length: int) -> str | None:
+    """Why some prompts cannot be trained on with this model, or ``None``: a prompt whose tokens and
+    ``max_completion_length`` do not fit in the model's context (TRL has no prompt-length limit: a
+    200,000-character prompt stalls generation without a word). Only prompts whose UTF-8 size could
+    exceed the room left are tokenised (a token holds at least one byte), so the check costs little.
+    """
+    from transformers import AutoConfig, AutoTokenizer
+
+    try:
+        config = AutoConfig.from_pretrained(model_path)
+        tokenizer = AutoTokenizer.from_pretrained(model_path)
+    except Exception:  # the model's own loading says what is wrong, a moment later
+        return None
+    context = getattr(config, "max_position_embeddings", None)
+    if not isinstance(context, int) or context <= 0:
+        limit = getattr(tokenizer, "model_max_length", None)
+        context = limit if isinstance(limit, int) and 0 < limit < 10**7 else None
+    if context is None:
+        return None
+    room = context - max_completion_length
+    if room <= 0:
+        return (f"grpo.max_completion_length {max_completion_length} leaves no room for a prompt in the model's "
+                f"context of {context} tokens")
+    long: list[tuple[int, int]] = []
+    for i, prompt in enumerate(dataset["prompt"]):
+        text = _prompt_text(prompt)
+        overhead = 0 if isinstance(prompt, str) else TEMPLATE_TOKENS
+        if len(text.encode("utf-8")) + overhead <= room:
+            continue
+        if isinstance(prompt, str):
+            n = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        else:
+            n = len(tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True))
+        if n > room:
+            long.append((i + 1, n))
+    if not long:
+        return None
+    rows = ", ".join(f"{row} ({n:,} tokens)" for row, n in long[:5]) + (
+        f" and {len(long) - 5} more" if len(long) > 5 else "")
+    return (f"dataset: {len(long)} prompt(s) do not fit the model: its context is {context:,} tokens, "
+            f"{max_completion_length} of them for the completion (grpo.max_completion_length), leaving {room:,} "
+            f"for the prompt; rows {rows}. Shorten or remove them")
+

@@ -19,6 +19,7 @@ False
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -78,6 +79,15 @@ class RunLock:
         self.recovered: dict[str, Any] | None = None  # what a stale lock of a dead process said
 
     def acquire(self) -> RunLock:
+        """Take the lock and write who holds it; a lock that cannot be written (a full disk, a file size
+        limit, no permission) is a :class:`RunDirError` in one line, and nothing of it is left behind."""
+        try:
+            return self._acquire()
+        except OSError as exc:
+            raise RunDirError(f"{self.run_dir}: cannot write the run's lock file {LOCK}: "
+                              f"{exc.strerror or exc}") from None
+
+    def _acquire(self) -> RunLock:
         import fcntl
 
         if not self.run_dir.exists():
@@ -102,8 +112,14 @@ class RunLock:
         record = {"pid": os.getpid(), "host": socket.gethostname(),
                   "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         data = (json.dumps(record) + "\n").encode()
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, data, 0)
+        try:
+            os.ftruncate(fd, 0)
+            if os.pwrite(fd, data, 0) != len(data):  # a partial write: the disk or a size limit ran out
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError:
+            self.fd = fd
+            self.release()  # the lock file is ours: removed, not left half-written (and a folder made for it)
+            raise
         self.fd = fd
         return self
 

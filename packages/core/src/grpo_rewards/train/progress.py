@@ -16,6 +16,7 @@ import json
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -172,3 +173,58 @@ def quiet_trainer_output(trainer: Any) -> None:
 
     for callback in (PrinterCallback, ProgressCallback):
         trainer.remove_callback(callback)
+
+
+#: Seconds a reward call may run before the progress output names it (and again after as many more).
+WAIT_NOTICE = 60.0
+
+
+def rewards_running() -> list[tuple[str, int]]:
+    """``(metric, frame id)`` of every reward call now running in this process, in any thread: read from
+    the threads' stacks (a :class:`~grpo_rewards.Reward` scoring a batch), so the calls cost nothing."""
+    from ..reward import Reward
+
+    found = []
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            if frame.f_code.co_name == "_score" and isinstance(frame.f_locals.get("self"), Reward):
+                found.append((frame.f_locals["self"].metric, id(frame)))
+                break
+            frame = frame.f_back  # type: ignore[assignment]
+    return found
+
+
+class RewardWatch:
+    """A daemon thread that says which reward a step is waiting for once a call has run :data:`WAIT_NOTICE`
+    seconds (a reward without a ``timeout`` that never returns would otherwise stall the run in silence)."""
+
+    def __init__(self, notice: float | None = None, every: float | None = None) -> None:
+        self.notice = WAIT_NOTICE if notice is None else notice
+        self.every = every if every is not None else min(10.0, self.notice / 4)
+        self._stop = threading.Event()
+        self._seen: dict[tuple[str, int], float] = {}
+        self._told: dict[tuple[str, int], int] = {}
+        self._thread = threading.Thread(target=self._watch, name="grpo-rewards reward watch", daemon=True)
+
+    def __enter__(self) -> RewardWatch:
+        if process_rank() == 0:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.every):
+            now = time.monotonic()
+            running = set(rewards_running())
+            self._seen = {call: self._seen.get(call, now) for call in running}
+            for call, since in self._seen.items():
+                waited = now - since
+                times = int(waited // self.notice)
+                if times > self._told.get(call, 0):
+                    self._told[call] = times
+                    print(f"grpo-rewards: the step is waiting for the reward {call[0]} ({waited:.0f} s so far; it has "
+                          "no timeout: give the entry 'timeout: SECONDS' to bound each sample)", flush=True)
+            self._told = {call: n for call, n in self._told.items() if call in self._seen}
+

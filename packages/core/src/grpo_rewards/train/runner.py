@@ -18,20 +18,27 @@ from pathlib import Path
 from typing import Any
 
 from ..concurrent import trl_gathers_async_rewards
-from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete, RunDirError
+from ..errors import ConfigError, DatasetError, GrpoRewardsError, ModelError, RunComplete, RunDirError
 from ..registry import Registry, load_registry
 from ..rewardset import RewardSet, load_reward_set
 from ..scorer_hooks import row_problems
 from . import manifest as run_files
 from . import rundir
 from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_set
-from .data import describe, load_dataset_from_config
+from .data import describe, load_dataset_from_config, prompt_length_problem
 from .environment import DEFAULT_TOOL_ITERATIONS, EnvironmentPlan, column_problems, plan_environment
 from .lock import RunLock, check_free
 from .model import card_name, check_model
 from .model import model_path as resolve_model
 from .plot import make_callback
-from .progress import keep_metrics_until, make_progress_callback, process_rank, quiet_trainer_output, say
+from .progress import (
+    RewardWatch,
+    keep_metrics_until,
+    make_progress_callback,
+    process_rank,
+    quiet_trainer_output,
+    say,
+)
 from .trainer import build_trainer, finish
 
 __all__ = ["Plan", "prepare", "run", "train"]
@@ -351,6 +358,9 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
     say(f"grpo-rewards: {set_threads()}")
     model_path = resolve_model(plan.config["model"])
     args = GRPOConfig(**plan.grpo_kwargs)  # sets up the distributed state under torchrun / accelerate
+    too_long = prompt_length_problem(plan.dataset, model_path, int(args.max_completion_length or 0))
+    if too_long:  # before the model loads and before the run folder is written
+        raise DatasetError(too_long)
     say(f"grpo-rewards: loading the model {plan.config['model']}"
         + (f" from {model_path}" if model_path != plan.config["model"] else "") + " and building the trainer")
     new_manifest = run_files.build_manifest(plan.config, plan.reward_set, plan.registry, model_path=model_path)
@@ -391,7 +401,8 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
         + (f"training to step {total}; " if isinstance(total, int) and total > 0 else "")
         + "each step generates completions, scores them and updates the model (the first step is the slowest)")
     try:
-        finish(plan, trainer)
+        with RewardWatch():
+            finish(plan, trainer)
     finally:
         if shown:
             hf_logging.enable_progress_bar()
