@@ -160,7 +160,7 @@ def test_score_rows_reports_the_failing_row_by_reward_name_and_scores_the_others
 
 WARM_THEN_CHECK = """
 import sys
-from grpo_rewards_math.rewards import SymbolicCheck
+from grpo_rewards_math.correctness import SymbolicCheck
 check = SymbolicCheck()
 check.warmup()
 before = set(sys.modules)
