@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from .errors import GrpoRewardsError
 from .execution.threads import call_with_deadline
+from .local import scorer_files
 from .protocol import ROW_FIELDS, UNLOGGED_LABELS, completion_text
 from .registry import Registry, load_registry
 from .reward import Reward
@@ -259,6 +260,8 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     columns = {k for row in rows for k in row} - ROW_FIELDS
     registry = registry or load_registry()
     a, b = _sides(specs, columns, registry)
+    check_out(str(target), inputs={"input file": path, **sets,  # and the scorer modules the sides imported
+                                   **scorer_files([s.reward for s in (a, b) if s.reward is not None])})
     failures = _score(a, rows, batch_size) + _score(b, rows, batch_size)
     cmp = Comparison(a, b, threshold)
     print(f"compared {len(rows)} rows of {path}: A = {a.name}, B = {b.name} (pays: value >= {threshold:g})",

@@ -185,3 +185,33 @@ def completion_text(completion: Any) -> str | None:
                 return str(calls)
         return text if text is not None else ""
     return None
+
+
+def message_text(message: Any) -> str | None:
+    """The text of one chat message's ``content`` (a string, or the text parts of multimodal content), or ``None``.
+
+    >>> message_text({"role": "assistant", "content": [{"type": "text", "text": "4"}]})
+    '4'
+    """
+    return _content_text(message.get("content")) if isinstance(message, dict) else None
+
+
+def trajectory_messages(completion: Any) -> list[Message]:
+    """One completion as a list of message dicts, for rewards that read a whole agentic trajectory.
+
+    A ``str`` is one assistant message; a dict is one message; in a list, items that are not dicts
+    are left out. Anything else (``None``, a number) gives no messages. The tool loop's
+    trajectory is kept in order: assistant messages with ``tool_calls``, ``tool`` results, the answer.
+
+    >>> trajectory_messages("4")
+    [{'role': 'assistant', 'content': '4'}]
+    >>> [m["role"] for m in trajectory_messages([{"role": "assistant", "tool_calls": []}, {"role": "tool", "content": "4"}, 7])]
+    ['assistant', 'tool']
+    """
+    if isinstance(completion, str):
+        return [{"role": "assistant", "content": completion}]
+    if isinstance(completion, dict):
+        return [completion]
+    if isinstance(completion, (list, tuple)):
+        return [message for message in completion if isinstance(message, dict)]
+    return []

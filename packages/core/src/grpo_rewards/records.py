@@ -213,6 +213,8 @@ class TaskInfo:
     version: str | None = None
     #: the factory takes ``**params`` and the plugin declared none: any parameter is passed through
     open_params: bool = False
+    #: the environment its rows need (``"tools.calculator"``, or ``{"use": ..., "with": {...}}``)
+    environment: str | dict[str, Any] | None = None
 
     def unknown_params(self, given: Iterable[str]) -> list[str]:
         """The names in ``given`` the task has no parameter for (none when its parameters are open).

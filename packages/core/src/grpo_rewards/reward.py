@@ -22,7 +22,8 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from .backends import form_problem
@@ -153,7 +154,40 @@ class _BatchCall:
                  columns: dict[str, Any] | None = None) -> Any:
         result = self.scorer(prompts=prompts, completions=completions, completion_ids=completion_ids,
                              **(columns or {}))
+        problem = batch_result_problem(result)
+        if problem is not None:  # said by the parent, as in-process: a generator cannot travel back anyway
+            return _Refused(problem)
         return result if isinstance(result, RewardResult) else list(result)
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """What a worker sends back instead of a batch result that is not a list (its problem, in words)."""
+
+    problem: str
+
+
+def batch_result_problem(raw: Any) -> str | None:
+    """Why a batch reward's return value is not a result (``None`` when it is one): the one rule for
+    both paths, in-process and in a worker.
+
+    A result is a :class:`~grpo_rewards.RewardResult` or a sequence with a length (a list, a tuple,
+    an array); a mapping (``{0: 1.0}``: its keys would be read as the values), a string, a
+    generator or any other one-pass iterator is refused.
+
+    >>> batch_result_problem([1.0, 0.0]) is None, batch_result_problem({0: 1.0})
+    (True, 'returned dict, expected a list of floats (one per completion)')
+    >>> batch_result_problem(v for v in [1.0])
+    'returned generator, expected a list of floats (one per completion)'
+    """
+    if isinstance(raw, _Refused):
+        return raw.problem
+    if isinstance(raw, RewardResult):
+        raw = raw.values
+    if raw is None or isinstance(raw, (str, bytes, Mapping)) or not hasattr(raw, "__len__") \
+            or not hasattr(raw, "__getitem__"):
+        return f"returned {type(raw).__name__}, expected a list of floats (one per completion)"
+    return None
 
 
 def build_scorer(scorer: Any, params: dict[str, Any] | None) -> Any:
@@ -222,8 +256,9 @@ class Reward:
         #: kept by the built scorer (``Accuracy().solution_column``); a reward set also knows signature defaults
         self.column_params = {value: key for key, value in sorted(
             {**column_attributes(self.scorer), **params}.items()) if key.endswith("_column") and isinstance(value, str)}
-        #: parameter names a dataset column of the same name must not override
-        self.param_names = keyword_params(scorer) | frozenset(params)
+        #: parameter names a dataset column of the same name must not override (TRL's own arguments, such as
+        #: ``environments``, reach a batch scorer that declares them as keywords)
+        self.param_names = (keyword_params(scorer) - TRL_CONTROL_KWARGS) | frozenset(params)
         #: keyword arguments of a call that are never a per-sample column (TRL's own, the parameters, and
         #: the row's own fields: a keyword so named never overrides them; TRL passes none of those three)
         self.not_columns = TRL_CONTROL_KWARGS | self.param_names | ROW_FIELDS
@@ -437,7 +472,8 @@ class Reward:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
-                                        workers=self.options.workers, max_memory=self.options.max_memory)[0]
+                                        workers=self.options.workers, max_memory=self.options.max_memory,
+                                        owner=self.pool_owner)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {timeout:g} s deadline")
@@ -452,12 +488,13 @@ class Reward:
                 return (*self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc), {})
         labels: list[str] | None = None
         metrics: dict[str, float] = {}
+        problem = batch_result_problem(raw)
+        if problem is not None:
+            raise RewardError(self.__name__, problem)
         if isinstance(raw, RewardResult):
             labels = list(raw.labels)
             metrics = self._checked_metrics(raw.metrics)
             raw = raw.values
-        if raw is None or isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
-            raise RewardError(self.__name__, f"returned {type(raw).__name__}, expected a list of floats")
         raw = list(raw)
         if len(raw) != n:
             raise RewardError(self.__name__, f"returned {len(raw)} values for {n} completions")
@@ -514,7 +551,7 @@ class Reward:
                 key = b"%d" % i
             same[j] = first.setdefault(key, j)
         unique = list(dict.fromkeys(same.values()))
-        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options)
+        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options, self.pool_owner)
         by_index = dict(zip(unique, sent))
         for j, (i, _, _) in enumerate(todo):
             outcome = by_index[same[j]]
@@ -537,13 +574,18 @@ class Reward:
 
         def start() -> None:
             try:
-                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers)
+                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers, owner=self.pool_owner)
             except Exception:
                 pass
 
         thread = threading.Thread(target=start, name=f"start workers of {self.__name__}", daemon=True)
         thread.start()
         return thread
+
+    @property
+    def pool_owner(self) -> str:
+        """Whose worker processes this reward's samples run in: its own (its name and metric), never another's."""
+        return f"{self.name} as {self.__name__}"
 
     def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
         if type(value) is tuple and len(value) == 2 and is_checked_label(value[1]):  # the usual (value, label)

@@ -23,6 +23,7 @@ from collections import Counter
 from typing import IO, Any
 
 from .errors import GrpoRewardsError, RewardError
+from .local import scorer_files
 from .outcomes import Tally
 from .protocol import ROW_FIELDS, UNLOGGED_LABELS
 from .reward import Reward
@@ -248,6 +249,9 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     if tokenizer:
         columns.add("completion_ids")
     reward_set = load_reward_set(rewards, columns=columns)
+    if out:  # again with the scorer modules the set imported: files the run reads too
+        out_path = check_out(out, inputs={"input file": path, "reward-set file": rewards,
+                                          **scorer_files(reward_set.rewards)})
     reward_set.start_workers()
     if tokenizer:
         TokenIds(tokenizer).fill(numbered)

@@ -25,6 +25,8 @@ __version__ = metadata.version("grpo-rewards-judge")  # the one literal is in py
 
 #: public name -> module that defines it
 _EXPORTS = {
+    "ChatClient": "client",
+    "Embeddings": "client",
     "PAIRWISE": "definitions",
     "REWARD_MODEL": "definitions",
     "RUBRIC": "definitions",
@@ -42,10 +44,12 @@ _EXPORTS = {
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["DEFAULT_TEMPLATES", "PAIRWISE", "PAIRWISE_TEMPLATE", "REWARD_MODEL", "RUBRIC", "SYSTEM", "Pairwise",
-           "RewardModel", "Rubric", "ScoreFormat", "make_pairwise", "make_reward_model", "make_rubric"]
+__all__ = ["DEFAULT_TEMPLATES", "PAIRWISE", "PAIRWISE_TEMPLATE", "REWARD_MODEL", "RUBRIC", "SYSTEM", "ChatClient",
+           "Embeddings", "Pairwise", "RewardModel", "Rubric", "ScoreFormat", "make_pairwise", "make_reward_model",
+           "make_rubric"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from .client import ChatClient, Embeddings
     from .definitions import PAIRWISE, REWARD_MODEL, RUBRIC, make_pairwise, make_reward_model, make_rubric
     from .pairwise import Pairwise
     from .parse import ScoreFormat

@@ -1,4 +1,4 @@
-"""A small client for an OpenAI-compatible ``/chat/completions`` endpoint: concurrent, bounded, retried.
+"""A small client for an OpenAI-compatible ``/chat/completions`` (and ``/embeddings``) endpoint: concurrent, bounded, retried.
 
 Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
 Chat Completions API. Each request has a timeout (connect, read and write); a 429 or 5xx answer
@@ -45,6 +45,18 @@ class Reply:
         return self.prompt_tokens + self.completion_tokens
 
 
+@dataclass(frozen=True)
+class Embeddings:
+    """One embeddings request's outcome: ``status`` as :class:`Reply`'s, ``vectors`` one per input when ``ok``."""
+
+    status: str
+    vectors: list[list[float]] | None = None
+    prompt_tokens: int = 0
+    seconds: float = 0.0
+    attempts: int = 1
+    error: str | None = None
+
+
 def http_library() -> Any:
     """The ``httpx`` module, or an ``ImportError`` saying which extra installs it."""
     try:
@@ -78,6 +90,7 @@ class ChatClient:
                  max_retries: int = 2, backoff: float = 0.5, max_backoff: float = 10.0, max_concurrency: int = 8,
                  body: Mapping[str, Any] | None = None) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
+        self.embeddings_url = base_url.rstrip("/") + "/embeddings"
         self.model = model
         self.api_key = api_key
         self.request_timeout = float(request_timeout)
@@ -131,32 +144,65 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
         """One chat completion, retried on 429/5xx and refused connections; never raises."""
-        httpx = http_library()
-        client = self._http()
         payload = {**self.body, "model": self.model, "messages": messages, "stream": False}
         started = time.perf_counter()
+        response, attempts, failure = self._post(self.url, payload, started)
+        if failure is not None:
+            return failure
+        return self._read(response, started, attempts)
+
+    def embed(self, texts: Sequence[str]) -> Embeddings:
+        """The embeddings of ``texts`` from ``POST {base_url}/embeddings`` (OpenAI's Embeddings API), in
+        order, in one request; retried like :meth:`complete`; never raises.
+
+        ``body`` is not sent (it holds chat-completion settings); the request is ``{"model", "input"}``.
+        """
+        started = time.perf_counter()
+        response, attempts, failure = self._post(self.embeddings_url, {"model": self.model, "input": list(texts)},
+                                                 started)
+        if failure is not None:
+            return Embeddings(failure.status, seconds=failure.seconds, attempts=failure.attempts, error=failure.error)
+        seconds = time.perf_counter() - started
+        try:
+            data = response.json()
+            rows = sorted(data["data"], key=lambda row: int(row.get("index", 0)))
+            vectors = [[float(x) for x in row["embedding"]] for row in rows]
+            if len(vectors) != len(texts):
+                raise ValueError(f"{len(vectors)} embeddings for {len(texts)} inputs")
+            tokens = int((data.get("usage") or {}).get("prompt_tokens") or 0)
+            return Embeddings("ok", vectors=vectors, prompt_tokens=tokens, seconds=seconds, attempts=attempts)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            return Embeddings("error", seconds=seconds, attempts=attempts,
+                              error=f"not an embeddings answer ({type(exc).__name__}: {exc}): {response.text[:300]}")
+
+    def _post(self, url: str, payload: dict[str, Any], started: float) -> tuple[Any, int, Reply | None]:
+        """POST ``payload`` to ``url`` with the retry policy: ``(response, attempts, None)`` on HTTP 200,
+        else ``(None, attempts, Reply)`` saying what failed."""
+        httpx = http_library()
+        client = self._http()
         attempt = 0
         while True:
             attempt += 1
             retry_after: float | None = None
             try:
-                response = client.post(self.url, json=payload)
+                response = client.post(url, json=payload)
             except httpx.TimeoutException as exc:
-                return Reply("timeout", seconds=time.perf_counter() - started, attempts=attempt,
-                             error=f"no answer within {self.request_timeout:g} s ({type(exc).__name__})")
+                return None, attempt, Reply("timeout", seconds=time.perf_counter() - started, attempts=attempt,
+                                            error=f"no answer within {self.request_timeout:g} s ({type(exc).__name__})")
             except httpx.HTTPError as exc:  # refused, reset, DNS: the server cannot be reached
                 error = f"{type(exc).__name__}: {exc}"
                 status = "unreachable"
             else:
                 if response.status_code == 200:
-                    return self._read(response, started, attempt)
+                    return response, attempt, None
                 error = f"HTTP {response.status_code}: {response.text[:300]}"
                 if response.status_code not in RETRY_STATUSES:
-                    return Reply("error", seconds=time.perf_counter() - started, attempts=attempt, error=error)
+                    return None, attempt, Reply("error", seconds=time.perf_counter() - started, attempts=attempt,
+                                                error=error)
                 status = "unreachable"
                 retry_after = _retry_after(response.headers.get("retry-after"))
             if attempt > self.max_retries:
-                return Reply(status, seconds=time.perf_counter() - started, attempts=attempt, error=error)
+                return None, attempt, Reply(status, seconds=time.perf_counter() - started, attempts=attempt, error=error)
             delay = self.backoff * 2 ** (attempt - 1) if retry_after is None else retry_after
             time.sleep(min(delay, self.max_backoff))
 

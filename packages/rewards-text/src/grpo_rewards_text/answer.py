@@ -1,0 +1,150 @@
+r"""Reading a reply's answer and a row's references, the same way for every text reward.
+
+The answer is read with the math package's parameter names and values (``answer_format``,
+``answer_position``), plus one value of its own, ``whole``:
+
+- ``any`` (default): the last ``\boxed{…}``/``\fbox{…}`` when the reply has one, else the last
+  ``<answer>…</answer>``, else the whole reply (a box beats a tag, as in ``math.accuracy``);
+- ``boxed`` / ``answer_tag``: only that form counts (strict: a reply without it has no answer);
+- ``whole``: the whole reply, stripped.
+
+``answer_position="first"`` reads the first box or tag instead of the last. A box holding one
+``\text{…}`` (or ``\textbf``, ``\mathrm``, ``\mbox``) is read as its content. A reply cut off inside
+its last ``<answer>`` tag is read to its end (as math reads it).
+
+References come from a column (``reference`` unless a parameter names another): one string or a
+list of acceptable strings, the best match counting. A text that is not valid UTF-8 (lone surrogates,
+as ``surrogateescape`` decoding leaves them) has each bad code point replaced by U+FFFD.
+
+>>> read_answer(r"I think it is \boxed{\text{Paris}}.", "any", "last")
+'Paris'
+>>> read_answer("<answer> Paris </answer> or <answer>Lyon</answer>", "any", "first")
+'Paris'
+>>> read_answer("Paris, I believe.", "any", "last"), read_answer("Paris", "boxed", "last")
+('Paris, I believe.', None)
+>>> references(["Paris", "City of Paris"]), references("Paris"), references([]), references(None)
+(('Paris', 'City of Paris'), ('Paris',), (), ())
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: ``answer_format``: math's values (``any``, ``boxed``, ``answer_tag``) and ``whole``.
+FORMATS = ("any", "boxed", "answer_tag", "whole")
+#: ``answer_position``: which box or tag counts when a reply has several.
+POSITIONS = ("last", "first")
+#: A box or tag content longer than this is no answer (a reply cut off after ``\boxed{``).
+MAX_ANSWER_CHARS = 100_000
+_BOXES = ("\\boxed", "\\fbox")
+_WRAPPERS = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|mbox)\s*\{([^{}]*)\}")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` with every lone surrogate (invalid UTF-8 decoded with ``surrogateescape``) replaced by U+FFFD.
+
+    >>> valid_text("caf\\udce9") == "caf\\ufffd"
+    True
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", text)
+    return text
+
+
+def _braced(text: str, start: int) -> tuple[str, int] | None:
+    """The content of the ``{…}`` group opening at ``text[start]`` and the index after it (balanced braces)."""
+    depth = 0
+    end = min(len(text), start + MAX_ANSWER_CHARS + 2)
+    for i in range(start, end):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i], i + 1
+    return None
+
+
+def _box_at(text: str, at: int, command: str) -> str | None:
+    i = at + len(command)
+    if i < len(text) and text[i].isalpha():
+        return None  # another command (\boxedtext)
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if i >= len(text) or text[i] != "{":
+        return None
+    group = _braced(text, i)
+    return None if group is None else group[0]
+
+
+def boxed(text: str, first: bool = False) -> str | None:
+    r"""The content of the last (or first) complete ``\boxed{…}``/``\fbox{…}``, or None.
+
+    >>> boxed(r"\boxed{1} then \boxed{\frac{1}{2}}"), boxed(r"\boxed{1} then \boxed{2}", first=True)
+    ('\\frac{1}{2}', '1')
+    """
+    if "\\boxed" not in text and "\\fbox" not in text:
+        return None
+    found = []
+    for command in _BOXES:
+        at = text.find(command) if first else text.rfind(command)
+        while at >= 0:
+            content = _box_at(text, at, command)
+            if content is not None:
+                found.append((at, content))
+                break
+            at = text.find(command, at + 1) if first else text.rfind(command, 0, at)
+    if not found:
+        return None
+    at, content = min(found) if first else max(found)
+    content = content.strip()
+    match = _WRAPPERS.fullmatch(content)
+    return match.group(1).strip() if match else content
+
+
+def answer_tag(text: str, first: bool = False) -> str | None:
+    """The content of the last (or first) ``<answer>…</answer>``; a last tag cut off is read to the end.
+
+    >>> answer_tag("<answer>4</answer> <answer>5"), answer_tag("no tag") is None
+    ('5', True)
+    """
+    if "<answer>" not in text:
+        return None
+    if first:
+        open_ = text.find("<answer>")
+        close = text.find("</answer>", open_)
+        content = text[open_ + 8:close if close >= 0 else len(text)]
+    else:
+        open_ = text.rfind("<answer>")
+        close = text.find("</answer>", open_)
+        content = text[open_ + 8:close if close >= 0 else len(text)]
+    return content.strip() if len(content) <= MAX_ANSWER_CHARS else None
+
+
+def read_answer(text: str, answer_format: str = "any", answer_position: str = "last") -> str | None:
+    """The answer a text reward reads from ``text`` (see the module), or None when it has none."""
+    first = answer_position == "first"
+    if answer_format == "whole":
+        return text.strip()
+    if answer_format != "answer_tag":
+        box = boxed(text, first)
+        if box is not None or answer_format == "boxed":
+            return box
+    tag = answer_tag(text, first)
+    if tag is not None or answer_format == "answer_tag":
+        return tag
+    return text.strip()
+
+
+def references(value: Any) -> tuple[str, ...]:
+    """The acceptable references of one row's column value: a string, or a list/tuple of strings (others skipped)."""
+    if isinstance(value, str):
+        return (valid_text(value),)
+    if isinstance(value, (list, tuple)):
+        return tuple(valid_text(v) for v in value if isinstance(v, str))
+    return ()

@@ -1,0 +1,103 @@
+"""``text.language``: the reply is in the expected language (``langdetect``, deterministic).
+
+langdetect (a port of Google's language-detection: character n-gram profiles of 55 languages) is
+random by design: it samples n-grams, so the same text can get another answer on another call.
+This reward uses its own ``DetectorFactory`` with a fixed seed (0), so a text always gets the same
+answer, and leaves langdetect's global factory alone. Codes are ISO 639-1 (``en``, ``fr``, ...)
+except ``zh-cn`` and ``zh-tw``; an expected ``zh`` accepts both, and an expected code is compared
+case-insensitively on its primary subtag unless it names a region (``zh-tw``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from grpo_rewards import params
+
+from .answer import FORMATS, POSITIONS, read_answer, valid_text
+
+MODES = ("top", "probability")
+#: langdetect reads at most 10,000 characters; the text is cut to twice that before its URL and
+#: e-mail regexes run, so a 1 MB reply costs no more than a long one.
+MAX_DETECT_CHARS = 20_000
+SEED = 0
+_factory: Any = None
+_factory_lock = threading.Lock()
+
+
+def detector_factory() -> Any:
+    """langdetect's ``DetectorFactory`` with every profile loaded and the seed :data:`SEED` (built once)."""
+    global _factory
+    with _factory_lock:
+        if _factory is None:
+            from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
+
+            factory = DetectorFactory()
+            factory.load_profile(PROFILES_DIRECTORY)
+            factory.seed = SEED
+            _factory = factory
+        return _factory
+
+
+def probabilities(text: str) -> list[tuple[str, float]]:
+    """``[(code, probability), ...]`` langdetect gives ``text``, most probable first (empty: no letters)."""
+    from langdetect.lang_detect_exception import LangDetectException
+
+    detector = detector_factory().create()
+    detector.append(text[:MAX_DETECT_CHARS])
+    try:
+        return [(str(p.lang), float(p.prob)) for p in detector.get_probabilities()]
+    except LangDetectException:  # "No features in text."
+        return []
+
+
+def _matches(code: str, expected: str) -> bool:
+    code, expected = code.lower(), expected.lower().replace("_", "-")
+    return code == expected if "-" in expected else code.split("-")[0] == expected
+
+
+class Language:
+    """1.0 when the reply's answer is in the expected language, else 0.0 (labels ``match``, ``other``, ``undetected``).
+
+    The expected language is the parameter ``language`` (an ISO 639-1 code such as ``"fr"``) or
+    else the row's ``language_column`` (default ``language``). ``mode="top"`` (default) pays 1.0
+    when langdetect's most probable language is the expected one; ``"probability"`` pays
+    langdetect's probability of the expected language (0.0 when it is not among its candidates).
+    A text without letters (digits, punctuation, emoji only) is ``undetected`` and scores 0.0.
+    ``answer_format`` defaults to ``whole`` (the whole reply).
+
+    >>> Language(language="fr")("Le chat est assis sur le tapis et regarde la fenêtre.")
+    (1.0, 'match')
+    >>> Language()("The cat sits on the mat and looks out of the window.", language="de")
+    (0.0, 'other')
+    """
+
+    def __init__(self, language: str | None = None, language_column: str = "language", mode: str = "top",
+                 answer_format: str = "whole", answer_position: str = "last") -> None:
+        self.language = params.text(language, "language", none_ok=True)
+        self.language_column = params.column(language_column, "language_column")
+        self.mode = params.choice(mode, "mode", MODES)
+        self.answer_format = params.choice(answer_format, "answer_format", FORMATS)
+        self.answer_position = params.choice(answer_position, "answer_position", POSITIONS)
+
+    def __repr__(self) -> str:
+        return f"<Language language={self.language!r} mode={self.mode!r}>"
+
+    def warmup(self) -> None:
+        detector_factory()
+
+    def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
+        expected = self.language if self.language is not None else row.get(self.language_column)
+        if not isinstance(expected, str) or not expected.strip():
+            return None, "no_language"
+        answer = read_answer(text, self.answer_format, self.answer_position)
+        if answer is None:
+            return 0.0, "no_answer"
+        found = probabilities(valid_text(answer))
+        if not found:
+            return 0.0, "undetected"
+        if self.mode == "probability":
+            value = sum(p for code, p in found if _matches(code, expected.strip()))
+            return value, "match" if _matches(found[0][0], expected.strip()) else "other"
+        return (1.0, "match") if _matches(found[0][0], expected.strip()) else (0.0, "other")

@@ -1,0 +1,61 @@
+"""ChatClient.embed: OpenAI's /embeddings against a scripted loopback server (order, retries, errors, timeouts)."""
+
+from __future__ import annotations
+
+import json
+
+from judge_servers import Script, ScriptedJudge
+
+from grpo_rewards_judge import ChatClient
+
+
+def _embeddings(body, shuffled=False):
+    rows = [{"object": "embedding", "index": i, "embedding": [float(len(t)), float(i), 0.5]}
+            for i, t in enumerate(body["input"])]
+    if shuffled:
+        rows.reverse()
+    return Script(body=json.dumps({"object": "list", "data": rows, "model": body["model"],
+                                   "usage": {"prompt_tokens": 7, "total_tokens": 7}}))
+
+
+def test_embed_posts_the_inputs_and_returns_one_vector_per_input_in_order():
+    with ScriptedJudge(lambda body: _embeddings(body, shuffled=True)) as server:
+        reply = ChatClient(server.base_url, "minilm", body={"temperature": 0.0}).embed(["a", "bcd", ""])
+        assert server.received == [{"model": "minilm", "input": ["a", "bcd", ""]}]  # no chat settings sent
+    assert (reply.status, reply.vectors, reply.prompt_tokens, reply.attempts) == (
+        "ok", [[1.0, 0.0, 0.5], [3.0, 1.0, 0.5], [0.0, 2.0, 0.5]], 7, 1)
+
+
+def test_embed_retries_a_503_and_then_succeeds():
+    answers = iter([Script(status=503, body="busy"), None])
+
+    def answer(body):
+        script = next(answers)
+        return script if script is not None else _embeddings(body)
+
+    with ScriptedJudge(answer) as server:
+        reply = ChatClient(server.base_url, "m", backoff=0.01).embed(["x"])
+    assert (reply.status, reply.attempts, reply.vectors) == ("ok", 2, [[1.0, 0.0, 0.5]])
+
+
+def test_embed_reports_a_reply_that_is_not_an_embeddings_answer():
+    with ScriptedJudge([Script(body=json.dumps({"data": [{"index": 0}]}))]) as server:
+        reply = ChatClient(server.base_url, "m").embed(["x"])
+    assert reply.status == "error" and reply.vectors is None and "not an embeddings answer" in reply.error
+
+
+def test_embed_reports_too_few_vectors():
+    with ScriptedJudge([Script(body=json.dumps({"data": [{"index": 0, "embedding": [1.0]}]}))]) as server:
+        reply = ChatClient(server.base_url, "m").embed(["x", "y"])
+    assert reply.status == "error" and "1 embeddings for 2 inputs" in reply.error
+
+
+def test_embed_of_a_server_that_never_answers_times_out():
+    with ScriptedJudge([Script(delay=3.0)]) as server:
+        reply = ChatClient(server.base_url, "m", request_timeout=0.3, max_retries=0).embed(["x"])
+    assert reply.status == "timeout" and reply.attempts == 1
+
+
+def test_embed_of_an_unreachable_server_is_unreachable():
+    reply = ChatClient("http://127.0.0.1:9/v1", "m", request_timeout=0.5, max_retries=0).embed(["x"])
+    assert reply.status == "unreachable"

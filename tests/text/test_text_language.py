@@ -1,0 +1,71 @@
+"""text.language: langdetect's answer with a fixed seed, the expected language from a parameter or a column."""
+
+from __future__ import annotations
+
+import pytest
+
+from grpo_rewards_text import Language, language
+from grpo_rewards_text.detect import probabilities
+
+SENTENCES = {
+    "en": "The committee will publish its final report on the new railway line next spring.",
+    "fr": "Le comité publiera son rapport final sur la nouvelle ligne de chemin de fer au printemps prochain.",
+    "de": "Der Ausschuss wird seinen Abschlussbericht über die neue Bahnstrecke im nächsten Frühjahr veröffentlichen.",
+    "es": "El comité publicará su informe final sobre la nueva línea de ferrocarril la próxima primavera.",
+    "ru": "Комитет опубликует свой окончательный доклад о новой железнодорожной линии следующей весной.",
+    "ja": "委員会は来年の春に新しい鉄道路線に関する最終報告書を発表する予定です。",
+    "zh-cn": "委员会将于明年春天发布关于新铁路线的最终报告。",
+    "ar": "ستنشر اللجنة تقريرها النهائي عن خط السكك الحديدية الجديد في الربيع المقبل.",
+}
+
+
+@pytest.mark.parametrize("code", list(SENTENCES))
+def test_each_sentence_is_detected_as_its_language(code):
+    assert Language(language=code)(SENTENCES[code]) == (1.0, "match")
+    other = "en" if code != "en" else "fr"
+    assert Language(language=other)(SENTENCES[code]) == (0.0, "other")
+
+
+def test_the_answer_equals_langdetects_own_with_the_same_seed():
+    import langdetect
+
+    langdetect.DetectorFactory.seed = 0
+    for text in SENTENCES.values():
+        theirs = [(str(p.lang), p.prob) for p in langdetect.detect_langs(text)]
+        assert probabilities(text) == theirs
+
+
+def test_detection_is_the_same_on_every_call():
+    mixed = "Bonjour, the meeting is tomorrow, merci beaucoup et à bientôt."
+    assert len({tuple(probabilities(mixed)) for _ in range(20)}) == 1
+
+
+def test_zh_accepts_both_scripts_and_a_region_is_compared_whole():
+    assert Language(language="zh")(SENTENCES["zh-cn"]) == (1.0, "match")
+    assert Language(language="ZH_CN")(SENTENCES["zh-cn"]) == (1.0, "match")
+    assert Language(language="zh-tw")(SENTENCES["zh-cn"]) == (0.0, "other")
+
+
+def test_the_expected_language_comes_from_the_column_when_no_parameter_is_given():
+    values = language(prompts=[None] * 3, completions=[SENTENCES["fr"], SENTENCES["fr"], SENTENCES["fr"]],
+                      language=["fr", "de", None])
+    assert values == [1.0, 0.0, None]
+
+
+def test_probability_mode_pays_langdetects_probability():
+    value, label = Language(language="en", mode="probability")(SENTENCES["en"])
+    assert (value, label) == (probabilities(SENTENCES["en"])[0][1], "match") and value > 0.99
+
+
+@pytest.mark.parametrize("reply", ["", "12345 !!!", "🙂🙂🙂", "\u200b\u2060"])
+def test_a_reply_without_letters_is_undetected(reply):
+    assert Language(language="en")(reply) == (0.0, "undetected")
+
+
+def test_a_one_megabyte_reply_reads_only_its_start():
+    huge = (SENTENCES["fr"] + " ") * 10_000 + SENTENCES["en"] * 10_000  # 2 MB, French for the first 1 MB
+    assert Language(language="fr")(huge) == (1.0, "match")
+
+
+def test_invalid_utf8_is_detected_after_replacement():
+    assert Language(language="fr")(SENTENCES["fr"] + "\udcc3\udca9") == (1.0, "match")

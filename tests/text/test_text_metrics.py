@@ -1,0 +1,174 @@
+"""Each reference metric equals its library's own value on the same inputs (sacrebleu, rouge-score,
+rapidfuzz), on real sentences: English, German, Japanese, Russian, accents and typographic quotes,
+emoji, empty strings and a 6,000-word text; and SQuAD exact match / F1 on worked examples."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import sacrebleu
+from rapidfuzz import fuzz, utils
+from rouge_score import rouge_scorer
+
+from grpo_rewards_text import F1, Bleu, Chrf, ExactMatch, Fuzzy, Rouge
+from grpo_rewards_text.fuzzy_match import SCORERS
+
+_WORDS = ("river", "stone", "light", "garden", "window", "quiet", "morning", "paper", "silver", "bridge", "cloud")
+_rng = random.Random(7)
+LONG_A = " ".join(_rng.choice(_WORDS) for _ in range(6000)) + "."
+LONG_B = " ".join(_rng.choice(_WORDS) for _ in range(6000)) + "."
+
+PAIRS = [
+    ("The cat is sitting on the mat.", "The cat sat on the mat."),
+    ("A quick brown fox jumps over the lazy dog", "The quick brown fox jumped over the lazy dog."),
+    ("Der schnelle braune Fuchs springt über den faulen Hund.", "Der flinke braune Fuchs sprang über den faulen Hund."),
+    ("東京は日本の首都です。", "日本の首都は東京です。"),
+    ("Москва — столица России.", "Столица России — Москва."),
+    ("naïve café – “quoted” façade", 'naive cafe - "quoted" facade'),
+    ("😀 emoji answer 🚀", "emoji answer"),
+    ("", "The reference is not empty."),
+    ("A reply against an empty reference.", ""),
+    ("", ""),
+]
+IDS = ["en", "en2", "de", "ja", "ru", "accents", "emoji", "empty_reply", "empty_reference", "both_empty"]
+
+
+def test_every_metric_equals_its_library_on_a_6000_word_text():
+    assert Bleu(answer_format="whole")(LONG_A, reference=LONG_B)[0] == sacrebleu.sentence_bleu(LONG_A, [LONG_B]).score / 100
+    assert Chrf(answer_format="whole")(LONG_A, reference=LONG_B)[0] == sacrebleu.sentence_chrf(LONG_A, [LONG_B]).score / 100
+    theirs = rouge_scorer.RougeScorer(["rouge2"]).score(LONG_B, LONG_A)["rouge2"].fmeasure
+    assert Rouge(answer_format="whole", kind="rouge2")(LONG_A, reference=LONG_B)[0] == theirs
+    assert Fuzzy(answer_format="whole", scorer="token_set_ratio")(LONG_A, reference=LONG_B)[0] == fuzz.token_set_ratio(
+        LONG_A, LONG_B) / 100
+    assert 0.0 < theirs < 1.0
+
+
+@pytest.mark.parametrize(("reply", "reference"), PAIRS, ids=IDS)
+@pytest.mark.parametrize("tokenize", ["13a", "intl", "char", "zh", "none"])
+def test_bleu_is_sacrebleu_sentence_bleu(reply, reference, tokenize):
+    ours = Bleu(answer_format="whole", tokenize=tokenize)(reply, reference=reference)
+    theirs = sacrebleu.sentence_bleu(reply, [reference], tokenize=tokenize).score / 100
+    assert ours == (min(1.0, theirs), "ok")
+
+
+@pytest.mark.parametrize(("method", "value"), [("floor", 0.1), ("add-k", 1), ("none", None), ("exp", None)])
+@pytest.mark.parametrize(("reply", "reference"), PAIRS[:7], ids=IDS[:7])
+def test_bleu_smoothing_is_sacrebleus(reply, reference, method, value):
+    ours = Bleu(answer_format="whole", smooth_method=method, smooth_value=value, lowercase=True)(reply, reference=reference)
+    theirs = sacrebleu.sentence_bleu(reply, [reference], smooth_method=method, smooth_value=value, lowercase=True)
+    assert ours[0] == min(1.0, theirs.score / 100)
+
+
+def test_bleu_of_several_references_is_the_best_or_sacrebleus_joint_score():
+    refs = ["The cat sat on the mat.", "There is a cat on the mat.", "A dog."]
+    reply = "The cat is on the mat."
+    best = max(sacrebleu.sentence_bleu(reply, [r]).score for r in refs) / 100
+    joint = sacrebleu.sentence_bleu(reply, refs).score / 100
+    assert Bleu(answer_format="whole")(reply, reference=refs) == (best, "ok")
+    assert Bleu(answer_format="whole", references="joint")(reply, reference=refs) == (joint, "ok")
+    assert joint != best
+
+
+def test_an_unknown_tokeniser_is_refused_when_the_reward_is_built():
+    with pytest.raises(ValueError, match="tokenize='klingon'"):
+        Bleu(tokenize="klingon")
+
+
+@pytest.mark.parametrize(("reply", "reference"), PAIRS, ids=IDS)
+@pytest.mark.parametrize("word_order", [0, 2])
+def test_chrf_is_sacrebleu_sentence_chrf(reply, reference, word_order):
+    ours = Chrf(answer_format="whole", word_order=word_order)(reply, reference=reference)
+    assert ours == (sacrebleu.sentence_chrf(reply, [reference], word_order=word_order).score / 100, "ok")
+
+
+@pytest.mark.parametrize(("reply", "reference"), PAIRS[:7], ids=IDS[:7])
+def test_chrf_options_are_sacrebleus(reply, reference):
+    ours = Chrf(answer_format="whole", char_order=4, beta=1, lowercase=True, whitespace=True, eps_smoothing=True)
+    theirs = sacrebleu.metrics.CHRF(char_order=4, beta=1, lowercase=True, whitespace=True, eps_smoothing=True)
+    assert ours(reply, reference=reference)[0] == theirs.sentence_score(reply, [reference]).score / 100
+
+
+@pytest.mark.parametrize(("reply", "reference"), PAIRS, ids=IDS)
+@pytest.mark.parametrize("kind", ["rouge1", "rouge2", "rougeL", "rougeLsum"])
+@pytest.mark.parametrize(("measure", "field"), [("f", "fmeasure"), ("precision", "precision"), ("recall", "recall")])
+def test_rouge_is_rouge_score(reply, reference, kind, measure, field):
+    ours = Rouge(answer_format="whole", kind=kind, measure=measure)(reply, reference=reference)
+    theirs = rouge_scorer.RougeScorer([kind]).score(reference, reply)[kind]
+    assert ours == (getattr(theirs, field), "ok")
+
+
+@pytest.mark.parametrize(("reply", "reference"), PAIRS[:3], ids=IDS[:3])
+def test_rouge_with_the_stemmer_is_rouge_score_with_it(reply, reference):
+    theirs = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True).score(reference, reply)["rouge1"].fmeasure
+    assert Rouge(answer_format="whole", kind="rouge1", use_stemmer=True)(reply, reference=reference)[0] == theirs
+
+
+def test_rouges_default_tokeniser_drops_russian_and_the_whitespace_one_keeps_it():
+    reply, reference = "Москва — столица России.", "Столица России — Москва."
+    assert Rouge(answer_format="whole", kind="rouge1")(reply, reference=reference) == (0.0, "ok")
+    assert Rouge(answer_format="whole", kind="rouge1", tokenizer="whitespace")(reply, reference=reference) == (
+        0.5, "ok")  # {—, столица} of 4 tokens each ("россии." and "москва." keep their period)
+
+
+@pytest.mark.parametrize(("reply", "reference"), PAIRS, ids=IDS)
+@pytest.mark.parametrize("scorer", SCORERS)
+@pytest.mark.parametrize("processor", ["none", "default"])
+def test_fuzzy_is_rapidfuzz(reply, reference, scorer, processor):
+    proc = utils.default_process if processor == "default" else None
+    theirs = getattr(fuzz, scorer)(reply, reference, processor=proc) / 100
+    assert Fuzzy(answer_format="whole", scorer=scorer, processor=processor)(reply, reference=reference) == (theirs, "ok")
+
+
+def test_fuzzy_threshold_mode_pays_one_at_the_threshold_and_zero_below():
+    reference, reply = "Eiffel Tower", "Eifel Tower"
+    value = fuzz.ratio(reply, reference) / 100
+    assert Fuzzy(answer_format="whole", threshold=value)(reply, reference=reference) == (1.0, "match")
+    assert Fuzzy(answer_format="whole", threshold=value + 1e-9)(reply, reference=reference) == (0.0, "no_match")
+
+
+# SQuAD v2.0's official evaluation (normalize_answer, compute_exact, compute_f1), worked by hand.
+SQUAD_CASES = [
+    # (prediction, gold, exact, f1)
+    ("the Eiffel Tower", "Eiffel Tower", 1.0, 1.0),
+    ("Eiffel Tower!", "The eiffel  tower", 1.0, 1.0),
+    ("an apple a day", "apple day", 1.0, 1.0),
+    ("the cat sat", "a cat sat down", 0.0, 0.8),           # P = 2/2, R = 2/3
+    ("Denver Broncos", "Broncos", 0.0, 2 / 3),             # P = 1/2, R = 1/1
+    ("Broncos Broncos Broncos", "Broncos", 0.0, 0.5),      # the shared count is clipped to 1: P = 1/3, R = 1
+    ("the", "a", 1.0, 1.0),                                 # both normalise to nothing: SQuAD v2 counts them equal
+    ("", "Paris", 0.0, 0.0),
+    ("«Paris»", "Paris", 0.0, 0.0),                         # « and » are not in string.punctuation
+    ("Zürich", "zürich", 1.0, 1.0),                         # lowercasing is Unicode's
+]
+
+
+@pytest.mark.parametrize(("prediction", "gold", "exact", "f1"), SQUAD_CASES)
+def test_exact_match_and_f1_are_squads(prediction, gold, exact, f1):
+    assert ExactMatch(answer_format="whole")(prediction, reference=gold)[0] == exact
+    assert F1(answer_format="whole")(prediction, reference=gold)[0] == pytest.approx(f1, abs=0, rel=1e-15)
+
+
+def test_unicode_punctuation_mode_removes_guillemets():
+    assert ExactMatch(answer_format="whole", punctuation="unicode")("«Paris»", reference="Paris") == (1.0, "match")
+
+
+@pytest.mark.parametrize(("step", "prediction", "gold"), [
+    ({"lowercase": False}, "paris", "Paris"),
+    ({"punctuation": "keep"}, "Paris.", "Paris"),
+    ({"remove_articles": False}, "the Louvre", "Louvre"),
+    ({"collapse_whitespace": False}, "New  York", "New York"),
+])
+def test_each_normalisation_step_can_be_turned_off(step, prediction, gold):
+    assert ExactMatch(answer_format="whole")(prediction, reference=gold) == (1.0, "match")
+    assert ExactMatch(answer_format="whole", **step)(prediction, reference=gold) == (0.0, "no_match")
+
+
+def test_other_articles_can_be_named():
+    em = ExactMatch(answer_format="whole", articles=["le", "la", "les"])
+    assert em("la Tour Eiffel", reference="Tour Eiffel") == (1.0, "match")
+    assert em("the Eiffel Tower", reference="Eiffel Tower") == (0.0, "no_match")
+
+
+def test_the_best_reference_counts():
+    assert F1(answer_format="whole")("the cat sat", reference=["dog", "a cat sat down", "cat"])[0] == 0.8

@@ -1,0 +1,147 @@
+"""The text plugin: registration, discovery, reward sets, importable callables, tasks, answer reading and the contract."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+import grpo_rewards
+import grpo_rewards_text as text
+from grpo_rewards_text.answer import read_answer
+
+NAMES = ["text.bleu", "text.chrf", "text.exact_match", "text.f1", "text.fuzzy", "text.json", "text.language",
+         "text.rouge", "text.similarity"]
+IMPORTABLE = ["exact_match", "f1", "fuzzy", "bleu", "chrf", "rouge", "language", "json"]
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return grpo_rewards.load_registry()
+
+
+def test_the_plugin_registers_every_text_reward_and_both_tasks(registry):
+    assert sorted(n for n in registry.rewards if n.startswith("text.")) == NAMES
+    assert {registry.reward(n).distribution for n in NAMES} == {"grpo-rewards-text"}
+    assert sorted(n for n in registry.tasks if n.startswith("text:")) == ["text:capitals", "text:json_extraction"]
+
+
+def test_listing_the_plugins_imports_no_metric_library():
+    code = ("import sys, grpo_rewards; r = grpo_rewards.load_registry(); r.reward('text.bleu');"
+            "print(sorted(m for m in ('sacrebleu', 'rouge_score', 'rapidfuzz', 'jsonschema', 'langdetect', "
+            "'sentence_transformers', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_registered_parameters_come_from_the_signatures(registry):
+    params = registry.reward("text.rouge").params
+    assert {n: p.default for n, p in params.items()} == {
+        "reference_column": "reference", "answer_format": "any", "answer_position": "last", "kind": "rougeL",
+        "measure": "f", "use_stemmer": False, "split_summaries": False, "tokenizer": "default"}
+    assert registry.reward("text.similarity").form == "batch"
+
+
+def test_every_importable_reward_is_named_after_its_registered_reward():
+    assert [getattr(text, short).__name__ for short in IMPORTABLE] == [f"text.{s}" for s in IMPORTABLE]
+
+
+def test_a_yaml_reward_set_with_bad_parameters_reports_every_problem(tmp_path):
+    path = tmp_path / "rewards.yaml"
+    path.write_text("rewards:\n"
+                    "  - use: text.rouge\n    with: {kind: rouge3}\n"
+                    "  - use: text.bleu\n    with: {tokenize: klingon}\n"
+                    "  - use: text.json\n    with: {schema: {type: strin}}\n"
+                    "  - use: text.exact_match\n    with: {answer_format: boxd}\n")
+    with pytest.raises(grpo_rewards.RewardSetError) as info:
+        grpo_rewards.load_reward_set(path)
+    assert len(info.value.problems) == 4
+
+
+def test_a_reward_set_weights_the_text_rewards():
+    rs = grpo_rewards.load_reward_set({"rewards": [{"use": "text.exact_match", "weight": 1.0},
+                                                   {"use": "text.f1", "weight": 0.5}]})
+    values = [r(prompts=[None], completions=["<answer>the cat sat</answer>"], reference=[["a cat sat down"]])[0]
+              for r in rs.reward_funcs]
+    assert values == [0.0, 0.8] and rs.total(values) == 0.4
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "text.similarity"])
+def test_each_reward_keeps_the_reward_contract(name):
+    from grpo_rewards.testing import assert_reward_contract
+
+    # the contract scores in fresh worker processes, each importing the metric library: rouge-score imports
+    # nltk (about 5 s of CPU, 30 s of wall time on a busy 2-core machine), past the default 10 s deadline
+    assert_reward_contract(name, deadline=180.0)
+
+
+@pytest.mark.parametrize("short", IMPORTABLE)
+def test_reward_survives_a_pickle_round_trip(short):
+    reward = getattr(text, short)
+    reward(prompts=[None], completions=["Paris"], reference=["Paris"], language=["en"], schema=[{"type": "string"}])
+    clone = pickle.loads(pickle.dumps(reward))
+    assert clone.__name__ == f"text.{short}"
+    columns = {"reference": ["The cat sat on the mat."], "language": ["en"], "schema": [{"type": "object"}]}
+    completions = ["The cat sat on the mat, I think, and then it slept."]
+    assert clone(prompts=[None], completions=completions, **columns) == reward(prompts=[None], completions=completions,
+                                                                            **columns)
+
+
+def test_conversational_completions_read_the_last_assistant_message():
+    messages = [{"role": "assistant", "content": "<answer>Paris</answer>"}]
+    assert text.exact_match(prompts=[None], completions=[messages], reference=["paris"]) == [1.0]
+    assert text.exact_match.score(prompts=[None], completions=[None], reference=["paris"]).labels == ["unreadable"]
+
+
+@pytest.mark.parametrize(("reply", "fmt", "position", "expected"), [
+    (r"so \boxed{Paris} <answer>Lyon</answer>", "any", "last", "Paris"),        # a box beats a tag, as in math
+    ("<answer>Lyon</answer> then <answer> Paris </answer>", "any", "last", "Paris"),
+    ("<answer>Lyon</answer> then <answer>Paris</answer>", "answer_tag", "first", "Lyon"),
+    ("<answer>Paris", "any", "last", "Paris"),                                   # cut off: read to the end
+    (r"\boxed{\text{New York}}", "boxed", "last", "New York"),
+    (r"\boxed{a} and \fbox{b}", "boxed", "last", "b"),
+    (r"\boxed{unclosed", "boxed", "last", None),
+    ("Paris.", "boxed", "last", None),
+    ("Paris.", "answer_tag", "last", None),
+    ("  Paris. \n", "any", "last", "Paris."),
+    ("<answer>Lyon</answer>", "whole", "last", "<answer>Lyon</answer>"),
+])
+def test_the_answer_is_read_with_maths_parameter_names(reply, fmt, position, expected):
+    assert read_answer(reply, fmt, position) == expected
+
+
+def test_a_strict_answer_format_without_its_form_scores_no_answer():
+    assert text.make_exact_match(answer_format="boxed").score(
+        prompts=[None], completions=["Paris"], reference=["Paris"]).labels == ["no_answer"]
+
+
+def test_a_row_without_references_is_left_out():
+    result = text.f1.score(prompts=[None, None], completions=["Paris", "Paris"], reference=[None, []])
+    assert (result.values, result.labels) == ([None, None], ["no_reference", "no_reference"])
+
+
+def test_the_capitals_task_trains_with_exact_match_on_its_rows(registry):
+    task = registry.tasks["text:capitals"]
+    rows = task.factory(20, seed=3)
+    assert rows == task.factory(20, seed=3) and len({r["prompt"] for r in rows}) > 5
+    rs = grpo_rewards.load_reward_set({"rewards": task.default_rewards})
+    right = [f"<answer>{r['reference'][-1]}</answer>" for r in rows]
+    values = rs.reward_funcs[0](prompts=[r["prompt"] for r in rows], completions=right,
+                                reference=[r["reference"] for r in rows])
+    assert values == [1.0] * 20
+
+
+def test_the_json_extraction_task_pays_its_reference_and_not_a_wrong_field(registry):
+    task = registry.tasks["text:json_extraction"]
+    rows = task.factory(5, seed=1)
+    rs = grpo_rewards.load_reward_set({"rewards": task.default_rewards})
+    import json
+
+    good = [json.dumps(r["reference"]) for r in rows]
+    wrong = [json.dumps({**r["reference"], "city": "Nowhere"}) for r in rows]
+    columns = {"schema": [r["schema"] for r in rows], "reference": [r["reference"] for r in rows]}
+    prompts = [r["prompt"] for r in rows]
+    assert rs.reward_funcs[0](prompts=prompts, completions=good, **columns) == [1.0] * 5
+    assert rs.reward_funcs[0](prompts=prompts, completions=wrong, **columns) == [0.75] * 5

