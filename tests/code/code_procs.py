@@ -33,7 +33,7 @@ def sandbox_processes() -> list[str]:
             continue
         if len(nspid) < 2:
             continue  # bwrap's own process on the host side, outside the namespace
-        if nspid[-1] == "1" and args[-2:] == [b"zygote", b""]:
+        if nspid[-1] == "1" and b"zygote" in args[-3:]:
             continue
         out.append(f"{entry} ({nspid[-1]} inside) {b' '.join(args)[:120]!r}")
     return out

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from grpo_rewards.cli import main
+from grpo_rewards.errors import quote
 
 
 def test_list_shows_plugins_versions_rewards_tasks_and_broken_plugins(plugins, capsys):
@@ -140,6 +141,7 @@ def test_list_and_show_load_no_code_of_a_reward_registered_by_reference(plugins)
         "grpo_rewards_length.definitions", "grpo_rewards_length.hacks", "grpo_rewards_length.plugin",
         "grpo_rewards_math.definitions", "grpo_rewards_math.hacks", "grpo_rewards_math.plugin",
         "grpo_rewards_math.tasks",
+        "grpo_rewards_tools.definitions", "grpo_rewards_tools.hacks", "grpo_rewards_tools.plugin",
     ]
 
 
@@ -208,7 +210,7 @@ def test_list_names_the_plugins_the_allow_list_filters_out(monkeypatch, capsys):
     _first_party(monkeypatch, "format")
     assert main(["list"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': code, gym, judge, length, math"
+    assert captured.out.splitlines()[-1] == "filtered out by GRPO_REWARDS_PLUGINS='format': code, gym, judge, length, math, tools"
     assert captured.err == ""
 
 
@@ -329,3 +331,37 @@ def test_a_closed_stdout_ends_a_printing_command_quietly_as_sigpipe_would(args, 
     run = _closed_stdout_run(args, tmp_path)
     assert run.returncode == 141, run.stderr  # 128 + SIGPIPE, what a shell reports for a tool a pipe ended
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr, run.stderr
+
+
+def test_a_plugin_name_too_long_for_a_file_name_is_one_line(tmp_path, capsys):
+    assert main(["new-plugin", "a" * 300, "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grpo-rewards new-plugin: error: plugin name 'aaaa")
+    assert err.endswith("' is 300 characters long; give at most 64 (it names the package's folders and files, and "
+                        "every reward as NAME.reward)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_jsonl_integer_past_pythons_digit_limit_is_a_bad_row_not_a_traceback(plugins, tmp_path, capsys):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"completion": "ab", "n": ' + "9" * 5000 + '}\n{"completion": "abc"}\n')
+    rewards = tmp_path / "set.yaml"
+    rewards.write_text("rewards:\n  - use: fixture.shout\n")
+    assert main(["score", str(rows), "--rewards", str(rewards), "--no-progress"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith(f"scored 1 rows from {rows}")
+    assert err == "bad row: line 1: not read: an integer of 5000 digits (Python reads at most 4300)\n"
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("    with: " + "{a: " * 5000 + "1" + "}" * 5000, "not read: nested too deeply"),
+    ("    weight: " + "5" * 5000, "not read: an integer of 5000 digits (Python reads at most 4300)"),
+    ("    weight: 1" + "0" * 400, f"entry 1 (fixture.shout): weight must be a finite number, got {quote(10 ** 400)}"),
+])
+def test_a_reward_set_too_deep_or_too_large_to_read_is_one_line(plugins, tmp_path, capsys, text, problem):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"completion": "ab"}\n')
+    rewards = tmp_path / "set.yaml"
+    rewards.write_text("rewards:\n  - use: fixture.shout\n" + text + "\n")
+    assert main(["score", str(rows), "--rewards", str(rewards), "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"grpo-rewards: error: {rewards}: {problem}\n"

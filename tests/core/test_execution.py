@@ -225,3 +225,34 @@ def test_workers_that_cannot_start_give_their_samples_up_as_crashed_instead_of_h
 def test_a_deadline_that_is_not_a_positive_number_is_refused(pool, timeout):
     with pytest.raises(ValueError, match="timeout must be a positive number of seconds or None"):
         pool.map(divmod, [(7, 2)], timeout=timeout)
+
+
+LEAKY = '''import fractions
+
+
+def patcher(text: str, **row) -> float:
+    """Monkeypatches a class in the process it runs in."""
+    fractions.Fraction.__str__ = lambda self: "junk"
+    return 1.0
+
+
+def prober(text: str, **row) -> float:
+    """1.0 while Fraction prints as it should."""
+    return float(str(fractions.Fraction(1, 2)) == "1/2")
+'''
+
+
+def test_rewards_never_share_a_worker_process_so_one_cannot_patch_what_another_runs(tmp_path):
+    from grpo_rewards import load_reward_set
+    from grpo_rewards.execution import get_pool
+
+    (tmp_path / "leaky.py").write_text(LEAKY)
+    options = {"timeout": 60, "workers": 1}
+    rs = load_reward_set([{"use": f"{tmp_path / 'leaky.py'}:patcher", **options},
+                          {"use": f"{tmp_path / 'leaky.py'}:prober", **options}])
+    patcher, prober = rs.rewards
+    assert patcher(prompts=["p"], completions=["a"]) == [1.0]
+    assert prober(prompts=["p"], completions=["a"]) == [1.0]  # 0.0 in the patcher's worker
+    patcher_pool, prober_pool = get_pool(1, patcher.pool_owner), get_pool(1, prober.pool_owner)
+    assert patcher_pool is not prober_pool
+    assert set(patcher_pool.worker_pids).isdisjoint(prober_pool.worker_pids)

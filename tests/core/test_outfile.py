@@ -81,6 +81,37 @@ def test_an_input_under_another_name_is_recognised_by_identity(plugins, rows, re
         _compare(rows, ["t.even", "t.long"], linked)
 
 
+SHOUT = "def shout(text: str, **row) -> float:\n    return float(text.isupper())\n"
+
+
+def test_out_that_is_a_local_scorer_module_the_set_uses_is_refused_and_kept(plugins, rows, tmp_path, capsys):
+    module = tmp_path / "my_rewards.py"
+    module.write_text(SHOUT)
+    rewards = tmp_path / "set.yaml"
+    rewards.write_text("rewards:\n  - use: my_rewards.py:shout\n")
+    assert _score(rows, rewards, module) == 2
+    assert module.read_text() == SHOUT
+    assert capsys.readouterr().err == (f"grpo-rewards: error: --out {module} is the scorer module of "
+                                       "my_rewards.py:shout; choose another file (it would be overwritten)\n")
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match=r"is the scorer module of .*my_rewards\.py:shout"):
+        _compare(rows, [str(rewards), "t.even"], module)
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match=r"is the scorer module of .*my_rewards\.py:shout"):
+        _compare(rows, [f"{module}:shout", "t.even"], module)  # a side named by reference
+    assert module.read_text() == SHOUT
+
+
+def test_a_scorer_module_read_through_inputs_is_an_input_too(plugins, rows, tmp_path):
+    dependency, gate = tmp_path / "dep.py", tmp_path / "gate.py"
+    dependency.write_text(SHOUT)
+    gate.write_text("def gated(text: str, *, shout: float, **row) -> float:\n    return shout\n")
+    rewards = tmp_path / "set.yaml"
+    rewards.write_text(f"rewards:\n  - use: {dependency}:shout\n    weight: 0\n"
+                       f"  - use: {gate}:gated\n    inputs: {{shout: shout}}\n")
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match=f"is the scorer module of {dependency}:shout"):
+        _compare(rows, [f"{rewards}:gated", "t.even"], dependency)  # the side is gated; it reads shout's values
+    assert dependency.read_text() == SHOUT
+
+
 def _fifo(path):
     os.mkfifo(path)
     return "a FIFO (named pipe)"

@@ -416,9 +416,36 @@ def test_the_calls_a_reward_has_not_counted_yet_stay_few_and_a_changed_record_do
     for _ in range(100):
         result = reward.score(prompts=["p"], completions=["A"])
         result.labels[0] = "changed by the caller"
-        assert len(reward._pending) <= 33  # added up every 33 calls, not kept for the whole run
-    assert reward._pending  # the last call, not counted yet: a copy counts it in its seconds
+        assert len(reward.outcomes.pending) <= 33  # added up every 33 calls, not kept for the whole run
+    assert reward.outcomes.pending  # the last call, not counted yet: a copy counts it in its seconds
     clone = pickle.loads(pickle.dumps(reward))
     assert clone.stats == {} and clone.seconds == reward.seconds > 0
     assert reward.stats == {"loud": 100}
-    assert not reward._pending
+    assert not reward.outcomes.pending
+
+
+ODD_BATCHES = '''def as_dict(prompts, completions, **kwargs):
+    return {i: 1.0 for i in range(len(completions))}
+
+
+def as_generator(prompts, completions, **kwargs):
+    return (1.0 for _ in completions)
+
+
+def as_tuple(prompts, completions, **kwargs):
+    return tuple(0.5 for _ in completions)
+'''
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0], ids=["in-process", "in-a-worker"])
+def test_a_batch_result_that_is_a_dict_or_a_generator_is_refused_the_same_way_on_both_paths(tmp_path, timeout):
+    from grpo_rewards.local import load_object
+
+    (tmp_path / "odd.py").write_text(ODD_BATCHES)
+    for name, kind in [("as_dict", "dict"), ("as_generator", "generator")]:
+        reward = Reward(load_object(f"{tmp_path / 'odd.py'}:{name}"), metric=name, form="batch", timeout=timeout)
+        with pytest.raises(RewardError) as err:
+            reward(prompts=["p", "p"], completions=["x", "y"])
+        assert str(err.value) == f"reward {name!r}: returned {kind}, expected a list of floats (one per completion)"
+    fine = Reward(load_object(f"{tmp_path / 'odd.py'}:as_tuple"), metric="t", form="batch", timeout=timeout)
+    assert fine(prompts=["p", "p"], completions=["x", "y"]) == [0.5, 0.5]

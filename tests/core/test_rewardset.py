@@ -254,3 +254,24 @@ def test_with_functions_refuses_a_function_named_like_a_reward_of_the_set(regist
         f"would log them as one rewards/{name}/* series and average their outcome counts; give one another name "
         "('as:' in a reward set, metric= when you make the function)"
         for i, use, j, name in [(1, "fixture.shout", 1, "fixture.shout"), (2, "fixture.offset", 2, "longest")]]
+
+
+def test_with_functions_refuses_what_is_not_callable(registry):
+    rs = load_reward_set([{"use": "fixture.shout"}], registry=registry)
+    with pytest.raises(RewardSetError) as err:
+        rs.with_functions([longest], "longest", weights=[1.0, float("inf")])
+    assert err.value.problems == [
+        f"added function 1 is a list ([{longest!r}]), not callable (pass the functions themselves: "
+        "with_functions(*list))",
+        "added function 2 is a str ('longest'), not callable",
+        "weight 2 must be a finite number, got inf"]
+
+
+@pytest.mark.parametrize("weight", [".nan", ".inf", "-.inf"])
+def test_a_weight_that_is_not_finite_is_refused(registry, tmp_path, weight):
+    path = tmp_path / "set.yaml"
+    path.write_text(f"rewards:\n  - use: fixture.shout\n    weight: {weight}\n")
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set(str(path), registry=registry)
+    value = {".nan": "nan", ".inf": "inf", "-.inf": "-inf"}[weight]
+    assert err.value.problems == [f"entry 1 (fixture.shout): weight must be a finite number, got {value}"]

@@ -72,6 +72,17 @@ ALLOWED_UNTIMED_REGEX = {
     ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "<module>", "re.compile"):
         "constant patterns: a possessive number literal (with a fixed lookbehind), a name, quoted strings without "
         "their quote inside, the letters A-E; each attempt reads forward only, so every match is linear",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifeval.py", "_keywords", "re.search"):
+        "re.escape(keyword), case-insensitive: a literal, matched in linear time (a keyword like (a+)+$ is text)",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifeval.py", "_keyword_frequency", "re.findall"):
+        "re.escape(keyword), case-insensitive: a literal, matched in linear time",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifeval.py", "_forbidden_words", "re.search"):
+        r"\b + re.escape(word) + \b: a literal between word boundaries, linear",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifeval.py", "_sections", "re.split"):
+        r"\s? + re.escape(splitter) + \s?\d+\s?: a literal with single optional spaces and one digit run that "
+        "ends the pattern: an attempt backtracks over its own digits only, linear",
+    ("packages/rewards-instructions/src/grpo_rewards_instructions/ifeval.py", "_postscript", "re.search"):
+        r"the constant p\.\s?p\.\s?s or p\.\s?s\. (single optional spaces), or re.escape(marker): linear",
     ("examples/third-party-plugin/src/grpo_rewards_keywords/__init__.py", "_patterns", "re.compile"):
         r"re.escape(keyword) between fixed lookarounds (?<!\w)...(?!\w): a literal, matched in linear time",
 }

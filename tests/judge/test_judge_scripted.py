@@ -275,3 +275,38 @@ def test_an_unparsable_line_is_the_label_of_the_completion_shown_there():
     assert result.labels == ["unparsable" if i == first else "scored" for i in range(4)]
     assert [v for i, v in enumerate(result.values) if i != first] == [
         pytest.approx((n - 1) / 9) for i, n in enumerate(GRADES[:4]) if i != first]
+
+
+def test_a_call_whose_every_reply_is_unparsable_warns_once_quoting_the_first_reply():
+    import warnings
+
+    with ScriptedJudge([Script("The response is correct and well argued.")]) as judge:
+        judge_reward = rubric(judge)
+        with pytest.warns(RuntimeWarning, match=r"every sample 'unparsable'.*'The response is correct and well argued\.'"
+                          ) as caught:
+            result = judge_reward(prompts=[PROMPT] * 2, completions=["4", "four"])
+        assert result.labels == ["unparsable", "unparsable"]
+        assert len([w for w in caught if "unparsable" in str(w.message)]) == 1  # once for the call, not per sample
+        with warnings.catch_warnings(record=True) as later:
+            warnings.simplefilter("always")
+            assert judge_reward(prompts=[PROMPT], completions=["5"]).labels == ["unparsable"]
+        assert [w for w in later if "unparsable" in str(w.message)] == []  # once per reward: the next call is quiet
+
+
+def test_a_call_with_one_grade_among_unparsable_replies_does_not_warn():
+    import warnings
+
+    replies = iter(["Score: 7", "no grade here"])
+    with ScriptedJudge(lambda body: Script(next(replies, "no grade here"))) as judge, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = rubric(judge, max_concurrency=1)(prompts=[PROMPT] * 2, completions=["4", "four"])
+    assert sorted(result.labels) == ["scored", "unparsable"]
+    assert [w for w in caught if "unparsable" in str(w.message)] == []
+
+
+def test_pairwise_warns_when_the_judge_never_writes_its_score_lines():
+    with ScriptedJudge([Script("Both responses look fine to me.")]) as judge, \
+            pytest.warns(RuntimeWarning, match=r"'Both responses look fine to me\.'"):
+        result = Pairwise(model="judge-model", base_url=judge.base_url)(prompts=[PROMPT] * 2, completions=["4", "5"])
+    assert result.labels == ["unparsable", "unparsable"]

@@ -52,7 +52,29 @@ def test_generated_tests_pass_as_generated(scaffolded):
         cwd=root, env=_env(site), capture_output=True, text=True, timeout=300,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "10 passed" in run.stdout
+    assert "11 passed" in run.stdout
+
+
+def test_the_scaffold_ships_a_hack_entry_and_its_test_fails_when_the_reward_pays_it(scaffolded, tmp_path):
+    import shutil
+
+    root, site, _ = scaffolded
+    module = root / "src" / "grpo_rewards_demo_kit" / "__init__.py"
+    assert module.read_text().count('"max_pay": {"demo_kit.mentions": 0.0}') == 1
+    broken = tmp_path / "broken"  # the same package, with a reward that reads through the zero-width space
+    shutil.copytree(root, broken)
+    source = (broken / module.relative_to(root)).read_text()
+    source = source.replace("        haystack = text if", '        text = text.replace("\\u200b", "")\n        haystack = text if')
+    assert source.count('text = text.replace("\\u200b", "")') == 1
+    (broken / module.relative_to(root)).write_text(source)
+    env = _env(site)
+    env["PYTHONPATH"] = os.pathsep.join([str(broken / "src"), env["PYTHONPATH"]])
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "hack"]
+    passed = subprocess.run(args, cwd=root, env=_env(site), capture_output=True, text=True, timeout=300)
+    assert passed.returncode == 0 and "1 passed" in passed.stdout, passed.stdout + passed.stderr
+    failed = subprocess.run(args, cwd=broken, env=env, capture_output=True, text=True, timeout=300)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "overpays 1 hack(s)" in failed.stdout and "word_split_by_a_zero_width_space" in failed.stdout
 
 
 def test_installed_scaffold_shows_up_in_grpo_rewards_list(scaffolded):
@@ -138,7 +160,7 @@ def test_the_batch_variant_passes_its_tests_and_is_ruff_clean(tmp_path):
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
                          env=_env(site), capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "13 passed" in run.stdout
+    assert "14 passed" in run.stdout
     ruff = Path(sys.executable).with_name("ruff")
     if ruff.exists():
         rules = ["--isolated", "--select", "E,F,W,I,B,UP,RUF", "--line-length", "110", "--target-version", "py310"]
@@ -156,3 +178,22 @@ def test_the_scaffolds_export_carries_its_registered_options(tmp_path, monkeypat
 
     assert grpo_rewards_demo_opts.mentions.options.timeout == 4.0
     assert grpo_rewards_demo_opts.MENTIONS.info().options.timeout == 4.0
+
+
+def test_the_environment_variant_passes_its_tests_and_is_ruff_clean(tmp_path):
+    assert main(["new-plugin", "demo_env", "--dir", str(tmp_path), "--environment"]) == 0
+    root = tmp_path / "grpo-rewards-demo-env"
+    plugin_py = (root / "src/grpo_rewards_demo_env/plugin.py").read_text()
+    assert 'register("counter", "grpo_rewards_demo_env:Counter")' in plugin_py
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(site), str(root)], check=True, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
+                         env=_env(site), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "12 passed" in run.stdout
+    ruff = Path(sys.executable).with_name("ruff")
+    if ruff.exists():
+        rules = ["--isolated", "--select", "E,F,W,I,B,UP,RUF", "--line-length", "110", "--target-version", "py310"]
+        lint = subprocess.run([str(ruff), "check", *rules, "src", "tests"], cwd=root, capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout

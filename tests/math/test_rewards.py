@@ -192,7 +192,8 @@ def test_pickled_reward_keeps_its_parameters_and_options_and_starts_with_fresh_c
 
 
 def test_outcome_labels_are_the_documented_ones():
-    assert OUTCOMES == ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "timeout", "error")
+    assert OUTCOMES == ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "undecided", "timeout",
+                        "error")
 
 
 @pytest.mark.parametrize("reward", [grpo_rewards_math.accuracy, grpo_rewards_math.reasoning_accuracy])

@@ -167,7 +167,7 @@ def test_groups_of_labelled_values_and_unreadable_math(completion, gold, value):
     (r"F_n = \sum_{k=0}^{n-1} F_k F_{n-k-1}", r"F_n = \sum_{k=0}^{n-1} F_{n-k-1} F_k", True),
     ("55", r"\sum_{k=1}^{10} k", True),
     ("120", r"\prod_{k=1}^{5} k", True),
-    ("1", r"\sum_{k=1}^{10^9} k", False),
+    ("1", r"\sum_{k=1}^{10^9} k", None),  # past the size bounds and not decided by structure: undecided, not wrong
 ])
 def test_sums_and_products_with_bounds(gold, pred, equal):
     assert is_equal(gold, pred) is equal

@@ -31,7 +31,7 @@ def test_a_misspelled_config_key_exits_2_with_the_key_and_a_suggestion(tmp_path,
         assert main(["train", str(path)]) == 2
     assert capsys.readouterr().err == (
         f"grpo-rewards: error: {path}: unknown key 'rewrds' (did you mean 'rewards'?); "
-        "the sections are model, output_dir, dataset, rewards, grpo, peft\n")
+        "the sections are model, output_dir, dataset, rewards, grpo, peft, environment\n")
 
 
 def test_a_missing_config_file_is_named(tmp_path, capsys):
@@ -162,3 +162,22 @@ def test_a_dry_run_warns_of_a_dataset_column_named_like_a_parameter_of_a_class_r
         "reward set: entry 1 (toy.fail_from): dataset column(s) 'step' have the name of a parameter of "
         "toy.fail_from; this reward uses the parameter's value, not the column (rename the column if it should "
         "read it)"]
+
+
+def test_an_override_nested_too_deeply_or_with_a_5000_digit_number_is_one_line(tmp_path, tiny_model, capsys):
+    path = _config(tmp_path, tiny_model)
+    deep = "{a: " * 5000 + "1" + "}" * 5000
+    assert main(["train", str(path), "--dry-run", f"rewards.0.with={deep}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grpo-rewards: error: command line: override 'rewards.0.with={a: {a: ")
+    assert err.endswith("': the value is nested too deeply\n") and err.count("\n") == 1
+    assert main(["train", str(path), "--dry-run", "rewards.0.weight=" + "7" * 5000]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("': an integer of 5000 digits (Python reads at most 4300)\n") and err.count("\n") == 1
+
+
+def test_a_config_file_nested_too_deeply_is_one_line(tmp_path, capsys):
+    path = tmp_path / "run.yaml"
+    path.write_text("rewards:\n  - use: toy.digits\n    with: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n")
+    assert main(["train", str(path), "--dry-run"]) == 2
+    assert capsys.readouterr().err == f"grpo-rewards: error: {path}: not read: nested too deeply\n"

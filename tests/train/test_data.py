@@ -85,3 +85,23 @@ def test_a_missing_file_and_an_unsupported_type_are_clear_errors(tmp_path, regis
     (tmp_path / "d.txt").write_text("x")
     with pytest.raises(DatasetError, match=r"unsupported file type '.txt'; use one of .jsonl, .json, .parquet, .csv"):
         load_dataset_from_config({"path": str(tmp_path / "d.txt")}, registry)
+
+
+def test_an_empty_file_is_a_dataset_without_rows(tmp_path, registry):
+    (tmp_path / "d.jsonl").write_text("")
+    with pytest.raises(DatasetError) as err:
+        load_dataset_from_config({"path": str(tmp_path / "d.jsonl")}, registry)
+    assert str(err.value) == f"dataset.path: {tmp_path / 'd.jsonl'} has no rows"
+
+
+def test_rows_with_a_null_empty_or_blank_prompt_are_named_before_training(tmp_path, registry):
+    rows = [{"prompt": "1 + 1"}, {"prompt": ""}, {"prompt": "2 + 2"}, {"prompt": None}, {"prompt": "  \n"}]
+    path = _jsonl(tmp_path / "d.jsonl", rows)
+    with pytest.raises(DatasetError) as err:
+        load_dataset_from_config({"path": str(path)}, registry)
+    assert str(err.value) == (f"file {path}: 3 of 5 rows have no prompt (null, empty or only spaces; rows 2, 4, 5): "
+                              "remove them or fill them in")
+    chats = _jsonl(tmp_path / "c.jsonl", [{"prompt": [{"role": "user", "content": "hi"}]},
+                                          {"prompt": [{"role": "user", "content": ""}]}])
+    with pytest.raises(DatasetError, match=r"1 of 2 rows have no prompt \(null, empty or only spaces; rows 2\)"):
+        load_dataset_from_config({"path": str(chats)}, registry)

@@ -74,11 +74,11 @@ def test_a_reward_set_file_named_by_the_config_is_recorded_as_its_entries(tmp_pa
         f.write("  - {use: rewards/mine.py:shout, weight: 0.5}\n")
     plan = runner.prepare(config, registry=toy_registry())
     assert plan.config["dataset"]["path"] == str(tmp_path / "data.jsonl")
-    assert plan.config["rewards"] == [
+    assert plan.config["rewards"] == {"rewards": [
         {"use": "toy.digits", "weight": 2.0},
         {"use": "toy.short", "with": {"limit": 12}},
         {"use": f"{tmp_path / 'rewards' / 'mine.py'}:shout", "weight": 0.5},
-    ]
+    ]}
     assert plan.reward_set.manifest()[2]["use"] == f"{tmp_path / 'rewards' / 'mine.py'}:shout"  # what config.yaml says
     from grpo_rewards.train import manifest
 
@@ -89,6 +89,18 @@ def test_a_reward_set_file_named_by_the_config_is_recorded_as_its_entries(tmp_pa
                            registry=toy_registry())
     assert [(e.metric, e.weight, e.params) for e in again.reward_set.entries] == [
         ("toy.digits", 2.0, {}), ("toy.short", 1.0, {"limit": 12}), ("shout", 0.5, {})]
+
+
+def test_a_reward_set_file_is_taken_whole_with_its_execution_and_concurrent_keys(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = _file_config(tmp_path, tmp_path / "out")
+    with open(tmp_path / "set.yaml", "a") as f:
+        f.write("execution: {backend: ray, address: '127.0.0.1:9'}\nconcurrent: false\n")
+    plan = runner.prepare(config, registry=toy_registry())
+    assert plan.config["rewards"]["execution"] == {"backend": "ray", "address": "127.0.0.1:9"}
+    assert plan.reward_set.concurrent is False
+    assert [r.options.execution.address for r in plan.reward_set.rewards] == ["127.0.0.1:9", "127.0.0.1:9"]
+    assert runner.rewards_line(plan.reward_set).startswith("rewards run one after another, ")
 
 
 def test_an_output_dir_holding_a_run_is_reported_with_every_other_problem(tmp_path, tiny_model):

@@ -25,6 +25,9 @@ _EXPORTS = {
     "PROJECT_NAME": "plugin",
     "RegisterReward": "plugin.spec",
     "RegisterTask": "plugin.spec",
+    "RegisterEnvironment": "plugin.spec",
+    "EnvironmentInfo": "environment",
+    "EnvironmentFactory": "environment",
     "hookimpl": "plugin",
     "Plugins": "plugin.manager",
     "get_plugins": "plugin.manager",
@@ -36,11 +39,15 @@ _EXPORTS = {
     "RewardNotFoundError": "errors",
     "RewardSetError": "errors",
     "TaskNotFoundError": "errors",
+    "EnvironmentNotFoundError": "errors",
     "RewardOptions": "options",
     "Completion": "protocol",
     "RewardFunc": "protocol",
     "RewardResult": "protocol",
+    "Scorer": "protocol",
     "completion_text": "protocol",
+    "message_text": "protocol",
+    "trajectory_messages": "protocol",
     "Registry": "registry",
     "RewardInfo": "records",
     "TaskInfo": "records",
@@ -65,6 +72,9 @@ __all__ = [
     "Completion",
     "ConcurrentReward",
     "ConfigError",
+    "EnvironmentFactory",
+    "EnvironmentInfo",
+    "EnvironmentNotFoundError",
     "Execution",
     "ExecutionError",
     "GrpoRewardsError",
@@ -72,6 +82,7 @@ __all__ = [
     "PluginError",
     "Plugins",
     "ProblemsError",
+    "RegisterEnvironment",
     "RegisterReward",
     "RegisterTask",
     "Registry",
@@ -85,6 +96,7 @@ __all__ = [
     "RewardResult",
     "RewardSet",
     "RewardSetError",
+    "Scorer",
     "TaskInfo",
     "TaskNotFoundError",
     "WorkerPool",
@@ -97,7 +109,9 @@ __all__ = [
     "load_reward_set",
     "load_rewards",
     "map_with_deadline",
+    "message_text",
     "model_path",
+    "trajectory_messages",
 ]
 
 
@@ -130,8 +144,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .backends import Execution
     from .concurrent import ConcurrentReward
     from .definition import RewardDefinition
+    from .environment import EnvironmentFactory, EnvironmentInfo
     from .errors import (
         ConfigError,
+        EnvironmentNotFoundError,
         ExecutionError,
         GrpoRewardsError,
         PluginError,
@@ -146,8 +162,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .options import RewardOptions
     from .plugin import PROJECT_NAME, hookimpl
     from .plugin.manager import Plugins, get_plugins
-    from .plugin.spec import RegisterReward, RegisterTask
-    from .protocol import Completion, RewardFunc, RewardResult, completion_text
+    from .plugin.spec import RegisterEnvironment, RegisterReward, RegisterTask
+    from .protocol import (
+        Completion,
+        RewardFunc,
+        RewardResult,
+        Scorer,
+        completion_text,
+        message_text,
+        trajectory_messages,
+    )
     from .records import RewardInfo, TaskInfo
     from .registry import Registry, load_registry
     from .reward import Reward

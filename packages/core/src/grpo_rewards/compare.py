@@ -29,10 +29,12 @@ from typing import IO, Any
 
 from .errors import GrpoRewardsError
 from .execution.threads import call_with_deadline
-from .protocol import completion_text
+from .local import scorer_files
+from .protocol import ROW_FIELDS, UNLOGGED_LABELS, completion_text
 from .registry import Registry, load_registry
 from .reward import Reward
 from .rewardset import get_reward, load_reward_set
+from .scorer_hooks import explainer
 from .scoring import prompt_batches, reason, score_groups
 from .scoring_input import atomic_writer, check_out, dump_row, read_rows
 
@@ -40,8 +42,6 @@ _TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passe
 _FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
 #: Seconds one ``explain`` call may take before the row is shown without it.
 EXPLAIN_DEADLINE = 10.0
-#: Row keys that are not columns a reward reads.
-_NOT_COLUMNS = frozenset({"completion", "prompt", "completion_ids"})
 
 
 def verdict(value: Any) -> float | None:
@@ -75,8 +75,8 @@ class Side:
         """What the reward's ``explain(completion, **row)`` says about one row (``None`` without one)."""
         if self.reward is None:
             return None
-        target = getattr(self.reward.scorer, "explain", None)
-        if not callable(target):
+        target = explainer(self.reward.scorer)
+        if target is None:
             return None
         columns = {k: v for k, v in row.items() if k not in ("completion", "completion_ids")}
         try:
@@ -193,7 +193,7 @@ def _print_tables(cmp: Comparison, stream: IO[str]) -> None:
     print(f"{a + ' pays':<{width}}{table['both']:>{cell}}{table['only_a']:>{cell}}", file=stream)
     print(f"{a + ' does not':<{width}}{table['only_b']:>{cell}}{table['neither']:>{cell}}", file=stream)
     for side in (cmp.a, cmp.b):
-        if side.column is not None or set(side.labels) <= {"ok", "none"}:
+        if side.column is not None or set(side.labels) <= UNLOGGED_LABELS:
             continue
         print(f"\nby outcome label of {side.name}:", file=stream)
         print(f"  {'label':<20} {'rows':>6} {'both':>6} {'only ' + a:>{len(a) + 5}} {'only ' + b:>{len(b) + 5}} "
@@ -257,9 +257,11 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     rows = [r.data for r in numbered]
     if not rows:
         raise GrpoRewardsError(f"{path}: no rows to compare")
-    columns = {k for row in rows for k in row} - _NOT_COLUMNS
+    columns = {k for row in rows for k in row} - ROW_FIELDS
     registry = registry or load_registry()
     a, b = _sides(specs, columns, registry)
+    check_out(str(target), inputs={"input file": path, **sets,  # and the scorer modules the sides imported
+                                   **scorer_files([s.reward for s in (a, b) if s.reward is not None])})
     failures = _score(a, rows, batch_size) + _score(b, rows, batch_size)
     cmp = Comparison(a, b, threshold)
     print(f"compared {len(rows)} rows of {path}: A = {a.name}, B = {b.name} (pays: value >= {threshold:g})",

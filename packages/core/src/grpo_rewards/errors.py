@@ -6,6 +6,7 @@ The tree::
     ├── PluginError                  a plugin failed to load, or two plugins claim one name
     ├── RewardNotFoundError          an unknown reward name (also a KeyError)
     ├── TaskNotFoundError            an unknown task name (also a KeyError)
+    ├── EnvironmentNotFoundError     an unknown environment name (also a KeyError)
     ├── RewardError                  a reward raised or broke the contract on a batch
     ├── ExecutionError               an execution backend cannot be used (Ray missing or unreachable)
     ├── ProblemsError                a list of problems found in one pass (``.problems``)
@@ -111,6 +112,22 @@ def missing_columns(missing: list[str], have: list[str], where: str, column_para
     return text
 
 
+def unreadable_number(exc: ValueError) -> str:
+    """The one message for a number Python refuses to read: an integer past its digit limit
+    (``sys.get_int_max_str_digits``, 4300 by default), as JSON and YAML readers raise it.
+
+    >>> unreadable_number(ValueError("Exceeds the limit (4300 digits) for integer string conversion: value has "
+    ...                              "5000 digits; use sys.set_int_max_str_digits() to increase the limit"))
+    'an integer of 5000 digits (Python reads at most 4300)'
+    """
+    import re
+
+    found = re.search(r"limit \((\d+) digits\).*value has (\d+) digits", str(exc))
+    if found:
+        return f"an integer of {found.group(2)} digits (Python reads at most {found.group(1)})"
+    return str(exc).split(";")[0]
+
+
 class GrpoRewardsError(Exception):
     """Base class of every error the core raises on purpose."""
 
@@ -128,6 +145,13 @@ class RewardNotFoundError(GrpoRewardsError, KeyError):
 
 class TaskNotFoundError(GrpoRewardsError, KeyError):
     """An unknown task name (the message lists the closest names and an install hint)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class EnvironmentNotFoundError(GrpoRewardsError, KeyError):
+    """An unknown environment name (the message lists the closest names and an install hint)."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
@@ -239,6 +263,10 @@ def read_yaml(path: str | Path, *, what: str = "a YAML file", error: type[Proble
 
     try:
         return yaml.safe_load(text)
+    except RecursionError:
+        raise error("not read: nested too deeply", str(path)) from None
+    except ValueError as exc:  # an integer past Python's digit limit (sys.get_int_max_str_digits)
+        raise error(f"not read: {unreadable_number(exc)}", str(path)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or type(exc).__name__

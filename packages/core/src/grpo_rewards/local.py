@@ -23,6 +23,7 @@ False
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -192,6 +193,25 @@ def local_rewards_of(path: str, registry: Any) -> list[Any]:
 def find_reward(registry: Any, use: str, base: Path | None = None) -> Any:
     """The reward a reward-set ``use:`` names: a registered name, or a file or module reference."""
     return resolve(use, registry, base) if is_local_reference(use) else registry.reward(use)
+
+
+def scorer_files(rewards: Sequence[Any]) -> dict[str, str]:
+    """The source file of each file or module reward among ``rewards`` (built :class:`~grpo_rewards.Reward`
+    objects), as ``{"scorer module of <use>": path}``: files a run reads, that its ``--out`` must not replace."""
+    files: dict[str, str] = {}
+    for reward in rewards:
+        files.update(scorer_files(list(getattr(reward, "inputs", {}).values())))  # what it reads from
+        use = getattr(reward, "name", "")
+        if not is_local_reference(use):
+            continue
+        scorer = getattr(reward, "scorer", None)
+        while isinstance(scorer, functools.partial):
+            scorer = scorer.func
+        module = getattr(scorer, "__module__", None) or type(scorer).__module__
+        file = getattr(sys.modules.get(module), "__file__", None)
+        if isinstance(file, str):
+            files[f"scorer module of {use}"] = file
+    return files
 
 
 def metric_name(use: str) -> str:

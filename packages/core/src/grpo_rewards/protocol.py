@@ -1,8 +1,12 @@
-"""The reward contract: TRL's call, completion formats, and a reward's result.
+"""The reward contract: TRL's call, a scorer and its optional methods, completions, a reward's result.
 
 A reward is ``f(prompts, completions, completion_ids=None, **columns) -> list[float | None]``,
 one value per completion; ``None`` means "not applicable to this sample" (TRL turns it into NaN
 and leaves it out of the mean). Completions are ``str`` or a list of chat messages.
+
+A plugin usually writes a :class:`Scorer` instead (one sample at a time), and the core lifts it
+into that call (:class:`grpo_rewards.Reward`). Everything the core reads from a scorer is named in
+:class:`Scorer`'s docstring and read through one module, :mod:`grpo_rewards.scorer_hooks`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,21 @@ TRL_CONTROL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "env
 #: ``outcomes/<name>/<label>`` from the call it first occurs on (zeros included after that).
 LOGGED_OUTCOMES = ("timeout", "error", "crashed", "memory", "too_large", "unreadable")
 
+#: The labels of values given without a label of their own (``ok``; ``none`` for ``None``): counted in a
+#: reward's ``stats``, never logged and never a line of ``grpo-rewards score``'s report.
+UNLOGGED_LABELS = frozenset({"ok", "none"})
+
+#: The fields the core puts in every row a scorer gets, besides the dataset's columns (a row of a JSONL
+#: file for ``grpo-rewards score``/``compare`` has the same keys): never a dataset column.
+ROW_FIELDS = frozenset({"prompt", "completion", "completion_ids"})
+
+#: The optional methods a :class:`Scorer` may define (each read only by :mod:`grpo_rewards.scorer_hooks`).
+SCORER_METHODS = ("quick", "warmup", "explain", "describe_runtime", "check_rows")
+
+#: The optional attributes a built scorer may have (read the same way); ``<param>_column`` stands for
+#: every attribute whose name ends in ``_column``.
+SCORER_ATTRIBUTES = ("columns", "units", "<param>_column")
+
 
 class RewardFunc(Protocol):
     """What ``GRPOTrainer(reward_funcs=[...])`` calls."""
@@ -41,6 +60,55 @@ class RewardFunc(Protocol):
         **kwargs: Any,
     ) -> list[RewardValue]: ...
 
+
+class Scorer(Protocol):
+    """What a plugin registers for a per-sample reward: ``score(text, **row) -> value``.
+
+    ``text`` is the completion's text (:func:`completion_text`); ``row`` holds the
+    :data:`ROW_FIELDS` (``prompt``, ``completion`` as TRL gave it, ``completion_ids``) and one value
+    of each dataset column. It returns a finite float, ``None`` (not applicable) or
+    ``(value, "label")`` — the label is counted and logged as ``outcomes/<metric>/<label>``. A
+    function, or a class whose instances are built with the reward's parameters (``with:``). It
+    must be picklable to run in worker processes.
+
+    A scorer may also define these methods (:data:`SCORER_METHODS`); the core calls each only
+    through :mod:`grpo_rewards.scorer_hooks`, and a scorer without one behaves as the default says:
+
+    - ``quick(text, **row) -> value | (value, label) | None``: a cheap answer tried in the caller's
+      process before a sample is sent to a worker (only when the reward runs in workers: a
+      ``timeout`` or a remote execution); ``None`` or an exception sends the sample to a worker,
+      which then decides. It runs without a deadline, so it must be bounded. Its positional
+      argument names, like the scorer's, are never passed as dataset columns. Default: every
+      sample goes to a worker.
+    - ``warmup() -> None``: called once in each worker process that loads the scorer (imports,
+      caches, a model), and when workers are started ahead of the first batch. An exception here
+      fails the load: each sample of the call is then an ``error``. Default: nothing.
+    - ``explain(completion, **row) -> dict``: what ``grpo-rewards compare`` shows about one row
+      where two judges disagree (the extracted answer, the rule that decided); ``row`` is the
+      file's row without ``completion``/``completion_ids``. Runs under a short deadline; an
+      exception or a timeout is shown in place of the explanation. Default: no explanation.
+    - ``describe_runtime() -> str``: what the reward's work runs on (a sandbox, a server), shown by
+      ``grpo-rewards show``, the training header and the manifest. A static or class method: it is
+      read from the registered class too. An exception is shown as ``unknown (...)``. Default: nothing shown.
+    - ``check_rows(rows) -> list[str]``: problems in a training dataset's rows that the reward
+      cannot score, one line each naming the row; reported with the other configuration problems
+      before any model is loaded. A static or class method. Default: no problems.
+
+    And these attributes of a built scorer (:data:`SCORER_ATTRIBUTES`), read the same way:
+    ``columns`` (the dataset columns this instance reads, when its parameters decide them: a
+    judge's template), ``units`` (what its lengths are measured in, when its parameters decide
+    them), and ``<param>_column`` (the column a parameter names, for the missing-column message).
+
+    A batch-form reward (``form="batch"``) is TRL's call itself (:class:`RewardFunc`, which may
+    return a :class:`RewardResult`); every optional method but ``quick`` applies to it too.
+
+    >>> def exact(text: str, **row) -> tuple[float, str]:
+    ...     return (1.0, "correct") if text.strip() == row["answer"] else (0.0, "wrong")
+    >>> exact(" 4", prompt="2+2?", completion=" 4", completion_ids=None, answer="4")
+    (1.0, 'correct')
+    """
+
+    def __call__(self, text: str, /, **row: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -117,3 +185,33 @@ def completion_text(completion: Any) -> str | None:
                 return str(calls)
         return text if text is not None else ""
     return None
+
+
+def message_text(message: Any) -> str | None:
+    """The text of one chat message's ``content`` (a string, or the text parts of multimodal content), or ``None``.
+
+    >>> message_text({"role": "assistant", "content": [{"type": "text", "text": "4"}]})
+    '4'
+    """
+    return _content_text(message.get("content")) if isinstance(message, dict) else None
+
+
+def trajectory_messages(completion: Any) -> list[Message]:
+    """One completion as a list of message dicts, for rewards that read a whole agentic trajectory.
+
+    A ``str`` is one assistant message; a dict is one message; in a list, items that are not dicts
+    are left out. Anything else (``None``, a number) gives no messages. The tool loop's
+    trajectory is kept in order: assistant messages with ``tool_calls``, ``tool`` results, the answer.
+
+    >>> trajectory_messages("4")
+    [{'role': 'assistant', 'content': '4'}]
+    >>> [m["role"] for m in trajectory_messages([{"role": "assistant", "tool_calls": []}, {"role": "tool", "content": "4"}, 7])]
+    ['assistant', 'tool']
+    """
+    if isinstance(completion, str):
+        return [{"role": "assistant", "content": completion}]
+    if isinstance(completion, dict):
+        return [completion]
+    if isinstance(completion, (list, tuple)):
+        return [message for message in completion if isinstance(message, dict)]
+    return []

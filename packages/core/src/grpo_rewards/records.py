@@ -21,7 +21,7 @@ from typing import Any
 
 from .errors import PluginError
 from .options import RewardOptions
-from .scorer_hooks import runtime_note
+from .scorer_hooks import own_columns, runtime_note
 from .signatures import Param, scorer_params, source_defines, source_docstring, source_signature
 
 __all__ = ["Param", "RewardInfo", "TaskInfo", "is_reference", "required_columns", "resolve_reference"]
@@ -192,9 +192,9 @@ def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool
             value = params.get(p.name, None if p.required else p.default)
             if isinstance(value, str) and value not in columns:
                 columns.append(value)
-    instance = getattr(built, "columns", None) if built is not None and info.is_factory else None
-    if isinstance(instance, (tuple, list)):
-        columns += [c for c in instance if isinstance(c, str) and c not in columns]
+    instance = own_columns(built) if built is not None and info.is_factory else None
+    if instance:
+        columns += [c for c in instance if c not in columns]
     return tuple(columns)
 
 
@@ -213,6 +213,8 @@ class TaskInfo:
     version: str | None = None
     #: the factory takes ``**params`` and the plugin declared none: any parameter is passed through
     open_params: bool = False
+    #: the environment its rows need (``"tools.calculator"``, or ``{"use": ..., "with": {...}}``)
+    environment: str | dict[str, Any] | None = None
 
     def unknown_params(self, given: Iterable[str]) -> list[str]:
         """The names in ``given`` the task has no parameter for (none when its parameters are open).

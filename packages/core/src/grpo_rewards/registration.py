@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from .environment import EnvironmentInfo
 from .errors import PluginError
 from .options import OPTION_NAMES, RewardOptions, check_options
 from .protocol import UNITS
@@ -174,6 +175,7 @@ class TaskRegister(_Register):
         columns: list[str] | tuple[str, ...] | None = None,
         default_rewards: list[dict[str, Any]] | None = None,
         params: dict[str, dict[str, Any]] | None = None,
+        environment: str | dict[str, Any] | None = None,
     ) -> TaskInfo:
         full = full_name(self.plugin, name, ":")
         sig_params, open_params = task_params(factory)  # unreadable: parameters pass through unchecked
@@ -190,9 +192,44 @@ class TaskRegister(_Register):
             default_rewards=default_rewards,
             params=sig_params,
             open_params=open_params,
+            environment=environment,
             **self._origin(),
         )
         if full in self.staged:
             raise PluginError(f"plugin {self.plugin!r} registered task {full!r} twice")
+        self.staged[full] = info
+        return info
+
+
+class EnvironmentRegister(_Register):
+    """The ``register`` a plugin's ``register_environments`` hook receives (documented at the hookspec,
+    :func:`grpo_rewards.plugin.spec.register_environments`; public as ``grpo_rewards.RegisterEnvironment``).
+    Each call stages one :class:`~grpo_rewards.environment.EnvironmentInfo` in :attr:`staged`."""
+
+    staged: dict[str, EnvironmentInfo]
+
+    def __call__(
+        self,
+        name: str,
+        factory: Callable[..., Any] | str,
+        *,
+        description: str | None = None,
+        reward: bool | None = None,
+        default_rewards: list[dict[str, Any]] | None = None,
+        example: str | None = None,
+        hacks: Any = None,
+    ) -> EnvironmentInfo:
+        full = full_name(self.plugin, name, ".")
+        problems = registration_problems(self.plugin, full, "sample", None, "none", {})
+        if not (callable(factory) or is_reference(factory)):
+            problems.append(f"{factory!r} is neither a class, a function nor a 'module:attribute' reference")
+        if reward is not None and not isinstance(reward, bool):
+            problems.append(f"reward must be true, false or None (read from the class), not {reward!r}")
+        if problems:
+            raise PluginError(f"environment {full}: " + "; ".join(problems))
+        info = EnvironmentInfo(full, factory, description=description or None, reward=reward,
+                               default_rewards=default_rewards, example=example, hacks=hacks, **self._origin())
+        if full in self.staged:
+            raise PluginError(f"plugin {self.plugin!r} registered environment {full!r} twice")
         self.staged[full] = info
         return info

@@ -6,10 +6,18 @@ import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 
-from .errors import PluginError, RewardNotFoundError, TaskNotFoundError, capped, did_you_mean
+from .environment import EnvironmentInfo
+from .errors import (
+    EnvironmentNotFoundError,
+    PluginError,
+    RewardNotFoundError,
+    TaskNotFoundError,
+    capped,
+    did_you_mean,
+)
 from .plugin.manager import PluginRecord, Plugins, get_plugins
 from .records import RewardInfo, TaskInfo
-from .registration import RewardRegister, TaskRegister
+from .registration import EnvironmentRegister, RewardRegister, TaskRegister
 
 #: First-party namespaces and the distribution that provides them (data, not imports).
 FIRST_PARTY = {
@@ -19,6 +27,9 @@ FIRST_PARTY = {
     "gym": "grpo-rewards-gym",
     "judge": "grpo-rewards-judge",
     "code": "grpo-rewards-code",
+    "tools": "grpo-rewards-tools",
+    "instructions": "grpo-rewards-instructions",
+    "text": "grpo-rewards-text",
 }
 
 
@@ -29,6 +40,7 @@ class Registry:
         self.plugins = plugins
         self.rewards: dict[str, RewardInfo] = {}
         self.tasks: dict[str, TaskInfo] = {}
+        self.environments: dict[str, EnvironmentInfo] = {}
         self.records: dict[str, PluginRecord] = plugins.records
         #: namespace -> message, where two distributions claim the same plugin name
         self.conflicts: dict[str, str] = {r.name: r.conflict for r in self.records.values() if r.conflict}
@@ -42,9 +54,18 @@ class Registry:
                 continue
             rewards = RewardRegister(plugin, record.distribution, record.version)
             tasks = TaskRegister(plugin, record.distribution, record.version)
-            if self.plugins.run_hooks(plugin, {"register_rewards": rewards, "register_tasks": tasks}):
-                self.rewards.update(rewards.staged)
-                self.tasks.update(tasks.staged)
+            environments = EnvironmentRegister(plugin, record.distribution, record.version)
+            if not self.plugins.run_hooks(plugin, {"register_rewards": rewards, "register_tasks": tasks,
+                                                   "register_environments": environments}):
+                continue
+            both = sorted(set(rewards.staged) & set(environments.staged))
+            if both:
+                record.error = (f"PluginError: plugin {plugin!r} registered {capped([repr(n) for n in both])} both as a reward and as an "
+                                "environment; one name, one thing")
+                continue
+            self.rewards.update(rewards.staged)
+            self.tasks.update(tasks.staged)
+            self.environments.update(environments.staged)
 
     # -- lookup -----------------------------------------------------------------------------
     def broken(self) -> dict[str, PluginRecord]:
@@ -52,7 +73,8 @@ class Registry:
 
     def empty_plugins(self) -> list[str]:
         """Plugins that loaded but registered no reward and no task (a missing ``@hookimpl``?)."""
-        used = {i.plugin for i in self.rewards.values()} | {t.plugin for t in self.tasks.values()}
+        used = ({i.plugin for i in self.rewards.values()} | {t.plugin for t in self.tasks.values()}
+                | {e.plugin for e in self.environments.values()})
         return sorted(name for name, r in self.records.items() if r.ok and name not in used)
 
     def _namespace_problem(self, namespace: str) -> str | None:
@@ -74,7 +96,20 @@ class Registry:
         self._check_namespace(name, ".")
         if name in self.rewards:
             return self.rewards[name]
+        environment = self.environments.get(name)
+        if environment is not None and environment.owns_reward:  # its get_reward, scored under its name
+            from .env_reward import environment_reward_info
+
+            info = self.rewards[name] = environment_reward_info(environment)
+            return info
         raise RewardNotFoundError(self._not_found(name, list(self.rewards), "reward", "."))
+
+    def environment(self, name: str) -> EnvironmentInfo:
+        """The :class:`~grpo_rewards.environment.EnvironmentInfo` for ``name``, or an error that says what to do."""
+        self._check_namespace(name, ".")
+        if name in self.environments:
+            return self.environments[name]
+        raise EnvironmentNotFoundError(self._not_found(name, list(self.environments), "environment", "."))
 
     def task(self, name: str) -> TaskInfo:
         """The :class:`TaskInfo` for ``name``, or an error that says what to do instead."""

@@ -2,8 +2,9 @@
 
 It turns each completion into text, passes each row's columns, guards input size, runs samples
 in-process or in worker processes under a hard deadline, validates what comes back, applies the
-error policy, reuses results of rewards it depends on, and is the one place that counts outcome
-labels and logs ``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TRL's ``log_metric``.
+error policy, reuses results of rewards it depends on, and counts its outcome labels and logs
+``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TRL's ``log_metric`` (with a
+:class:`~grpo_rewards.outcomes.Tally`, the one place that counts labels).
 
 :meth:`Reward.score` is the one entry point: it returns a :class:`~grpo_rewards.RewardResult`
 (values, labels, seconds); ``reward(...)``, TRL's call, returns its values. Two names: a reward's
@@ -20,28 +21,26 @@ import pickle
 import threading
 import time
 import warnings
-from collections import Counter, deque
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from .backends import form_problem
 from .errors import RewardError, missing_columns
 from .execution import default_workers, map_with_deadline, run_items
 from .options import RewardOptions
-from .protocol import LOGGED_OUTCOMES, TRL_CONTROL_KWARGS, RewardResult, completion_text
+from .outcomes import Tally
+from .protocol import ROW_FIELDS, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import RewardInfo
+from .scorer_hooks import column_attributes, quick, warm_up
 from .signatures import argument_names, keyword_params
 from .values import check_label, check_value, is_checked_label, split_label
 
 __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
 
-_STATS_LOCK = threading.Lock()
-_PENDING_CALLS = 32  # calls a reward keeps uncounted before it adds them up (the lock once per 32 calls)
-_CORE_LABELS = frozenset(LOGGED_OUTCOMES)
 _SEQUENCES = (list, tuple)  # what a per-sample column is
-_ROW_FIELDS = frozenset({"prompt", "completion", "completion_ids"})  # what the core puts in every row
 _NOT_ACCEPTED: Any = object()  # never a scorer's value
-_UNLOGGED = frozenset({"ok", "none"})  # the labels of unlabelled values: counted, never logged
 
 
 class ResultCache:
@@ -128,9 +127,7 @@ class _SampleCall:
         return self.scorer(text, **row)
 
     def warmup(self) -> None:
-        warm = getattr(self.scorer, "warmup", None)
-        if callable(warm):
-            warm()
+        warm_up(self.scorer)
 
 
 class _Warmup:
@@ -157,7 +154,40 @@ class _BatchCall:
                  columns: dict[str, Any] | None = None) -> Any:
         result = self.scorer(prompts=prompts, completions=completions, completion_ids=completion_ids,
                              **(columns or {}))
+        problem = batch_result_problem(result)
+        if problem is not None:  # said by the parent, as in-process: a generator cannot travel back anyway
+            return _Refused(problem)
         return result if isinstance(result, RewardResult) else list(result)
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """What a worker sends back instead of a batch result that is not a list (its problem, in words)."""
+
+    problem: str
+
+
+def batch_result_problem(raw: Any) -> str | None:
+    """Why a batch reward's return value is not a result (``None`` when it is one): the one rule for
+    both paths, in-process and in a worker.
+
+    A result is a :class:`~grpo_rewards.RewardResult` or a sequence with a length (a list, a tuple,
+    an array); a mapping (``{0: 1.0}``: its keys would be read as the values), a string, a
+    generator or any other one-pass iterator is refused.
+
+    >>> batch_result_problem([1.0, 0.0]) is None, batch_result_problem({0: 1.0})
+    (True, 'returned dict, expected a list of floats (one per completion)')
+    >>> batch_result_problem(v for v in [1.0])
+    'returned generator, expected a list of floats (one per completion)'
+    """
+    if isinstance(raw, _Refused):
+        return raw.problem
+    if isinstance(raw, RewardResult):
+        raw = raw.values
+    if raw is None or isinstance(raw, (str, bytes, Mapping)) or not hasattr(raw, "__len__") \
+            or not hasattr(raw, "__getitem__"):
+        return f"returned {type(raw).__name__}, expected a list of floats (one per completion)"
+    return None
 
 
 def build_scorer(scorer: Any, params: dict[str, Any] | None) -> Any:
@@ -225,58 +255,37 @@ class Reward:
         #: column -> the ``*_column`` parameter that names it, for the missing-column message: given, or
         #: kept by the built scorer (``Accuracy().solution_column``); a reward set also knows signature defaults
         self.column_params = {value: key for key, value in sorted(
-            {**{k: v for k, v in getattr(self.scorer, "__dict__", {}).items() if k.endswith("_column")},
-             **params}.items()) if key.endswith("_column") and isinstance(value, str)}
-        #: parameter names a dataset column of the same name must not override
-        self.param_names = keyword_params(scorer) | frozenset(params)
+            {**column_attributes(self.scorer), **params}.items()) if key.endswith("_column") and isinstance(value, str)}
+        #: parameter names a dataset column of the same name must not override (TRL's own arguments, such as
+        #: ``environments``, reach a batch scorer that declares them as keywords)
+        self.param_names = (keyword_params(scorer) - TRL_CONTROL_KWARGS) | frozenset(params)
         #: keyword arguments of a call that are never a per-sample column (TRL's own, the parameters, and
         #: the row's own fields: a keyword so named never overrides them; TRL passes none of those three)
-        self.not_columns = TRL_CONTROL_KWARGS | self.param_names | _ROW_FIELDS
+        self.not_columns = TRL_CONTROL_KWARGS | self.param_names | ROW_FIELDS
         #: the scorer's own argument names (its text, ``self``): a column so named is left out, with a warning
         self.argument_names = argument_names(self.scorer, form)
         self._warned_columns: set[str] = set()
-        self._stats: Counter[str] = Counter()
-        self._seconds = 0.0
-        #: ``(seconds, labels)`` of calls not yet added to :attr:`stats` and :attr:`seconds`: a call appends
-        #: (one atomic ``deque.append``, no lock: right after a training step or another grader the lock's
-        #: code is cold and cost a call ~4 µs, bench/math.md "seventh round"); the totals add them up under it
-        self._pending: deque[tuple[float, tuple[str, ...]]] = deque()
-        #: every label counted so far (``ok``/``none`` too: :meth:`_log_names` leaves them out); each is
-        #: logged from the call it first occurs on, zeros after that
-        self.labels_seen: set[str] = set()
+        #: the labels and seconds of every call, counted (:attr:`stats`, :attr:`seconds`) and logged
+        self.outcomes = Tally()
         self._plan: tuple[RewardOptions, Any, int | None, bool, Any] | None = None
         #: ``id -> (value, label)`` of result objects the scorer returned and the checks accepted, kept
         #: alive (so an id is never reused): a scorer that returns the same immutable pairs is checked once
         self._accepted: dict[int, tuple[float | None, str]] = {}
-        self._metric_names: tuple[str, int, str, str | None, tuple[tuple[str, str], ...]] | None = None
 
     @property
     def stats(self) -> Counter[str]:
         """Every outcome label counted so far (``ok``/``none`` for unlabelled values)."""
-        self._tally()
-        return self._stats
+        return self.outcomes.counts
 
     @property
     def seconds(self) -> float:
         """Seconds spent scoring so far, over all calls."""
-        self._tally()
-        return self._seconds
+        return self.outcomes.seconds
 
-    def _tally(self) -> None:
-        """Add the calls not yet counted to :attr:`stats` and :attr:`seconds` (each call once: ``popleft``
-        is atomic, and two threads tallying at once take turns)."""
-        pending = self._pending
-        if not pending:
-            return
-        with _STATS_LOCK:
-            stats = self._stats
-            while pending:
-                try:
-                    seconds, labels = pending.popleft()
-                except IndexError:  # another thread took the last one first
-                    break
-                self._seconds += seconds
-                stats.update(labels)
+    @property
+    def labels_seen(self) -> set[str]:
+        """Every label counted so far (``ok``/``none`` too); each is logged from the call it first occurs on."""
+        return self.outcomes.seen
 
     @property
     def metric(self) -> str:
@@ -287,12 +296,9 @@ class Reward:
         return f"<Reward {self.__name__} ({self.name}) params={self.params}>"
 
     def __getstate__(self) -> dict[str, Any]:
-        self._tally()
         state = self.__dict__.copy()
-        state["_stats"] = Counter()
-        state["_pending"] = deque()
-        state["labels_seen"] = set()
-        state["_metric_names"] = state["_plan"] = None
+        state["outcomes"] = self.outcomes.copy()  # a copy (pickled or copy.copy) counts afresh
+        state["_plan"] = None
         state["_accepted"] = {}  # ids belong to this process
         return state
 
@@ -424,12 +430,8 @@ class Reward:
             if todo and not in_process:  # in a worker process, or for a scorer without quick: all of them
                 self._in_workers(todo, values, labels)
         seconds = time.perf_counter() - started
-        pending = self._pending  # TRL may call one reward from several threads: appends and set updates are atomic
-        pending.append((seconds, tuple(labels)))  # (the record's list is the caller's to change)
-        seen = self.labels_seen
-        seen.update(labels)
-        if len(pending) > _PENDING_CALLS:
-            self._tally()
+        outcomes = self.outcomes  # TRL may call one reward from several threads: a Tally's adds are atomic
+        outcomes.add(seconds, labels)  # (it copies the labels: the record's list is the caller's to change)
         if readers or result:
             record = RewardResult(values, labels, seconds, metrics)
             if readers:
@@ -437,42 +439,16 @@ class Reward:
         log_metric = kwargs.get("log_metric")
         log_extra = kwargs.get("log_extra")
         if log_metric is not None or log_extra is not None:
-            names = self._metric_names  # labels_seen only grows: its size says if it changed
-            if names is None or names[0] != self.__name__ or names[1] != len(seen):
-                names = self._log_names()
-            _, _, timing, outcome_column, outcomes = names
-            if callable(log_metric):
-                log_metric(timing, seconds)
-                if metrics:
-                    for key, number in metrics.items():  # the batch reward's own numbers about this call
-                        log_metric(f"{key}/{self.__name__}", number)
-                for label, metric in outcomes:
-                    log_metric(metric, float(labels.count(label)))
-            if outcome_column and callable(log_extra):  # the reward reports labels
-                log_extra(outcome_column, list(labels))  # a column of TRL's completions table
+            outcomes.log(self.__name__, seconds, labels, metrics, log_metric, log_extra)
         return record if result else list(values) if readers else values  # (the kept record's list stays its own)
-
-    def _log_names(self) -> tuple[str, int, str, str | None, tuple[tuple[str, str], ...]]:
-        """What a call logs under, remembered (with the name and the number of labels seen) until the
-        name or the labels change: ``timing/<name>``; the ``<name>/outcome`` column of TRL's completions
-        table once the reward has reported a label of its own (else None); and ``(label,
-        "outcomes/<name>/<label>")`` of every label logged on a call: each label from the call it first
-        occurs on (the core's ``timeout``, ``error``, ... included), zeros after that, so a series is
-        continuous once it starts; in name order."""
-        name, seen = self.__name__, self.labels_seen
-        logged = sorted(seen - _UNLOGGED)
-        names = (name, len(seen), f"timing/{name}", None if _CORE_LABELS.issuperset(logged) else f"{name}/outcome",
-                 tuple((label, f"outcomes/{name}/{label}") for label in logged))
-        self._metric_names = names
-        return names
 
     def _plan_for(self, options: RewardOptions) -> tuple[RewardOptions, Any, int | None, bool, Any]:
         """``(options, scorer, max_chars, in_process, call)`` for a per-sample call, remembered while the
         options and the scorer stay: ``call`` scores in this process (the scorer itself when the options
         keep samples here, else its ``quick`` if it has one, else None: all go to the workers)."""
         in_process = options.timeout is None and not options.execution.remote
-        found = self.scorer if in_process else getattr(self.scorer, "quick", None)
-        plan = (options, self.scorer, options.max_chars, in_process, found if callable(found) else None)
+        found = self.scorer if in_process else quick(self.scorer)
+        plan = (options, self.scorer, options.max_chars, in_process, found)
         self._plan = plan
         return plan
 
@@ -496,7 +472,8 @@ class Reward:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
-                                        workers=self.options.workers, max_memory=self.options.max_memory)[0]
+                                        workers=self.options.workers, max_memory=self.options.max_memory,
+                                        owner=self.pool_owner)[0]
             if outcome.status != "ok":
                 message = (f"{outcome.status}: {outcome.error}" if outcome.status != "timeout"
                            else f"the whole call exceeded its {timeout:g} s deadline")
@@ -511,12 +488,13 @@ class Reward:
                 return (*self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc), {})
         labels: list[str] | None = None
         metrics: dict[str, float] = {}
+        problem = batch_result_problem(raw)
+        if problem is not None:
+            raise RewardError(self.__name__, problem)
         if isinstance(raw, RewardResult):
             labels = list(raw.labels)
             metrics = self._checked_metrics(raw.metrics)
             raw = raw.values
-        if raw is None or isinstance(raw, (str, bytes)) or not hasattr(raw, "__len__"):
-            raise RewardError(self.__name__, f"returned {type(raw).__name__}, expected a list of floats")
         raw = list(raw)
         if len(raw) != n:
             raise RewardError(self.__name__, f"returned {len(raw)} values for {n} completions")
@@ -573,7 +551,7 @@ class Reward:
                 key = b"%d" % i
             same[j] = first.setdefault(key, j)
         unique = list(dict.fromkeys(same.values()))
-        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options)
+        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options, self.pool_owner)
         by_index = dict(zip(unique, sent))
         for j, (i, _, _) in enumerate(todo):
             outcome = by_index[same[j]]
@@ -596,13 +574,18 @@ class Reward:
 
         def start() -> None:
             try:
-                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers)
+                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers, owner=self.pool_owner)
             except Exception:
                 pass
 
         thread = threading.Thread(target=start, name=f"start workers of {self.__name__}", daemon=True)
         thread.start()
         return thread
+
+    @property
+    def pool_owner(self) -> str:
+        """Whose worker processes this reward's samples run in: its own (its name and metric), never another's."""
+        return f"{self.name} as {self.__name__}"
 
     def _accept(self, value: Any, index: int) -> tuple[float | None, str]:
         if type(value) is tuple and len(value) == 2 and is_checked_label(value[1]):  # the usual (value, label)

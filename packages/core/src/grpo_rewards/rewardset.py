@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections.abc as cabc
 import functools
+import math
 import types
 import typing
 import warnings
@@ -138,6 +139,13 @@ class RewardSet:
         weights = [1.0] * len(functions) if weights is None else [float(w) for w in weights]
         if len(weights) != len(functions):
             raise ValueError(f"weights: {len(weights)} weight(s) for {len(functions)} function(s)")
+        problems = [f"added function {j + 1} is a {type(f).__name__} ({quote(f)}), not callable" + (
+                    f" (pass the functions themselves: with_functions(*{type(f).__name__}))"
+                    if isinstance(f, (list, tuple)) else "") for j, f in enumerate(functions) if not callable(f)]
+        problems += [f"weight {j + 1} must be a finite number, got {quote(w)}"
+                     for j, w in enumerate(weights) if not _finite(w)]
+        if problems:
+            raise RewardSetError(problems, "with_functions")
         named = [(f"entry {i + 1} ({e.use}) of the set", r) for i, (e, r) in enumerate(zip(self.entries, self.rewards))]
         named += [(f"added function {j + 1}", f) for j, f in enumerate(functions)]
         problems = name_clashes(named)
@@ -263,6 +271,9 @@ def _parse_entry(raw: Any) -> tuple[Entry | None, list[str]]:
     if isinstance(weight, bool) or not isinstance(weight, (int, float)):
         problems.append(f"weight must be a number, got {quote(weight)}")
         weight = 1.0
+    elif not _finite(weight):  # a nan total is no score, and TRL would drop the reward silently
+        problems.append(f"weight must be a finite number, got {quote(weight)}")
+        weight = 1.0
     params = raw.get("with") or {}
     if not isinstance(params, dict):
         problems.append(f"'with' must be a mapping of parameters, got {quote(params)}")
@@ -278,6 +289,14 @@ def _parse_entry(raw: Any) -> tuple[Entry | None, list[str]]:
         metric = use
     return Entry(use=use, weight=float(weight), params=dict(params), metric=metric, inputs=dict(inputs),
                  options=options), problems
+
+
+def _finite(number: float) -> bool:
+    """Whether ``number`` is a finite float (an integer too large for a float is not)."""
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:
+        return False
 
 
 def _param_problems(info: RewardInfo, params: dict[str, Any]) -> list[str]:

@@ -15,11 +15,15 @@ from importlib import metadata
 from pathlib import Path
 from string import Template
 
+from .errors import quote
 from .plugin import PROJECT_NAME
 from .registry import FIRST_PARTY
-from .templates import BATCH, FILES, PLAIN
+from .templates import BATCH, ENVIRONMENT, FILES, NO_ENVIRONMENT, PLAIN
 
 PREFIXES = ("grpo-rewards-", "grpo_rewards_")
+#: The longest plugin name: it names folders and files (``grpo-rewards-NAME``, ``test_NAME.py``), which
+#: a file system allows 255 bytes each, and is typed in every reward name.
+MAX_NAME = 64
 
 
 def plugin_names(name: str) -> dict[str, str]:
@@ -33,6 +37,9 @@ def plugin_names(name: str) -> dict[str, str]:
         if namespace.startswith(prefix):
             namespace = namespace[len(prefix):]
     namespace = namespace.replace("-", "_")
+    if len(namespace) > MAX_NAME:
+        raise ValueError(f"plugin name {quote(name)} is {len(namespace)} characters long; give at most {MAX_NAME} "
+                         "(it names the package's folders and files, and every reward as NAME.reward)")
     if not re.fullmatch(r"[a-z][a-z0-9_]*", namespace) or keyword.iskeyword(namespace):
         raise ValueError(
             f"plugin name {name!r} must be lower case letters, digits and '_' or '-', starting with a letter "
@@ -62,11 +69,12 @@ def taken_by(namespace: str) -> str | None:
     return None
 
 
-def write_plugin(name: str, directory: str | Path = ".", *, batch: bool = False) -> Path:
+def write_plugin(name: str, directory: str | Path = ".", *, batch: bool = False, environment: bool = False) -> Path:
     """Write the package for plugin ``name`` into ``directory/<distribution>``; return that folder.
 
     With ``batch=True`` the package also holds a batch-form reward with a parameter and a
-    required dataset column (``unique_mentions``). A name a first-party or installed plugin
+    required dataset column (``unique_mentions``); with ``environment=True`` an environment for TRL's
+    tool loop that owns its reward (``counter``). A name a first-party or installed plugin
     already uses is refused: the package would replace it or clash with it.
     """
     names = plugin_names(name)
@@ -77,7 +85,8 @@ def write_plugin(name: str, directory: str | Path = ".", *, batch: bool = False)
     root = Path(directory) / names["distribution"]
     if root.exists() and any(root.iterdir()):
         raise FileExistsError(f"{root} already exists and is not empty")
-    variant = {key: Template(value).substitute(names) for key, value in (BATCH if batch else PLAIN).items()}
+    chosen = {**(BATCH if batch else PLAIN), **(ENVIRONMENT if environment else NO_ENVIRONMENT)}
+    variant = {key: Template(value).substitute(names) for key, value in chosen.items()}
     for path_template, content_template in FILES.items():
         path = root / Template(path_template).substitute(names)
         path.parent.mkdir(parents=True, exist_ok=True)

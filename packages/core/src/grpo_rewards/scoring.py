@@ -23,15 +23,12 @@ from collections import Counter
 from typing import IO, Any
 
 from .errors import GrpoRewardsError, RewardError
+from .local import scorer_files
+from .outcomes import Tally
+from .protocol import ROW_FIELDS, UNLOGGED_LABELS
 from .reward import Reward
 from .rewardset import RewardSet, load_reward_set
 from .scoring_input import RESERVED_COLUMNS, TokenIds, atomic_writer, check_out, dump_row, read_rows
-
-#: Row keys that are not dataset columns (TRL passes every other key of a row to the rewards).
-NOT_COLUMNS = frozenset({"prompt", "completion", "completion_ids"})
-
-#: Outcome labels that are not worth a line of their own in the report.
-PLAIN_LABELS = frozenset({"ok", "none"})
 
 
 class _Progress:
@@ -112,7 +109,7 @@ def arguments(batch: list[dict[str, Any]], wanted: set[str]) -> dict[str, Any]:
     for row in batch:
         columns.update(row)
     kwargs: dict[str, Any] = {
-        c: [row.get(c) for row in batch] for c in sorted(columns - NOT_COLUMNS - RESERVED_COLUMNS)
+        c: [row.get(c) for row in batch] for c in sorted(columns - ROW_FIELDS - RESERVED_COLUMNS)
     }
     kwargs["prompts"] = [row.get("prompt", "") for row in batch]
     kwargs["completions"] = [row["completion"] for row in batch]
@@ -178,24 +175,26 @@ def score_rows(reward_set: RewardSet, rows: list[dict[str, Any]], batch_size: in
     metrics = reward_set.metrics
     rewards = reward_set.rewards
     scores: list[dict[str, float | None]] = [{} for _ in rows]
-    counts: dict[str, Counter[str]] = {m: Counter() for m in metrics}
+    tallies = {m: Tally() for m in metrics}  # the label each row ends with (the rewards' own stats count calls)
     failures: list[tuple[int, str, str]] = []
     wanted = set().union(*(_needed_columns(r) for r in rewards)) if rewards else set()
     for groups in prompt_batches(rows, batch_size):
         shared = arguments([rows[i] for group in groups for i in group], wanted)  # one batch: dependencies reused
         for metric, reward in zip(metrics, rewards):
             scored, failed = score_groups(reward, rows, groups, wanted, shared)
+            labels = []
             for i, (value, label) in scored.items():
                 scores[i][metric] = value
-                counts[metric][label] += 1
+                labels.append(label)
             for i, error in failed:
                 scores[i][metric] = None
-                counts[metric]["error"] += 1
+                labels.append("error")
                 failures.append((i, metric, reason(error)))
+            tallies[metric].add(0.0, labels)
         if progress:
             progress.update(sum(len(group) for group in groups))
     failures.sort(key=lambda f: f[0])
-    return scores, counts, failures
+    return scores, {m: tally.counts for m, tally in tallies.items()}, failures
 
 
 def _summary(values: list[float]) -> tuple[str, str, str, str]:
@@ -250,6 +249,9 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     if tokenizer:
         columns.add("completion_ids")
     reward_set = load_reward_set(rewards, columns=columns)
+    if out:  # again with the scorer modules the set imported: files the run reads too
+        out_path = check_out(out, inputs={"input file": path, "reward-set file": rewards,
+                                          **scorer_files(reward_set.rewards)})
     reward_set.start_workers()
     if tokenizer:
         TokenIds(tokenizer).fill(numbered)
@@ -280,7 +282,7 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     mean, std, lo, hi = _summary(totals)
     print(f"{'total (weighted)':<28} {'':>6} {mean:>8} {std:>8} {lo:>8} {hi:>8}", file=stream)
     for name in reward_set.metrics:
-        labels = {k: v for k, v in counts[name].items() if k not in PLAIN_LABELS and v}
+        labels = {k: v for k, v in counts[name].items() if k not in UNLOGGED_LABELS and v}
         if labels:
             print(f"outcomes of {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(labels.items())), file=stream)
     if out_path is not None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import GrpoRewardsError
+from .errors import GrpoRewardsError, unreadable_number
 from .outfile import atomic_writer, check_out
 from .protocol import completion_text
 
@@ -70,6 +70,8 @@ def parse_line(raw: bytes) -> dict[str, Any] | str:
         return f"not JSON ({exc.msg})"
     except RecursionError:
         return "not read: JSON nested too deeply"
+    except ValueError as exc:  # an integer past Python's digit limit (sys.get_int_max_str_digits)
+        return f"not read: {unreadable_number(exc)}"
     if not isinstance(value, dict) or "completion" not in value:
         return "expected an object with a 'completion' field"
     problem = _completion_problem(value["completion"]) or _ids_problem(value.get("completion_ids"))

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .scorer_hooks import quick
+
 T = TypeVar("T")
 
 EMPTY = inspect.Parameter.empty
@@ -189,9 +191,9 @@ def argument_names(scorer: Any, form: str) -> frozenset[str]:
     only ``self`` can collide.
     """
     names = _positional_names(scorer)
-    quick = getattr(scorer, "quick", None)
-    if form == "sample" and callable(quick):
-        names |= _positional_names(quick)
+    found = quick(scorer)
+    if form == "sample" and found is not None:
+        names |= _positional_names(found)
     if form == "batch":
         names -= {"prompts"}
     return frozenset(names)

@@ -1,6 +1,8 @@
 r"""The code a completion asks to run: the last fenced block of the language, else the last fenced block.
 
-Nothing outside a closed fence is ever run: a completion without one is ``no_code``.
+Nothing outside a closed fence is ever run: a completion without one is ``no_code``. A block tagged with
+another programming language (``java``, or ``cpp`` where the row asks for Python) is not run as the row's
+language: :func:`choose_code` says which language its tag names.
 
 >>> extract_code("Here:\n```python\nprint(1)\n```\nand\n```\nprint(2)\n```", "python")
 'print(1)\n'
@@ -16,6 +18,12 @@ import re
 
 #: fence tags that name each language (lower case)
 TAGS = {"python": ("python", "python3", "py", "py3"), "cpp": ("cpp", "c++", "cxx", "cc", "c")}
+#: fence tags of programming languages the sandbox does not run (a block so tagged is another language's code)
+OTHER_LANGUAGES = frozenset({
+    "java", "javascript", "js", "typescript", "ts", "rust", "rs", "go", "golang", "ruby", "rb", "kotlin", "kt",
+    "swift", "php", "scala", "haskell", "hs", "csharp", "cs", "c#", "perl", "lua", "r", "julia", "bash", "sh",
+    "shell", "pascal", "fortran", "ocaml", "elixir", "clojure", "dart", "zig", "nim", "d",
+})
 _FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
 
 
@@ -24,10 +32,29 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
     return [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(text)]
 
 
-def extract_code(text: str, language: str = "python") -> str | None:
-    """The body of the last block tagged with ``language``, else of the last block; ``None`` when there is none."""
+def language_of_tag(tag: str) -> str | None:
+    """The sandbox's name of the language a fence tag (or a row's language) names: ``python``, ``cpp``, or None."""
+    return next((language for language, tags in TAGS.items() if tag in tags), None)
+
+
+def choose_code(text: str, language: str = "python") -> tuple[str | None, str | None]:
+    r"""``(code, other)``: the body of the last block tagged with ``language``, else of the last block (``None``
+    when there is none); ``other`` names the block's language when its tag is another programming language's.
+
+    >>> choose_code("```java\nclass A {}\n```", "python"), choose_code("```\nprint(1)\n```", "cpp")
+    (('class A {}\n', 'java'), ('print(1)\n', None))
+    """
     blocks = fenced_blocks(text)
     tagged = [body for tag, body in blocks if tag in TAGS.get(language, (language,))]
     if tagged:
-        return tagged[-1]
-    return blocks[-1][1] if blocks else None
+        return tagged[-1], None
+    if not blocks:
+        return None, None
+    tag, body = blocks[-1]
+    other = language_of_tag(tag) or (tag if tag in OTHER_LANGUAGES else None)
+    return body, other
+
+
+def extract_code(text: str, language: str = "python") -> str | None:
+    """The body of the last block tagged with ``language``, else of the last block; ``None`` when there is none."""
+    return choose_code(text, language)[0]

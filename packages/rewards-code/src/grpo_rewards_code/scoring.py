@@ -1,6 +1,8 @@
 r"""``code.tests_passed`` and ``code.all_passed``: the completion's code run against the row's tests.
 
-The code is the last fenced block of the language (else the last fenced block); it runs in the
+The code is the last fenced block of the row's language (Open-R1's ``verification_info.language``, a
+``language`` column; else Python), unless the ``language`` parameter pins one (else the last fenced block;
+a block tagged with another language is not run: ``wrong_language``); it runs in the
 local sandbox (:mod:`grpo_rewards_code.sandbox`): a fresh supervisor per completion in this thread's
 warm sandbox (else one sandbox per completion), the program compiled once and a fork per test.
 Expected values never enter the sandbox: stdout and returned values (typed JSON) come out and are
@@ -9,6 +11,8 @@ compared here (:mod:`grpo_rewards_code.compare`).
 Labels: ``passed`` (every test passed), else the first failing test's: ``failed`` (wrong output
 or value, or an assert that does not hold), ``compile_error`` (syntax errors included),
 ``runtime_error``, ``timeout``, ``memory``, ``output_limit``; ``no_code`` (no fenced block: 0.0);
+``wrong_language`` (0.0: the block is tagged with another language than the row's, ``java`` or ``cpp`` for
+a Python problem); ``unsupported_language`` (``None``: the row asks for a language the sandbox cannot run);
 ``sandbox_error`` (the sandbox itself failed: ``None``, never 0.0, so TRL leaves the sample out);
 ``no_tests`` (``None``: a row without readable tests; training refuses such rows before it starts).
 """
@@ -22,13 +26,22 @@ from typing import Any
 from grpo_rewards import params as checks
 
 from .compare import COMPARISONS, TOLERANCE, outputs_match, values_match
-from .extract import extract_code
-from .formats import AssertTest, CallTest, StdioTest, Test, TestFormatError, check_rows, normalise_tests
+from .extract import choose_code
+from .formats import (
+    AssertTest,
+    CallTest,
+    StdioTest,
+    Test,
+    TestFormatError,
+    check_rows,
+    normalise_tests,
+    row_language,
+)
 from .runner import LocalRunner, Program, RawResult, Runner
 from .sandbox import Limits, SandboxUnavailable, describe_sandbox, get_sandbox
 
 OUTCOMES = ("passed", "failed", "compile_error", "runtime_error", "timeout", "memory", "output_limit", "no_code",
-            "sandbox_error", "no_tests")
+            "wrong_language", "unsupported_language", "sandbox_error", "no_tests")
 LANGUAGES = ("python", "cpp")
 DEFAULT_TIME, DEFAULT_MEMORY_MB = 2.0, 512
 _NUMBER = re.compile(r"\s*([0-9]*\.?[0-9]+)")
@@ -72,8 +85,9 @@ def verdict(test: Test, raw: RawResult, comparison: str, tolerance: float) -> st
 class TestsPassed:
     r"""The fraction of the row's tests the completion's code passes, in [0, 1] (unit: none).
 
-    Exact rule: the code is the last fenced block tagged with ``language`` (else the last fenced
-    block; none: 0.0, ``no_code``); the row's tests (any format of
+    Exact rule: the code is the last fenced block tagged with the language (``language`` when it is set, else
+    the row's: Open-R1's ``verification_info.language`` or a ``language`` column, else ``python``), else the
+    last fenced block (none: 0.0, ``no_code``; tagged with another language: 0.0, ``wrong_language``); the row's tests (any format of
     :mod:`grpo_rewards_code.formats`; at most ``max_tests``, longest inputs first) run in the
     local sandbox with ``time_limit`` seconds of CPU and ``memory_limit_mb`` of address space per
     test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB);
@@ -91,10 +105,11 @@ class TestsPassed:
     __test__ = False
     require_all = False
 
-    def __init__(self, language: str = "python", time_limit: float | None = None, memory_limit_mb: int | None = None,
+    def __init__(self, language: str | None = None, time_limit: float | None = None, memory_limit_mb: int | None = None,
                  max_tests: int | None = None, stop_on_first_failure: bool = False, comparison: str = "tokens",
                  tolerance: float = TOLERANCE) -> None:
-        self.language = checks.choice(language, "language", LANGUAGES)
+        #: the language every row is scored in; None: each row's own (else python)
+        self.language = None if language is None else checks.choice(language, "language", LANGUAGES)
         self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=60, none_ok=True)
         self.memory_limit_mb = checks.integer(memory_limit_mb, "memory_limit_mb", low=16, high=16384, none_ok=True)
         self.max_tests = checks.integer(max_tests, "max_tests", low=1, none_ok=True)
@@ -104,7 +119,7 @@ class TestsPassed:
         self.runner: Runner = LocalRunner()
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} language={self.language} comparison={self.comparison}>"
+        return f"<{type(self).__name__} language={self.language or 'row'} comparison={self.comparison}>"
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -136,20 +151,31 @@ class TestsPassed:
         megabytes = self.memory_limit_mb or _row_number(row.get("memory_limit")) or DEFAULT_MEMORY_MB
         return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20)
 
+    def language_of(self, row: Mapping[str, Any]) -> str:
+        """The language a row's code is run in: the ``language`` parameter, else the row's, else ``python``
+        (a language the sandbox does not run comes back as the row writes it)."""
+        return self.language or row_language(row) or "python"
+
     def evaluate(self, text: str, **row: Any) -> tuple[list[str], list[Test]]:
-        """The label of every test (empty with ``no_code``), and the tests; raises TestFormatError."""
+        """The label of every test, and the tests; instead of the tests' labels one label of the whole sample
+        (``no_code``, ``wrong_language``, ``unsupported_language``) when no code runs; raises TestFormatError."""
         tests = select_tests(normalise_tests(row), self.max_tests)
-        code = extract_code(text, self.language)
+        language = self.language_of(row)
+        if language not in LANGUAGES:
+            return ["unsupported_language"], tests
+        code, other = choose_code(text, language)
         if code is None:
-            return [], tests
-        if self.language == "cpp":
+            return ["no_code"], tests
+        if other is not None:
+            return ["wrong_language"], tests
+        if language == "cpp":
             tests = [t for t in tests if isinstance(t, StdioTest)]
         stop_early = self.stop_on_first_failure or self.require_all
 
         def stop(i: int, raw: RawResult) -> bool:
             return stop_early and verdict(tests[i], raw, self.comparison, self.tolerance) != "passed"
 
-        raws = self.runner.run(Program(code, self.language), tests, self.limits(row), stop)
+        raws = self.runner.run(Program(code, language), tests, self.limits(row), stop)
         return [verdict(t, r, self.comparison, self.tolerance) for t, r in zip(tests, raws)], tests
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
@@ -159,8 +185,10 @@ class TestsPassed:
             return None, "no_tests"  # a row whose tests cannot be read (training checks rows first)
         if not tests:
             return None, "no_tests"
-        if not labels:
-            return 0.0, "no_code"
+        if labels in (["no_code"], ["wrong_language"]):
+            return 0.0, labels[0]
+        if labels == ["unsupported_language"]:
+            return None, labels[0]
         if "sandbox_error" in labels:
             return None, "sandbox_error"
         passed = labels.count("passed")
@@ -176,7 +204,7 @@ class TestsPassed:
         text = completion_text(completion) or ""
         labels, tests = self.evaluate(text, **row)
         value, label = self(text, **row)
-        return {"code": extract_code(text, self.language), "tests": len(tests), "labels": labels, "value": value,
+        return {"code": choose_code(text, self.language_of(row))[0], "tests": len(tests), "labels": labels, "value": value,
                 "label": label}
 
 

@@ -52,12 +52,13 @@ class WarmSandbox:
     """One bwrap whose process 1 is the harness's zygote, and the host's end of its control socket."""
 
     def __init__(self, sandbox: Sandbox, read_only: tuple[str, ...]) -> None:
+        from .sandbox import start
+
         self.owner = os.getpid()
         host, inside = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self.proc = subprocess.Popen(sandbox.command(read_only, warm=True), stdin=inside.fileno(),
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                                         env={"PATH": "/usr/bin:/bin"}, cwd="/", close_fds=True)
+            self.proc = start(sandbox, read_only, warm=True, stdin=inside.fileno(), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE)
         except BaseException:
             host.close()
             raise
@@ -67,9 +68,11 @@ class WarmSandbox:
         self.alive = True
         reply = self._reply()
         if reply != b"R":
+            self.kill()
+            self.proc.wait()
+            why = f"the warm sandbox did not start: {reply.decode('utf-8', 'replace')[:300]} " + self._stderr()
             self.close()
-            raise OSError(f"the warm sandbox did not start: {reply.decode('utf-8', 'replace')[:300]} "
-                          + self._stderr())
+            raise OSError(why)
         # In the core's worker, whatever a sample leaves is killed when it ends: this sandbox contains
         # its programs itself (the zygote kills each program's processes), so it may outlive the sample.
         keep_across_tasks(self.proc.pid)
@@ -93,17 +96,14 @@ class WarmSandbox:
     def kill(self) -> None:
         """Kill the whole sandbox (the deadline, or a zygote that cannot be trusted to be clean)."""
         self.alive = False
-        try:
-            os.killpg(self.proc.pid, 9)
-        except OSError:
-            pass
+        self.proc.end()
 
     def close(self) -> None:
         if self.owner != os.getpid():  # a forked child's copy: the sandbox is its parent's
             self.control.close()
             return
         self.kill()
-        self.proc.wait()
+        self.proc.release()
         self.control.close()
         if self.proc.stderr is not None:
             self.proc.stderr.close()
@@ -142,7 +142,7 @@ class WarmSandbox:
                     self.kill()
 
         results, fatal = exchange(payload, os.fdopen(job_w, "wb"), os.fdopen(res_r, "rb"), os.fdopen(err_r, "rb"),
-                                  n_tests, deadline, on_result, finish, self.kill)
+                                  n_tests, deadline, on_result, finish, self.kill, watch=self.proc.pid)
         if self.alive and self._reply() != b"R":
             self.kill()  # it could not clean up (it exits) or stayed silent: the next program gets a new one
         return results, fatal

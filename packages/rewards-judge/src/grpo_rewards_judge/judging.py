@@ -68,6 +68,7 @@ class JudgeSettings:
                                  body=self.sampling)
         self.cache = cache_module.JudgeCache(cache_path)
         self._warned_unreachable = False
+        self._warned_unparsable = False
 
     def messages(self, prompt: str) -> list[dict[str, str]]:
         system = [{"role": "system", "content": self.system}] if self.system else []
@@ -95,6 +96,21 @@ class JudgeSettings:
             warnings.warn(f"judge at {self.client.url} cannot be reached ({replies[0].error}); its samples get "
                           "None (label 'unreachable') until it answers", RuntimeWarning, stacklevel=3)
         return [answered[p] if p is not None else Asked("skipped") for p in prompts]
+
+    def warn_if_unparsable(self, asked: Sequence[Asked], labels: Sequence[str]) -> None:
+        """Warn once (per reward) when every reply of a call that got replies was ``unparsable``, quoting the first:
+        a judge that never writes the grade line pays ``unparsable_value`` to every sample, which trains nothing."""
+        replies = [a for a in asked if a.status == "ok" and a.text is not None]
+        if self._warned_unparsable or not replies or any(label != "unparsable" for label in labels
+                                                        if label in ("scored", "unparsable", "refused")):
+            return
+        self._warned_unparsable = True
+        first = replies[0].text or ""
+        quoted = first if len(first) <= 300 else first[:300] + f"... ({len(first)} characters)"
+        warnings.warn(f"judge {self.model!r} at {self.client.url}: no reply of this call states a grade in the asked "
+                      f"format (every sample 'unparsable'); the first reply was {quoted!r}. Make the template ask for "
+                      "the exact grade line, give the judge enough max_tokens to reach it, or use a larger judge "
+                      "(docs/judges.md)", RuntimeWarning, stacklevel=3)
 
 
 def metrics(asked: Sequence[Asked]) -> dict[str, float]:

@@ -180,4 +180,5 @@ class Pairwise:
                 else:
                     values[i] = self.unparsable_value if label == "unparsable" else self.refused_value
                 labels[i] = label
+        self.settings.warn_if_unparsable(asked, labels)
         return RewardResult(values=values, labels=labels, metrics=metrics(asked))

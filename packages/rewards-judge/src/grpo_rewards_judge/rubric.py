@@ -136,4 +136,5 @@ class Rubric:
                 label = "refused"
             values[i], labels[i] = (value if label == "scored" else
                                     self.unparsable_value if label == "unparsable" else self.refused_value), label
+        self.settings.warn_if_unparsable(asked, labels)
         return RewardResult(values=values, labels=labels, metrics=metrics(asked))

@@ -14,7 +14,9 @@
 (it runs in the calling process: the rule is in :mod:`grpo_rewards_math.bounded`);
 ``symbolic_equal`` does all of it and is meant to run in a worker process under a hard deadline;
 ``is_equal`` does both in-process (tests, benchmarks).
-Unevaluated towers (``9^{9^{9^9}}``, ``100000!``) are only ever compared structurally.
+Unevaluated towers (``9^{9^{9^9}}``, ``100000!``) are only ever compared structurally: past the size bounds
+``symbolic_equal`` answers None (undecided) where structure shows neither sameness nor a difference, so
+``(1+\\sqrt2)^{99999}-(1+\\sqrt2)^{99999}`` is 0, and an answer it cannot evaluate is never called wrong.
 
 >>> quick_equal(r"\\frac{1}{2}", "0.5"), quick_equal("x = 3", "3"), quick_equal(r"\\{1,2\\}", "2, 1")
 (True, True, True)
@@ -110,12 +112,13 @@ def _comparer(conventions: Conventions) -> Comparer:
 
 
 @lru_cache(maxsize=4096)
-def _symbolic(gold: str, pred: str, conventions: Conventions, limits: Limits) -> bool:
+def _symbolic(gold: str, pred: str, conventions: Conventions, limits: Limits) -> bool | None:
     with unbounded():  # in a worker, under the core's hard deadline
         g, p = _parse_pair(gold, pred, limits, conventions.log_base)
         if p is None:
             return False
-        return bool(_comparer(conventions).answers(g, p))
+        decided = _comparer(conventions).answers(g, p)
+        return None if decided is None else bool(decided)  # None: past the size bounds, undecided
 
 
 def conventions_of(rel_tol: float = 1e-6, precision: int | None = None, abs_tol: float = 0.0,
@@ -149,8 +152,9 @@ def decide(gold: str, pred: str, conventions: Conventions, limits: Limits = DEFA
 
 def symbolic_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
                    precision: int | None = None, abs_tol: float = 0.0, log_base: int | None = None,
-                   trailing_units: str = "ignore") -> bool:
-    """Full check (may be slow: run it under a hard deadline). Raises ParseError for an unparsable gold."""
+                   trailing_units: str = "ignore") -> bool | None:
+    """Full check (may be slow: run it under a hard deadline): True or False, or None when the answers are past
+    the size bounds and their structure decides nothing (undecided). Raises ParseError for an unparsable gold."""
     if not isinstance(gold, str):
         raise ParseError(f"gold answer must be a str, not {type(gold).__name__}")
     if not isinstance(pred, str):
@@ -165,7 +169,7 @@ def symbolic_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limit
 
 def is_equal(gold: str, pred: str, *, rel_tol: float = 1e-6, limits: Limits = DEFAULT_LIMITS,
              precision: int | None = None, abs_tol: float = 0.0, log_base: int | None = None,
-             trailing_units: str = "ignore") -> bool:
-    """``quick_equal`` then, when undecided, ``symbolic_equal``, in this process."""
+             trailing_units: str = "ignore") -> bool | None:
+    """``quick_equal`` then, when undecided, ``symbolic_equal``, in this process (None: past the size bounds)."""
     return symbolic_equal(gold, pred, rel_tol=rel_tol, limits=limits, precision=precision, abs_tol=abs_tol,
                           log_base=log_base, trailing_units=trailing_units)

@@ -33,10 +33,12 @@ from .parse import read_answer
 #: (nothing to extract, or no reasoning delimiter), ``prompt_echo`` (the answer only repeats an
 #: expression of the question, see :mod:`grpo_rewards_math.echo`), ``timeout`` (the symbolic check overran the
 #: core's deadline) and ``error`` (the symbolic check failed); ``None`` for ``gold_unparsable``
-#: (the sample is left out, never a free 1.0).
-OUTCOMES = ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "timeout", "error")
+#: (the sample is left out, never a free 1.0) and ``undecided`` (the answers are past the parser's size
+#: bounds, a tower kept unevaluated, and their structure shows neither sameness nor a difference: never
+#: ``wrong`` for an answer that was not shown to differ).
+OUTCOMES = ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "undecided", "timeout", "error")
 
-_VALUES: dict[str, float | None] = {"correct": 1.0, "gold_unparsable": None}
+_VALUES: dict[str, float | None] = {"correct": 1.0, "gold_unparsable": None, "undecided": None}
 
 _CACHE_SIZE = 50_000
 _symbolic_cache: OrderedDict[tuple[str, str, Any], str] = OrderedDict()
@@ -111,7 +113,7 @@ _answer_of = lru_cache(maxsize=4096)(read)
 
 
 class SymbolicCheck:
-    """Picklable ``(gold, pred) -> bool``: ``symbolic_equal`` (slow: run under a deadline)."""
+    """Picklable ``(gold, pred) -> bool | None``: ``symbolic_equal`` (slow: run under a deadline; None: undecided)."""
 
     def __init__(self, rel_tol: float = 1e-6, precision: int | None = None, abs_tol: float = 0.0,
                  log_base: int | None = None, trailing_units: str = "ignore") -> None:
@@ -125,11 +127,11 @@ class SymbolicCheck:
         """Run one small symbolic check, so every import it needs happens before the first deadline."""
         self("x^2 - 1", "(x-1)(x+1)")
 
-    def __call__(self, gold: str, pred: str) -> bool:
+    def __call__(self, gold: str, pred: str) -> bool | None:
         from .equivalence import symbolic_equal
 
-        return bool(symbolic_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision, abs_tol=self.abs_tol,
-                                   log_base=self.log_base, trailing_units=self.trailing_units))
+        return symbolic_equal(gold, pred, rel_tol=self.rel_tol, precision=self.precision, abs_tol=self.abs_tol,
+                              log_base=self.log_base, trailing_units=self.trailing_units)
 
 
 #: one ``(value, label)`` object per outcome, returned every time (the core checks an object it has seen once)
@@ -300,7 +302,8 @@ class Accuracy:
             return decided
         _, gold, pred = self._pair(text, row)
         try:
-            label = "correct" if self.checker(gold, pred) else "wrong"
+            decided = self.checker(gold, pred)
+            label = "undecided" if decided is None else "correct" if decided else "wrong"
         except Exception:  # a failure of the symbolic check is a 0.0, labelled, never a crash of the step
             return _labelled("error")
         _cache_put((gold, pred, self.conventions), label)

@@ -32,8 +32,9 @@ from .command import Command
 #: Every command: the module under ``grpo_rewards.cli`` that defines it, and its one-line help, in the
 #: order ``grpo-rewards --help`` lists them (tests/core/test_cli.py checks both against the modules).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "list": ("listing", "installed plugins, their rewards and tasks, and broken plugins"),
-    "show": ("listing", "one reward (or task): description, parameters, columns, range, units"),
+    "list": ("listing", "installed plugins, their rewards, environments and tasks, and broken plugins"),
+    "show": ("listing", "one reward, environment (with its tools' schemas) or task: description, parameters, "
+                        "columns, range, units"),
     "score": ("score", "score a JSONL file of completions with a reward set"),
     "check": ("check", "run the reward contract checks (with --hacks: its hack corpus) against one reward"),
     "compare": ("compare", "score a JSONL file with two rewards (or a reward and a label column); where they "

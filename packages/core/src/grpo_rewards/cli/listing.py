@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from typing import Any
 
-from ..errors import quote
+from ..environment import EnvironmentInfo, describe_params
+from ..errors import GrpoRewardsError, quote
 from ..local import local_rewards_of
 from ..plugin.allowlist import AllowList, read_allow_list
 from ..records import Param, RewardInfo, required_columns
@@ -52,6 +54,19 @@ def reward_json(info: RewardInfo) -> dict[str, Any]:
             "params": {p.name: param_json(p) for p in info.signature_unloaded()[0].values()}}
 
 
+def environment_json(info: EnvironmentInfo, *, tools: bool = True) -> dict[str, Any]:
+    """An environment as ``list --json`` and ``show --json`` carry it; ``tools``: each tool's JSON schema
+    (which imports the environment's class and transformers' schema reader)."""
+    out: dict[str, Any] = {"name": info.name, "description": info.summary, "owns_reward": info.owns_reward,
+                           "params": {p.name: param_json(p) for p in info.params_unloaded().values()}}
+    if tools:
+        try:
+            out["tools"] = info.tool_schemas()
+        except GrpoRewardsError as exc:
+            out["tools"], out["error"] = [], str(exc)
+    return out
+
+
 def _conflicts(registry: Registry) -> dict[str, list[Any]]:
     """namespace -> the records of every distribution that claims it."""
     clashes: dict[str, list[Any]] = {}
@@ -79,6 +94,7 @@ def _by_plugin(items: Any, *, by_name: bool = False) -> dict[str | None, list[An
 def list_json(registry: Registry, allow: AllowList, extra: list[RewardInfo]) -> dict[str, Any]:
     clashes = _conflicts(registry)
     rewards, tasks = _by_plugin(registry.rewards.values()), _by_plugin(registry.tasks.values())
+    environments = _by_plugin(registry.environments.values())
     out: dict[str, Any] = {"plugins": [], "broken": [], "conflicts": [], "filtered_out": [], "local": []}
     for name, record in sorted(registry.records.items()):
         if record.name in clashes:
@@ -89,7 +105,9 @@ def list_json(registry: Registry, allow: AllowList, extra: list[RewardInfo]) -> 
             out["broken"].append({**entry, "error": record.error})
             continue
         entry["rewards"] = [reward_json(i) for i in rewards.get(name, [])]
-        entry["tasks"] = [{"name": t.name, "description": t.description} for t in tasks.get(name, [])]
+        entry["tasks"] = [{"name": t.name, "description": t.description, "environment": t.environment}
+                          for t in tasks.get(name, [])]
+        entry["environments"] = [environment_json(e) for e in environments.get(name, [])]
         out["plugins"].append(entry)
     for namespace, records in sorted(clashes.items()):
         out["conflicts"].append({"name": namespace, "message": records[0].conflict, "claimants": [
@@ -102,7 +120,8 @@ def list_json(registry: Registry, allow: AllowList, extra: list[RewardInfo]) -> 
 
 
 def list_parser() -> argparse.ArgumentParser:
-    p = new_parser("list", "The installed plugins with their rewards and tasks, broken plugins and name clashes.")
+    p = new_parser("list", "The installed plugins with their rewards, environments and tasks, broken plugins and "
+                           "name clashes.")
     p.add_argument("--json", action="store_true", help="machine-readable output (every task included)")
     p.add_argument("--tasks", action="store_true", help="every task of each plugin (default: a count and the first few)")
     p.add_argument("--rewards", metavar="SET.yaml",
@@ -138,6 +157,7 @@ def run_list(args: argparse.Namespace) -> int:
     clashes = _conflicts(registry)
     rewards = _by_plugin(registry.rewards.values(), by_name=True)
     tasks = _by_plugin(registry.tasks.values(), by_name=True)
+    environments = _by_plugin(registry.environments.values(), by_name=True)
     empty = set(registry.empty_plugins())
     for name, record in sorted(registry.records.items()):
         if record.name in clashes:
@@ -149,6 +169,8 @@ def run_list(args: argparse.Namespace) -> int:
                                                if name in empty else ""))
         for info in rewards.get(name, []):
             print(f"  {info.name:<28} {info.summary}")
+        for env in environments.get(name, []):
+            print(f"  {env.name:<28} (environment) {env.summary}")
         for line in _task_lines(tasks.get(name, []), args.tasks):
             print(line)
     for namespace, records in sorted(clashes.items()):
@@ -166,13 +188,39 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def show_parser() -> argparse.ArgumentParser:
-    p = new_parser("show", "One reward (or task, name:task): description, parameters, columns, range, units.")
+    p = new_parser("show", "One reward, environment (with each tool's JSON schema) or task (name:task): "
+                           "description, parameters, columns, range, units.")
     p.add_argument("name")
+    p.add_argument("--json", action="store_true", help="an environment as list --json carries it")
     return p
+
+
+def show_environment(info: EnvironmentInfo, as_json: bool) -> int:
+    """``show`` for an environment: what it is, its parameters, whether it owns a reward, each tool's schema."""
+    if as_json:
+        print(json.dumps(environment_json(info), indent=2))
+        return 0
+    print(f"{info.name}  (environment, from plugin {info.plugin}"
+          + (f", {info.distribution} {info.version}" if info.distribution else "") + ")")
+    print(f"\n{info.description}\n")
+    print("reward:    " + (f"owns one (get_reward), logged as {info.name}" if info.owns_reward
+                           else "none of its own (the run's rewards score its rollouts)"))
+    if info.default_rewards:
+        print("default rewards: " + ", ".join(r.get("use", "?") for r in info.default_rewards))
+    print("parameters (environment.with):")
+    print("\n".join(describe_params(info.params)) or "  (none)")
+    print("tools (JSON schemas, as TRL puts them into the prompt):")
+    for schema in info.tool_schemas():
+        print(textwrap.indent(json.dumps(schema, indent=2), "  "))
+    if info.example:
+        print(f"example:   {info.example}")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
     registry = load_registry()
+    if args.name in registry.environments:
+        return show_environment(registry.environments[args.name], args.json)
     if ":" in args.name and args.name not in registry.rewards:
         task = registry.task(args.name)
         print(f"{task.name}  (task, from {task.plugin} {task.distribution or ''} {task.version or ''})".rstrip())

@@ -17,6 +17,7 @@ from ..execution import Outcome, map_with_deadline
 from ..execution.threads import run_in_thread
 from ..registry import Registry, load_registry
 from ..rewardset import load_one
+from ..scorer_hooks import own_units
 from .cases import (
     COLUMN_VALUES,
     COUNT,
@@ -108,13 +109,12 @@ def run_threads(runner: Runner, items: list[Arguments], deadline: float) -> list
 def built_units(reward: Any, registered: str | None) -> str:
     """What the reward measures lengths in: the built instance's ``units`` when it says (its
     parameters may change them), else the registered units, else ``"none"``."""
-    instance = getattr(getattr(reward, "scorer", None), "units", None)  # a Reward's built scorer
-    if isinstance(instance, str):
+    instance = own_units(getattr(reward, "scorer", None))  # a Reward's built scorer
+    if instance is not None:
         return instance
     if registered:
         return registered
-    own = getattr(reward, "units", None)
-    return own if isinstance(own, str) else "none"
+    return own_units(reward) or "none"
 
 
 def sample_rows(columns: Mapping[str, Any] | Sequence[Mapping[str, Any]] | Sequence[str] | None) -> list[dict[str, Any]]:

@@ -15,6 +15,11 @@ overrun or a crash is pinned on it and nothing runs twice; when the
 worker could not say (a crash within the window, or one C call holding the GIL), its unreported
 items run again one at a time, which pins the failure on exactly one item.
 
+Each reward has worker processes of its own (pools are kept per owner, :func:`~.pool.get_pool`):
+rewards never share a worker's Python state, so one that patches a class or a module global
+cannot change what another pays. The cost is one set of idle interpreters per reward that uses
+workers (bench/core.md measures it).
+
 In a forked child (``datasets.map(num_proc=...)``) the pools forget the parent's workers without
 touching them and start their own, with their own spawner thread.
 
@@ -54,8 +59,12 @@ def map_with_deadline(
     timeout: float | None = 1.0,
     workers: int | None = None,
     max_memory: int | str | None = None,
+    owner: str = "",
 ) -> list[Outcome]:
-    """Run ``func(*args)`` for each item in the shared worker pool, each under a hard deadline.
+    """Run ``func(*args)`` for each item in ``owner``'s worker pool, each under a hard deadline.
+
+    ``owner`` names whose work it is (a reward); each owner's items run in worker processes of
+    its own, never in one that ran another owner's code (see :func:`~.pool.get_pool`).
 
     ``func`` must be picklable (a module-level function or an instance of a module-level class).
     Safe to call from any thread, including TRL's async event-loop thread, and in a forked child
@@ -65,7 +74,7 @@ def map_with_deadline(
     >>> [o.value for o in map_with_deadline(add, [(1, 2), (3, 4)], timeout=30)]
     [3, 7]
     """
-    shared = get_pool(workers)
+    shared = get_pool(workers, owner)
     if not concurrent_call.get():
         return shared.map(func, items, timeout=timeout, max_memory=max_memory)
     pool = _claim_free_pool(shared)
@@ -76,7 +85,7 @@ def map_with_deadline(
             _claimed.discard(id(pool))
 
 
-_spare_pools: dict[int, list[WorkerPool]] = {}
+_spare_pools: dict[tuple[int, str], list[WorkerPool]] = {}
 _spare_lock = threading.Lock()
 #: ids of the pools concurrent calls have chosen and not yet finished with (under ``_spare_lock``)
 _claimed: set[int] = set()
@@ -95,12 +104,12 @@ def _claim_free_pool(shared: WorkerPool) -> WorkerPool:
     start-up) wait for the shared pool.
     """
     with _spare_lock:
-        spares = _spare_pools.setdefault(shared.size, [])
+        spares = _spare_pools.setdefault((shared.size, shared.owner), [])
         for pool in [shared, *spares]:
             if id(pool) not in _claimed and not pool._lock.locked():
                 break
         else:
-            pool = WorkerPool(shared.size)
+            pool = WorkerPool(shared.size, owner=shared.owner)
             spares.append(pool)
         _claimed.add(id(pool))
         return pool
@@ -114,8 +123,10 @@ def _close_spare_pools() -> None:
     _spare_pools.clear()
 
 
-def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], options: RewardOptions) -> list[Outcome]:
-    """Run ``func(*args)`` for each item where ``options.execution`` says, under ``options.timeout``.
+def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], options: RewardOptions,
+              owner: str = "") -> list[Outcome]:
+    """Run ``func(*args)`` for each item where ``options.execution`` says, under ``options.timeout``
+    (locally in ``owner``'s own worker processes).
 
     ``local``: this machine's worker pool (``options.workers`` processes); ``ray``: one task per item
     on the Ray cluster (:mod:`.ray_backend`). Either way one :class:`Outcome` per item, in order.
@@ -125,7 +136,7 @@ def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], option
         return get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).map(
             func, items, timeout=options.timeout, max_memory=options.max_memory)
     return map_with_deadline(func, items, timeout=options.timeout, workers=options.workers,
-                             max_memory=options.max_memory)
+                             max_memory=options.max_memory, owner=owner)
 
 
 def prepare_backend(options: RewardOptions) -> str:

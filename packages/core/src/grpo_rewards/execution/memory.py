@@ -2,7 +2,7 @@
 
 The cap is an address-space limit (``RLIMIT_AS``, the one Linux enforces at allocation time; an RSS
 limit is not enforced by the kernel). A worker sets it, as its soft limit, before each chunk of a
-reward's samples (rewards share workers, each with its own cap), and the processes a scorer starts
+reward's samples (a reward's pool may run items with different caps), and the processes a scorer starts
 inherit it. An allocation past it raises ``MemoryError`` in the scorer, and the sample gets the
 ``memory`` outcome label; the worker and the process that holds the pool carry on.
 

@@ -148,7 +148,7 @@ class _Worker:
 _owner = os.getpid()
 _spawner_executor: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
-_pools: dict[int, WorkerPool] = {}
+_pools: dict[tuple[int, str], WorkerPool] = {}
 _pools_lock = threading.Lock()
 _live_pools: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
 
@@ -196,10 +196,12 @@ class WorkerPool:
     >>> pool.close()
     """
 
-    def __init__(self, workers: int | None = None, max_tasks_per_worker: int = 20_000) -> None:
+    def __init__(self, workers: int | None = None, max_tasks_per_worker: int = 20_000, owner: str = "") -> None:
         if workers is not None and workers < 0:
             raise ValueError(f"workers must be 1 or more (0 or None: one per CPU), got {workers}")
         self.size = workers or default_workers()
+        #: whose work this pool runs (a reward's name; "" for any caller): see :func:`get_pool`
+        self.owner = owner
         self.max_tasks = max_tasks_per_worker
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
@@ -341,14 +343,19 @@ class WorkerPool:
             self._replace(w, kill=False)
 
 
-def get_pool(workers: int | None = None) -> WorkerPool:
-    """The process-wide pool of ``workers`` processes (started lazily, reused across batches)."""
+def get_pool(workers: int | None = None, owner: str = "") -> WorkerPool:
+    """The process-wide pool of ``workers`` processes for ``owner`` (started lazily, reused across batches).
+
+    Each owner (a reward: its name and metric) gets pools of its own, so that rewards never share a
+    worker process's Python state: one reward that patches a class or sets a module global cannot
+    change what another pays. Callers that name no owner share the ``""`` pools.
+    """
     size = capped_workers(workers) if workers else default_workers()
     _check_fork()
     with _pools_lock:
-        pool = _pools.get(size)
+        pool = _pools.get((size, owner))
         if pool is None:
-            pool = _pools[size] = WorkerPool(size)
+            pool = _pools[(size, owner)] = WorkerPool(size, owner=owner)
         return pool
 
 

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..scorer_hooks import warm_up
 from .batch import CACHED_FUNCTIONS
 from .memory import default_max_memory
 from .messages import error_text
@@ -36,9 +37,7 @@ def _load(key: str, payload: bytes, paths: list[str]) -> Callable[..., Any]:
     if missing:  # after the worker's own path: what is installed on the node comes first
         sys.path.extend(missing)
     func = pickle.loads(payload)
-    warmup = getattr(func, "warmup", None)
-    if callable(warmup):
-        warmup()
+    warm_up(func)
     _functions[key] = func
     while len(_functions) > CACHED_FUNCTIONS:
         _functions.popitem(last=False)

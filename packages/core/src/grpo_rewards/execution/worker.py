@@ -22,6 +22,7 @@ from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ..scorer_hooks import warm_up
 from . import containment, memory
 from .messages import Fail, Go, ItemResult, Ready, Results, Run, Running, error_text
 from .state import ProcessState, watch_signals
@@ -88,9 +89,7 @@ def _load_function(message: Run) -> Callable[..., Any] | str:
             sys.path[:0] = missing
             importlib.invalidate_caches()
         func: Callable[..., Any] = pickle.loads(message.payload)
-        warmup = getattr(func, "warmup", None)
-        if callable(warmup):
-            warmup()
+        warm_up(func)
         return func
     except BaseException as exc:
         return (

@@ -33,7 +33,7 @@ from . import PROJECT_NAME, hookimpl, spec  # noqa: F401  (hookimpl: for the exa
 from .allowlist import AllowList, read_allow_list
 
 #: The hooks a plugin may implement, in the order they are called.
-HOOKS = ("register_rewards", "register_tasks")
+HOOKS = ("register_rewards", "register_tasks", "register_environments")
 
 
 @dataclass

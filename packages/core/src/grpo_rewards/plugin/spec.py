@@ -7,7 +7,7 @@ an entry point in the ``grpo_rewards`` group; the entry-point name is the plugin
 
 from __future__ import annotations
 
-from ..registration import RewardRegister, TaskRegister
+from ..registration import EnvironmentRegister, RewardRegister, TaskRegister
 from . import hookspec
 
 #: The type of the ``register`` that :func:`register_rewards` receives (documented there). For a
@@ -17,6 +17,10 @@ RegisterReward = RewardRegister
 
 #: The type of the ``register`` that :func:`register_tasks` receives (documented there).
 RegisterTask = TaskRegister
+
+
+#: The type of the ``register`` that :func:`register_environments` receives (documented there).
+RegisterEnvironment = EnvironmentRegister
 
 
 @hookspec
@@ -72,6 +76,9 @@ def register_tasks(register: RegisterTask) -> None:
       columns the task's rewards read (``solution`` for math). Deterministic for a seed.
     - ``columns``: the columns every row has.
     - ``default_rewards``: a reward-set list (``[{"use": ..., "weight": ...}]``) suited to the task.
+    - ``environment``: the environment its rows need (a registered name, ``"tools.calculator"``, or
+      ``{"use": name, "with": {...}}``): ``grpo-rewards train`` then runs TRL's tool loop with it
+      unless the config names another (``environment:``).
     - ``params``: the task's parameters, ``{name: {"type": int, "default": 2}}`` (a type or its
       name as text; no ``default``: required). Without it they are read from the factory's
       signature after ``n`` and ``seed``. ``grpo-rewards show`` lists them and a training config
@@ -83,4 +90,35 @@ def register_tasks(register: RegisterTask) -> None:
         @grpo_rewards.hookimpl
         def register_tasks(register):
             register("arithmetic", make_arithmetic, columns=["prompt", "solution"])
+    """
+
+
+@hookspec
+def register_environments(register: RegisterEnvironment) -> None:
+    """Register environments for TRL's tool loop (``GRPOTrainer(environment_factory=...)``).
+
+    ``register(name, factory, *, description=None, reward=None, default_rewards=None, example=None,
+    hacks=None)``
+
+    - ``name``: short name, prefixed with the namespace and a dot like a reward's (``"calculator"``
+      → ``tools.calculator``); a plugin cannot register a reward and an environment of one name.
+    - ``factory``: a class (or a function returning an instance), or a ``"package.module:Class"``
+      reference imported on first use. Its keyword parameters are the environment's parameters
+      (``environment: {use: ..., with: {...}}`` in a training config). An instance follows TRL's
+      contract: ``reset(**row)`` before each rollout (it gets the dataset row; a string it returns
+      is appended to the prompt), every public method is a tool (type hints and a docstring with an
+      ``Args:`` section give its JSON schema), and an optional ``get_reward()`` scores the rollout
+      from the environment's state; it may set ``self.outcome`` to a label first. Such a reward is
+      logged under the environment's name and counted once.
+    - ``description``: one line (default: the first paragraph of the docstring).
+    - ``reward``: whether it owns a reward (default: whether the class defines ``get_reward``).
+    - ``default_rewards``: a reward-set list a run with this environment adds when the config gives none.
+    - ``example``, ``hacks``: as for a reward; the hack corpus of an environment that owns a reward
+      is run by ``grpo-rewards check NAME --hacks``.
+
+    Example::
+
+        @grpo_rewards.hookimpl
+        def register_environments(register):
+            register("calculator", "my_plugin.calc:Calculator")
     """

@@ -45,7 +45,7 @@ $title rewards for GRPO training with [TRL](https://github.com/huggingface/trl),
 | reward | what it gives | unit |
 |---|---|---|
 | `$namespace.mentions` | 1.0 when the completion mentions `word` (default `"answer"`), else 0.0 | none |
-$batch_row
+$batch_row$environment_row
 ## Install and check
 
 ```bash
@@ -53,6 +53,7 @@ pip install -e ".[test]"
 grpo-rewards list                        # shows the $namespace plugin and its rewards
 grpo-rewards show $namespace.mentions
 grpo-rewards check $namespace.mentions --with word=because
+grpo-rewards check $namespace.mentions --hacks   # the completions it must not pay for (HACKS)
 pytest
 ```
 
@@ -118,6 +119,16 @@ class Mentions:
         return 1.0 if self.word in haystack else 0.0
 
 
+#: The hack corpus of ``$namespace.mentions``: completions a policy could learn to write that must not be paid
+#: more than ``max_pay``. ``grpo-rewards check $namespace.mentions --hacks`` and the test
+#: ``test_mentions_pays_no_hack_more_than_its_bound`` run it; add an entry for every exploit you find
+#: (look-alike characters, the prompt echoed, a wall of candidates, an empty or huge completion).
+HACKS = [
+    {"name": "word_split_by_a_zero_width_space", "completion": "The ans\\u200bwer is 4.",
+     "max_pay": {"$namespace.mentions": 0.0},
+     "note": "reads as 'answer' on screen, but U+200B splits it: not the word"},
+]
+
 #: The one definition of ``$namespace.mentions``: ``plugin.py`` registers it, and the exports below
 #: are built from it, so its range, units and options (a ``timeout=``, say) are the same in both.
 MENTIONS = RewardDefinition(
@@ -126,6 +137,7 @@ MENTIONS = RewardDefinition(
     description="1.0 when the completion mentions a word, else 0.0.",
     output_range=(0.0, 1.0),
     units="none",
+    hacks=HACKS,
     example="{use: $namespace.mentions, with: {word: because}}",
 )
 
@@ -141,7 +153,7 @@ def make_mentions(**params: Any) -> Reward:
 
 #: ``GRPOTrainer(reward_funcs=[mentions])`` or ``trl grpo --reward_funcs $module.mentions``.
 mentions = make_mentions()
-$batch_module'''
+$batch_module$environment_module'''
 
 PLUGIN = '''\
 """The ``$namespace`` plugin: registers its rewards with grpo-rewards."""
@@ -156,7 +168,7 @@ from . import MENTIONS$batch_import
 @grpo_rewards.hookimpl
 def register_rewards(register: grpo_rewards.RegisterReward) -> None:
     MENTIONS.register(register)  # the same definition the module's TRL exports are built from$batch_register
-'''
+$environment_hook'''
 
 CONFTEST = '''\
 """Turn on the grpo-rewards plugin-author kit (fixtures and assert_reward_contract)."""
@@ -173,7 +185,7 @@ import doctest
 
 import pytest
 from grpo_rewards import get_reward, load_registry
-from grpo_rewards.testing import assert_reward_contract
+from grpo_rewards.testing import assert_no_overpaid_hacks, assert_reward_contract
 
 import $module
 from $module import Mentions, make_mentions, mentions, plugin${batch_test_import}
@@ -220,9 +232,14 @@ def test_the_plugin_registers_mentions_with_its_parameters(registered_plugin):
         assert reward(prompts=["Why?"], completions=["Because."]) == [1.0]
 
 
+def test_mentions_pays_no_hack_more_than_its_bound(registered_plugin):
+    with registered_plugin(plugin, "$namespace"):
+        assert_no_overpaid_hacks("$namespace.mentions")  # what grpo-rewards check --hacks runs
+
+
 def test_the_installed_package_is_discovered_through_its_entry_point():
     assert "$namespace.mentions" in load_registry().rewards
-$batch_tests'''
+$batch_tests$environment_tests'''
 
 # -- the --batch variant: a batch-form reward with a parameter (a class) and a required column ------
 BATCH_ROW = """\
@@ -304,6 +321,85 @@ def test_unique_mentions_needs_the_keyword_column(registered_plugin):
 def test_unique_mentions_keeps_the_reward_contract():
     assert_reward_contract(unique_mentions, columns={"keyword": "sun"}, output_range=(0.0, 1.0))
 '''
+
+# -- the --environment variant: an environment for TRL's tool loop that owns its reward -------------
+ENVIRONMENT_ROW = """\
+| `$namespace.counter` | an environment (TRL's tool loop): the tool `add(k)`, and its own reward: 1.0 when the count reaches the row's `target` column | - |
+"""
+
+ENVIRONMENT_MODULE = '''
+
+class Counter:
+    """A counter the model adds to with its ``add`` tool; 1.0 when the count reaches the row's ``target``.
+
+    An environment for TRL's tool loop (``grpo-rewards train`` with ``environment: $namespace.counter``,
+    or ``GRPOTrainer(environment_factory=Counter)``): ``reset(**row)`` before each rollout, every public
+    method a tool, ``get_reward()`` the rollout's reward (logged as ``$namespace.counter``).
+
+    >>> env = Counter()
+    >>> env.reset(target=3)
+    >>> env.add(1), env.add(2), env.get_reward(), env.outcome
+    ('1', '3', 1.0, 'hit')
+    """
+
+    def __init__(self, start: int = 0) -> None:
+        self.start = start
+        self.n = start
+        self.target = None
+        self.outcome = "none"
+
+    def reset(self, **row: object) -> None:
+        self.n = self.start
+        self.target = row.get("target")
+
+    def add(self, k: int) -> str:
+        """Add k to the counter and return the new count.
+
+        Args:
+            k: how much to add
+        """
+        self.n += k
+        return str(self.n)
+
+    def get_reward(self) -> float:
+        self.outcome = "hit" if self.n == self.target else "miss"
+        return 1.0 if self.n == self.target else 0.0
+'''
+
+ENVIRONMENT_HOOK = '''
+
+@grpo_rewards.hookimpl
+def register_environments(register: grpo_rewards.RegisterEnvironment) -> None:
+    register("counter", "$module:Counter")  # by reference: listing imports none of its code
+'''
+
+ENVIRONMENT_TESTS = '''
+
+def test_the_counter_environment_has_one_tool_and_owns_its_reward(registered_plugin):
+    with registered_plugin(plugin, "$namespace") as registry:
+        info = registry.environments["$namespace.counter"]
+        assert info.tool_names() == ["add"] and info.owns_reward
+        assert info.tool_schemas()[0]["function"]["parameters"]["required"] == ["k"]
+
+
+def test_offline_scoring_replays_a_recorded_trajectory(registered_plugin):
+    from grpo_rewards import load_reward_set
+
+    call = {"role": "assistant", "content": "", "tool_calls": [
+        {"type": "function", "function": {"name": "add", "arguments": {"k": 3}}}]}
+    result_message = {"role": "tool", "name": "add", "content": "3"}
+    trajectory = [call, result_message, {"role": "assistant", "content": "Three."}]
+    with registered_plugin(plugin, "$namespace"):
+        reward = load_reward_set([{"use": "$namespace.counter"}]).rewards[0]
+        result = reward.score(prompts=["Reach 3", "Reach 4"], completions=[trajectory, trajectory],
+                              target=[3, 4])
+    assert (result.values, result.labels) == ([1.0, 0.0], ["hit", "miss"])
+'''
+
+#: Template values of the --environment variant, and of a package without it.
+ENVIRONMENT = {"environment_row": ENVIRONMENT_ROW, "environment_module": ENVIRONMENT_MODULE,
+               "environment_hook": ENVIRONMENT_HOOK, "environment_tests": ENVIRONMENT_TESTS}
+NO_ENVIRONMENT = dict.fromkeys(ENVIRONMENT, "")
 
 #: Template values of the plain package and of the --batch variant.
 PLAIN = {"batch_row": "", "batch_module": "", "batch_tests": "", "batch_import": "", "batch_register": "",

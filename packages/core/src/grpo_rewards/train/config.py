@@ -1,6 +1,6 @@
 """The training config: read from YAML, overridden from the command line, validated before loading.
 
-A config has up to six sections; each one given replaces the default's whole section::
+A config has up to seven sections; each one given replaces the default's whole section::
 
     model: embedded                 # a Hugging Face id, a local folder, or the embedded SmolLM2
     output_dir: runs/arithmetic
@@ -9,11 +9,12 @@ A config has up to six sections; each one given replaces the default's whole sec
       n: 512
       seed: 0
       params: {ops: "+"}
-    rewards:                        # a reward set, or the path of a reward-set YAML file (rewards: set.yaml)
+    rewards:                        # a reward set, or a reward-set YAML file, whole (rewards: set.yaml)
       - {use: math.accuracy, weight: 1.0}
     grpo:                           # passed unchanged to trl.GRPOConfig (values range-checked first)
       learning_rate: 1.0e-5
     peft: {r: 16, merge: true}      # optional: peft.LoraConfig fields (+ merge), GRPOTrainer(peft_config=...)
+    environment: tools.calculator   # optional: TRL's environment_factory (default: the task's); see .environment
 
 Relative paths (``output_dir``, ``dataset.path``, ``rewards: set.yaml``) are read from the current
 folder, like the command line's; paths inside a reward-set file are relative to that file.
@@ -29,11 +30,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, did_you_mean, read_yaml
+from ..errors import ConfigError, did_you_mean, quote, read_yaml, unreadable_number
 from ..local import absolute_reference
 from .checks import grpo_range_problems, integration_problems, peft_problems
 
-TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft")
+TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft", "environment")
 SOURCE_KEYS = ("task", "path", "hub")
 DATASET_KEYS = (*SOURCE_KEYS, "n", "seed", "params", "columns", "system_prompt")
 HUB_KEYS = ("name", "config", "split", "revision")
@@ -100,12 +101,13 @@ def path_rule(path_text: str) -> str:
     return f" ({PATH_RULE}: {Path.cwd()})"
 
 
-def reward_file_entries(path_text: str) -> list[Any]:
-    """The entries of the reward-set file a config names (``rewards: set.yaml``), as the run records them.
+def reward_file_set(path_text: str) -> dict[str, Any]:
+    """The reward-set file a config names (``rewards: set.yaml``), whole, as the run records it.
 
     The run folder's ``config.yaml`` holds the set that ran, not a reference to a file that may
     change: each entry as the file writes it, a file reward's path (relative to the set file) made
-    absolute. Call it once the set has loaded (the file is known to be readable).
+    absolute, and the file's own keys (``execution:``, ``concurrent:``), which a set file means as
+    much as its entries. Call it once the set has loaded (the file is known to be readable).
     """
     data = read_yaml(path_text, what="a YAML file with a 'rewards:' list", error=ConfigError)
     entries = data.get("rewards") if isinstance(data, dict) else data
@@ -116,7 +118,8 @@ def reward_file_entries(path_text: str) -> list[Any]:
         if isinstance(entry.get("use"), str):
             entry["use"] = absolute_reference(entry["use"], base)
         out.append(entry)
-    return out
+    settings = {k: v for k, v in data.items() if k != "rewards"} if isinstance(data, dict) else {}
+    return {"rewards": out, **settings}
 
 
 def parse_value(text: str) -> Any:
@@ -159,12 +162,18 @@ def apply_override(config: dict[str, Any], item: str) -> None:
             nxt = node[part] = {}
         node = nxt
     last = parts[-1]
+    try:
+        value = parse_value(text)
+    except RecursionError:
+        raise ConfigError(f"override {quote(item)}: the value is nested too deeply", "command line") from None
+    except ValueError as exc:
+        raise ConfigError(f"override {quote(item)}: {unreadable_number(exc)}", "command line") from None
     if isinstance(node, list):
         if not (last.isdigit() and int(last) < len(node)):
             raise ConfigError(f"override {item!r}: no entry {last} in {'.'.join(parts[:-1])}", "command line")
-        node[int(last)] = parse_value(text)
+        node[int(last)] = value
     elif isinstance(node, dict):
-        node[last] = parse_value(text)
+        node[last] = value
     else:
         raise ConfigError(f"override {item!r}: {'.'.join(parts[:-1])} is not a section", "command line")
 

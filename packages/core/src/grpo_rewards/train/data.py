@@ -55,6 +55,8 @@ def _load_file(path_text: str) -> Any:
                            f"use one of {', '.join(FILE_FORMATS)}")
     try:
         return load_dataset(kind, data_files=str(path), split="train")
+    except StopIteration:  # what the JSON builder raises on a file without one row
+        raise DatasetError(f"dataset.path: {path_text} has no rows") from None
     except Exception as exc:  # a malformed file: say which file and why
         raise DatasetError(f"dataset.path: cannot read {path_text} as {kind}: {type(exc).__name__}: {exc}") from exc
 
@@ -72,6 +74,16 @@ def _load_hub(hub: dict[str, Any]) -> Any:
 
 def _conversational(prompt: Any) -> bool:
     return isinstance(prompt, list) and all(isinstance(m, dict) and "role" in m for m in prompt)
+
+
+def _has_text(prompt: Any) -> bool:
+    """Whether a prompt says something: text that is not blank, or a conversation with a message that is."""
+    if isinstance(prompt, str):
+        return bool(prompt.strip())
+    if _conversational(prompt):
+        return any((isinstance(m.get("content"), str) and m["content"].strip()) or
+                   (isinstance(m.get("content"), list) and m["content"]) for m in prompt)
+    return False
 
 
 def with_system_prompt(prompt: Any, system_prompt: str) -> list[dict[str, str]]:
@@ -118,6 +130,11 @@ def load_dataset_from_config(dataset_cfg: dict[str, Any], registry: Any) -> Any:
     first = dataset[0]["prompt"]
     if not isinstance(first, str) and not _conversational(first):
         raise DatasetError(f"{where}: 'prompt' must be text or a list of chat messages, got {type(first).__name__}")
+    empty = [i + 1 for i, prompt in enumerate(dataset["prompt"]) if not _has_text(prompt)]
+    if empty:
+        shown = ", ".join(map(str, empty[:10])) + (f" and {len(empty) - 10} more" if len(empty) > 10 else "")
+        raise DatasetError(f"{where}: {len(empty)} of {len(dataset)} rows have no prompt (null, empty or only "
+                           f"spaces; rows {shown}): remove them or fill them in")
     system_prompt = dataset_cfg.get("system_prompt")
     if system_prompt:
         from datasets.utils import logging as ds_logging

@@ -24,8 +24,9 @@ from ..rewardset import RewardSet, load_reward_set
 from ..scorer_hooks import row_problems
 from . import manifest as run_files
 from . import rundir
-from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_entries
+from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_set
 from .data import describe, load_dataset_from_config
+from .environment import DEFAULT_TOOL_ITERATIONS, EnvironmentPlan, column_problems, plan_environment
 from .lock import RunLock, check_free
 from .model import card_name, check_model
 from .model import model_path as resolve_model
@@ -53,17 +54,30 @@ class Plan:
     changes: list[str] = field(default_factory=list)  # reward-set changes accepted by --force
     replace: bool = False  # the run dir holds the files of a start that completed no step
     announced: bool = False  # prepare printed the header line
+    environment: EnvironmentPlan | None = None  # TRL's environment_factory, when the run has one
 
 
-def _rewards_spec(config: dict[str, Any], registry: Any) -> Any:
+def _with_environment_rewards(spec: Any, environment: EnvironmentPlan | None) -> None:
+    """Add the reward of each environment that owns one to a reward-set list that does not name it
+    (in place: the run's config records it): the core scores it under the environment's name, once."""
+    if environment is not None and isinstance(spec, list):
+        named = {e.get("use") if isinstance(e, dict) else e for e in spec}
+        spec += [e for e in environment.reward_entries() if e["use"] not in named]
+
+
+def _rewards_spec(config: dict[str, Any], registry: Any, environment: EnvironmentPlan | None = None) -> Any:
     spec = config.get("rewards")
     if spec is None:
         task = config["dataset"].get("task")
         info = registry.task(task) if task else None
-        if info is None or not info.default_rewards:
+        defaults = list(info.default_rewards or []) if info is not None else []
+        if not defaults and environment is not None:
+            defaults = [e for env, _ in environment.chosen.values() for e in env.default_rewards or []]
+        if not defaults and not (environment is not None and environment.reward_entries()):
             where = f"task {task} has no default rewards" if task else "a file or Hub dataset has no default rewards"
             raise ConfigError(f"rewards: missing ({where}); add a rewards: list, e.g. rewards: [{{use: math.accuracy}}]")
-        spec = config["rewards"] = [dict(entry) for entry in info.default_rewards]
+        spec = config["rewards"] = [dict(entry) for entry in defaults]
+    _with_environment_rewards(spec, environment)
     if isinstance(spec, str) and not Path(spec).expanduser().is_file():
         raise ConfigError(f"reward-set file not found: {spec}{path_rule(spec)}")
     return {"rewards": spec} if isinstance(spec, list) else spec
@@ -87,11 +101,15 @@ def quiet_warnings() -> None:
     warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
 
 
-def check_grpo_values(grpo: dict[str, Any], run_dir: Path, reward_weights: list[float]) -> dict[str, Any]:
-    """Construct ``GRPOConfig`` once to let TRL validate values; returns the kwargs for the real one."""
+def check_grpo_values(grpo: dict[str, Any], run_dir: Path, reward_weights: list[float], *,
+                      tools: bool = False) -> dict[str, Any]:
+    """Construct ``GRPOConfig`` once to let TRL validate values; returns the kwargs for the real one.
+    ``tools``: the run has an environment, so TRL's tool loop gets a bounded number of turns."""
     from trl import GRPOConfig
 
     kwargs = {**grpo, "output_dir": str(run_dir), "reward_weights": reward_weights}
+    if tools and kwargs.get("max_tool_calling_iterations") is None:
+        kwargs["max_tool_calling_iterations"] = DEFAULT_TOOL_ITERATIONS
     kwargs.setdefault("report_to", "none")
     kwargs.setdefault("save_strategy", "steps")
     if not has_accelerator():
@@ -178,20 +196,28 @@ def prepare(
     if verbose:
         say(run_files.header_line(registry))
 
-    reward_set = dataset = spec = None
+    reward_set = dataset = spec = environment = None
+    if isinstance(config.get("dataset"), dict):
+        try:
+            task = registry.task(config["dataset"]["task"]) if config["dataset"].get("task") else None
+        except GrpoRewardsError:
+            task = None  # the dataset's own error says it
+        environment, found = plan_environment(config.get("environment"), registry, task)
+        problems += found
     try:
-        spec = _rewards_spec(config, registry)
+        spec = _rewards_spec(config, registry, environment)
         reward_set = load_reward_set(spec, registry=registry)  # names and parameters first
     except GrpoRewardsError as exc:
         problems += _problems(exc, "rewards: ")
     if reward_set is not None and isinstance(spec, str):  # rewards: set.yaml: the run records the set itself,
-        entries = reward_file_entries(spec)                # and runs what it records (a resume compares them)
+        entries = reward_file_set(spec)                    # and runs what it records (a resume compares them)
         try:
             reward_set = load_reward_set(entries, registry=registry)
         except GrpoRewardsError:  # a module found only beside the set file: keep the file's reference
             pass
         else:
             config["rewards"] = spec = entries
+            _with_environment_rewards(spec, environment)  # loaded with the dataset's columns below
     if isinstance(config.get("dataset"), dict) and not any(p.startswith("dataset") for p in problems):
         if verbose:
             say(f"grpo-rewards: building the dataset ({describe(config['dataset'])})")
@@ -202,6 +228,8 @@ def prepare(
         else:
             if isinstance(config["dataset"].get("path"), str):  # the run records which file, from any folder
                 config["dataset"]["path"] = str(Path(config["dataset"]["path"]).expanduser().resolve())
+    if environment is not None and dataset is not None:
+        problems += column_problems(environment, dataset.column_names)
     if reward_set is not None and dataset is not None:
         try:
             reward_set = load_reward_set(spec, registry=registry, columns=dataset.column_names)
@@ -214,7 +242,8 @@ def prepare(
     grpo_kwargs: dict[str, Any] = {}
     if not any(p.startswith("grpo") for p in problems) and reward_set is not None:
         try:
-            grpo_kwargs = check_grpo_values(config["grpo"], run_dir, reward_set.reward_weights)
+            grpo_kwargs = check_grpo_values(config["grpo"], run_dir, reward_set.reward_weights,
+                                            tools=environment is not None)
         except ConfigError as exc:
             problems += exc.problems
     if run_dir_error is not None and problems == [str(run_dir_error)]:
@@ -226,7 +255,8 @@ def prepare(
         changes = run_files.check_resume(run_dir, {"rewards": reward_set.manifest()}, force=force)
     return Plan(config=config, source=source, registry=registry, reward_set=reward_set, dataset=dataset,
                 grpo_kwargs=grpo_kwargs, run_dir=run_dir, resume_from=resume_from, overwrite=overwrite, force=force,
-                changes=changes, replace=bool(notes) and resume_from is None, announced=verbose)
+                changes=changes, replace=bool(notes) and resume_from is None, announced=verbose,
+                environment=environment)
 
 
 def _concurrency(reward_set: Any) -> list[str]:
@@ -324,6 +354,8 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
     say(f"grpo-rewards: loading the model {plan.config['model']}"
         + (f" from {model_path}" if model_path != plan.config["model"] else "") + " and building the trainer")
     new_manifest = run_files.build_manifest(plan.config, plan.reward_set, plan.registry, model_path=model_path)
+    if plan.environment is not None:
+        new_manifest["environments"] = plan.environment.manifest()
     new_manifest["run_id"] = rundir.new_run_id()
 
     def on_start(state: Any) -> None:

@@ -49,6 +49,12 @@ def build_trainer(plan: Any, model_path: str, args: Any, callbacks: list[Any], b
     extra: dict[str, Any] = {}
     if peft is not None:
         extra["peft_config"] = lora_config(peft)
+    environment = getattr(plan, "environment", None)
+    if environment is not None:  # TRL's tool loop: the factory, and a template that can render tool calls
+        from .environment import tool_tokenizer
+
+        extra["environment_factory"] = environment.factory
+        extra["processing_class"] = tool_tokenizer(model_path)
     try:
         return Trainer(model=model_path, reward_funcs=plan.reward_set.reward_funcs, args=args,
                        train_dataset=plan.dataset, callbacks=[files_callback(plan.run_dir), *callbacks], **extra)

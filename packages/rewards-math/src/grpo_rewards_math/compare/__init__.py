@@ -2,7 +2,9 @@
 
 ``Comparer(symbolic=False)`` does only bounded work (exact rationals, numeric evaluation of small
 constant expressions, structure) and answers True/False/None (None: needs symbolic work).
-``Comparer(symbolic=True)`` also expands, evaluates at random points and simplifies; it always decides.
+``Comparer(symbolic=True)`` also expands, evaluates at random points and simplifies; it decides every
+answer within the size bounds, and past them (a tower kept unevaluated, an expression too large to evaluate)
+only what structure shows (:func:`.numbers.huge_equal`): the rest is None, undecided, never a difference.
 """
 
 from __future__ import annotations

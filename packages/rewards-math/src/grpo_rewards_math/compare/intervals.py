@@ -94,7 +94,7 @@ class Intervals:
         if g.kind != "relation" or p.kind != "relation":
             return False
         if g.huge or p.huge:
-            return g.value == p.value
+            return True if g.value == p.value else None  # past the size bound: only sameness is decided
         (gt, gops), (pt, pops) = g.value, p.value
         if len(gt) != 2 or len(pt) != 2:
             return gt == pt and gops == pops
@@ -152,7 +152,7 @@ class Intervals:
         if (gl, gr) == (pl, pr) or (gl, gr) == (pr, pl):
             return True
         if g.huge or p.huge:
-            return False
+            return None  # past the size bound: undecided, never a difference
         if gl.is_Symbol and pl.is_Symbol and gl not in gr.free_symbols | pr.free_symbols and (
                 pl not in gr.free_symbols | pr.free_symbols):  # y = 3x - 1 and g(x) = 3x - 1: the same right side
             return self.num.exprs(gr, pr, g.approx or p.approx, False)

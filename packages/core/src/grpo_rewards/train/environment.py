@@ -1,0 +1,131 @@
+"""The ``environment:`` of a training config: TRL's ``environment_factory``, and a tool-capable chat template.
+
+``environment:`` is a registered environment's name (``tools.calculator``), ``{use: NAME, with:
+{...}}`` with its parameters, or, for a dataset whose rows carry an ``environment`` column, a
+mapping from that column's values to such entries (``{calc: tools.calculator, db: tools.sqlite}``:
+TRL's dict form). Without one, the task's environment (a task registered with ``environment=``).
+An environment that owns a reward adds that reward to the set under its own name (weight 1 unless
+the set names it), and TRL does not score it again (:class:`~grpo_rewards.environment.EnvironmentFactory`).
+
+TRL refuses a chat template that cannot render a tool-calling conversation; the embedded SmolLM2's
+ChatML template and the tiny test model's are such. :func:`tool_tokenizer` then gives the tokenizer
+TRL's own tool-capable ChatML template (``trl/chat_templates/qwen2_5.jinja``) when the tokenizer
+speaks ChatML, and raises a :class:`~grpo_rewards.errors.ModelError` saying what to do otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..environment import EnvironmentFactory, EnvironmentInfo
+from ..errors import GrpoRewardsError, ModelError, quote
+
+#: ``max_tool_calling_iterations`` when the config leaves it unset (TRL's default, ``None``, is no limit).
+DEFAULT_TOOL_ITERATIONS = 8
+
+#: TRL's tool-capable ChatML template, given to a ChatML tokenizer whose own template has no tool support.
+TOOL_TEMPLATE = "qwen2_5.jinja"
+
+
+@dataclass
+class EnvironmentPlan:
+    """The environments of a run: ``{key: (info, params)}`` (key ``None`` for the single form)."""
+
+    chosen: dict[str | None, tuple[EnvironmentInfo, dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def factory(self) -> Any:
+        """What ``GRPOTrainer(environment_factory=...)`` gets: one factory, or a dict of them."""
+        factories = {key: EnvironmentFactory(info, params) for key, (info, params) in self.chosen.items()}
+        return factories[None] if list(factories) == [None] else factories
+
+    def reward_entries(self) -> list[dict[str, Any]]:
+        """The reward-set entries of the environments that own a reward (each environment once)."""
+        out: list[dict[str, Any]] = []
+        for info, params in self.chosen.values():
+            if info.owns_reward and not any(e["use"] == info.name for e in out):
+                out.append({"use": info.name, **({"with": dict(params)} if params else {})})
+        return out
+
+    def manifest(self) -> list[dict[str, Any]]:
+        """What the manifest records: each environment with its parameters, plugin, distribution and version."""
+        return [{"key": key, "name": info.name, "params": params, "owns_reward": info.owns_reward,
+                 "plugin": info.plugin, "distribution": info.distribution, "version": info.version}
+                for key, (info, params) in self.chosen.items()]
+
+
+def _entry(raw: Any, where: str) -> tuple[str | None, dict[str, Any], list[str]]:
+    if isinstance(raw, str):
+        return raw, {}, []
+    if isinstance(raw, dict) and isinstance(raw.get("use"), str):
+        unknown = sorted(set(raw) - {"use", "with"})
+        params = raw.get("with") or {}
+        problems = [f"{where}: unknown key(s) {', '.join(unknown)}; an environment entry has use: and with:"] if unknown else []
+        if not isinstance(params, dict):
+            problems.append(f"{where}.with: expected a mapping of the environment's parameters, got {quote(params)}")
+            params = {}
+        return raw["use"], dict(params), problems
+    return None, {}, [f"{where}: expected an environment name or {{use: NAME, with: {{...}}}}, got {quote(raw)}"]
+
+
+def plan_environment(spec: Any, registry: Any, task: Any = None) -> tuple[EnvironmentPlan | None, list[str]]:
+    """The :class:`EnvironmentPlan` of ``environment:`` (``spec``; ``None``: the task's), and its problems."""
+    if spec is None and task is not None:
+        spec = getattr(task, "environment", None)
+    if spec is None:
+        return None, []
+    if isinstance(spec, dict) and "use" not in spec:
+        if not spec:
+            return None, ["environment: an empty mapping; give a name, {use: NAME, with: {...}}, or a mapping from "
+                          "the rows' environment column to such entries"]
+        raw_entries: dict[str | None, Any] = {str(k): v for k, v in spec.items()}
+    else:
+        raw_entries = {None: spec}
+    plan = EnvironmentPlan()
+    problems: list[str] = []
+    for key, raw in raw_entries.items():
+        where = "environment" if key is None else f"environment.{key}"
+        name, params, found = _entry(raw, where)
+        problems += found
+        if name is None:
+            continue
+        try:
+            info = registry.environment(name)
+        except GrpoRewardsError as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        problems += info.check_params(params, where)
+        plan.chosen[key] = (info, params)
+    return (plan if plan.chosen and not problems else None), problems
+
+
+def column_problems(plan: EnvironmentPlan, column_names: list[str]) -> list[str]:
+    """A mapping needs the rows' ``environment`` column (TRL selects each row's environment by it)."""
+    if list(plan.chosen) != [None] and "environment" not in column_names:
+        return ["environment: a mapping of environments needs an 'environment' column in the dataset naming each "
+                f"row's environment ({', '.join(map(str, plan.chosen))}); the dataset has: {', '.join(column_names)}"]
+    return []
+
+
+def tool_tokenizer(model_path: str) -> Any:
+    """The model's tokenizer with a chat template TRL accepts for tool calling: its own when it has
+    tool support, else TRL's tool-capable ChatML template for a ChatML tokenizer; else a :class:`ModelError`."""
+    from transformers import AutoTokenizer
+    from trl.chat_template_utils import supports_tool_calling
+
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    if supports_tool_calling(tokenizer):
+        return tokenizer
+    own = tokenizer.chat_template if isinstance(tokenizer.chat_template, str) else ""
+    if "<|im_start|>" not in own or tokenizer.convert_tokens_to_ids("<|im_start|>") in (None, tokenizer.unk_token_id):
+        raise ModelError(f"the chat template of {model_path} cannot render tool calls (TRL's supports_tool_calling), "
+                         "and it is not ChatML, so TRL's tool-capable ChatML template cannot replace it: use a model "
+                         "whose template supports tools, or set its tokenizer's chat_template to one that does")
+    import trl
+
+    tokenizer.chat_template = (Path(trl.__file__).parent / "chat_templates" / TOOL_TEMPLATE).read_text(encoding="utf-8")
+    if not supports_tool_calling(tokenizer):  # pragma: no cover - TRL's own template
+        raise ModelError(f"TRL's {TOOL_TEMPLATE} did not pass TRL's supports_tool_calling with {model_path}'s tokenizer")
+    return tokenizer

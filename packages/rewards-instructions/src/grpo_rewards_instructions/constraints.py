@@ -1,0 +1,242 @@
+r"""The one normaliser: a dataset row's constraints, read as the public datasets carry them, checked.
+
+Three shapes are read:
+
+- IFEval (``google/IFEval``) and IFBench rows: ``instruction_id_list`` (ids) and ``kwargs`` (one
+  dict per id; keys that are ``None`` are absent, as the datasets store every key of every id).
+  ``kwargs`` may also be a JSON string.
+- open-instruct's RLVR rows: ``ground_truth``, a JSON (or Python-literal) string of a dict, or of a
+  list whose first element is one, with ``instruction_id`` (a list, or one id) and ``kwargs``.
+- Already parsed: a ``constraints`` column, a list of ``{"id": ..., "kwargs": {...}}``.
+
+An unknown id, a missing, unknown or ill-typed argument is a :class:`ConstraintError` naming the
+row, the id and the argument; the rewards' ``check_rows`` reports them before training starts.
+
+>>> [c.id for c in read_row({"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})]
+['punctuation:no_comma']
+>>> read_row({"ground_truth": '[{"instruction_id": ["keywords:existence"], "kwargs": [{"keywords": ["owl"]}]}]'})
+(Constraint(id='keywords:existence', args={'keywords': ('owl',)}),)
+>>> read_row({"instruction_id_list": ["length_constraints:number_words"],
+...           "kwargs": [{"num_words": 10, "relation": "about"}]}, where="row 3")
+Traceback (most recent call last):
+...
+grpo_rewards_instructions.constraints.ConstraintError: row 3: length_constraints:number_words: relation must be one of 'less than', 'at least', got 'about'
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .ifeval import CHECKS, RELATIONS
+
+#: The columns a row's constraints are read from, in the order they are tried.
+COLUMNS = ("instruction_id_list", "ground_truth", "constraints")
+
+
+class ConstraintError(ValueError):
+    """A row whose constraints cannot be read (unknown id, missing or bad argument)."""
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint: its id and its checked arguments (lists made tuples)."""
+
+    id: str
+    args: dict[str, Any]
+
+    def check(self, text: str) -> bool:
+        return CHECKS[self.id](text, self.args)
+
+    def __hash__(self) -> int:
+        return hash((self.id, tuple(sorted(self.args.items()))))
+
+
+def _count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    return int(value)
+
+
+def _positive(value: Any, name: str) -> int:
+    number = _count(value, name)
+    if number < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    return number
+
+
+def _relation(value: Any, name: str) -> str:
+    if value not in RELATIONS:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, RELATIONS))}, got {value!r}")
+    return str(value)
+
+
+def _phrase(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:
+        raise ValueError(f"{name} must be a non-empty text without NUL, got {value!r}")
+    return value.strip()
+
+
+def _words(value: Any, name: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value:
+        raise ValueError(f"{name} must be a non-empty list of texts, got {value!r}")
+    return tuple(_phrase(v, f"{name}[{i}]") for i, v in enumerate(value))
+
+
+def _letter(value: Any, name: str) -> str:
+    # The original takes a letter a-z and draws a random one for anything else; IFEval's own data asks
+    # for "#" and "!" twice, so any one visible character is counted as given (case-folded).
+    if not isinstance(value, str) or len(value.strip()) != 1:
+        raise ValueError(f"{name} must be one character, got {value!r}")
+    return value.strip().lower()
+
+
+def _language(value: Any, name: str) -> str:
+    from .text import languages
+
+    known = languages()
+    if value not in known:
+        raise ValueError(f"{name} must be a language code the detector knows ({', '.join(sorted(known))}), "
+                         f"got {value!r}")
+    return str(value)
+
+
+_Check = Callable[[Any, str], Any]
+#: Constraint id -> {argument: check}; every argument is required (the original draws a missing one at
+#: random, which a reward must not).
+SPECS: dict[str, dict[str, _Check]] = {
+    "keywords:existence": {"keywords": _words},
+    "keywords:frequency": {"keyword": _phrase, "frequency": _count, "relation": _relation},
+    "keywords:forbidden_words": {"forbidden_words": _words},
+    "keywords:letter_frequency": {"letter": _letter, "let_frequency": _count, "let_relation": _relation},
+    "language:response_language": {"language": _language},
+    "length_constraints:number_sentences": {"num_sentences": _count, "relation": _relation},
+    "length_constraints:number_paragraphs": {"num_paragraphs": _count},
+    "length_constraints:number_words": {"num_words": _count, "relation": _relation},
+    "length_constraints:nth_paragraph_first_word": {"num_paragraphs": _positive, "nth_paragraph": _positive,
+                                                    "first_word": _phrase},
+    "detectable_content:number_placeholders": {"num_placeholders": _count},
+    "detectable_content:postscript": {"postscript_marker": _phrase},
+    "detectable_format:number_bullet_lists": {"num_bullets": _count},
+    "detectable_format:constrained_response": {},
+    "detectable_format:number_highlighted_sections": {"num_highlights": _count},
+    "detectable_format:multiple_sections": {"section_spliter": _phrase, "num_sections": _count},
+    "detectable_format:json_format": {},
+    "detectable_format:title": {},
+    "combination:two_responses": {},
+    "combination:repeat_prompt": {"prompt_to_repeat": _phrase},
+    "startend:end_checker": {"end_phrase": _phrase},
+    "change_case:capital_word_frequency": {"capital_frequency": _count, "capital_relation": _relation},
+    "change_case:english_capital": {},
+    "change_case:english_lowercase": {},
+    "punctuation:no_comma": {},
+    "startend:quotation": {},
+}
+assert set(SPECS) == set(CHECKS)
+
+
+def make_constraint(constraint_id: Any, kwargs: Any) -> Constraint:
+    """One checked constraint (a ``ValueError`` naming the id and the argument otherwise)."""
+    if not isinstance(constraint_id, str) or constraint_id not in SPECS:
+        raise ValueError(f"unknown constraint id {constraint_id!r} (known: {len(SPECS)} IFEval ids; "
+                         "grpo_rewards_instructions.constraints.SPECS lists them)")
+    if kwargs is None:
+        kwargs = {}
+    if not isinstance(kwargs, Mapping):
+        raise ValueError(f"{constraint_id}: kwargs must be a dict, got {type(kwargs).__name__}")
+    given = {k: v for k, v in kwargs.items() if v is not None}
+    spec = SPECS[constraint_id]
+    unknown = sorted(set(given) - set(spec))
+    if unknown:
+        raise ValueError(f"{constraint_id}: unknown argument(s) {', '.join(map(repr, unknown))} "
+                         f"(it takes {', '.join(spec) or 'none'})")
+    args = {}
+    for name, check in spec.items():
+        if name not in given:
+            raise ValueError(f"{constraint_id}: argument {name!r} is missing")
+        try:
+            args[name] = check(given[name], name)
+        except ValueError as exc:
+            raise ValueError(f"{constraint_id}: {exc}") from None
+    if constraint_id == "length_constraints:nth_paragraph_first_word" and args["nth_paragraph"] > args["num_paragraphs"]:
+        raise ValueError(f"{constraint_id}: nth_paragraph ({args['nth_paragraph']}) is past num_paragraphs "
+                         f"({args['num_paragraphs']})")
+    return Constraint(constraint_id, args)
+
+
+def _parse_text(value: Any, column: str) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise ValueError(f"{column} is neither JSON nor a Python literal: {value[:80]!r}") from None
+
+
+def _pairs(row: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The row's ``(ids, kwargs)`` lists, from whichever column it has."""
+    if row.get("instruction_id_list") is not None:
+        ids = row["instruction_id_list"]
+        kwargs = _parse_text(row.get("kwargs"), "kwargs")
+        if kwargs is None:
+            kwargs = [{}] * len(ids) if isinstance(ids, (list, tuple)) else []
+    elif row.get("ground_truth") is not None:
+        truth = _parse_text(row["ground_truth"], "ground_truth")
+        if isinstance(truth, (list, tuple)):
+            if not truth:
+                raise ValueError("ground_truth is an empty list")
+            truth = _parse_text(truth[0], "ground_truth[0]")  # open-instruct reads the first element
+        if not isinstance(truth, Mapping) or "instruction_id" not in truth:
+            keys = sorted(truth) if isinstance(truth, Mapping) else type(truth).__name__
+            raise ValueError(f"ground_truth must hold 'instruction_id' and 'kwargs' (open-instruct's IFEvalG "
+                             f"format), got {keys}")
+        ids, kwargs = truth["instruction_id"], truth.get("kwargs")
+        if isinstance(ids, str):
+            ids, kwargs = [ids], [kwargs]
+        if kwargs is None:
+            kwargs = [{}] * len(ids) if isinstance(ids, (list, tuple)) else []
+    elif row.get("constraints") is not None:
+        items = _parse_text(row["constraints"], "constraints")
+        if not isinstance(items, (list, tuple)) or not all(isinstance(i, Mapping) for i in items):
+            raise ValueError("constraints must be a list of {'id': ..., 'kwargs': {...}}")
+        ids, kwargs = [i.get("id") for i in items], [i.get("kwargs") for i in items]
+    else:
+        raise ValueError(f"no constraints: expected a column {', '.join(map(repr, COLUMNS))}")
+    if isinstance(ids, str) or not isinstance(ids, (list, tuple)):
+        raise ValueError(f"the constraint ids must be a list, got {type(ids).__name__}")
+    if not isinstance(kwargs, (list, tuple)) or len(kwargs) != len(ids):
+        got = len(kwargs) if isinstance(kwargs, (list, tuple)) else type(kwargs).__name__
+        raise ValueError(f"{len(ids)} constraint ids but kwargs is {got}: one dict per id expected")
+    return list(ids), list(kwargs)
+
+
+def read_row(row: Mapping[str, Any], *, where: str = "row") -> tuple[Constraint, ...]:
+    """The constraints of one row; a :class:`ConstraintError` starting with ``where`` otherwise."""
+    try:
+        ids, kwargs = _pairs(row)
+        if not ids:
+            raise ValueError("the row has no constraints")
+        return tuple(make_constraint(i, k) for i, k in zip(ids, kwargs))
+    except ConstraintError:
+        raise
+    except ValueError as exc:
+        raise ConstraintError(f"{where}: {exc}") from None
+
+
+def check_rows(rows: Any, *, max_problems: int = 5) -> list[str]:
+    """A problem line per row whose constraints cannot be read (at most ``max_problems``), naming the row."""
+    problems = []
+    for index, row in enumerate(rows):
+        try:
+            read_row(row, where=f"row {index}")
+        except ConstraintError as exc:
+            problems.append(str(exc))
+            if len(problems) >= max_problems:
+                break
+    return problems

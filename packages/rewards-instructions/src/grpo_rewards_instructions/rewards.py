@@ -1,0 +1,173 @@
+r"""``instructions.followed`` and ``instructions.all_followed``: a reply checked against its row's constraints.
+
+Batch-form rewards: each call returns a :class:`grpo_rewards.RewardResult` whose ``labels`` are
+``followed`` / ``partly_followed`` / ``not_followed`` per reply and whose ``metrics`` count, per
+constraint id, how many replies were checked against it and how many followed it
+(``checked:<id>``, ``followed:<id>``); the core logs those as ``<key>/<metric>`` beside its own
+``timing/`` and ``outcomes/`` numbers.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from grpo_rewards import RewardResult, completion_text, params
+
+from .constraints import COLUMNS, Constraint, ConstraintError, check_rows, read_row
+
+MODES = ("strict", "loose")
+#: The columns a row's constraints are read from (``kwargs`` goes with ``instruction_id_list``).
+ROW_COLUMNS = (*COLUMNS, "kwargs")
+#: Replies longer than this many characters get 0.0, label ``too_large`` (Punkt and langdetect would
+#: read a megabyte for seconds); a reward-set entry may raise it.
+MAX_CHARS = 200_000  # (the core's own max_chars option applies to per-sample rewards only)
+
+
+def loose_variants(reply: str) -> list[str]:
+    r"""IFEval's loose variants of a reply: as written, without its first line, its last line or both,
+    each also with every ``*`` removed (duplicates dropped, the original's order kept).
+
+    >>> loose_variants("Sure!\n*Hi*")
+    ['Sure!\n*Hi*', 'Sure!\nHi', '*Hi*', 'Sure!', '', 'Hi']
+    """
+    lines = reply.split("\n")
+    first = "\n".join(lines[1:]).strip()
+    last = "\n".join(lines[:-1]).strip()
+    both = "\n".join(lines[1:-1]).strip()
+    variants = [reply, reply.replace("*", ""), first, last, both,
+                first.replace("*", ""), last.replace("*", ""), both.replace("*", "")]
+    return list(dict.fromkeys(variants))
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` has a character that prints: a letter, digit, punctuation mark or symbol (the
+    original only asks for ``text.strip()``, so a reply of NUL bytes or zero-width spaces followed
+    "no commas"; here it follows nothing).
+
+    >>> visible(" \\x00\\u200b\\n"), visible(" ok")
+    (False, True)
+    """
+    for char in text:
+        if not char.isspace() and unicodedata.category(char)[0] in "LNPS":
+            return True
+    return False
+
+
+def follows(reply: str, constraint: Constraint, mode: str) -> bool:
+    """Whether ``reply`` satisfies ``constraint``: a text with nothing visible satisfies nothing (the
+    original: a blank text); ``loose``: any of :func:`loose_variants` does."""
+    candidates = [reply] if mode == "strict" else loose_variants(reply)
+    return any(visible(c) and constraint.check(c) for c in candidates)
+
+
+class _Checked:
+    """The shared part: parameters, reading rows, checking every reply against its constraints."""
+
+    def __init__(self, mode: str = "strict", max_reply_chars: int = MAX_CHARS) -> None:
+        self.mode = params.choice(mode, "mode", MODES)
+        self.max_reply_chars = params.integer(max_reply_chars, "max_reply_chars", low=1)
+
+    @staticmethod
+    def check_rows(rows: Any) -> list[str]:
+        """Before training: a line per row whose constraints cannot be read (unknown id, bad kwargs)."""
+        return check_rows(rows)
+
+    def _value(self, verdicts: list[bool]) -> float:
+        raise NotImplementedError
+
+    def __call__(self, prompts: Sequence[Any] | None, completions: Sequence[Any],
+                 completion_ids: Sequence[Sequence[int]] | None = None, **columns: Any) -> RewardResult:
+        n = len(completions)
+        rows = _rows(n, columns)
+        values: list[float | None] = []
+        labels: list[str] = []
+        checked: dict[str, int] = {}
+        followed: dict[str, int] = {}
+        cache: dict[str, tuple[Constraint, ...] | str] = {}  # a group's rows repeat: read each once per call
+        for i, completion in enumerate(completions):
+            key = repr([rows[i].get(c) for c in ROW_COLUMNS])
+            constraints = cache.get(key)
+            if constraints is None:
+                try:
+                    constraints = cache[key] = read_row(rows[i], where=f"row {i}")
+                except ConstraintError as exc:
+                    constraints = cache[key] = str(exc)
+                    _warn_once(str(exc))
+            if isinstance(constraints, str):  # check_rows reports it before training; here: not applicable
+                values.append(None)
+                labels.append("bad_row")
+                continue
+            reply = completion_text(completion)
+            if reply is None:
+                values.append(0.0)
+                labels.append("unreadable")
+                continue
+            if len(reply) > self.max_reply_chars:
+                values.append(0.0)
+                labels.append("too_large")
+                continue
+            verdicts = [follows(reply, c, self.mode) for c in constraints]
+            for constraint, verdict in zip(constraints, verdicts):
+                checked[constraint.id] = checked.get(constraint.id, 0) + 1
+                followed[constraint.id] = followed.get(constraint.id, 0) + verdict
+            values.append(self._value(verdicts))
+            labels.append("followed" if all(verdicts) else "partly_followed" if any(verdicts) else "not_followed")
+        metrics = {f"checked:{k}": float(v) for k, v in sorted(checked.items())}
+        metrics.update({f"followed:{k}": float(followed[k]) for k in sorted(followed)})
+        return RewardResult(values=values, labels=labels, metrics=metrics)
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(problem: str) -> None:
+    if problem not in _WARNED and len(_WARNED) < 100:
+        _WARNED.add(problem)
+        warnings.warn(f"instructions rewards: {problem}; the sample gets None (label bad_row)", UserWarning,
+                      stacklevel=3)
+
+
+def _rows(n: int, columns: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per sample, the row made of the per-sample columns (the constraints' columns among them)."""
+    per_sample = {k: v for k, v in columns.items() if isinstance(v, (list, tuple)) and len(v) == n}
+    return [{k: v[i] for k, v in per_sample.items()} for i in range(n)]
+
+
+class Followed(_Checked):
+    """The fraction of the row's constraints the reply satisfies (IFEval's instruction-level accuracy).
+
+    Columns: IFEval's ``instruction_id_list`` + ``kwargs``, open-instruct's ``ground_truth`` or a
+    ``constraints`` list (see :mod:`grpo_rewards_instructions.constraints`). ``mode``: ``strict``
+    (the reply as written) or ``loose`` (IFEval's loose variants: first/last line removed, ``*``
+    stripped; a constraint holds when any variant satisfies it). Labels ``followed``,
+    ``partly_followed``, ``not_followed`` (and ``unreadable``, ``too_large``: 0.0; ``bad_row``: None,
+    for a row whose constraints cannot be read, which ``check_rows`` reports before training).
+    Unit: none (a share of the row's constraints, 0 to 1).
+
+    >>> from grpo_rewards_instructions import followed
+    >>> followed(prompts=["Write about owls without commas, in lowercase."],
+    ...          completions=["owls hunt at night and see well in the dark."],
+    ...          instruction_id_list=[["punctuation:no_comma", "keywords:existence"]],
+    ...          kwargs=[[{}, {"keywords": ["moon"]}]])
+    [0.5]
+    """
+
+    def _value(self, verdicts: list[bool]) -> float:
+        return sum(verdicts) / len(verdicts)
+
+
+class AllFollowed(_Checked):
+    """1.0 when the reply satisfies every constraint of its row, else 0.0 (IFEval's prompt-level
+    accuracy); columns, modes and labels as ``instructions.followed``. Unit: none (0 or 1).
+
+    >>> from grpo_rewards_instructions import all_followed
+    >>> all_followed(prompts=[None, None], completions=["OWLS HUNT AT NIGHT.", "Owls hunt at night."],
+    ...              instruction_id_list=[["change_case:english_capital"]] * 2, kwargs=[[{}]] * 2)
+    [1.0, 0.0]
+    """
+
+    def _value(self, verdicts: list[bool]) -> float:
+        return float(all(verdicts))

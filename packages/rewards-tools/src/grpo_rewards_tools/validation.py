@@ -1,0 +1,66 @@
+"""Calls validated against their tools' JSON schemas with ``jsonschema`` (validators built once per schema).
+
+>>> from grpo_rewards_tools.calls import ReadCalls, Call
+>>> from grpo_rewards_tools.rows import ToolRow
+>>> from grpo_rewards_tools.schemas import read_tool
+>>> row = ToolRow("native", (read_tool({"name": "f", "parameters": {"type": "object",
+...     "properties": {"unit": {"type": "string", "enum": ["C", "F"]}}}}),))
+>>> validate_calls(ReadCalls((Call("f", {"unit": "C"}), Call("f", {"unit": "K"}))), row)
+(1, 'invalid_arguments')
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+from typing import Any
+
+from .calls import Call, ReadCalls
+from .rows import RowFormatError, ToolRow
+from .schemas import Tool
+
+VALIDATION_MODES = ("all", "fraction")
+#: a call's label, worst first: the label of a completion is its worst call's
+_SEVERITY = ("malformed_call", "unknown_tool", "invalid_arguments", "valid")
+
+
+@functools.lru_cache(maxsize=1024)
+def _validator(schema_text: str, allow_extra: bool) -> Any:
+    # imported on first use (registering the plugin loads no scorer code); through importlib because
+    # jsonschema ships no type information (its value is Any here either way)
+    jsonschema = importlib.import_module("jsonschema")
+
+    schema = json.loads(schema_text)
+    if not allow_extra and "additionalProperties" not in schema and "patternProperties" not in schema:
+        schema["additionalProperties"] = False
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise RowFormatError(f"its parameters are not a valid JSON Schema: {exc.message}") from None
+    return cls(schema)
+
+
+def validator(tool: Tool, allow_extra: bool = False) -> Any:
+    """A ``jsonschema`` validator of ``tool``'s arguments; raises RowFormatError for an invalid schema."""
+    try:
+        return _validator(json.dumps(tool.parameters, sort_keys=True, default=str), allow_extra)
+    except RowFormatError as exc:
+        raise RowFormatError(f"tool {tool.name!r}: {exc}") from None
+
+
+def call_label(call: Call, row: ToolRow, allow_extra: bool = False) -> str:
+    """``valid``, ``unknown_tool`` or ``invalid_arguments`` for one call."""
+    tool = row.tool(call.name)
+    if tool is None:
+        return "unknown_tool"
+    return "valid" if validator(tool, allow_extra).is_valid(call.arguments) else "invalid_arguments"
+
+
+def validate_calls(calls: ReadCalls, row: ToolRow, allow_extra: bool = False) -> tuple[int, str]:
+    """How many of the calls are valid, and the label of the worst one (malformed calls are never valid)."""
+    labels = [call_label(call, row, allow_extra) for call in calls.calls]
+    if calls.malformed:
+        labels.append("malformed_call")
+    return labels.count("valid"), min(labels, key=_SEVERITY.index, default="valid")

@@ -1,0 +1,79 @@
+"""The row's language decides which code runs and how (issue 42): Open-R1's ``verification_info.language``,
+a ``language`` column, unless the ``language`` parameter pins one; a block in another language is its own label."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grpo_rewards_code import TestsPassed
+from grpo_rewards_code.extract import choose_code
+from grpo_rewards_code.formats import row_language
+
+CPP_SUM = "#include <iostream>\nint main(){long a,b; std::cin>>a>>b; std::cout<<a+b<<\"\\n\";}"
+PY_SUM = "print(sum(map(int, input().split())))"
+CASES = [{"type": "stdin_stdout", "input": "1 2\n", "output": "3\n"},
+         {"type": "stdin_stdout", "input": "20 22\n", "output": "42\n"}]
+
+
+def open_r1_row(language: str) -> dict[str, str]:
+    # the shape of open-r1/verifiable-coding-problems-python (and its cpp rows): verification_info as JSON text
+    return {"problem_id": "p1", "verification_info": json.dumps({"language": language, "test_cases": CASES})}
+
+
+def fence(code: str, tag: str) -> str:
+    return f"Here is my solution:\n```{tag}\n{code}\n```\n"
+
+
+def test_an_open_r1_cpp_row_runs_its_correct_cpp_block_as_cpp(sandbox):
+    # on main this was (0.0, 'compile_error'): the default language python pinned every row
+    assert TestsPassed()(fence(CPP_SUM, "cpp"), **open_r1_row("cpp")) == (1.0, "passed")
+    assert TestsPassed()(fence(CPP_SUM, "c++"), **open_r1_row("c++")) == (1.0, "passed")
+
+
+def test_an_untagged_block_runs_in_the_rows_language(sandbox):
+    assert TestsPassed()(fence(CPP_SUM, ""), **open_r1_row("cpp")) == (1.0, "passed")
+    assert TestsPassed()(fence(PY_SUM, ""), **open_r1_row("python")) == (1.0, "passed")
+
+
+def test_a_block_in_another_language_than_the_rows_is_wrong_language_and_never_runs(sandbox):
+    assert TestsPassed()(fence(PY_SUM, "python"), **open_r1_row("cpp")) == (0.0, "wrong_language")
+    assert TestsPassed()(fence(CPP_SUM, "cpp"), **open_r1_row("python")) == (0.0, "wrong_language")
+    java = "class Main { public static void main(String[] a) {} }"
+    assert TestsPassed()(fence(java, "java"), **open_r1_row("python")) == (0.0, "wrong_language")
+    assert TestsPassed().explain(fence(java, "java"), **open_r1_row("python"))["labels"] == ["wrong_language"]
+
+
+def test_the_language_parameter_pins_every_row(sandbox):
+    assert TestsPassed(language="python")(fence(PY_SUM, "python"), **open_r1_row("cpp")) == (1.0, "passed")
+    assert TestsPassed(language="python")(fence(CPP_SUM, "cpp"), **open_r1_row("cpp")) == (0.0, "wrong_language")
+    assert TestsPassed(language="cpp")(fence(CPP_SUM, "cpp"), tests=[{"input": "1 2\n", "output": "3"}]) == (
+        1.0, "passed")
+
+
+def test_a_row_without_a_language_is_python(sandbox):
+    assert TestsPassed()(fence(PY_SUM, "python"), tests=[{"input": "1 2\n", "output": "3"}]) == (1.0, "passed")
+    assert TestsPassed()(fence(CPP_SUM, "cpp"), tests=[{"input": "1 2\n", "output": "3"}]) == (0.0, "wrong_language")
+
+
+def test_a_row_in_a_language_the_sandbox_cannot_run_is_none_with_its_label():
+    assert TestsPassed()(fence("fn main() {}", "rust"), **open_r1_row("rust")) == (None, "unsupported_language")
+
+
+@pytest.mark.parametrize(("row", "language"), [
+    ({"verification_info": {"language": "cpp", "test_cases": []}}, "cpp"),
+    ({"verification_info": json.dumps({"language": "Python3", "test_cases": []})}, "python"),
+    ({"language": "C++", "tests": []}, "cpp"),
+    ({"language": "java", "tests": []}, "java"),
+    ({"language": "en", "tests": []}, None),  # a column of natural languages is not the code's
+    ({"verification_info": "not json", "language": "python"}, "python"),
+    ({"tests": []}, None),
+])
+def test_the_rows_language_is_read_from_open_r1_or_a_language_column(row, language):
+    assert row_language(row) == language
+
+
+def test_a_block_tagged_with_text_is_still_the_fallback_and_not_another_language():
+    assert choose_code("```cpp\nint main(){}\n```\n```text\nout\n```", "python") == ("out\n", None)
+    assert choose_code("```cpp\nint main(){}\n```", "python") == ("int main(){}\n", "cpp")

@@ -1,0 +1,104 @@
+"""instructions.followed / all_followed: values, labels, per-constraint metrics, modes, bad input."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import grpo_rewards_instructions as ins
+from grpo_rewards_instructions.rewards import loose_variants
+
+IDS = [["punctuation:no_comma", "keywords:existence"]]
+KWARGS = [[{}, {"keywords": ["moon"]}]]
+
+
+def test_followed_is_the_share_of_constraints_met_and_labels_it():
+    result = ins.followed.score(prompts=[None] * 3, completions=["owls, moon", "owls and the moon", "owls"],
+                                instruction_id_list=IDS * 3, kwargs=KWARGS * 3)
+    assert result.values == [0.5, 1.0, 0.5]
+    assert result.labels == ["partly_followed", "followed", "partly_followed"]
+
+
+def test_all_followed_pays_only_when_every_constraint_holds():
+    values = ins.all_followed(prompts=[None] * 3, completions=["owls, moon", "owls and the moon", "Owls, sun"],
+                              instruction_id_list=IDS * 3, kwargs=KWARGS * 3)
+    assert values == [0.0, 1.0, 0.0]
+
+
+def test_per_constraint_counts_are_logged_through_the_cores_metrics():
+    logged: dict[str, float] = {}
+    ins.followed(prompts=[None] * 3, completions=["owls, moon", "owls and the moon", "Owls, sun"],
+                 instruction_id_list=IDS * 3, kwargs=KWARGS * 3, log_metric=logged.__setitem__)
+    mine = {k: v for k, v in logged.items() if k.startswith(("checked:", "followed:"))}
+    assert mine == {"checked:keywords:existence/instructions.followed": 3.0,
+                    "checked:punctuation:no_comma/instructions.followed": 3.0,
+                    "followed:keywords:existence/instructions.followed": 2.0,
+                    "followed:punctuation:no_comma/instructions.followed": 1.0}
+    assert [logged[f"outcomes/instructions.followed/{label}"] for label in
+            ("followed", "partly_followed", "not_followed")] == [1.0, 1.0, 1.0]
+
+
+def test_loose_mode_accepts_a_reply_whose_first_line_breaks_the_rule():
+    reply = "Sure, here it is:\nowls hunt at night"
+    kwargs = {"prompts": [None], "completions": [reply], "instruction_id_list": [["punctuation:no_comma"]],
+              "kwargs": [[{}]]}
+    assert ins.followed(**kwargs) == [0.0]
+    assert ins.make_followed(mode="loose")(**kwargs) == [1.0]
+
+
+def test_loose_mode_strips_markdown_emphasis():
+    kwargs = {"prompts": [None], "completions": ['"*Owls* hunt."'], "instruction_id_list": [["startend:quotation"]],
+              "kwargs": [[{}]]}
+    assert ins.make_followed(mode="loose")(**kwargs) == [1.0]
+
+
+def test_loose_variants_are_the_originals_eight_without_duplicates():
+    assert loose_variants("a\nb\nc") == ["a\nb\nc", "b\nc", "a\nb", "b"]
+
+
+def test_conversational_completions_and_open_instruct_rows_score_alike():
+    truth = '[{"instruction_id": ["change_case:english_lowercase"], "kwargs": [{}]}]'
+    values = ins.followed(prompts=[[{"role": "user", "content": "hi"}]] * 2,
+                          completions=[[{"role": "assistant", "content": "owls are birds that hunt at night."}],
+                                       [{"role": "assistant", "content": "Owls are birds that hunt at night."}]],
+                          ground_truth=[truth, truth])
+    assert values == [1.0, 0.0]
+
+
+def test_a_call_without_a_constraints_column_gets_none_labelled_bad_row_and_a_warning():
+    with pytest.warns(UserWarning, match="row 0: no constraints: expected a column 'instruction_id_list'"):
+        result = ins.followed.score(prompts=[None], completions=["x"], solution=["4"])
+    assert (result.values, result.labels) == ([None], ["bad_row"])
+
+
+def test_a_row_with_an_unknown_id_gets_none_and_the_warning_names_the_row():
+    with pytest.warns(UserWarning, match="row 1: unknown constraint id 'nope'"):
+        result = ins.all_followed.score(prompts=[None, None], completions=["a", "b"],
+                                        instruction_id_list=[["punctuation:no_comma"], ["nope"]], kwargs=[[{}], [{}]])
+    assert (result.values, result.labels) == ([1.0, None], ["followed", "bad_row"])
+
+
+def test_a_megabyte_reply_is_zero_and_labelled_too_large():
+    result = ins.followed.score(prompts=[None], completions=["Owls hunt. " * 100_000],
+                                instruction_id_list=[["punctuation:no_comma"]], kwargs=[[{}]])
+    assert (result.values, result.labels) == ([0.0], ["too_large"])
+
+
+def test_max_reply_chars_reads_longer_replies_when_raised():
+    reward = ins.make_followed(max_reply_chars=2_000_000)
+    assert reward(prompts=[None], completions=["Owls hunt. " * 100_000], instruction_id_list=[["punctuation:no_comma"]],
+                  kwargs=[[{}]]) == [1.0]
+
+
+def test_a_bad_mode_is_refused_at_construction():
+    with pytest.raises(ValueError, match="mode must be one of strict, loose, got 'lenient'"):
+        ins.make_followed(mode="lenient")
+
+
+@pytest.mark.parametrize("reward", ["followed", "all_followed"])
+def test_reward_survives_a_pickle_round_trip(reward):
+    clone = pickle.loads(pickle.dumps(getattr(ins, reward)))
+    assert clone.__name__ == f"instructions.{reward}"
+    assert clone(prompts=[None], completions=["no commas"], instruction_id_list=[["punctuation:no_comma"]],
+                 kwargs=[[{}]]) == [1.0]

@@ -1,0 +1,153 @@
+"""tools.call_match and tools.schema_valid: exact values for every mode, label and comparison rule."""
+
+from __future__ import annotations
+
+import pytest
+
+import grpo_rewards_tools as tools
+from grpo_rewards_tools import CallMatch, SchemaValid
+
+WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+                                     "unit": {"type": "string", "enum": ["C", "F"], "default": "C"}},
+    "required": ["city"]}}}
+TIME_TOOL = {"type": "function", "function": {"name": "get_time", "parameters": {
+    "type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]}}}
+TWO = {"tools": [WEATHER_TOOL, TIME_TOOL], "gold_calls": [
+    {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}, {"name": "get_time", "arguments": {"zone": "CET"}}]}
+
+
+def hermes(*calls: str) -> str:
+    return "".join(f"<tool_call>{c}</tool_call>" for c in calls)
+
+
+W = '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}'
+T = '{"name": "get_time", "arguments": {"zone": "CET"}}'
+BAD_T = '{"name": "get_time", "arguments": {"zone": "PST"}}'
+
+
+@pytest.mark.parametrize(("completion", "f1", "fraction", "exact", "label"), [
+    (hermes(W, T), 1.0, 1.0, 1.0, "matched"),
+    (hermes(T, W), 1.0, 1.0, 1.0, "matched"),
+    (hermes(W), 2 / 3, 0.5, 0.0, "missing_call"),
+    (hermes(W, T, T), 0.8, 2 / 3, 0.0, "extra_call"),
+    (hermes(W, BAD_T), 0.5, 0.5, 0.0, "partial"),
+    (hermes(BAD_T), 0.0, 0.0, 0.0, "wrong_arguments"),
+    (hermes('{"name": "get_news", "arguments": {}}'), 0.0, 0.0, 0.0, "wrong_tool"),
+    (hermes(W, T, '{"name": "x", "arguments": [}'), 0.8, 2 / 3, 0.0, "malformed_call"),
+    (hermes('{"name": "x", "arguments": [}'), 0.0, 0.0, 0.0, "malformed_call"),
+    ("It is sunny and 12:00.", 0.0, 0.0, 0.0, "no_call"),
+])
+def test_every_mode_pays_its_formula_with_its_label(completion, f1, fraction, exact, label):
+    for mode, value in (("f1", f1), ("fraction", fraction), ("exact", exact)):
+        assert CallMatch(mode=mode)(completion, **TWO) == (value, label)
+
+
+def test_a_gold_without_calls_expects_a_plain_answer():
+    row = {"gold_calls": []}
+    assert CallMatch()("I cannot help with that.", **row) == (1.0, "matched")
+    assert CallMatch()('get_weather(city="Paris")', **row) == (0.0, "unexpected_call")
+    assert CallMatch()('<tool_call>{"name": </tool_call>', **row) == (0.0, "unexpected_call")
+
+
+def test_parallel_calls_are_paired_by_maximum_matching_not_greedily():
+    # the first call fits both gold calls; a greedy pairing that gives it the first gold leaves the second call unmatched
+    row = {"ground_truth": [{"f": {"x": [1, 2]}}, {"f": {"x": [1]}}], "function": [{"name": "f", "parameters": {}}]}
+    assert CallMatch(mode="exact")("[f(x=2), f(x=1)]", **row) == (1.0, "matched")
+    assert CallMatch(mode="exact")("[f(x=1), f(x=2)]", **row) == (1.0, "matched")
+
+
+@pytest.mark.parametrize(("gold", "given", "params", "expected"), [
+    ({"n": 5}, {"n": "5"}, {}, 1.0),
+    ({"n": 5}, {"n": "5"}, {"numeric_strings": False}, 0.0),
+    ({"x": 0.1}, {"x": 0.1000001}, {}, 1.0),
+    ({"x": 0.1}, {"x": 0.1001}, {}, 0.0),
+    ({"x": 0.1}, {"x": 0.1001}, {"tolerance": 0.01}, 1.0),
+    ({"n": 5}, {"n": 5.0}, {"numeric_strings": False}, 1.0),
+    ({"b": True}, {"b": 1}, {}, 0.0),
+    ({"s": "New York"}, {"s": "  New   York "}, {}, 1.0),
+    ({"s": "New York"}, {"s": "  New   York "}, {"strings": "exact"}, 0.0),
+    ({"s": "New York"}, {"s": "new york"}, {}, 0.0),
+    ({"s": "New York"}, {"s": "new york"}, {"strings": "casefold"}, 1.0),
+    ({"s": "New York, NY"}, {"s": "newyork ny"}, {"strings": "loose"}, 1.0),
+    ({"d": {"a": 1, "b": [1, 2]}}, {"d": {"b": [1, 2], "a": 1}}, {}, 1.0),
+    ({"d": {"a": 1, "b": [1, 2]}}, {"d": {"b": [2, 1], "a": 1}}, {}, 0.0),
+    ({"d": {"a": 1}}, {"d": {"a": 1, "z": None}}, {}, 0.0),
+    ({"n": 5}, {"n": 5, "extra": 1}, {}, 0.0),
+    ({"n": 5, "m": 1}, {"n": 5}, {}, 0.0),
+])
+def test_arguments_are_compared_as_json_with_the_conventions_as_parameters(gold, given, params, expected):
+    row = {"gold_calls": [{"name": "f", "arguments": gold}]}
+    completion = [{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": given}}]}]
+    assert CallMatch(mode="exact", **params)(None, completion=completion, **row)[0] == expected
+
+
+def test_an_argument_left_out_may_be_given_with_its_schema_default():
+    row = {"tools": [WEATHER_TOOL], "gold_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}
+    assert [CallMatch()(c, **row)[0] for c in ('get_weather(city="Paris")', 'get_weather(city="Paris", unit="C")',
+                                                 'get_weather(city="Paris", unit="F")')] == [1.0, 1.0, 0.0]
+
+
+def test_bfcl_dotted_names_match_openai_underscored_names():
+    row = {"ground_truth": [{"math.factorial": {"number": [5]}}], "function": [{"name": "math.factorial", "parameters": {}}]}
+    assert CallMatch()("math_factorial(number=5)", **row) == (1.0, "matched")
+    assert CallMatch()("[math.factorial(number=5)]", **row) == (1.0, "matched")
+
+
+def test_calls_past_max_calls_count_as_unmatched():
+    row = {"gold_calls": [{"name": "f", "arguments": {}}]}
+    assert CallMatch(max_calls=1)("[g(), f()]", **row) == (0.0, "wrong_tool")
+    assert CallMatch(max_calls=2)("[g(), f()]", **row) == (2 / 3, "extra_call")
+
+
+def test_a_row_without_readable_gold_scores_none_and_check_rows_names_it():
+    assert CallMatch()("f()", gold_calls="{not json") == (None, "bad_row")
+    assert CallMatch()("f()", tools=[WEATHER_TOOL]) == (None, "bad_row")
+    assert CallMatch.check_rows([TWO, {"gold_calls": [{"arguments": {}}]}, {"question": "hi"}]) == [
+        "row 1: gold_calls[0]: a call without a tool name",
+        "row 2: no tool-call columns: expected gold_calls (native), query/tools/answers (xLAM), "
+        "question/function/ground_truth (BFCL), conversations (Hermes, ToolACE) or system/chat (Glaive)"]
+
+
+@pytest.mark.parametrize(("completion", "all_value", "fraction", "label"), [
+    ('get_weather(city="Paris", days=3)', 1.0, 1.0, "valid"),
+    ('[get_weather(city="Paris"), get_time(zone="CET")]', 1.0, 1.0, "valid"),
+    ('get_weather(days=3)', 0.0, 0.0, "invalid_arguments"),
+    ('get_weather(city="Paris", days="3")', 0.0, 0.0, "invalid_arguments"),
+    ('get_weather(city="Paris", unit="K")', 0.0, 0.0, "invalid_arguments"),
+    ('get_weather(city="Paris", verbose=True)', 0.0, 0.0, "invalid_arguments"),
+    ('[get_weather(city="Paris"), get_news()]', 0.0, 0.5, "unknown_tool"),
+    (hermes(W, '{"name": "get_time", "arguments": 5}'), 0.0, 0.5, "malformed_call"),
+    ("Sunny.", None, None, "no_call"),
+])
+def test_schema_valid_checks_every_call_against_its_tool_schema(completion, all_value, fraction, label):
+    assert SchemaValid()(completion, **TWO) == (all_value, label)
+    assert SchemaValid(mode="fraction")(completion, **TWO) == (fraction, label)
+
+
+def test_schema_valid_allows_extra_arguments_when_asked_or_when_the_schema_does():
+    open_tool = {"name": "f", "parameters": {"type": "object", "properties": {}, "additionalProperties": True}}
+    assert SchemaValid()("get_weather(city='Paris', verbose=True)", tools=[WEATHER_TOOL]) == (0.0, "invalid_arguments")
+    assert SchemaValid(allow_extra_arguments=True)("get_weather(city='Paris', verbose=True)", tools=[WEATHER_TOOL]) == (
+        1.0, "valid")
+    assert SchemaValid()("f(anything=1)", tools=[open_tool]) == (1.0, "valid")
+
+
+def test_schema_valid_reports_a_tool_whose_parameters_are_not_a_json_schema():
+    bad = {"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "integer", "minimum": "low"}}}}
+    assert SchemaValid()("f(x=1)", tools=[bad]) == (None, "bad_row")
+    assert SchemaValid.check_rows([{"tools": [bad]}])[0].startswith("row 0: tool 'f': its parameters are not a valid JSON Schema")
+
+
+def test_the_batch_call_reads_the_trajectory_not_only_the_final_answer():
+    trajectory = [
+        {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {
+            "name": "get_weather", "arguments": '{"city": "Paris", "days": 3}'}}]},
+        {"role": "tool", "content": "sunny"},
+        {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {
+            "name": "get_time", "arguments": '{"zone": "CET"}'}}]},
+        {"role": "tool", "content": "12:00"},
+        {"role": "assistant", "content": "Sunny, 12:00."}]
+    result = tools.call_match.score(prompts=[None, None], completions=[trajectory, trajectory[:2]],
+                                    tools=[TWO["tools"]] * 2, gold_calls=[TWO["gold_calls"]] * 2)
+    assert (result.values, result.labels) == ([1.0, 2 / 3], ["matched", "missing_call"])

@@ -1,0 +1,131 @@
+"""``grpo-rewards train`` with an environment: one real TRL step through the tool loop with the tiny
+model; the environment's own reward is logged under its name, once; rewards receive TRL's
+``environments``; the manifest records the environment; ``score`` replays the recorded trajectories
+to the values the step gave."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+import grpo_rewards
+from grpo_rewards.environment import call_get_reward
+
+#: what the recording reward saw in the step: (prompt, completion, target, the environment's reward)
+SEEN: list[tuple[Any, Any, Any, Any]] = []
+
+
+class Guess:
+    """A counter the model adds to; 1.0 when the count reaches the row's target."""
+
+    def __init__(self, start: int = 0) -> None:
+        self.start = start
+        self.n = start
+        self.target = None
+
+    def reset(self, **row: Any) -> None:
+        self.n = self.start
+        self.target = row.get("target")
+
+    def add(self, k: int) -> str:
+        """Add k to the counter and return the new count.
+
+        Args:
+            k: how much to add
+        """
+        self.n += k
+        return str(self.n)
+
+    def get_reward(self) -> float:
+        self.outcome = "hit" if self.n == self.target else "miss"
+        return 1.0 if self.n == self.target else 0.0
+
+
+def saw_environment(prompts: list, completions: list, completion_ids: Any = None, *,
+                    environments: Any = None, **kwargs: Any) -> list[float]:
+    """1.0 for each completion whose environment the reward received; records what it saw."""
+    target = kwargs["target"]
+    for i, completion in enumerate(completions):
+        SEEN.append((prompts[i], completion, target[i], call_get_reward(environments[i]) if environments else None))
+    return [1.0 if environments else 0.0] * len(completions)
+
+
+def rows(n: int, seed: int) -> list[dict[str, Any]]:
+    """Rows whose target is 0 (reached without a call) or 3."""
+    return [{"prompt": [{"role": "system", "content": "Use the add tool."},
+                        {"role": "user", "content": f"Reach {3 * (i % 2)}."}], "target": 3 * (i % 2)}
+            for i in range(n)]
+
+
+class ToyEnvPlugin:
+    @grpo_rewards.hookimpl
+    def register_environments(self, register):
+        register("guess", Guess)
+
+    @grpo_rewards.hookimpl
+    def register_rewards(self, register):
+        register("saw_environment", saw_environment, form="batch")
+
+    @grpo_rewards.hookimpl
+    def register_tasks(self, register):
+        register("count", rows, environment={"use": "toyenv.guess", "with": {"start": 0}},
+                 default_rewards=[{"use": "toyenv.saw_environment", "weight": 0.5}])
+
+
+@pytest.fixture
+def env_registry():
+    from grpo_rewards.plugin.manager import get_plugins
+    from grpo_rewards.registry import load_registry
+
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(ToyEnvPlugin(), "toyenv")
+    return load_registry(plugins)
+
+
+def test_a_task_with_an_environment_is_a_complete_run_and_its_reward_is_counted_once(env_registry, tiny_model,
+                                                                                       tmp_path):
+    from grpo_rewards.train.runner import prepare, run
+
+    SEEN.clear()
+    config = {"model": str(tiny_model), "output_dir": str(tmp_path / "out"), "dataset": {"task": "toyenv:count", "n": 4},
+              "grpo": {"max_steps": 1, "per_device_train_batch_size": 4, "num_generations": 4,
+                       "max_completion_length": 8, "logging_steps": 1, "save_strategy": "no", "report_to": "none",
+                       "disable_tqdm": True, "activation_checkpointing": False}}
+    (tmp_path / "run.yaml").write_text(json.dumps(config))
+    plan = prepare(tmp_path / "run.yaml", registry=env_registry)
+    assert plan.config["rewards"] == [{"use": "toyenv.saw_environment", "weight": 0.5},
+                                      {"use": "toyenv.guess", "with": {"start": 0}}]
+    assert plan.grpo_kwargs["max_tool_calling_iterations"] == 8  # TRL's default has no limit
+    trainer = run(plan)
+    assert trainer.reward_func_names == ["toyenv.saw_environment", "toyenv.guess"]  # no "Guess" column of TRL's
+    logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
+    assert logged["rewards/toyenv.saw_environment/mean"] == 1.0
+    assert 0.0 <= logged["rewards/toyenv.guess/mean"] <= 1.0
+    assert logged.get("outcomes/toyenv.guess/hit", 0) + logged.get("outcomes/toyenv.guess/miss", 0) == 4
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["environments"] == [{"key": None, "name": "toyenv.guess", "params": {"start": 0},
+                                         "owns_reward": True, "plugin": "toyenv", "distribution": None,
+                                         "version": None}]
+
+    # offline: the recorded trajectories replayed into fresh environments give the step's values
+    assert len(SEEN) == 4 and all(isinstance(c, list) for _, c, _, _ in SEEN)
+    reward = grpo_rewards.load_reward_set([{"use": "toyenv.guess"}], registry=env_registry).rewards[0]
+    replayed = reward.score(prompts=[p for p, _, _, _ in SEEN], completions=[c for _, c, _, _ in SEEN],
+                            target=[t for _, _, t, _ in SEEN])
+    assert replayed.values == [v for _, _, _, v in SEEN]
+    assert not any(math.isnan(v) for v in replayed.values)
+
+
+def test_an_unknown_environment_parameter_is_refused_before_the_model_loads(env_registry, tiny_model, tmp_path):
+    from grpo_rewards.errors import ConfigError
+    from grpo_rewards.train.runner import prepare
+
+    config = {"model": str(tiny_model), "output_dir": str(tmp_path / "out"), "dataset": {"task": "toyenv:count"},
+              "environment": {"use": "toyenv.guess", "with": {"begin": 1}}, "grpo": {"max_steps": 1}}
+    (tmp_path / "run.yaml").write_text(json.dumps(config))
+    with pytest.raises(ConfigError, match=r"environment: environment toyenv.guess has no parameter\(s\) 'begin'; "
+                                          r"its parameters: start"):
+        prepare(tmp_path / "run.yaml", registry=env_registry)
