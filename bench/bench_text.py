@@ -79,7 +79,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-embeddings", action="store_true")
+    parser.add_argument("--only-embeddings", action="store_true")
     args = parser.parse_args()
+    if args.only_embeddings:
+        replies, refs, _ = batch()
+        embeddings(replies, refs, args.repeats)
+        return
 
     import jsonschema
     import langdetect
