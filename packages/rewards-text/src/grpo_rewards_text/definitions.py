@@ -42,7 +42,10 @@ ROUGE = _define("rouge", "rouge_scores:Rouge", "{use: text.rouge, with: {kind: r
 SIMILARITY = _define("similarity", "embeddings:Similarity", "{use: text.similarity, with: {device: 'cuda:1'}}",
                      form="batch", output_range=(-1.0, 1.0), options=RewardOptions(worker_safe=False))
 LANGUAGE = _define("language", "detect:Language", "{use: text.language, with: {language: fr, language_column: null}}")
-JSON = _define("json", "structured:Json", "{use: text.json, with: {credit: partial, reference_column: reference}}")
+# A schema's `pattern`/`patternProperties` are regular expressions applied (by jsonschema, and by the
+# partial-credit walk) to the model's strings with Python's re: a hard deadline in a worker bounds them.
+JSON = _define("json", "structured:Json", "{use: text.json, with: {credit: partial, reference_column: reference}}",
+               options=OPTIONS.replace(timeout=10.0, timeout_value=0.0))
 
 #: Every text reward, in the order the plugin registers them.
 DEFINITIONS = (EXACT_MATCH, F1, FUZZY, BLEU, CHRF, ROUGE, SIMILARITY, LANGUAGE, JSON)

@@ -60,6 +60,8 @@ def _matches(code: str, expected: str) -> bool:
 class Language:
     """1.0 when the reply's answer is in the expected language, else 0.0 (labels ``match``, ``other``, ``undetected``).
 
+    Unit: none (a score in its range; no length is measured).
+
     The expected language is the parameter ``language`` (an ISO 639-1 code such as ``"fr"``) or
     else the row's ``language_column`` (default ``language``; with ``language`` given, set
     ``language_column: null`` so that a dataset without that column is accepted). ``mode="top"`` (default) pays 1.0

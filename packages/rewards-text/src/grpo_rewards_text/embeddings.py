@@ -74,6 +74,8 @@ def local_model(model: str, device: str) -> Any:
 class Similarity:
     """Cosine similarity of the answer's embedding with the references' (batch form; see the module).
 
+    Unit: none (a score in its range; no length is measured).
+
     Parameters: ``reference_column``, ``answer_format`` (default ``whole``), ``answer_position``;
     ``model`` (``all-MiniLM-L6-v2`` or a local folder; with ``base_url`` the served model's name);
     ``base_url`` (an OpenAI-compatible server, e.g. ``http://127.0.0.1:8000/v1``); ``api_key_env``

@@ -18,6 +18,8 @@ PROCESSORS = ("none", "default")
 class Fuzzy(ReferenceMetric):
     """``rapidfuzz.fuzz.<scorer>(answer, reference, processor=...) / 100``, the best over the references.
 
+    Unit: none (a score in its range; no length is measured).
+
     ``scorer`` is one of :data:`SCORERS` (default ``ratio``: the normalised Indel similarity);
     ``processor`` ``"none"`` (default) or ``"default"`` (``rapidfuzz.utils.default_process``). With
     ``threshold`` (in [0, 1]) the reward is 1.0 when that value reaches it and 0.0 below (labels

@@ -11,6 +11,8 @@ from .reference import ReferenceMetric
 class ExactMatch(ReferenceMetric):
     """1.0 when the answer equals a reference after SQuAD normalisation, else 0.0 (labels ``match``, ``no_match``).
 
+    Unit: none (a score in its range; no length is measured).
+
     Normalisation (each step a parameter, all on by default as in SQuAD's ``normalize_answer``):
     ``lowercase``, ``punctuation`` (``"ascii"``: SQuAD's ``string.punctuation``; ``"unicode"``: also
     every Unicode punctuation character; ``"keep"``), ``remove_articles`` (the words ``articles``),
@@ -40,6 +42,8 @@ class ExactMatch(ReferenceMetric):
 
 class F1(ExactMatch):
     """Token F1 of the answer against the best reference, after SQuAD normalisation (SQuAD v2.0's ``compute_f1``).
+
+    Unit: none (a score in its range; no length is measured).
 
     Tokens are the whitespace-separated words of the normalised text; the value is
     ``2·P·R/(P+R)`` over the multiset of shared tokens; two empty token lists give 1.0, one empty

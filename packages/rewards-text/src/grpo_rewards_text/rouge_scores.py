@@ -24,6 +24,8 @@ class WhitespaceTokenizer:
 class Rouge(ReferenceMetric):
     """``RougeScorer([kind], use_stemmer=...).score(reference, answer)[kind].<measure>``, the best over the references.
 
+    Unit: none (a score in its range; no length is measured).
+
     ``kind``: ``rouge1``, ``rouge2``, ``rougeL`` (default), ``rougeLsum`` (sentences split on
     newlines, or by nltk with ``split_summaries``); ``measure``: ``f`` (default), ``precision``,
     ``recall``; ``use_stemmer`` (Porter stemmer, off by default). ``tokenizer="default"`` is

@@ -69,6 +69,8 @@ class _Sacre(ReferenceMetric):
 class Bleu(_Sacre):
     """Sentence BLEU (sacrebleu, effective order), in [0, 1]: ``sentence_bleu(...).score / 100``.
 
+    Unit: none (a score in its range; no length is measured).
+
     Parameters are sacrebleu's: ``tokenize`` (``13a`` default, ``intl``, ``zh``, ``char``, ``none``,
     ``flores101``, ``flores200``; ``ja-mecab``/``ko-mecab`` need their extras), ``smooth_method``
     (``exp`` default, ``floor``, ``add-k``, ``none``), ``smooth_value`` (for ``floor``/``add-k``),
@@ -102,6 +104,8 @@ class Bleu(_Sacre):
 
 class Chrf(_Sacre):
     """Sentence chrF (sacrebleu), in [0, 1]: ``sentence_chrf(...).score / 100``; ``word_order=2`` is chrF++.
+
+    Unit: none (a score in its range; no length is measured).
 
     Parameters are sacrebleu's: ``char_order`` (6), ``word_order`` (0), ``beta`` (2), ``lowercase``,
     ``whitespace`` (count whitespace as characters), ``eps_smoothing``; ``references`` as for BLEU.

@@ -48,6 +48,8 @@ def _same(a: Any, b: Any) -> bool:
 class Json:
     r"""Schema adherence of the reply's structured data: 1.0 when valid, else 0.0 or partial credit.
 
+    Unit: none (a score in its range; no length is measured).
+
     The data is read from the last fenced block or the whole reply (``source``: ``auto``,
     ``fenced``, ``whole``), as ``format`` ``json`` (default), ``yaml`` or ``toml``, and validated
     with ``jsonschema`` against ``schema`` (a parameter: a dict or JSON text) or else the row's
