@@ -43,7 +43,7 @@ print(values[0], time.perf_counter() - t)
 def sweep(n: int, seed: int) -> None:
     from adversarial_answers import FAMILIES, case
 
-    from grpo_rewards_math.rewards import Accuracy, clear_cache
+    from grpo_rewards_math.correctness import Accuracy, clear_cache
 
     score = Accuracy()
     print("| family | answers | decided in-process | in-process CPU median (ms) | max (ms) | slowest answer (first 60 chars) |")

@@ -53,7 +53,7 @@ def _short(text: str | None, limit: int = 60) -> str:
 
 def _clear_caches() -> None:
     try:
-        from grpo_rewards_math.rewards import clear_cache
+        from grpo_rewards_math.correctness import clear_cache
     except ImportError:
         return
     clear_cache()

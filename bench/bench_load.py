@@ -184,7 +184,7 @@ def in_process_passes(rows_file: Path, rewards_file: Path, n: int, passes: int) 
     out = []
     for i in range(passes + 1):  # pass 0 starts the worker pool
         try:
-            from grpo_rewards_math.rewards import clear_cache
+            from grpo_rewards_math.correctness import clear_cache
         except ImportError:  # pragma: no cover
             clear_cache = None
         if clear_cache:

@@ -242,7 +242,7 @@ def run(quick: bool, kill_after: float, batch_only: bool = False) -> str:
     for g, a in (("$2$", "$2$"), ("$x^2$", "$x \\cdot x$"), ("#### 5", "so 5")):  # warm up both
         ours(g, a)
         theirs(g, a)
-    from grpo_rewards_math.rewards import SymbolicCheck
+    from grpo_rewards_math.correctness import SymbolicCheck
 
     map_with_deadline(SymbolicCheck(), [("(y+1)^2", "y^2+2y+1")] * 16, timeout=60)  # start the workers
     throughput = throughput_section(table)
@@ -333,7 +333,7 @@ def run(quick: bool, kill_after: float, batch_only: bool = False) -> str:
 def _cold() -> None:
     """Forget every cached parse and comparison of the math package."""
     import grpo_rewards_math
-    from grpo_rewards_math.rewards import clear_cache
+    from grpo_rewards_math.correctness import clear_cache
 
     clear_cache()
     for name in ("parse", "equivalence", "compare", "numeric", "latex_lexer"):

@@ -26,7 +26,7 @@ import run  # bench/peers/run.py
 
 
 def main(argv: list[str]) -> int:
-    from grpo_rewards_math.rewards import Accuracy
+    from grpo_rewards_math.correctness import Accuracy
 
     spent: list[float] = []
     quick = Accuracy.quick

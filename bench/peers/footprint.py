@@ -74,7 +74,7 @@ def cold_times(rows: list[dict[str, Any]], passes: int = 3) -> list[float]:
     sys.path.insert(0, str(HERE))
     import run  # bench/peers/run.py
 
-    from grpo_rewards_math.rewards import clear_cache
+    from grpo_rewards_math.correctness import clear_cache
 
     run.ours(r"\boxed{x^2-1}", "(x-1)(x+1)", {})
     run.theirs("$1$", "$1$", {}, "", 3)

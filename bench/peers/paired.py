@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import grpo_rewards_math
     from grpo_rewards_math import latex_lexer, parse
-    from grpo_rewards_math.rewards import clear_cache
+    from grpo_rewards_math.correctness import clear_cache
 
     rows = [json.loads(line) for line in args.cases.read_text(encoding="utf-8").splitlines() if line.strip()]
     accepted = set(inspect.signature(grpo_rewards_math.Accuracy.__init__).parameters)

@@ -331,8 +331,10 @@ def _closed_stdout_run(args, tmp_path):
 
 
 @pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["show", "math.accuracy"], ["--version"],
-                                  ["train", "--print-config"], ["score", "rows.jsonl", "--rewards", "set.yaml"],
-                                  ["model", "tiny"]], ids=lambda a: " ".join(a))
+                                  pytest.param(["train", "--print-config"], marks=pytest.mark.slow),  # imports trl
+                                  ["score", "rows.jsonl", "--rewards", "set.yaml"],
+                                  pytest.param(["model", "tiny"], marks=pytest.mark.slow)],  # writes the tiny model
+                         ids=lambda a: " ".join(a))
 def test_a_closed_stdout_ends_a_printing_command_quietly_as_sigpipe_would(args, tmp_path):
     (tmp_path / "rows.jsonl").write_text('{"prompt": "2+2?", "completion": "\\\\boxed{4}", "solution": "4"}\n')
     (tmp_path / "set.yaml").write_text("rewards:\n  - use: math.accuracy\n")

@@ -7,13 +7,6 @@ import math
 import pytest
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    from grpo_rewards.train.tiny import make_tiny_model
-
-    return make_tiny_model(tmp_path_factory.mktemp("tiny"))
-
-
 def test_grpo_step_logs_each_reward_under_its_reward_set_name(registry, tiny_model, tmp_path):
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer

@@ -21,6 +21,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -108,7 +109,19 @@ def test_a_python_block_runs_alone(block, tmp_path, cache):
     assert run.returncode == 0, f"{block.id} does not run alone:\n{run.stderr[-4000:]}"
 
 
-@pytest.mark.parametrize("block", [b for b in ALL if b.language in ("yaml", "toml", "bash")], ids=lambda b: b.id)
+TRAINS = re.compile(r"\b(grpo-rewards train|trl grpo)\b")
+
+
+def _lane(block: Block) -> Any:
+    """The block as a test parameter: ``slow`` when it trains, or is a training config (``train --dry-run``
+    imports TRL)."""
+    trains = block.not_run is None and (
+        (block.language == "bash" and TRAINS.search(block.code))
+        or (block.language == "yaml" and re.search(r"^(model|dataset):", block.code, re.M)))
+    return pytest.param(block, marks=pytest.mark.slow if trains else (), id=block.id)
+
+
+@pytest.mark.parametrize("block", [_lane(b) for b in ALL if b.language in ("yaml", "toml", "bash")])
 def test_a_block_runs_or_validates(block, tmp_path, cache):
     if block.not_run is not None:
         pytest.skip(f"not run: {block.not_run}")

@@ -41,13 +41,6 @@ class Recorder:
         return values
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from grpo_rewards.train.tiny import make_tiny_model
-
-    return make_tiny_model(tmp_path_factory.mktemp("tiny"))
-
-
 def _reward_set_spec() -> list[dict[str, Any]]:
     from grpo_rewards import load_registry
 

@@ -25,9 +25,6 @@ def _tiny_reward_model() -> str:
     from pathlib import Path
 
     if not _TINY_RM:
-        import sys
-
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
         from judge_models import make_tiny_reward_model
 
         _TINY_RM.append(str(make_tiny_reward_model(Path(tempfile.mkdtemp(prefix="fuzz-rm-")) / "rm")))

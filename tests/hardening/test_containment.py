@@ -61,8 +61,6 @@ def test_a_setsid_double_forked_grandchild_does_not_survive_its_task(pool, tmp_p
 
 
 HOLDER = """
-import sys
-sys.path.insert(0, {here!r})
 import containment_scorers as cs
 from grpo_rewards import WorkerPool
 WorkerPool(workers=1).map(cs.escape, [({pid_file!r}, "overrun")], timeout=600)
@@ -71,8 +69,7 @@ WorkerPool(workers=1).map(cs.escape, [({pid_file!r}, "overrun")], timeout=600)
 
 def test_nothing_survives_when_the_process_holding_the_pool_is_killed_mid_task(tmp_path):
     pid_file = tmp_path / "grandchild.pid"
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER.format(here=str(Path(cs.__file__).parent),
-                                                                  pid_file=str(pid_file))])
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER.format(pid_file=str(pid_file))])
     try:
         give_up = time.monotonic() + 120
         while not pid_file.exists() and time.monotonic() < give_up:

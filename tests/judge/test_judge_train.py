@@ -24,7 +24,7 @@ def test_two_steps_train_with_a_judge_served_by_transformers_serve(serve, tiny_m
         "rewards": [
             {"use": "math.accuracy"},
             {"use": "judge.rubric", "weight": 0.5,
-             "with": {"base_url": serve.base_url, "model": tiny_model, "max_tokens": 4, "request_timeout": 120}},
+             "with": {"base_url": serve.base_url, "model": str(tiny_model), "max_tokens": 4, "request_timeout": 120}},
         ],
         "grpo": {"max_steps": 2, "per_device_train_batch_size": 4, "num_generations": 4, "max_completion_length": 8,
                  "logging_steps": 1, "save_steps": 100, "report_to": "none", "seed": 0, "disable_tqdm": True,

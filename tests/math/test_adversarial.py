@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grpo_rewards_math import make_accuracy
-from grpo_rewards_math.rewards import clear_cache
+from grpo_rewards_math.correctness import clear_cache
 
 #: one reward for every example: its worker pool starts once
 REWARD = make_accuracy(metric="adversarial_accuracy")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from grpo_rewards_math import make_accuracy
+from grpo_rewards_math.correctness import Accuracy
 from grpo_rewards_math.extract import extract_answer
-from grpo_rewards_math.rewards import Accuracy
 
 
 def _value(completion: str, gold: str, **params: object) -> float | None:

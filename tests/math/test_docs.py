@@ -21,7 +21,7 @@ def test_docstring_examples_pass(name):
 
 
 def test_the_extraction_and_reward_modules_have_examples():
-    for name in ("grpo_rewards_math.extract", "grpo_rewards_math.extract.prose", "grpo_rewards_math.rewards",
+    for name in ("grpo_rewards_math.extract", "grpo_rewards_math.extract.prose", "grpo_rewards_math.correctness",
                  "grpo_rewards_math.tasks"):
         assert doctest.testmod(importlib.import_module(name)).attempted > 0
 

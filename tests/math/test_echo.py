@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import grpo_rewards_math
+from grpo_rewards_math.correctness import Accuracy
 from grpo_rewards_math.echo import echoes_prompt
-from grpo_rewards_math.rewards import Accuracy
 
 
 @pytest.mark.parametrize("completion", ["What is 2 + 2?", r"The answer is $\boxed{2 + 2}$.", "Compute 2+2"])

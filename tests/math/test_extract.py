@@ -251,7 +251,7 @@ def test_a_final_answer_phrase_after_the_last_box_wins_only_with_math():
                                   "1" * 61, "3.14159265358979323846"])
 def test_a_bare_numeral_reads_as_the_rules_read_it(monkeypatch, text):
     import grpo_rewards_math.extract as extract_module
-    from grpo_rewards_math.rewards import _parsable
+    from grpo_rewards_math.correctness import _parsable
 
     fast = (extract_answer(text, accept=_parsable), extract_gold(text, accept=_parsable))
     monkeypatch.setattr(extract_module, "_is_numeral", lambda text: False)

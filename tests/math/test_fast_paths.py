@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lanes import examples
 
 from grpo_rewards_math.extract.phrases import iter_phrase_candidates, phrase_candidates
 from grpo_rewards_math.extract.spans import clean, dollar_spans, math_spans, strip_wrappers
@@ -51,7 +52,7 @@ def _trees() -> st.SearchStrategy[Node]:
     return st.recursive(leaves, grow, max_leaves=12)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200, thorough=400))
 @given(_trees())
 def test_the_rational_path_gives_the_value_the_surds_give(tree):
     q = rational(tree)
@@ -130,13 +131,13 @@ def test_normalize_strips_a_full_stop_before_reading_thousands():
 _EDGES = st.text(alphabet=" \t\n*$\\()[].,;x1{}", max_size=12)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(200, thorough=600))
 @given(_EDGES)
 def test_clean_returns_what_every_rewrite_gives(text):
     assert clean(text) == strip_wrappers(text)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(200, thorough=600))
 @given(st.text(alphabet=" \t*$\\()[].,;x", max_size=8).map(lambda t: f"${t}$"))
 def test_clean_of_a_dollar_wrapped_answer_returns_what_every_rewrite_gives(text):
     assert clean(text) == strip_wrappers(text)
@@ -157,7 +158,7 @@ def test_clean_keeps_an_answer_with_nothing_to_strip_and_strips_the_rest():
     assert clean("") == ""
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150, thorough=300))
 @given(st.lists(st.text(alphabet="$\\()[]x ", max_size=10), min_size=2, max_size=4))
 def test_math_spans_of_a_text_do_not_depend_on_the_text_read_before(texts):
     fresh = [math_spans((t + "!")[:-1]) for t in texts]  # equal texts, other objects than the ones read below
@@ -194,7 +195,7 @@ _PROSE_PIECES = ["just", "is", "x", "a", "cm", "m", "km/h", "pi", "\\pi", "\\sqr
                  "$", "\\", "+", "-", "*", "/", "=", "<", "_", "|", "**", "0", "7", "12", "345", "000"]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(500, thorough=3000))
 @given(st.lists(st.sampled_from(_PROSE_PIECES), max_size=10).map("".join))
 def test_a_bare_run_of_digits_is_the_span_the_growth_finds(text):
     from grpo_rewards_math.extract import prose
@@ -230,7 +231,7 @@ _TOKEN_TEXTS = st.lists(st.sampled_from(["1", "23", "0.5", "x", "y", "ab", "\\pi
                         max_size=12).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(500, thorough=3000))
 @given(_TOKEN_TEXTS)
 def test_one_atom_before_a_closing_token_reads_as_the_full_descent_reads_it(text):
     from grpo_rewards_math.grammar.parser import Parser
@@ -258,7 +259,7 @@ _PHRASE_PIECES = ["final", "Final", "FINAL", "answer", "Answer", "the", "correct
                   " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "\x00", "~", "é"]
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(300, thorough=1500))
 @given(st.lists(st.sampled_from(_PHRASE_PIECES), max_size=14).map("".join), st.integers(0, 40), st.integers(0, 60))
 def test_the_re_twin_of_each_phrase_pattern_matches_as_the_regex_pattern_on_ascii_text(text, pos, endpos):
     from grpo_rewards_math.extract import phrases

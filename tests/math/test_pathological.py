@@ -7,7 +7,7 @@ import pytest
 import grpo_rewards_math
 from grpo_rewards import Reward
 from grpo_rewards_math import make_accuracy
-from grpo_rewards_math.rewards import clear_cache
+from grpo_rewards_math.correctness import clear_cache
 
 PATHOLOGICAL = {
     "power_tower": "9^{9^{9^{9}}}",

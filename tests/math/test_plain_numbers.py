@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grpo_rewards_math import bounded, equivalence
+from grpo_rewards_math.correctness import Accuracy
 from grpo_rewards_math.parse import read_answer
-from grpo_rewards_math.rewards import Accuracy
 
 ROOT = Path(__file__).resolve().parents[2]
 

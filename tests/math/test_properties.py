@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from grpo_rewards_math import extract_answer, make_accuracy
-from grpo_rewards_math.rewards import OUTCOMES
+from grpo_rewards_math.correctness import OUTCOMES
 
 TOKENS = [
     "\\frac", "\\dfrac", "{", "}", "(", ")", "[", "]", "\\left(", "\\right)", "\\sqrt", "\\sqrt[3]", "^", "_",

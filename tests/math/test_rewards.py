@@ -10,8 +10,8 @@ import grpo_rewards_math
 from grpo_rewards import Reward, RewardError
 from grpo_rewards.testing import assert_reward_contract, completions
 from grpo_rewards_math import Accuracy, ReasoningAccuracy, make_accuracy, make_reasoning_accuracy
+from grpo_rewards_math.correctness import OUTCOMES, clear_cache
 from grpo_rewards_math.definitions import OPTIONS
-from grpo_rewards_math.rewards import OUTCOMES, clear_cache
 
 GSM8K_GOLD = (
     "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\n"
@@ -212,7 +212,7 @@ def test_symbolic_results_are_remembered_and_decided_in_process_next_time():
 
 
 def test_a_failing_quick_check_leaves_the_sample_to_the_symbolic_check(monkeypatch):
-    import grpo_rewards_math.rewards as rewards
+    import grpo_rewards_math.correctness as rewards
 
     calls = []
 

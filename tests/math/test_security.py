@@ -7,7 +7,7 @@ import builtins
 import pytest
 
 import grpo_rewards_math
-from grpo_rewards_math.rewards import OUTCOMES, clear_cache
+from grpo_rewards_math.correctness import OUTCOMES, clear_cache
 
 PAYLOADS = [
     "__import__('os').system('touch {s}')",

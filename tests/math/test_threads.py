@@ -7,7 +7,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from grpo_rewards_math import make_accuracy
-from grpo_rewards_math.rewards import clear_cache
+from grpo_rewards_math.correctness import clear_cache
 
 BATCH = [r"\boxed{12}", r"\boxed{13}", "nothing", r"\boxed{(t+1)^2}", r"\boxed{t^2+1}"]
 GOLDS = ["12", "12", "12", "t^2 + 2t + 1", "t^2 + 2t + 1"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from grpo_rewards_math import make_accuracy
+from grpo_rewards_math.correctness import Accuracy
 from grpo_rewards_math.equivalence import is_equal
-from grpo_rewards_math.rewards import Accuracy
 
 REWARD = make_accuracy()
 

@@ -7,7 +7,6 @@ synchronous call against the concurrent one) on the same inputs.
 from __future__ import annotations
 
 import functools
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -93,7 +92,6 @@ def _ids(completions: list[Any]) -> list[list[int]]:
 @functools.cache
 def _tiny_reward_model() -> Path:
     """The judge tests' tiny sequence-classification model, written once per test process."""
-    sys.path.insert(0, str(Path(__file__).parents[1] / "judge"))
     from judge_models import make_tiny_reward_model
 
     return make_tiny_reward_model(Path(tempfile.mkdtemp(prefix="scale-rm-")) / "tiny-rm")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from grpo_rewards import ConcurrentReward, load_reward_set
 
 SET = [
@@ -15,13 +13,6 @@ SET = [
     {"use": "length.soft_overlong", "with": {"max_length": 8, "buffer": 4, "unit": "chars"},
      "timeout": 30.0},  # in the worker pool
 ]
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    from grpo_rewards.train.tiny import make_tiny_model
-
-    return make_tiny_model(tmp_path_factory.mktemp("tiny"))
 
 
 def _step(model: Any, out: Any, concurrent: bool) -> tuple[dict[str, float], Any]:

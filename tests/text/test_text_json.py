@@ -158,3 +158,8 @@ def test_a_one_megabyte_reply_is_not_read_through_the_registered_reward():
 
     huge = '{"name": "' + "a" * 1_000_000 + '", "age": 1}'
     assert json_reward.score(prompts=[None], completions=[huge], schema=[PERSON]).labels == ["too_large"]
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    reply = json.dumps({"name": "[" * 100 + '\\"{' * 100, "age": 1})
+    assert Json(schema=PERSON)(reply) == (1.0, "valid")

@@ -129,3 +129,13 @@ def test_the_registered_reward_reads_conversations_unreadable_and_huge_replies()
                               reference=[REFERENCE] * 3)
     assert result.labels == ["ok", "unreadable", "ok"] and result.values[1] == 0.0
     assert result.values[0] > 0.9
+
+
+def test_check_hacks_finds_no_overpaid_entry_for_the_embedding_reward():
+    import grpo_rewards
+    from grpo_rewards.hacks import run_hacks
+
+    report = run_hacks("text.similarity", registry=grpo_rewards.load_registry(), deadline=300.0)
+    assert len(report.results) == 4 and [r.line() for r in report.overpaid] == []
+    paid = {r.hack.name: r.paid for r in report.results}
+    assert paid["copy_the_question"] > 0.8 > 0.1 > paid["injection"]  # a copy of the question is close in meaning

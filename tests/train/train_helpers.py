@@ -6,12 +6,7 @@ conftest was imported first, so ``pytest tests/train tests/kit`` collected the w
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-
-HERE = Path(__file__).parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
 
 
 def toy_registry():

@@ -1,11 +1,8 @@
 """``grpo-rewards train`` with the toy plugin, for runs launched as subprocesses (torchrun)."""
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from train_helpers import toy_registry
+from train_helpers import toy_registry  # this folder is on sys.path: a script's own folder comes first
 
 from grpo_rewards import GrpoRewardsError
 from grpo_rewards.cli.train import train_command

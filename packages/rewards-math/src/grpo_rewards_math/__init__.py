@@ -23,9 +23,9 @@ _EXPORTS = {
     "extract_answer": "extract",
     "extract_gold": "extract",
     "find_answer": "extract",
-    "OUTCOMES": "rewards",
-    "Accuracy": "rewards",
-    "ReasoningAccuracy": "rewards",
+    "OUTCOMES": "correctness",
+    "Accuracy": "correctness",
+    "ReasoningAccuracy": "correctness",
     "make_accuracy": "definitions",
     "make_reasoning_accuracy": "definitions",
 }
@@ -54,9 +54,9 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from grpo_rewards import Reward
 
+    from .correctness import OUTCOMES, Accuracy, ReasoningAccuracy
     from .definitions import make_accuracy, make_reasoning_accuracy
     from .extract import Extraction, extract_answer, extract_gold, find_answer
-    from .rewards import OUTCOMES, Accuracy, ReasoningAccuracy
 
     accuracy: Reward
     reasoning_accuracy: Reward

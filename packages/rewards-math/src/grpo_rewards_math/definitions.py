@@ -1,6 +1,6 @@
 """The math rewards, each defined once: what the plugin registers and what the package exports come from here.
 
-Each scorer is named by reference (``"grpo_rewards_math.rewards:Accuracy"``), so registering the
+Each scorer is named by reference (``"grpo_rewards_math.correctness:Accuracy"``), so registering the
 plugin (``grpo-rewards list``) imports none of the answer extraction, parsing or sympy code; it is
 imported when a reward is first built.
 """
@@ -21,10 +21,10 @@ if TYPE_CHECKING:  # the reward module (and its execution layer) is imported whe
 OPTIONS = RewardOptions(timeout=1.0, timeout_value=0.0, invalid_value=0.0)
 
 ACCURACY = RewardDefinition(
-    "math.accuracy", "grpo_rewards_math.rewards:Accuracy", output_range=(0.0, 1.0), options=OPTIONS, hacks=corpus,
+    "math.accuracy", "grpo_rewards_math.correctness:Accuracy", output_range=(0.0, 1.0), options=OPTIONS, hacks=corpus,
     example=r"completion '... \boxed{12}' with solution '12' -> 1.0")
 REASONING_ACCURACY = RewardDefinition(
-    "math.reasoning_accuracy", "grpo_rewards_math.rewards:ReasoningAccuracy", output_range=(0.0, 1.0),
+    "math.reasoning_accuracy", "grpo_rewards_math.correctness:ReasoningAccuracy", output_range=(0.0, 1.0),
     options=OPTIONS, hacks=corpus,
     example=r"'<think>...</think> \boxed{12}' with solution '12' -> 1.0; no '</think>' -> 0.0")
 

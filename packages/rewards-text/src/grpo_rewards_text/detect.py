@@ -61,22 +61,25 @@ class Language:
     """1.0 when the reply's answer is in the expected language, else 0.0 (labels ``match``, ``other``, ``undetected``).
 
     The expected language is the parameter ``language`` (an ISO 639-1 code such as ``"fr"``) or
-    else the row's ``language_column`` (default ``language``). ``mode="top"`` (default) pays 1.0
+    else the row's ``language_column`` (default ``language``; with ``language`` given, set
+    ``language_column: null`` so that a dataset without that column is accepted). ``mode="top"`` (default) pays 1.0
     when langdetect's most probable language is the expected one; ``"probability"`` pays
     langdetect's probability of the expected language (0.0 when it is not among its candidates).
     A text without letters (digits, punctuation, emoji only) is ``undetected`` and scores 0.0.
     ``answer_format`` defaults to ``whole`` (the whole reply).
 
-    >>> Language(language="fr")("Le chat est assis sur le tapis et regarde la fenêtre.")
+    >>> Language(language="fr", language_column=None)("Le chat est assis sur le tapis et regarde la fenêtre.")
     (1.0, 'match')
     >>> Language()("The cat sits on the mat and looks out of the window.", language="de")
     (0.0, 'other')
     """
 
-    def __init__(self, language: str | None = None, language_column: str = "language", mode: str = "top",
+    def __init__(self, language: str | None = None, language_column: str | None = "language", mode: str = "top",
                  answer_format: str = "whole", answer_position: str = "last") -> None:
         self.language = params.text(language, "language", none_ok=True)
-        self.language_column = params.column(language_column, "language_column")
+        self.language_column = params.column(language_column, "language_column", none_ok=True)
+        if self.language is None and self.language_column is None:
+            raise ValueError("give the expected language: language (a code such as 'fr') or language_column")
         self.mode = params.choice(mode, "mode", MODES)
         self.answer_format = params.choice(answer_format, "answer_format", FORMATS)
         self.answer_position = params.choice(answer_position, "answer_position", POSITIONS)
@@ -88,7 +91,7 @@ class Language:
         detector_factory()
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
-        expected = self.language if self.language is not None else row.get(self.language_column)
+        expected = self.language if self.language is not None else row.get(self.language_column or "")
         if not isinstance(expected, str) or not expected.strip():
             return None, "no_language"
         answer = read_answer(text, self.answer_format, self.answer_position)

@@ -162,7 +162,7 @@ class Similarity:
         key = self._key()
         with _caches_lock:
             cache = _caches.setdefault(key, OrderedDict())
-            found = {t: cache[t] for t in texts if t in cache}
+            found = {t: cache[t] for t in texts if t in cache} if self.cache_size else {}
         new = [t for t in dict.fromkeys(texts) if t not in found]
         if new:
             vectors = self._embed_new(new)

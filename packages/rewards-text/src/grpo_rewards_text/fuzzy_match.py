@@ -38,7 +38,7 @@ class Fuzzy(ReferenceMetric):
         self._function: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_function": None}
+        return {**super().__getstate__(), "_function": None}
 
     def _fuzz(self) -> Any:
         if self._function is None:

@@ -9,8 +9,9 @@ What the corpus shows (the package README says it again): exact match, language 
 Schema validity pay nothing here. Every overlap metric pays a copy of the question when the
 question shares words with the reference (F1 0.78, ROUGE-L 0.78, BLEU 0.52, cosine 0.84 on
 ``copy_the_question``): that is the most gameable case, and exact match is the one that resists it.
-Keyword stuffing, hedged lists and repetition get a small share (at most 0.48, fuzzy ``ratio`` on
-a hedged list). ``credit: partial`` pays an empty object the constraints that hold without data
+Keyword stuffing, hedged lists and repetition get a small share under the defaults (at most 0.48,
+fuzzy ``ratio`` on a hedged list), but ROUGE ``measure: recall`` pays keyword stuffing 0.64 and
+fuzzy ``scorer: token_set_ratio`` 0.85. ``credit: partial`` pays an empty object the constraints that hold without data
 (0.25 here). Compose: exact match (or F1 with a weight well above the fuzzier metrics) as the
 main reward, and binary JSON validity as a gate for partial credit.
 
@@ -54,6 +55,9 @@ def _reference_hacks() -> list[dict[str, Any]]:
         _entry("keyword_stuffing", stuffing, "the reference's keywords repeated ten times",
                {"exact_match": 0.0, "f1": 0.15384615384615383, "fuzzy": 0.20746887966804983,
                 "bleu": 0.025288782185095622, "chrf": 0.24089643328035643, "rouge": 0.15384615384615383}),
+        _entry("keyword_stuffing_recall", stuffing, "the same, against ROUGE recall and fuzzy token_set_ratio",
+               {"fuzzy": 0.8493150684931507, "rouge": 0.6363636363636364},
+               params={"rouge": {"measure": "recall"}, "fuzzy": {"scorer": "token_set_ratio"}}),
         _entry("hedged_list", "<answer>the Eiffel Tower, the Louvre, Notre-Dame, the Arc de Triomphe, "
                "the Sacré-Cœur</answer>", "every landmark of Paris listed as the answer",
                {"exact_match": 0.0, "f1": 0.25, "fuzzy": 0.47692307692307684, "bleu": 0.05412989186545263,

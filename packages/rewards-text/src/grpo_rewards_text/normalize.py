@@ -23,6 +23,7 @@ import string
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from grpo_rewards import params
@@ -59,9 +60,13 @@ class Normalizer:
         self.articles = tuple(articles)
         self._articles = (re.compile(r"\b(" + "|".join(map(re.escape, self.articles)) + r")\b")
                           if self.articles and self.remove_articles else None)
+        #: the normalised text, and the token counts, of a text seen before (references: a GRPO group of
+        #: replies shares one, so it is normalised once per group)
+        self.remembered = lru_cache(maxsize=4096)(self.__call__)
+        self.reference_tokens = lru_cache(maxsize=4096)(self._token_counts)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_articles"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_articles", "remembered", "reference_tokens")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
@@ -83,16 +88,25 @@ class Normalizer:
         """The normalised text split on whitespace (SQuAD's ``get_tokens``)."""
         return self(text).split()
 
+    def _token_counts(self, text: str) -> tuple[int, Counter[str]]:
+        tokens = self.tokens(text)
+        return len(tokens), Counter(tokens)
+
 
 def f1_of_tokens(prediction: list[str], gold: list[str]) -> float:
     """SQuAD v2.0's ``compute_f1`` on token lists."""
-    if not prediction or not gold:
-        return float(prediction == gold)
-    same = sum((Counter(prediction) & Counter(gold)).values())
+    return f1_of_counts(prediction, len(gold), Counter(gold))
+
+
+def f1_of_counts(prediction: list[str], n_gold: int, gold: Counter[str]) -> float:
+    """:func:`f1_of_tokens` with the gold tokens given as their number and counts (remembered per reference)."""
+    if not prediction or not n_gold:
+        return float(not prediction and not n_gold)
+    same = sum((Counter(prediction) & gold).values())
     if same == 0:
         return 0.0
     precision = same / len(prediction)
-    recall = same / len(gold)
+    recall = same / n_gold
     return (2 * precision * recall) / (precision + recall)
 
 

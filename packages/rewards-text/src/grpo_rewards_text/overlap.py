@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .normalize import Normalizer, f1_of_tokens
+from .normalize import Normalizer, f1_of_counts
 from .reference import ReferenceMetric
 
 
@@ -32,7 +32,7 @@ class ExactMatch(ReferenceMetric):
         self.normalizer = Normalizer(lowercase, punctuation, remove_articles, collapse_whitespace, articles)
 
     def metric(self, answer: str, reference: str) -> float:
-        return float(self.normalizer(answer) == self.normalizer(reference))
+        return float(self.normalizer(answer) == self.normalizer.remembered(reference))
 
     def label(self, value: float) -> str:
         return "match" if value == 1.0 else "no_match"
@@ -50,7 +50,7 @@ class F1(ExactMatch):
     """
 
     def metric(self, answer: str, reference: str) -> float:
-        return f1_of_tokens(self.normalizer.tokens(answer), self.normalizer.tokens(reference))
+        return f1_of_counts(self.normalizer.tokens(answer), *self.normalizer.reference_tokens(reference))
 
     def label(self, value: float) -> str:
         return "ok"

@@ -5,7 +5,8 @@ language or the format's own) when the reply has one, else the whole reply; ``"f
 fenced block; ``"whole"`` only the whole reply. Text around the data (``Here it is: {...}``) is not
 cut away: a reply padded with junk is unparsable.
 
-Every parsed value is copied into plain JSON values (dict with string keys, list, str, int, float,
+Data nested deeper than :data:`MAX_DEPTH` brackets is refused before any parser runs (a linear
+scan over brackets and quotes). Every parsed value is copied into plain JSON values (dict with string keys, list, str, int, float,
 bool, None) by an iterative walk that stops past :data:`MAX_DEPTH` levels or :data:`MAX_NODES`
 values, so a recursion bomb (``[[[[…`` a million deep) or a YAML alias bomb (nine aliases of nine
 aliases …) is refused in linear time, never expanded. YAML and TOML dates become ISO strings;
@@ -16,7 +17,7 @@ JSON's ``NaN``/``Infinity`` (not JSON) and non-string object keys are refused.
 >>> parse_reply("[" * 100_000, "json", "whole")
 Traceback (most recent call last):
 ...
-grpo_rewards_text.parsing.Unparsable: nested deeper than the recursion limit
+grpo_rewards_text.parsing.Unparsable: nested deeper than 64 levels
 """
 
 from __future__ import annotations
@@ -76,8 +77,42 @@ def _load(data: str, fmt: str) -> Any:
     return toml.loads(data)
 
 
+_OPEN = frozenset("[{")
+_CLOSE = frozenset("]}")
+_BRACKETS = re.compile(r"[\[\]{}\"']")
+
+
+def bracket_depth(data: str, limit: int = MAX_DEPTH) -> int:
+    """The deepest nesting of ``[``/``{`` outside quoted strings, counted up to ``limit + 1`` (a linear scan
+    over the brackets and quotes only: the parsers, PyYAML's most of all, are slow to refuse a bomb)."""
+    depth = deepest = 0
+    quote = ""
+    for match in _BRACKETS.finditer(data):
+        ch = match.group()
+        if quote:
+            if ch == quote:
+                start = match.start()
+                backslashes = len(data[max(0, start - 64):start]) - len(data[max(0, start - 64):start].rstrip("\\"))
+                if quote == "'" or backslashes % 2 == 0:
+                    quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in _OPEN:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        elif ch in _CLOSE:
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def parse_data(data: str, fmt: str) -> Any:
     """``data`` parsed as ``fmt`` and copied into plain JSON values; raises :class:`Unparsable`."""
+    if bracket_depth(data) > MAX_DEPTH:
+        raise Unparsable(f"nested deeper than {MAX_DEPTH} levels")
     try:
         value = _load(data, fmt)
     except RecursionError:

@@ -27,6 +27,7 @@ class ReferenceMetric:
         self.reference_column = params.column(reference_column, "reference_column")
         self.answer_format = params.choice(answer_format, "answer_format", FORMATS)
         self.answer_position = params.choice(answer_position, "answer_position", POSITIONS)
+        self._last: tuple[Any, tuple[str, ...]] | None = None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} reference_column={self.reference_column!r} answer_format={self.answer_format!r}>"
@@ -46,8 +47,20 @@ class ReferenceMetric:
         """The outcome label of a scored sample (``ok`` unless a subclass says more)."""
         return "ok"
 
+    def _references(self, value: Any) -> tuple[str, ...]:
+        """The row's references (the last value's, remembered: a GRPO group passes one object 8 times)."""
+        last = self._last
+        if last is not None and last[0] is value:
+            return last[1]
+        refs = references(value)
+        self._last = (value, refs)
+        return refs
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_last": None}
+
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
-        refs = references(row.get(self.reference_column))
+        refs = self._references(row.get(self.reference_column))
         if not refs:
             return NO_REFERENCE
         answer = self.answer(text)

@@ -48,7 +48,7 @@ class Rouge(ReferenceMetric):
         self._scorer: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_scorer": None}
+        return {**super().__getstate__(), "_scorer": None}
 
     def scorer(self) -> Any:
         """The ``rouge_score.rouge_scorer.RougeScorer`` (built on first use)."""

@@ -15,7 +15,6 @@ from typing import Any
 
 from grpo_rewards import params
 
-from .answer import references as references_of
 from .reference import NO_ANSWER, NO_REFERENCE, ReferenceMetric
 
 MULTI = ("best", "joint")
@@ -38,7 +37,7 @@ class _Sacre(ReferenceMetric):
         self._metric: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_metric": None}
+        return {**super().__getstate__(), "_metric": None}
 
     def _build(self) -> Any:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -58,7 +57,7 @@ class _Sacre(ReferenceMetric):
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
         if self.references == "best":
             return super().__call__(text, **row)
-        refs = references_of(row.get(self.reference_column))
+        refs = self._references(row.get(self.reference_column))
         if not refs:
             return NO_REFERENCE
         answer = self.answer(text)

@@ -51,7 +51,8 @@ class Json:
     The data is read from the last fenced block or the whole reply (``source``: ``auto``,
     ``fenced``, ``whole``), as ``format`` ``json`` (default), ``yaml`` or ``toml``, and validated
     with ``jsonschema`` against ``schema`` (a parameter: a dict or JSON text) or else the row's
-    ``schema_column`` (default ``schema``). ``credit="partial"`` pays an invalid reply the fraction
+    ``schema_column`` (default ``schema``; with ``schema`` given, set ``schema_column: null`` so that
+    a dataset without that column is accepted). ``credit="partial"`` pays an invalid reply the fraction
     of schema constraints it satisfies (counted as :mod:`grpo_rewards_text.schema` says);
     ``"binary"`` (default) pays 0.0. ``check_formats`` asserts ``format`` (email, date, ...).
 
@@ -71,10 +72,10 @@ class Json:
     (0.5, 'invalid')
     """
 
-    def __init__(self, schema: Any = None, schema_column: str = "schema", format: str = "json", source: str = "auto",
+    def __init__(self, schema: Any = None, schema_column: str | None = "schema", format: str = "json", source: str = "auto",
                  credit: str = "binary", check_formats: bool = False, reference_column: str | None = None,
                  field_match: str = "exact") -> None:
-        self.schema_column = params.column(schema_column, "schema_column")
+        self.schema_column = params.column(schema_column, "schema_column", none_ok=True)
         self.format = params.choice(format, "format", FORMATS)
         self.source = params.choice(source, "source", SOURCES)
         self.credit = params.choice(credit, "credit", CREDIT)
@@ -82,6 +83,8 @@ class Json:
         self.reference_column = params.column(reference_column, "reference_column", none_ok=True)
         self.field_match = params.choice(field_match, "field_match", FIELD_MATCH)
         self.schema = schema
+        if schema is None and self.schema_column is None:
+            raise ValueError("give the schema: schema (a JSON Schema) or schema_column")
         if schema is not None:
             try:
                 validator(schema, self.check_formats)
@@ -95,7 +98,7 @@ class Json:
         validator(self.schema if self.schema is not None else True, self.check_formats)
 
     def _validator(self, row: dict[str, Any]) -> Any:
-        schema = self.schema if self.schema is not None else row.get(self.schema_column)
+        schema = self.schema if self.schema is not None else row.get(self.schema_column or "")
         if schema is None:
             return None
         return validator(schema, self.check_formats)

@@ -1,4 +1,4 @@
-"""The math rewards: ``math.accuracy`` and ``math.reasoning_accuracy``.
+"""The scorers of answer correctness: ``math.accuracy`` and ``math.reasoning_accuracy``.
 
 Each is a per-sample scorer that returns a value and an outcome label (:data:`OUTCOMES`); the
 core's ``Reward`` counts the labels and logs them as ``outcomes/<metric>/<label>``. A sample is

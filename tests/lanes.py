@@ -1,0 +1,105 @@
+"""The test suite's lanes and shared settings, read by ``tests/conftest.py`` (and importable by any test).
+
+>>> examples(300, thorough=3000) in (300, 3000)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+#: The folders whose modules any test or child process may import by name (each package's tests and helpers).
+HELPER_DIRS = sorted(p for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+                     and any(p.glob("*.py")))
+
+#: Fixtures that make a test slow: they build or load a model, start a server or a Ray cluster. A test
+#: using one is marked ``slow`` by the root conftest (a new slow fixture, wherever it is defined, goes here).
+SLOW_FIXTURES = frozenset({
+    "tiny_model",  # writes a random model (transformers)
+    "embedded_model",  # converts or loads SmolLM2-135M
+    "serve",  # starts transformers serve
+    "ray_start",  # starts a Ray cluster
+    "reward_model_dir",  # writes a tiny reward model (torch, transformers)
+    "fixture_site",  # pip-installs the fixture plugins (tests/core/conftest.py)
+    "dupe_site",
+})
+
+#: Modules that are slow without such a fixture, with why (path under tests/). A module may instead say
+#: ``pytestmark = pytest.mark.slow`` itself, and a test ``@pytest.mark.slow``; every ``test_ray*`` module is slow.
+SLOW_MODULES = {
+    "code/test_code_train.py": "trains on the tiny model",
+    "e2e/test_third_party_plugin.py": "installs the example plugin package and trains",
+    "hardening/test_kill_resume.py": "trains, kills and resumes runs",
+    "judge/test_judge_train.py": "trains against a served judge",
+    "kit/test_kit_scaffold.py": "installs the scaffolded package",
+    "train/test_train.py": "trains",
+    "train/test_trl_cli.py": "trains with trl grpo",
+    "train/test_plain_trl_example.py": "trains with the example script",
+    "train/test_model.py": "converts the embedded model",
+    "train/test_tiny.py": "writes tiny models",
+}
+
+
+def is_slow_module(path: Path) -> bool:
+    """Whether every test of the module at ``path`` is slow (:data:`SLOW_MODULES`, or a Ray module)."""
+    try:
+        relative = path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return False
+    return relative in SLOW_MODULES or path.name.startswith("test_ray")
+
+#: Seconds the first test of a Ray module may take: it runs the whole module in a child pytest (tests/scale/conftest.py)
+RAY_MODULE_TIMEOUT = 900
+
+#: Fixtures and modules that pip-install a folder of this repository (see :func:`one_worker_group`).
+INSTALLING_FIXTURES = frozenset({"fixture_site", "dupe_site"})
+INSTALLING_MODULES = frozenset({"test_third_party_plugin.py", "test_kit_scaffold.py"})
+
+#: Hypothesis profiles: ``ci`` is the default; ``thorough`` runs the heavy property tests at full strength.
+PROFILES = ("ci", "thorough")
+
+
+def one_worker_group(path: Path, fixtures: Iterable[str]) -> str | None:
+    """The ``xdist_group`` of a test that must share a worker with others, or None.
+
+    Each Ray module runs once, as a whole, in a child pytest inside a network namespace (see
+    tests/scale/conftest.py): its tests stay together. The tests of the one ``transformers serve``
+    (a session fixture) share a worker, so it starts once. The tests that pip-install a package from
+    a folder of this repository share one too: setuptools writes ``build/`` and ``*.egg-info`` beside
+    the sources, so two installs of one folder at once would race.
+    """
+    used = set(fixtures)
+    if path.name.startswith("test_ray"):
+        return f"ray:{path.name}"
+    if "serve" in used:
+        return "transformers-serve"
+    if used & INSTALLING_FIXTURES or path.name in INSTALLING_MODULES:
+        return "pip-install-from-repo"
+    return None
+
+
+def register_profiles() -> None:
+    """Register the hypothesis profiles and load ``ci`` (``--hypothesis-profile`` loads another after this).
+
+    Both leave out the per-example deadline and the too-slow health check: the time an example
+    takes follows the machine's load, never the code's correctness. ``ci`` is derandomized (the same
+    examples each run) and keeps no example database; ``thorough`` explores afresh.
+    """
+    try:
+        from hypothesis import HealthCheck, settings
+    except ImportError:  # hypothesis is a dev requirement; a test that needs it imports it itself
+        return
+    quiet = [HealthCheck.too_slow]
+    settings.register_profile("ci", deadline=None, derandomize=True, database=None, suppress_health_check=quiet)
+    settings.register_profile("thorough", deadline=None, max_examples=1000, suppress_health_check=quiet)
+    settings.load_profile("ci")
+
+
+def examples(ci: int, *, thorough: int) -> int:
+    """How many examples a heavy property test runs: ``ci`` in CI, ``thorough`` under that profile."""
+    from hypothesis import settings
+
+    return thorough if settings.get_current_profile_name() == "thorough" else ci
