@@ -7,7 +7,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
-from .judging import NOT_GRADED, JudgeSettings, column_values, metrics
+from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, metrics
 from .parse import KINDS, ScoreFormat, scale_bounds
 from .templates import DEFAULT_TEMPLATES, SAMPLE_FIELDS, SYSTEM, fields, fill, render
 
@@ -35,7 +35,8 @@ class Rubric:
     0.0), and one with a line the reply parser would read as a grade (``Score: 10``) is not sent
     either (``injection``: ``unparsable_value``; ``reject_grade_lines: false`` sends it). The judge's mean latency, the tokens it used, the requests sent and the cache hits are
     logged as ``judge_latency/<metric>``, ``judge_tokens/<metric>``, ``judge_requests/<metric>``
-    and ``judge_cache_hits/<metric>``. Units: none (a grade, not a length).
+    and ``judge_cache_hits/<metric>``. Units: none (a grade, not a length). ``grpo-rewards score
+    --explain`` shows each row's judge reply (:meth:`explain`).
 
     Example (a reward-set entry; a server such as ``transformers serve --port 8000`` running)::
 
@@ -107,8 +108,25 @@ class Rubric:
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None,
                  **kwargs: Any) -> RewardResult:
+        columns = column_values(self.columns, kwargs, len(completions), NAME)
+        values, labels, asked = self._judge(prompts, completions, columns)
+        self.settings.warn_if_unparsable(asked, labels)
+        return RewardResult(values=values, labels=labels, metrics=metrics(asked))
+
+    def explain(self, completion: Any, prompt: Any = "", **row: Any) -> dict[str, Any]:
+        """What ``grpo-rewards score --explain`` and ``compare`` show about one row: the judge's ``reply``
+        (the exact text the grade was read from; ``None`` when the sample was not sent or got no reply),
+        the ``label`` and ``value`` read from it, and whether the reply came from the cache (``cached``:
+        the one the scoring asked for, when it ran in this process or with a ``cache_path``).
+        A reply not cached (a worker scored the row, or the cache dropped it) is asked for again."""
+        columns = column_values(self.columns, {c: [row.get(c)] for c in self.columns if c in row}, 1, NAME)
+        values, labels, asked = self._judge([prompt], [completion], columns)
+        return {"label": labels[0], "value": values[0], "reply": asked[0].text, "cached": asked[0].cached}
+
+    def _judge(self, prompts: Sequence[Any], completions: Sequence[Any],
+               columns: Mapping[str, list[Any]]) -> tuple[list[float | None], list[str], list[Asked]]:
+        """Each sample's value and label, and the judge's reply it was read from."""
         n = len(completions)
-        columns = column_values(self.columns, kwargs, n, NAME)
         values: list[float | None] = [None] * n
         labels = ["unreadable"] * n
         asks: list[str | None] = []
@@ -136,5 +154,4 @@ class Rubric:
                 label = "refused"
             values[i], labels[i] = (value if label == "scored" else
                                     self.unparsable_value if label == "unparsable" else self.refused_value), label
-        self.settings.warn_if_unparsable(asked, labels)
-        return RewardResult(values=values, labels=labels, metrics=metrics(asked))
+        return values, labels, asked
