@@ -84,7 +84,8 @@ class Scorer(Protocol):
       caches, a model), and when workers are started ahead of the first batch. An exception here
       fails the load: each sample of the call is then an ``error``. Default: nothing.
     - ``explain(completion, **row) -> dict``: what ``grpo-rewards compare`` shows about one row
-      where two judges disagree (the extracted answer, the rule that decided); ``row`` is the
+      where two judges disagree, and what ``grpo-rewards score --out ... --explain`` writes for every
+      row (the extracted answer, the rule that decided, a judge's reply); ``row`` is the
       file's row without ``completion``/``completion_ids``. Runs under a short deadline; an
       exception or a timeout is shown in place of the explanation. Default: no explanation.
     - ``describe_runtime() -> str``: what the reward's work runs on (a sandbox, a server), shown by
