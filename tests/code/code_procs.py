@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 
-def descends_from(pid: int, ancestor: int) -> bool:
+def _descends_from(pid: int, ancestor: int) -> bool:
     while pid > 1:
         if pid == ancestor:
             return True
@@ -22,7 +22,7 @@ def sandbox_processes() -> list[str]:
     sandbox's zygote, process 1 of its namespace, is the one allowed), one line each: pid, its pid inside, args."""
     out = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or not descends_from(int(entry), os.getpid()):
+        if not entry.isdigit() or not _descends_from(int(entry), os.getpid()):
             continue
         try:
             with open(f"/proc/{entry}/status") as f:

@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from code_procs import descends_from, sandbox_processes, score_and_list_sandboxes
+from code_procs import _descends_from, sandbox_processes, score_and_list_sandboxes
 
 from grpo_rewards_code import TestsPassed
 from grpo_rewards_code.formats import StdioTest
@@ -143,7 +143,7 @@ def _kill_when_marked(pid: int, marker: str, killed: threading.Event) -> None:
                     named = f.read().strip() == marker
             except OSError:
                 continue
-            if named and entry.isdigit() and descends_from(int(entry), pid):
+            if named and entry.isdigit() and _descends_from(int(entry), pid):
                 os.kill(pid, 9)  # bwrap's host process: the whole sandbox dies with it
                 killed.set()
                 return
