@@ -48,13 +48,18 @@ def test_every_entry_pays_nothing_back_to_back_in_one_warm_sandbox(sandbox):
     from grpo_rewards_code import AllPassed
     from grpo_rewards_code.warm import thread_sandboxes
 
-    scorer = AllPassed(time_limit=0.5)
     started = []
     for entry in corpus():
+        # each entry under the limits the corpus gives it (0.5 s only for the entries about time), as
+        # `check --hacks` runs them: a 0.5 s limit everywhere left a 2 s wall limit, too tight on a busy machine
+        scorer = AllPassed(**entry.get("params", {}).get("code.all_passed", {}))
         value, label = scorer(entry["completion"], **entry["columns"])
         assert value == 0.0 and label != "sandbox_error", (entry["name"], label)
         assert sandbox_processes() == [], entry["name"]
         started += [pid for pid in thread_sandboxes() if pid not in started]
     assert len(started) == 1  # all of them, one after another, in the same warm sandbox
-    assert scorer("```python\nprint(sum(map(int, input().split())))\n```",
-                  tests=[{"input": "1 2\n", "output": "3"}]) == (1.0, "passed")
+    # the honest program after them all passes; its 10 s of CPU (21 s of wall clock) never binds, however busy
+    # the machine, so only a sandbox the corpus left unclean could fail it
+    assert AllPassed(time_limit=10)("```python\nprint(sum(map(int, input().split())))\n```",
+                                    tests=[{"input": "1 2\n", "output": "3"}]) == (1.0, "passed")
+    assert thread_sandboxes() == started

@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from code_procs import sandbox_processes, score_and_list_sandboxes
+from code_procs import _descends_from, sandbox_processes, score_and_list_sandboxes
 
 from grpo_rewards_code import TestsPassed
 from grpo_rewards_code.formats import StdioTest
@@ -123,23 +123,62 @@ def test_a_sandbox_that_cannot_be_cleaned_is_replaced(sandbox):
     assert thread_sandboxes() != first  # its zygote said it could not clean /tmp; the next program got a new one
 
 
+def _process_state(pid: int) -> str:
+    """``pid``'s state letter in /proc (``Z``: dead, not yet reaped), or ``""`` when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def _kill_when_marked(pid: int, marker: str, killed: threading.Event) -> None:
+    """Kill ``pid`` (a warm sandbox's bwrap) once a process inside it has named itself ``marker``: the
+    program itself says it is running in that sandbox, so the kill never races the job's sending."""
+    give_up = time.monotonic() + 120  # only so that a broken sandbox cannot hang the test
+    while not killed.is_set() and time.monotonic() < give_up and _process_state(pid) not in ("", "Z"):
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/comm") as f:
+                    named = f.read().strip() == marker
+            except OSError:
+                continue
+            if named and entry.isdigit() and _descends_from(int(entry), pid):
+                os.kill(pid, 9)  # bwrap's host process: the whole sandbox dies with it
+                killed.set()
+                return
+        time.sleep(0.01)
+
+
 def test_a_killed_warm_sandbox_gives_its_program_a_sandbox_error_and_the_next_program_a_new_one(sandbox):
     run(sandbox, "pass")
     (pid,) = thread_sandboxes()
-    threading.Timer(1.0, os.kill, (pid, 9)).start()  # bwrap's host process: the whole sandbox dies with it
-    start = time.monotonic()
+    marker = "killme-" + "6c1f"
+    killed = threading.Event()
+    watcher = threading.Thread(target=_kill_when_marked, args=(pid, marker, killed), daemon=True)
+    watcher.start()
+    # The program marks itself, then sleeps far past its wall limit: a run the kill did not end would end at
+    # the deadline with a ``timeout`` result, never the sandbox error, however slow the machine is.
+    sleeper = (f"import ctypes, time\nctypes.CDLL(None).prctl(15, {marker.encode()!r}, 0, 0, 0)\n"  # PR_SET_NAME
+               "time.sleep(600)")
     try:
-        run(sandbox, "import time\ntime.sleep(20)")
+        run(sandbox, sleeper)
         raise AssertionError("a run whose sandbox was killed gave a result")
     except SandboxUnavailable as exc:
         assert "ended early" in str(exc)
-    assert time.monotonic() - start < 15
+    finally:
+        killed.set()
+        watcher.join()
+    assert thread_sandboxes() == []  # the killed sandbox is dropped at once, not kept for the next program
     runner = LocalRunner(sandbox)
     assert [r.status for r in runner.run(Program("print(input())"), [StdioTest("7\n", "7")], Limits())] == ["ok"]
     assert thread_sandboxes() not in ([], [pid]) and sandbox_processes() == []
-    os.kill(thread_sandboxes()[0], 9)  # killed while idle: the next program starts a new one and never notices
-    time.sleep(0.5)
+    (idle,) = thread_sandboxes()
+    os.kill(idle, 9)  # killed while idle: the next program starts a new one and never notices
+    while _process_state(idle) not in ("", "Z"):  # dead before the next program is sent, however slow the machine
+        time.sleep(0.01)
     assert run(sandbox, "print(5)")[0]["stdout"] == "5\n"
+    assert thread_sandboxes() not in ([], [idle])
 
 
 def test_in_the_core_s_worker_pool_one_warm_sandbox_serves_sample_after_sample(tmp_path):
