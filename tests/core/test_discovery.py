@@ -176,8 +176,9 @@ def test_versions_come_from_the_installed_metadata_only():
                      and "templates" not in p.parts  # the pyproject.toml new-plugin writes has its own
                      and literal.search(p.read_text(encoding="utf-8")))
     assert holders == ["core/pyproject.toml", "rewards-code/pyproject.toml", "rewards-format/pyproject.toml",
-                       "rewards-gym/pyproject.toml", "rewards-judge/pyproject.toml", "rewards-length/pyproject.toml",
-                       "rewards-math/pyproject.toml", "rewards-tools/pyproject.toml"]
+                       "rewards-gym/pyproject.toml", "rewards-instructions/pyproject.toml",
+                       "rewards-judge/pyproject.toml", "rewards-length/pyproject.toml",
+                       "rewards-math/pyproject.toml", "rewards-text/pyproject.toml", "rewards-tools/pyproject.toml"]
 
 
 def test_the_hooks_receive_the_public_register_types():
