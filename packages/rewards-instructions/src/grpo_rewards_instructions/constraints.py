@@ -218,6 +218,13 @@ SPECS: dict[str, dict[str, _Check]] = {
     "custom:character_reverse": {},
     "custom:sentence_alphabet": {},
     "repeat:repeat_change": {"prompt_to_repeat": _text},
+    "ratio:sentence_type": {},
+    "ratio:sentence_balance": {},
+    "ratio:overlap": {"reference_text": _text, "percentage": _count},
+    "custom:multiples": {},
+    "custom:european_capitals_sort": {},
+    "custom:csv_city": {},
+    "custom:date_format_list": {},
 }
 #: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)

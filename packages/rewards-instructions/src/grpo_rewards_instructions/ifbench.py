@@ -399,6 +399,98 @@ def _repeat_change(value: str, args: Args) -> bool:
     return prompt != value and " ".join(prompt.split()[1:]) == " ".join(value.split()[1:])
 
 
+def _sentence_endings(value: str) -> Counter[str]:
+    return Counter(sentence[-1] for sentence in text.sentences(value) if sentence)
+
+
+def _two_declaratives_per_question(value: str, args: Args) -> bool:
+    endings = _sentence_endings(value)
+    return endings["."] == 2 * endings["?"]
+
+
+def _balanced_sentence_types(value: str, args: Args) -> bool:
+    endings = _sentence_endings(value)
+    return endings["."] == endings["?"] == endings["!"]
+
+
+def _trigram_overlap(value: str, args: Args) -> bool:
+    trigrams = {value[i:i + 3] for i in range(len(value) - 2)}  # characters, as nltk.ngrams of a text
+    if not trigrams:
+        return False
+    reference = args["reference_text"]
+    shared = len(trigrams & {reference[i:i + 3] for i in range(len(reference) - 2)})
+    return bool(args["percentage"] - 2 <= shared / len(trigrams) * 100 <= args["percentage"] + 2)
+
+
+def digit_runs(value: str) -> list[str]:
+    """The maximal runs of decimal digits (``re.findall(r"\\d+", value)``).
+
+    >>> digit_runs("14, 21 and 2,8")
+    ['14', '21', '2', '8']
+    """
+    runs, start = [], None
+    for index, char in enumerate(value):
+        if char.isdecimal():
+            if start is None:
+                start = index
+        elif start is not None:
+            runs.append(value[start:index])
+            start = None
+    if start is not None:
+        runs.append(value[start:])
+    return runs
+
+
+def _multiples_of_seven(value: str, args: Args) -> bool:
+    return digit_runs(value) == [str(i) for i in range(14, 51, 7)]
+
+
+_CAPITALS_NORTH_TO_SOUTH = (
+    "Reykjavik", "Helsinki", "Oslo", "Tallinn", "Stockholm", "Riga", "Moscow", "Copenhagen", "Vilnius",
+    "Minsk", "Dublin", "Berlin", "Amsterdam", "Warsaw", "London", "Brussels", "Prague", "Luxembourg",
+    "Paris", "Vienna", "Bratislava", "Budapest", "Vaduz", "Chisinau", "Bern", "Ljubljana", "Zagreb")
+
+
+def _european_capitals(value: str, args: Args) -> bool:
+    capitals = tuple(name.strip() for name in _ascii_fold(value).split(",") if name.strip())
+    return capitals == _CAPITALS_NORTH_TO_SOUTH
+
+
+def _csv_rows(value: str, delimiter: str = ",") -> list[list[str]] | None:
+    """``list(csv.reader(...))`` of ``value``, or ``None`` where the reader refuses it (a field over
+    its size limit, a NUL byte): the original raises there."""
+    import csv
+    import io
+
+    try:
+        return list(csv.reader(io.StringIO(value), delimiter=delimiter))
+    except csv.Error:
+        return None
+
+
+def _city_csv(value: str, args: Args) -> bool:
+    rows = _csv_rows(value)
+    return (rows is not None and len(rows) == 8 and rows[0] == ["ID", "Country", "City", "Year", "Count"]
+            and all(len(row) == 5 for row in rows[1:]))
+
+
+_NAPOLEON_YEARS = range(1769, 1822)
+_DAYS_IN_MONTH = {1: 31, 3: 31, 5: 31, 7: 31, 8: 31, 10: 31, 12: 31, 4: 30, 6: 30, 9: 30, 11: 30, 2: 29}
+
+
+def _date_list(value: str, args: Args) -> bool:
+    for date in value.strip().split(","):
+        date = date.strip()
+        shape_ok = len(date) == 10 and date[4] == date[7] == "-" and all(
+            date[i].isdecimal() for i in (0, 1, 2, 3, 5, 6, 8, 9))
+        if not shape_ok:
+            return False
+        year, month, day = int(date[:4]), int(date[5:7]), int(date[8:])
+        if year not in _NAPOLEON_YEARS or month > 12 or day > _DAYS_IN_MONTH.get(month, 10**9):
+            return False  # as the original, month 00 and day 00 pass
+    return True
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "count:word_count_range": _word_count_range,
@@ -436,4 +528,11 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "custom:character_reverse": _character_reverse,
     "custom:sentence_alphabet": _sentence_alphabet,
     "repeat:repeat_change": _repeat_change,
+    "ratio:sentence_type": _two_declaratives_per_question,
+    "ratio:sentence_balance": _balanced_sentence_types,
+    "ratio:overlap": _trigram_overlap,
+    "custom:multiples": _multiples_of_seven,
+    "custom:european_capitals_sort": _european_capitals,
+    "custom:csv_city": _city_csv,
+    "custom:date_format_list": _date_list,
 }
