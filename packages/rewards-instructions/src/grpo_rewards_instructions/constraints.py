@@ -225,6 +225,8 @@ SPECS: dict[str, dict[str, _Check]] = {
     "custom:european_capitals_sort": {},
     "custom:csv_city": {},
     "custom:date_format_list": {},
+    "custom:csv_special_character": {},
+    "custom:csv_quotes": {},
 }
 #: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)

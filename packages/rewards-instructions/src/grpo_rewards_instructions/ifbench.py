@@ -491,6 +491,63 @@ def _date_list(value: str, args: Args) -> bool:
     return True
 
 
+def _header_matches(header: str, names: tuple[str, ...], separator: str, padding: str) -> bool:
+    """The original's header pattern as a scan: the names in order (each bare or in double quotes),
+    each after the first preceded by ``separator`` and any run of ``padding`` characters."""
+    parts = header.split(separator)
+    if len(parts) != len(names):
+        return False
+    return all((part if index == 0 else part.lstrip(padding)) in (name, f'"{name}"')
+               for index, (part, name) in enumerate(zip(parts, names)))
+
+
+def _quoted_special(field: str) -> bool:
+    r"""``re.match(r'".*[^\d\w\s].*"', field)`` as a scan: a double quote first, then on the same
+    line a character neither word nor space, and after it a double quote."""
+    if not field.startswith('"'):
+        return False
+    newline = field.find("\n", 1)
+    line_end = len(field) if newline < 0 else newline
+    for index in range(1, line_end):
+        char = field[index]
+        if not (char.isalnum() or char == "_" or char.isspace()):
+            return field.find('"', index + 1, line_end) >= 0
+    return False
+
+
+_PRODUCT_COLUMNS = ("ProductID", "Category", "Brand", "Price", "Stock")
+_STUDENT_COLUMNS = ("StudentID", "Subject", "Grade", "Semester", "Score")
+
+
+def _special_character_csv(value: str, args: Args) -> bool:
+    if not _header_matches(value.split("\n")[0].strip(), _PRODUCT_COLUMNS, ",", " \t"):
+        return False
+    rows = _csv_rows(value.replace('"', '"""'))
+    if rows is None or len(rows) != 15:
+        return False
+    for row in rows[1:]:  # as the original: the first row with a quoted special field settles it
+        if len(row) != 5:
+            return False
+        if any(_quoted_special(field) for field in row):
+            return True
+    return False
+
+
+def _quoted_fields_tsv(value: str, args: Args) -> bool:
+    if not _header_matches(value.split("\n")[0].strip(), _STUDENT_COLUMNS, "\t", " "):
+        return False
+    rows = _csv_rows(value.replace('"', '"""'), delimiter="\t")
+    if rows is None or len(rows) != 4:
+        return False
+    for row in rows:
+        if len(row) != 5:
+            return False
+        fields = [field.strip() for field in row]
+        if not all(field and field[0] == '"' and field[-1] == '"' for field in fields):
+            return False  # an empty field: the original raises
+    return True
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "count:word_count_range": _word_count_range,
@@ -535,4 +592,6 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "custom:european_capitals_sort": _european_capitals,
     "custom:csv_city": _city_csv,
     "custom:date_format_list": _date_list,
+    "custom:csv_special_character": _special_character_csv,
+    "custom:csv_quotes": _quoted_fields_tsv,
 }
