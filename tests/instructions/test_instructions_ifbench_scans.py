@@ -25,6 +25,13 @@ def test_keyword_in_sentence_matches_the_word_boundary_pattern(text, word):
 
 
 @settings(max_examples=600, deadline=None)
+@given(WORDY, st.sampled_from(["it", "It", "T", "é"]))
+def test_person_name_matches_the_case_sensitive_word_boundary_pattern(text, word):
+    expected = re.search(r"\b" + re.escape(word) + r"\b", text) is not None
+    assert ifbench.contains_word(text, word, ignore_case=False) is expected
+
+
+@settings(max_examples=600, deadline=None)
 @given(DIGITS)
 def test_digit_runs_match_the_digit_pattern(text):
     assert ifbench.digit_runs(text) == re.findall(r"\d+", text)

@@ -227,6 +227,8 @@ SPECS: dict[str, dict[str, _Check]] = {
     "custom:date_format_list": {},
     "custom:csv_special_character": {},
     "custom:csv_quotes": {},
+    "count:person_names": {"N": _count},
+    "sentence:alliteration_increment": {},
 }
 #: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)

@@ -259,15 +259,16 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def contains_word(value: str, word: str) -> bool:
-    r"""``re.search(r"\b" + re.escape(word) + r"\b", value, re.IGNORECASE)``, as a scan.
+def contains_word(value: str, word: str, *, ignore_case: bool = True) -> bool:
+    r"""``re.search(r"\b" + re.escape(word) + r"\b", value, re.IGNORECASE)`` (without the flag when
+    ``ignore_case`` is false), as a scan.
 
     >>> contains_word("Is it raining? It is.", "it"), contains_word("Italy", "it")
     (True, False)
     """
     if not word:
         return False
-    hay, needle = _same_case_fold(value), _same_case_fold(word)
+    hay, needle = (_same_case_fold(value), _same_case_fold(word)) if ignore_case else (value, word)
     head, tail = _is_word_char(word[0]), _is_word_char(word[-1])
     pos = hay.find(needle)
     while pos >= 0:
@@ -548,6 +549,37 @@ def _quoted_fields_tsv(value: str, args: Args) -> bool:
     return True
 
 
+_PERSON_NAMES = (
+    "Emma", "Liam", "Sophia", "Jackson", "Olivia", "Noah", "Ava", "Lucas", "Isabella", "Mason", "Mia", "Ethan",
+    "Charlotte", "Alexander", "Amelia", "Benjamin", "Harper", "Leo", "Zoe", "Daniel", "Chloe", "Samuel", "Lily",
+    "Matthew", "Grace", "Owen", "Abigail", "Gabriel", "Ella", "Jacob", "Scarlett", "Nathan", "Victoria", "Elijah",
+    "Layla", "Nicholas", "Audrey", "David", "Hannah", "Christopher", "Penelope", "Thomas", "Nora", "Andrew", "Aria",
+    "Joseph", "Claire", "Ryan", "Stella", "Jonathan")
+
+
+def _person_names(value: str, args: Args) -> bool:
+    # IFBench's fixed list of 50 first names, each matched as a whole word, case as written
+    found = sum(1 for name in _PERSON_NAMES if contains_word(value, name, ignore_case=False))
+    return found >= args["N"]
+
+
+def _alliteration_increment(value: str, args: Args) -> bool:
+    previous = -1
+    for sentence in text.sentences(value):
+        words = [clean for clean in (word.lstrip(_EDGE) for word in sentence.lower().split()) if clean]
+        score, in_run = 0, False
+        for left, right in itertools.pairwise(words):
+            if left[0] == right[0]:
+                score += 1 if in_run else 2  # a run of n alliterating words scores n
+                in_run = True
+            else:
+                in_run = False
+        if score <= previous:
+            return False
+        previous = score
+    return True
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "count:word_count_range": _word_count_range,
@@ -594,4 +626,6 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "custom:date_format_list": _date_list,
     "custom:csv_special_character": _special_character_csv,
     "custom:csv_quotes": _quoted_fields_tsv,
+    "count:person_names": _person_names,
+    "sentence:alliteration_increment": _alliteration_increment,
 }
