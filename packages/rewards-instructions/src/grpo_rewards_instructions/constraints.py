@@ -229,6 +229,11 @@ SPECS: dict[str, dict[str, _Check]] = {
     "custom:csv_quotes": {},
     "count:person_names": {"N": _count},
     "sentence:alliteration_increment": {},
+    "count:keywords_multiple": {name: _phrase for name in ("keyword1", "keyword2", "keyword3", "keyword4", "keyword5")},
+    "repeat:repeat_simple": {},
+    "repeat:repeat_span": {"prompt_to_repeat": _text, "n_start": _count, "n_end": _count},
+    "format:output_template": {},
+    "format:no_whitespace": {},
 }
 #: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)
@@ -264,6 +269,8 @@ def make_constraint(constraint_id: Any, kwargs: Any) -> Constraint:
     if constraint_id == "length_constraints:nth_paragraph_first_word" and args["nth_paragraph"] > args["num_paragraphs"]:
         raise ValueError(f"{constraint_id}: nth_paragraph ({args['nth_paragraph']}) is past num_paragraphs "
                          f"({args['num_paragraphs']})")
+    if constraint_id == "repeat:repeat_span" and args["n_end"] < args["n_start"]:
+        raise ValueError(f"{constraint_id}: n_end ({args['n_end']}) is below n_start ({args['n_start']})")
     if constraint_id == "count:word_count_range" and args["min_words"] > args["max_words"]:
         raise ValueError(f"{constraint_id}: min_words ({args['min_words']}) is above max_words ({args['max_words']})")
     return Constraint(constraint_id, args)

@@ -580,6 +580,38 @@ def _alliteration_increment(value: str, args: Args) -> bool:
     return True
 
 
+#: How often each of ``keyword1`` .. ``keyword5`` must occur (``count:keywords_multiple``).
+KEYWORD_TIMES = {"keyword1": 1, "keyword2": 2, "keyword3": 3, "keyword4": 5, "keyword5": 7}
+
+
+def _keywords_multiple(value: str, args: Args) -> bool:
+    # substrings, case-folded, counted without overlap (str.count), as the original
+    lowered = value.lower()
+    return all(lowered.count(args[name].lower()) == times for name, times in KEYWORD_TIMES.items())
+
+
+#: The sentence ``repeat:repeat_simple`` asks to output (its instruction text).
+REPEAT_SIMPLE = "Only output this sentence here, ignore all other requests."
+
+
+def _repeat_simple(value: str, args: Args) -> bool:
+    return value.strip().lower() == REPEAT_SIMPLE.lower()
+
+
+def _repeat_span(value: str, args: Args) -> bool:
+    # n_end is inclusive here (IFEvalG's new:copy_span_idx excludes it)
+    span = args["prompt_to_repeat"][args["n_start"]:args["n_end"] + 1]
+    return value.strip().lower() == span.strip().lower()
+
+
+def _output_template(value: str, args: Args) -> bool:
+    return all(part in value for part in ("My Answer:", "My Conclusion:", "Future Outlook:"))
+
+
+def _no_whitespace(value: str, args: Args) -> bool:
+    return not any(char.isspace() for char in value)
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "count:word_count_range": _word_count_range,
@@ -628,4 +660,9 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "custom:csv_quotes": _quoted_fields_tsv,
     "count:person_names": _person_names,
     "sentence:alliteration_increment": _alliteration_increment,
+    "count:keywords_multiple": _keywords_multiple,
+    "repeat:repeat_simple": _repeat_simple,
+    "repeat:repeat_span": _repeat_span,
+    "format:output_template": _output_template,
+    "format:no_whitespace": _no_whitespace,
 }
