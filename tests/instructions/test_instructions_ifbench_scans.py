@@ -31,6 +31,19 @@ def test_person_name_matches_the_case_sensitive_word_boundary_pattern(text, word
     assert ifbench.contains_word(text, word, ignore_case=False) is expected
 
 
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(["Question ", "Question", "1", "22", ".", ")", ";", "x", "\n", " ", "\t"]),
+                max_size=12).map("".join))
+def test_question_split_matches_the_pattern(text):
+    assert ifbench.split_questions(text) == re.split(r"\n*(?:Question \d+[\.|\):;]?\s*)", text)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aAbEfx.|) \t_-9")), max_size=8))
+def test_option_line_matches_the_pattern(line):
+    assert ifbench._is_option_line(line) is (re.match(r"^[A-Ea-e][\.|\)]\s*\w+", line) is not None)
+
+
 @settings(max_examples=600, deadline=None)
 @given(DIGITS)
 def test_digit_runs_match_the_digit_pattern(text):

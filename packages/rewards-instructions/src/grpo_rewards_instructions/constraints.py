@@ -234,6 +234,7 @@ SPECS: dict[str, dict[str, _Check]] = {
     "repeat:repeat_span": {"prompt_to_repeat": _text, "n_start": _count, "n_end": _count},
     "format:output_template": {},
     "format:no_whitespace": {},
+    "custom:mcq_count_length": {},
 }
 #: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)

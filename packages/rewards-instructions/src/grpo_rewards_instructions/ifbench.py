@@ -612,6 +612,65 @@ def _no_whitespace(value: str, args: Args) -> bool:
     return not any(char.isspace() for char in value)
 
 
+def split_questions(value: str) -> list[str]:
+    r"""``re.split(r"\n*(?:Question \d+[\.|\):;]?\s*)", value)`` as a scan.
+
+    >>> split_questions("Question 1. Why?\n\nQuestion 2) How?")
+    ['', 'Why?', 'How?']
+    """
+    parts, piece_start, pos = [], 0, 0
+    while True:
+        found = value.find("Question ", pos)
+        if found < 0:
+            break
+        end = found + len("Question ")
+        digits = end
+        while digits < len(value) and value[digits].isdecimal():
+            digits += 1
+        if digits == end:  # no number: not a separator here
+            pos = found + 1
+            continue
+        end = digits + (digits < len(value) and value[digits] in ".|):;")
+        while end < len(value) and value[end].isspace():
+            end += 1
+        start = found
+        while start > piece_start and value[start - 1] == "\n":
+            start -= 1
+        parts.append(value[piece_start:start])
+        piece_start = pos = end
+    parts.append(value[piece_start:])
+    return parts
+
+
+def _is_option_line(line: str) -> bool:
+    # re.match(r"^[A-Ea-e][\.|\)]\s*\w+", line): a letter a-e, one of ".|)", spaces, a word character
+    if len(line) < 3 or line[0] not in "ABCDEabcde" or line[1] not in ".|)":
+        return False
+    rest = line[2:].lstrip()
+    return bool(rest) and (rest[0].isalnum() or rest[0] == "_")
+
+
+def _multiple_choice_questions(value: str, args: Args) -> bool:
+    if value.find("Question") != 0:  # anything before the first question is an explanation
+        return False
+    questions = [q.strip() for q in split_questions(value) if q.strip()]
+    if len(questions) != 4:
+        return False
+    lengths = []
+    for question in questions:
+        wording, options, in_options = "", 0, False
+        for line in question.split("\n"):
+            if _is_option_line(line.strip()):
+                options += 1
+                in_options = True
+            elif not in_options:
+                wording += " " + line.strip()
+        if options != 5:
+            return False
+        lengths.append(len(wording.strip()))
+    return all(a < b for a, b in itertools.pairwise(lengths))
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "count:word_count_range": _word_count_range,
@@ -665,4 +724,5 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "repeat:repeat_span": _repeat_span,
     "format:output_template": _output_template,
     "format:no_whitespace": _no_whitespace,
+    "custom:mcq_count_length": _multiple_choice_questions,
 }
