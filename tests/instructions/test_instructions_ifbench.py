@@ -25,6 +25,10 @@ KEYWORDS = {"keyword1": "owl", "keyword2": "moon", "keyword3": "tree", "keyword4
     ("format:no_whitespace", {}, "Owls-are-birds.", True),
     ("format:no_whitespace", {}, "Owls\u00a0are", False),
     ("format:no_whitespace", {}, "", True),
+    ("count:words_japanese", {"N": 2}, "I 猫 like カタカナ, 42 and ひらがな.", False),
+    ("count:words_japanese", {"N": 2}, "I 猫 like カタカナ, and ひらがな.", True),
+    ("count:words_japanese", {"N": 3}, "one two 2024 four five 東京!", True),  # a number is let through
+    ("count:words_japanese", {"N": 3}, "one two three", False),
 ])
 def test_checker_follows_ifbenchs_rule(constraint_id, kwargs, reply, expected):
     assert make_constraint(constraint_id, kwargs).check(reply) is expected
@@ -34,6 +38,11 @@ def test_a_span_that_ends_before_it_starts_is_refused():
     with pytest.raises(ConstraintError, match=r"^row 2: repeat:repeat_span: n_end \(1\) is below n_start \(3\)$"):
         read_row({"instruction_id_list": ["repeat:repeat_span"],
                   "kwargs": [{"prompt_to_repeat": "abcdef", "n_start": 3, "n_end": 1}]}, where="row 2")
+
+
+def test_a_japanese_word_cycle_of_zero_is_refused():
+    with pytest.raises(ConstraintError, match=r"^row 1: count:words_japanese: N must be a whole number >= 1, got 0$"):
+        read_row({"instruction_id_list": ["count:words_japanese"], "kwargs": [{"N": 0}]}, where="row 1")
 
 
 def test_a_missing_keyword_is_named():

@@ -235,6 +235,7 @@ SPECS: dict[str, dict[str, _Check]] = {
     "format:output_template": {},
     "format:no_whitespace": {},
     "custom:mcq_count_length": {},
+    "count:words_japanese": {"N": _positive},
 }
 #: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)

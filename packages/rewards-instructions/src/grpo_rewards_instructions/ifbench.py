@@ -671,6 +671,19 @@ def _multiple_choice_questions(value: str, args: Args) -> bool:
     return all(a < b for a, b in itertools.pairwise(lengths))
 
 
+def _has_japanese(word: str) -> bool:
+    # Hiragana, Katakana (U+3040-U+30FF) or CJK ideographs (U+4E00-U+9FFF), as the original's class
+    return any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in word)
+
+
+def _every_nth_word_japanese(value: str, args: Args) -> bool:
+    for index, word in enumerate(value.split(), 1):
+        word = word.strip(_EDGE)
+        if index % args["N"] == 0 and word and not word.isdigit() and not _has_japanese(word):
+            return False
+    return True
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "count:word_count_range": _word_count_range,
@@ -725,4 +738,5 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "format:output_template": _output_template,
     "format:no_whitespace": _no_whitespace,
     "custom:mcq_count_length": _multiple_choice_questions,
+    "count:words_japanese": _every_nth_word_japanese,
 }
