@@ -49,8 +49,8 @@ def test_the_letter_of_letter_frequency_may_be_any_one_character_as_ifeval_asks_
 
 @pytest.mark.parametrize(("row", "message"), [
     ({"instruction_id_list": ["punctuation:no_semicolon"], "kwargs": [{}]},
-     "row 7: unknown constraint id 'punctuation:no_semicolon' (known: IFEval's 25 and 29 of "
-     "IFEvalG's; grpo_rewards_instructions.constraints.SPECS lists them)"),
+     "row 7: unknown constraint id 'punctuation:no_semicolon' (known: IFEval's 25, IFEvalG's 29 "
+     "and 53 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"),
     ({"instruction_id_list": ["length_constraints:number_words"], "kwargs": [{"num_words": 10}]},
      "row 7: length_constraints:number_words: argument 'relation' is missing"),
     ({"instruction_id_list": ["length_constraints:number_words"], "kwargs": [{"num_words": -1, "relation": "at least"}]},
@@ -61,14 +61,18 @@ def test_the_letter_of_letter_frequency_may_be_any_one_character_as_ifeval_asks_
      "row 7: 1 constraint ids but kwargs is 2: one dict per id expected"),
     ({"instruction_id_list": [], "kwargs": []}, "row 7: the row has no constraints"),
     ({"instruction_id_list": [["punctuation:no_comma"]], "kwargs": [{}]},
-     "row 7: unknown constraint id ['punctuation:no_comma'] (known: IFEval's 25 and 29 of "
-     "IFEvalG's; grpo_rewards_instructions.constraints.SPECS lists them)"),
+     "row 7: unknown constraint id ['punctuation:no_comma'] (known: IFEval's 25, IFEvalG's 29 "
+     "and 53 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"),
     ({"prompt": "hi"}, "row 7: no constraints: expected a column 'instruction_id_list', 'ground_truth', 'constraints'"),
     ({"ground_truth": '{"func_name": "validate_lowercase"}'},
      "row 7: ground_truth must hold 'instruction_id' and 'kwargs' (open-instruct's IFEvalG format), got ['func_name']"),
     ({"ground_truth": "[{"}, "row 7: ground_truth is neither JSON nor a Python literal: '[{'"),
     ({"instruction_id_list": ["keywords:existence"], "kwargs": [{"keywords": "owl"}]},
      "row 7: keywords:existence: keywords must be a non-empty list of texts, got 'owl'"),
+    ({"instruction_id_list": ["count:word_count_range"], "kwargs": [{"min_words": 9, "max_words": 5}]},
+     "row 7: count:word_count_range: min_words (9) is above max_words (5)"),
+    ({"instruction_id_list": ["format:options"], "kwargs": [{"options": " "}]},
+     "row 7: format:options: options must be a non-empty text without NUL, got ' '"),
     ({"instruction_id_list": ["length_constraints:nth_paragraph_first_word"],
       "kwargs": [{"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "owls"}]},
      "row 7: length_constraints:nth_paragraph_first_word: nth_paragraph (3) is past num_paragraphs (2)"),
@@ -89,12 +93,12 @@ def test_an_invalid_language_code_names_the_codes_the_detector_knows():
 def test_check_rows_reports_each_bad_row_by_index_and_stops_at_five():
     good = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
     bad = {"instruction_id_list": ["nope"], "kwargs": [{}]}
-    assert check_rows([good, bad, good]) == ["row 1: unknown constraint id 'nope' (known: IFEval's 25 and 29 of "
-                                             "IFEvalG's; grpo_rewards_instructions.constraints.SPECS lists them)"]
+    assert check_rows([good, bad, good]) == ["row 1: unknown constraint id 'nope' (known: IFEval's 25, IFEvalG's 29 "
+                                             "and 53 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"]
     assert len(check_rows([bad] * 9)) == 5
 
 
-def test_every_ifeval_and_ifevalg_id_is_known():
-    from grpo_rewards_instructions.constraints import IFEVAL_IDS
+def test_every_ifeval_and_ifevalg_id_and_the_ifbench_ids_implemented_are_known():
+    from grpo_rewards_instructions.constraints import IFBENCH_IDS, IFEVAL_IDS, IFEVALG_IDS
 
-    assert (len(IFEVAL_IDS), len(SPECS)) == (25, 54)
+    assert (len(IFEVAL_IDS), len(IFEVALG_IDS), len(IFBENCH_IDS), len(SPECS)) == (25, 29, 53, 107)

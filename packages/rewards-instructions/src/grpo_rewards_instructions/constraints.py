@@ -31,12 +31,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import ifevalg
+from . import ifbench, ifevalg
 from .ifeval import CHECKS as IFEVAL_CHECKS
 from .ifeval import RELATIONS
 
-#: Constraint id -> checker: IFEval's 25, then the IFEvalG ids implemented so far.
-CHECKS = {**IFEVAL_CHECKS, **ifevalg.CHECKS}
+#: Constraint id -> checker: IFEval's 25, IFEvalG's 29, then the IFBench ids implemented so far.
+CHECKS = {**IFEVAL_CHECKS, **ifevalg.CHECKS, **ifbench.CHECKS}
 
 #: The columns a row's constraints are read from, in the order they are tried.
 COLUMNS = ("instruction_id_list", "ground_truth", "constraints")
@@ -83,6 +83,12 @@ def _phrase(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value.strip() or "\x00" in value:
         raise ValueError(f"{name} must be a non-empty text without NUL, got {value!r}")
     return value.strip()
+
+
+def _text(value: Any, name: str) -> str:
+    # as _phrase, kept as written (IFBench compares a repeated prompt, or counts a separator, unstripped)
+    _phrase(value, name)
+    return str(value)
 
 
 def _first_phrase(value: Any, name: str) -> str:
@@ -176,17 +182,74 @@ SPECS: dict[str, dict[str, _Check]] = {
     "keywords:word_count_different_numbers": {"keyword": _phrase, "frequency": _count, "relation": _relation},
     "copy:repeat_phrase": {"phrase": _phrase, "small_n": _positive},
     "count:counting_composition": {"n_sent": _positive, "n_words": _positive},
+    # allenai/IFBench's out-of-distribution set (ifbench.py)
+    "count:word_count_range": {"min_words": _count, "max_words": _count},
+    "count:unique_word_count": {"N": _count},
+    "count:numbers": {"N": _count},
+    "count:punctuation": {},
+    "format:newline": {},
+    "format:options": {"options": _phrase},
+    "format:parentheses": {},
+    "format:quotes": {},
+    "format:title_case": {},
+    "words:palindrome": {},
+    "words:prime_lengths": {},
+    "words:repeats": {"small_n": _count},
+    "words:alphabet": {},
+    "count:conjunctions": {"small_n": _count},
+    "count:pronouns": {"N": _count},
+    "words:vowel": {},
+    "words:consonants": {},
+    "words:last_first": {},
+    "words:paragraph_last_first": {},
+    "sentence:increment": {"small_n": _count},
+    "words:no_consecutive": {},
+    "sentence:keyword": {"word": _phrase, "N": _positive},
+    "words:keywords_specific_position": {"keyword": _phrase, "n": _positive, "m": _positive},
+    "words:words_position": {"keyword": _phrase},
+    "ratio:sentence_words": {},
+    "format:quote_unquote": {},
+    "format:list": {"sep": _text},
+    "format:thesis": {},
+    "format:sub-bullets": {},
+    "format:no_bullets_bullets": {},
+    "custom:reverse_newline": {},
+    "custom:word_reverse": {},
+    "custom:character_reverse": {},
+    "custom:sentence_alphabet": {},
+    "repeat:repeat_change": {"prompt_to_repeat": _text},
+    "ratio:sentence_type": {},
+    "ratio:sentence_balance": {},
+    "ratio:overlap": {"reference_text": _text, "percentage": _count},
+    "custom:multiples": {},
+    "custom:european_capitals_sort": {},
+    "custom:csv_city": {},
+    "custom:date_format_list": {},
+    "custom:csv_special_character": {},
+    "custom:csv_quotes": {},
+    "count:person_names": {"N": _count},
+    "sentence:alliteration_increment": {},
+    "count:keywords_multiple": {name: _phrase for name in ("keyword1", "keyword2", "keyword3", "keyword4", "keyword5")},
+    "repeat:repeat_simple": {},
+    "repeat:repeat_span": {"prompt_to_repeat": _text, "n_start": _count, "n_end": _count},
+    "format:output_template": {},
+    "format:no_whitespace": {},
+    "custom:mcq_count_length": {},
+    "count:words_japanese": {"N": _positive},
 }
-#: The ids of IFEval itself (the rest of SPECS are IFEvalG's).
+#: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)
+IFEVALG_IDS = frozenset(ifevalg.CHECKS)
+IFBENCH_IDS = frozenset(ifbench.CHECKS)
 assert set(SPECS) == set(CHECKS)
 
 
 def make_constraint(constraint_id: Any, kwargs: Any) -> Constraint:
     """One checked constraint (a ``ValueError`` naming the id and the argument otherwise)."""
     if not isinstance(constraint_id, str) or constraint_id not in SPECS:
-        raise ValueError(f"unknown constraint id {constraint_id!r} (known: IFEval's {len(IFEVAL_IDS)} and "
-                         f"{len(SPECS) - len(IFEVAL_IDS)} of IFEvalG's; grpo_rewards_instructions.constraints.SPECS lists them)")
+        raise ValueError(f"unknown constraint id {constraint_id!r} (known: IFEval's {len(IFEVAL_IDS)}, "
+                         f"IFEvalG's {len(IFEVALG_IDS)} and {len(IFBENCH_IDS)} of IFBench's; "
+                         f"grpo_rewards_instructions.constraints.SPECS lists them)")
     if kwargs is None:
         kwargs = {}
     if not isinstance(kwargs, Mapping):
@@ -208,6 +271,10 @@ def make_constraint(constraint_id: Any, kwargs: Any) -> Constraint:
     if constraint_id == "length_constraints:nth_paragraph_first_word" and args["nth_paragraph"] > args["num_paragraphs"]:
         raise ValueError(f"{constraint_id}: nth_paragraph ({args['nth_paragraph']}) is past num_paragraphs "
                          f"({args['num_paragraphs']})")
+    if constraint_id == "repeat:repeat_span" and args["n_end"] < args["n_start"]:
+        raise ValueError(f"{constraint_id}: n_end ({args['n_end']}) is below n_start ({args['n_start']})")
+    if constraint_id == "count:word_count_range" and args["min_words"] > args["max_words"]:
+        raise ValueError(f"{constraint_id}: min_words ({args['min_words']}) is above max_words ({args['max_words']})")
     return Constraint(constraint_id, args)
 
 
