@@ -101,6 +101,9 @@ class BatchFuzzy(Fuzzy):
 
         n = len(completions)
         column = self._column(prompts, completions, completion_ids, columns, n)
+        fast = self._common_case(completions, column, MAX_CHARS)
+        if fast is not None:
+            return fast
         values: list[float | None] = [None] * n
         labels = ["none"] * n
         texts: list[str] = []
@@ -143,6 +146,23 @@ class BatchFuzzy(Fuzzy):
                 values[i], labels[i] = value, label(value)
         return RewardResult(values, labels)
 
+    def _common_case(self, completions: Sequence[Any], column: Sequence[Any], max_chars: int) -> RewardResult | None:
+        """The batch scored without a loop per sample, when every reply is a string of at most ``max_chars``
+        and every reference one ASCII string, and every reply has an answer; else None."""
+        if not completions or {type(c) for c in completions} != {str} or {type(r) for r in column} != {str}:
+            return None
+        if max(map(len, completions)) > max_chars or not "\0".join(column).isascii():
+            return None
+        answers = self._answers(list(completions))
+        if None in answers:
+            return None
+        scores = self._scores(answers, list(column))  # (no answer is None: checked)
+        if self.threshold is None:
+            return RewardResult(scores, ["ok"] * len(scores))
+        threshold, label = self.threshold, self.label
+        values: list[Any] = [float(s >= threshold) for s in scores]
+        return RewardResult(values, [label(v) for v in values])
+
     def _column(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
                 columns: dict[str, Any], n: int) -> Sequence[Any]:
         """The reference column's values, as the per-sample path reads them (a missing column is an error)."""
@@ -169,7 +189,7 @@ class BatchFuzzy(Fuzzy):
             return answers
         return [None if a is None else valid_text(a) for a in answers]
 
-    def _scores(self, answers: list[str], refs: list[str]) -> list[float]:
+    def _scores(self, answers: Sequence[str | None], refs: list[str]) -> list[Any]:
         """``fuzz.<scorer>(answer, reference, processor=...) / 100`` for each pair, in one rapidfuzz call."""
         import numpy as np
         from rapidfuzz import process
