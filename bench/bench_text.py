@@ -80,6 +80,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-embeddings", action="store_true")
     parser.add_argument("--only-embeddings", action="store_true")
+    parser.add_argument("--only", action="append", default=[], metavar="REWARD",
+                        help="time only this reward (text.fuzzy or fuzzy; repeatable); implies --skip-embeddings")
     args = parser.parse_args()
     if args.only_embeddings:
         replies, refs, _ = batch()
@@ -140,6 +142,10 @@ def main() -> None:
          lambda: text.json(prompts=prompts, completions=jsons, schema=[SCHEMA] * n),
          jsonschema_loop),
     ]
+    if args.only:
+        wanted = {o if o.startswith("text.") else f"text.{o}" for o in args.only}
+        rows = [row for row in rows if row[0] in wanted]
+        args.skip_embeddings = True
     for _, _, ours, theirs in rows:  # imports, model and profile loading, validators: outside the timings
         ours()
         theirs()

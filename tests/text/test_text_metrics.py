@@ -127,6 +127,49 @@ def test_fuzzy_threshold_mode_pays_one_at_the_threshold_and_zero_below():
     assert Fuzzy(answer_format="whole", threshold=value + 1e-9)(reply, reference=reference) == (0.0, "no_match")
 
 
+
+# The registered text.fuzzy (batch form, one rapidfuzz call) against Fuzzy run sample by sample through the core.
+BATCH_REPLIES = [reply for reply, _ in PAIRS] + [
+    "<answer>The cat sat on the mat.</answer>", r"I think \boxed{\text{Eifel Tower}}", "<answer>Eiffel", "no box here",
+    None, [{"role": "assistant", "content": "Eifel Tower"}], "x" * 200_001, "caf\udce9 au lait", "  padded reply \n",
+    LONG_A[:3000]]
+BATCH_REFERENCES = [reference for _, reference in PAIRS] + [
+    "The cat sat on the mat.", ["Eiffel Tower", "The Eiffel Tower"], ["Tower", "Eiffel"], None, "anything",
+    "Eiffel Tower", "x", "café au lait", [], LONG_B[:3000]]
+
+
+@pytest.mark.parametrize("scorer", SCORERS)
+@pytest.mark.parametrize(("answer_format", "threshold", "processor"), [
+    ("any", None, "none"), ("whole", None, "default"), ("boxed", None, "none"), ("answer_tag", 0.8, "default"),
+    ("any", 0.95, "none")])
+def test_the_batch_form_gives_the_values_and_labels_of_the_per_sample_path(scorer, answer_format, threshold, processor):
+    from grpo_rewards import Reward
+    from grpo_rewards_text.definitions import OPTIONS, make_fuzzy
+
+    params = {"scorer": scorer, "answer_format": answer_format, "threshold": threshold, "processor": processor}
+    per_sample = Reward(Fuzzy, metric="fuzzy_per_sample", params=params, options=OPTIONS)
+    for completions, references in [(BATCH_REPLIES, BATCH_REFERENCES), (["Whole reply only"] * 3, ["Whole reply"] * 3)]:
+        columns = {"prompts": [None] * len(completions), "completions": completions, "reference": references}
+        ours, theirs = make_fuzzy(**params).score(**columns), per_sample.score(**columns)
+        assert (ours.values, ours.labels) == (theirs.values, theirs.labels)
+
+
+def test_the_batch_form_reads_each_value_from_rapidfuzz():
+    from grpo_rewards_text import fuzzy
+
+    result = fuzzy.score(prompts=[None] * 3, completions=["Eifel Tower", "<answer>Tower</answer>", None],
+                         reference=["Eiffel Tower", ["Eiffel Tower", "Tower"], "Eiffel Tower"])
+    assert result.values == [fuzz.ratio("Eifel Tower", "Eiffel Tower") / 100, 1.0, 0.0]
+    assert result.labels == ["ok", "ok", "unreadable"]
+
+
+def test_the_batch_form_without_its_reference_column_is_an_error_naming_it():
+    from grpo_rewards import RewardError
+    from grpo_rewards_text import fuzzy
+
+    with pytest.raises(RewardError, match=r"'reference'.*the batch has: answers"):
+        fuzzy(prompts=[None], completions=["Paris"], answers=["Paris"])
+
 # SQuAD v2.0's official evaluation (normalize_answer, compute_exact, compute_f1), worked by hand.
 SQUAD_CASES = [
     # (prediction, gold, exact, f1)
