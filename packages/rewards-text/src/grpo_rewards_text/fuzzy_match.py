@@ -82,6 +82,8 @@ _ROW_FIELDS = ("prompt", "completion", "completion_ids")
 class BatchFuzzy(Fuzzy):
     """``text.fuzzy`` as registered (batch form): :class:`Fuzzy`'s values and labels for a whole batch.
 
+    Unit: none (a score in its range; no length is measured).
+
     The same parameters and the same value and label per sample as :class:`Fuzzy` run sample by
     sample through the core (``unreadable`` and ``too_large`` 0.0, as the text rewards' options
     say; ``no_reference`` None; ``no_answer`` 0.0), but every (answer, reference) pair is scored in
