@@ -101,12 +101,18 @@ COLUMN_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "gym_dataset": st.sampled_from([*GYM_ROWS, "no_such_dataset", "", None]),
     "gym_config": st.sampled_from([*(c for c, _ in GYM_ROWS.values()), "{not json", '{"no_such_param": 1}', "", 3]),
     "gym_entry": st.sampled_from([*(e for _, e in GYM_ROWS.values()), "{}", "[1, 2", '{"__tuple__": 3}', "", None]),
+    # the text package's reference, schema and language columns (a list of golds too; junk schemas)
+    "reference": st.sampled_from(["4", "Paris", ["Paris", "paris, France"], "", "the the the", "\u00e9t\u00e9 \u6771\u4eac"]),
+    "schema": st.sampled_from(['{"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}',
+                               '{"type": "array", "items": {"type": "string"}}', "{not json", "",
+                               '{"$ref": "#"}', '{"$ref": "http://127.0.0.1:9/s.json"}']),
+    "language": st.sampled_from(["en", "fr", "de", "zz", ""]),
 }
 
 #: One well-formed value per column (a real gold answer, a real gym row).
 GOOD_COLUMN_VALUES: dict[str, Any] = {
     "solution": "4", "correct": True, "gym_dataset": "chain_sum", "gym_config": GYM_ROWS["chain_sum"][0],
-    "gym_entry": GYM_ROWS["chain_sum"][1],
+    "gym_entry": GYM_ROWS["chain_sum"][1], "reference": "4", "schema": '{"type": "object"}', "language": "en",
 }
 
 _FRAGMENTS = ["\\boxed{", "}", "{", "<think>", "</think>", "<answer>", "</answer>", "$", "$$", "\\frac",

@@ -184,7 +184,10 @@ class Similarity:
         labels = ["no_reference"] * n
         refs_column = columns.get(self.reference_column)
         if not isinstance(refs_column, (list, tuple)) or len(refs_column) != n:
-            refs_column = [None] * n
+            have = sorted(k for k, v in columns.items() if isinstance(v, (list, tuple)) and len(v) == n)
+            raise ValueError(f"text.similarity needs the dataset column {self.reference_column!r} (one value per "
+                             f"completion); the batch has: {', '.join(have) or 'none'}. To read another column, "
+                             "set reference_column")
         todo: list[tuple[int, str, tuple[str, ...]]] = []
         for i, completion in enumerate(completions):
             refs = references(refs_column[i])
