@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grpo_rewards_math.equivalence import is_equal
-from grpo_rewards_math.rewards import Accuracy
+from grpo_rewards_math.correctness import Accuracy
 
 SCORE = Accuracy()
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
