@@ -16,7 +16,7 @@ import random
 import time
 from collections import Counter
 
-from grpo_rewards_math.rewards import Accuracy, clear_cache
+from grpo_rewards_math.correctness import Accuracy, clear_cache
 
 
 def families(n: int, seed: int = 42) -> dict[str, list[tuple[str, str]]]:
