@@ -98,5 +98,5 @@ def score_texts(batch: dict[str, list[Any]], reward: Any) -> dict[str, list[Any]
     from grpo_rewards.execution import get_pool
 
     scores = reward(completions=batch["text"])
-    pool = " ".join(map(str, sorted(get_pool(2).pids)))
+    pool = " ".join(map(str, sorted(get_pool(2, reward.pool_owner).pids)))
     return {"score": scores, "pid": [os.getpid()] * len(scores), "pool": [pool] * len(scores)}

@@ -105,7 +105,7 @@ def test_the_worker_pool_works_after_plugin_failures(faulty_plugins):
     load_registry()
     reward = Reward(hw.slow_length, metric="hardening.slow", timeout=30.0, workers=2)
     assert reward(completions=["a", "bb", "ccc"]) == [1.0, 2.0, 3.0]
-    assert len(get_pool(2).pids) == 2 and zombies() == []
+    assert len(get_pool(2, reward.pool_owner).pids) == 2 and zombies() == []
 
 
 

@@ -32,7 +32,7 @@ from grpo_rewards.execution import get_pool
 datasets.disable_progress_bars()
 reward = Reward(hw.length_unless_boom, metric="hardening.fork", timeout=30.0, workers=2)
 assert reward(completions=["ab", "c"]) == [2.0, 1.0]
-pool = get_pool(2)
+pool = get_pool(2, reward.pool_owner)  # the reward's own workers
 before = sorted(pool.pids)
 errors, rounds, stop = [], [0], threading.Event()
 

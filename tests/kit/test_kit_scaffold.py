@@ -191,7 +191,7 @@ def test_the_environment_variant_passes_its_tests_and_is_ruff_clean(tmp_path):
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
                          env=_env(site), capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "12 passed" in run.stdout
+    assert "13 passed" in run.stdout
     ruff = Path(sys.executable).with_name("ruff")
     if ruff.exists():
         rules = ["--isolated", "--select", "E,F,W,I,B,UP,RUF", "--line-length", "110", "--target-version", "py310"]

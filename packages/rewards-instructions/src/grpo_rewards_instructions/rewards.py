@@ -120,14 +120,10 @@ class _Checked:
         return RewardResult(values=values, labels=labels, metrics=metrics)
 
 
-_WARNED: set[str] = set()
-
-
 def _warn_once(problem: str) -> None:
-    if problem not in _WARNED and len(_WARNED) < 100:
-        _WARNED.add(problem)
-        warnings.warn(f"instructions rewards: {problem}; the sample gets None (label bad_row)", UserWarning,
-                      stacklevel=3)
+    # Python's warning registry shows each distinct message once per process under the default filter
+    warnings.warn(f"instructions rewards: {problem}; the sample gets None (label bad_row)", UserWarning,
+                  stacklevel=3)
 
 
 def _rows(n: int, columns: dict[str, Any]) -> list[dict[str, Any]]:
