@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grpo_rewards_math.equivalence import is_equal
 from grpo_rewards_math.correctness import Accuracy
+from grpo_rewards_math.equivalence import is_equal
 
 SCORE = Accuracy()
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
