@@ -39,6 +39,7 @@ from .sql_rows import (
     extract_sql,
     normalise_sql_row,
     results_match,
+    results_match_any_columns,
 )
 
 OUTCOMES = ("matched", "mismatched", "sql_error", "timeout", "no_sql", "sandbox_error", "no_database", "gold_error", "bad_row")
@@ -60,6 +61,7 @@ try:
         conn = sqlite3.connect(":memory:", isolation_level=None)
         conn.executescript(job["db_sql"])
     conn.execute("PRAGMA query_only = ON")
+    conn.text_factory = lambda b: b.decode("utf-8", "replace")  # text that is not UTF-8 (some Spider rows)
 except (sqlite3.Error, ValueError) as exc:
     out(database_error=type(exc).__name__ + ": " + str(exc)[:300])
     raise SystemExit(0)
@@ -166,7 +168,8 @@ class SqlMatch:
     module's docstring for what is refused); its rows equal the gold's (the gold query's rows, run the same way, or
     the row's ``result``) as multisets, in order only when the gold query's outermost ``SELECT`` has an
     ``ORDER BY``; columns by position, their names ignored; two integers exactly, other numbers within
-    ``tolerance`` (relative and absolute); ``'3'`` is not ``3``. ``database_dir``: where Spider/BIRD rows'
+    ``tolerance`` (relative and absolute); ``'3'`` is not ``3``; with ``any_column_order``, columns in any order
+(test-suite-sql-eval's rule, up to six columns). ``database_dir``: where Spider/BIRD rows'
     ``db_id`` folders are. A query returning the gold's literal values (``SELECT 3`` where the gold counts 3 rows)
     is ``matched``: the reward checks the result, as Spider's and BIRD's execution accuracy do.
 
@@ -179,13 +182,14 @@ class SqlMatch:
     """
 
     def __init__(self, time_limit: float = DEFAULT_TIME, tolerance: float = TOLERANCE, max_rows: int = DEFAULT_MAX_ROWS,
-                 database_dir: str | None = None) -> None:
+                 database_dir: str | None = None, any_column_order: bool = False) -> None:
         self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=300)
         self.tolerance = checks.number(tolerance, "tolerance", low=0.0, high=1.0)
         self.max_rows = checks.integer(max_rows, "max_rows", low=1, high=10_000_000)
         if database_dir is not None and not isinstance(database_dir, (str, os.PathLike)):
             raise TypeError(f"database_dir must be a folder path, not {type(database_dir).__name__}")
         self.database_dir = None if database_dir is None else os.fspath(database_dir)
+        self.any_column_order = checks.boolean(any_column_order, "any_column_order")
 
     def __repr__(self) -> str:
         return f"<SqlMatch time_limit={self.time_limit} tolerance={self.tolerance}>"
@@ -244,7 +248,8 @@ class SqlMatch:
             return {"value": None, "label": "sandbox_error", "why": str(exc)}
         out: dict[str, Any] = {"query": query, "ordered": row.ordered, "gold_rows": len(gold[1])}
         if status == "rows":
-            matched = results_match(gold[1], got, row.ordered, self.tolerance)
+            compare = results_match_any_columns if self.any_column_order else results_match
+            matched = compare(gold[1], got, row.ordered, self.tolerance)
             return out | {"rows": len(got), "value": 1.0 if matched else 0.0, "label": "matched" if matched else "mismatched"}
         if status == "too_many":
             return out | {"value": 0.0, "label": "mismatched", "why": f"more than {self.max_rows} rows"}

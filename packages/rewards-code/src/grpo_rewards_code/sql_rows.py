@@ -243,5 +243,30 @@ def results_match(gold: Sequence[Sequence[Any]], got: Sequence[Sequence[Any]], o
     return True
 
 
+#: the most columns whose orders :func:`results_match_any_columns` tries (6! = 720 orders)
+PERMUTED_COLUMNS = 6
+
+
+def results_match_any_columns(gold: Sequence[Sequence[Any]], got: Sequence[Sequence[Any]], ordered: bool,
+                              tolerance: float = TOLERANCE) -> bool:
+    """:func:`results_match` for some order of ``got``'s columns (test-suite-sql-eval's rule: ``City, Country`` for
+    ``Country, City``); with more than :data:`PERMUTED_COLUMNS` columns, only in their own order.
+
+    >>> results_match_any_columns([("Oslo", "NO")], [("NO", "Oslo")], ordered=False)
+    True
+    """
+    import itertools
+
+    if results_match(gold, got, ordered, tolerance):
+        return True
+    width = len(got[0]) if got else 0
+    if not gold or width < 2 or width > PERMUTED_COLUMNS or len(gold[0]) != width:
+        return False
+    for order in itertools.islice(itertools.permutations(range(width)), 1, None):
+        if results_match(gold, [tuple(row[i] for i in order) for row in got], ordered, tolerance):
+            return True
+    return False
+
+
 __all__ = ["TOLERANCE", "SqlRow", "SqlRowError", "check_sql_rows", "extract_sql", "gold_is_ordered",
-           "normalise_sql_row", "results_match", "values_equal"]
+           "normalise_sql_row", "results_match", "results_match_any_columns", "values_equal"]
