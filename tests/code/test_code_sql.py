@@ -157,10 +157,11 @@ def test_through_get_reward_a_batch_gets_one_value_per_completion(sandbox, shop)
 
 def test_check_rows_names_each_unreadable_row(tmp_path, sandbox):
     rows = [{"db_sql": "CREATE TABLE t(a);", "query": "SELECT a FROM t"}, {"db_sql": "CREATE TABLE t(a);"},
-            {"db_path": str(tmp_path / "none.sqlite"), "query": "SELECT 1"}]
-    assert SqlMatch().check_rows(rows) == [
+            {"db_path": str(tmp_path / "none.sqlite"), "query": "SELECT 1"}, {"db_id": "x", "SQL": "SELECT 1"},
+            {"db_id": "x", "database_dir": str(tmp_path), "SQL": "SELECT 1"}]
+    assert SqlMatch.check_rows(rows) == [
         "row 1: row has no gold: a query (query, BIRD's SQL) or its rows (result)",
-        f"row 2: no database file {tmp_path / 'none.sqlite'}"]
+        f"row 2: no database file {tmp_path / 'none.sqlite'}", f"row 4: no database file {tmp_path / 'x' / 'x.sqlite'}"]
 
 
 def test_extract_sql_reads_the_last_sql_block_else_an_untagged_one_else_a_bare_query():

@@ -199,13 +199,16 @@ class SqlMatch:
         """The sandbox the queries run in."""
         return "sandbox: " + describe_sandbox()
 
-    def check_rows(self, rows: Any) -> list[str]:
-        """Before training: a line per row without a readable database or gold, and one when no sandbox runs here."""
+    @staticmethod
+    def check_rows(rows: Any) -> list[str]:
+        """Before training: a line per row without a readable database or gold, and one when no sandbox runs here
+        (read from the registered class: a Spider/BIRD row's ``db_id`` is checked only when it has a
+        ``database_dir`` column, the parameter being unknown here)."""
         try:
             get_sandbox()
         except SandboxUnavailable as exc:
             return [str(exc)]
-        return check_sql_rows(rows, self.database_dir)
+        return check_sql_rows(rows)
 
     def gold(self, sandbox: Sandbox, row: SqlRow) -> tuple[str, Any]:
         """The gold's ``("rows", rows)`` (from the row, or its query run once and cached), else why not."""

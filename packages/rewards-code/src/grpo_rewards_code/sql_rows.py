@@ -163,9 +163,13 @@ def normalise_sql_row(row: Mapping[str, Any], database_dir: str | None = None) -
 
 
 def check_sql_rows(rows: Any, database_dir: str | None = None) -> list[str]:
-    """A line per row whose database or gold cannot be read, or whose database file is missing."""
+    """A line per row whose database or gold cannot be read, or whose database file is missing (a row naming only a
+    ``db_id``, without ``database_dir``, has its gold checked)."""
     problems = []
     for i, row in enumerate(rows):
+        if database_dir is None and row.get("db_id") is not None and not row.get("database_dir") \
+                and row.get("db_path") is None and row.get("db_sql") is None:
+            row = {**row, "db_sql": ""}  # its folder is the reward's parameter, unknown here: only the gold is checked
         try:
             found = normalise_sql_row(row, database_dir)
         except SqlRowError as exc:
