@@ -187,3 +187,12 @@ def test_values_equal_and_results_match_exactly():
     # sorting puts 1.0000000001 after 1.0 in one result and before it in the other: matched pair by pair
     assert results_match([(1.0, "b"), (1.0000000001, "a")], [(1.0000000001, "b"), (1.0, "a")], ordered=False)
     assert not results_match([(1,), (1,), (2,)], [(1,), (2,), (2,)], ordered=False)
+
+
+def test_a_sandbox_that_cannot_start_is_sandbox_error_none_with_a_warning(monkeypatch):
+    monkeypatch.setenv("GRPO_REWARDS_CODE_SANDBOX", "no-such-backend")
+    row = {"db_sql": "CREATE TABLE t(a);", "query": "SELECT 1"}
+    with pytest.warns(RuntimeWarning, match="sandbox_error: GRPO_REWARDS_CODE_SANDBOX must be auto"):
+        assert SqlMatch()(fenced("SELECT 1"), **row) == (None, "sandbox_error")
+    assert SqlMatch.check_rows([row]) == ["GRPO_REWARDS_CODE_SANDBOX must be auto, bwrap, unshare or unsafe, "
+                                          "not 'no-such-backend'"]
