@@ -196,3 +196,11 @@ def test_a_sandbox_that_cannot_start_is_sandbox_error_none_with_a_warning(monkey
         assert SqlMatch()(fenced("SELECT 1"), **row) == (None, "sandbox_error")
     assert SqlMatch.check_rows([row]) == ["GRPO_REWARDS_CODE_SANDBOX must be auto, bwrap, unshare or unsafe, "
                                           "not 'no-such-backend'"]
+
+
+def test_a_database_in_a_private_folder_is_bound_alone(shop):
+    from grpo_rewards_code.sql_rows import normalise_sql_row
+
+    shop.parent.parent.chmod(0o700)  # as pytest's own folders are: the sandbox's user could not search it
+    row = normalise_sql_row({"db_id": "shop", "query": "SELECT 1"}, str(shop.parent.parent))
+    assert (row.db_path, row.folder) == (str(shop.resolve()), str(shop.resolve()))

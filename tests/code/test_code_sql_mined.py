@@ -54,3 +54,18 @@ def test_a_sample_agrees_with_the_peer_except_on_column_order(sandbox):
 def test_every_row_agrees_with_the_peer_except_on_column_order(sandbox):
     assert set(_agreement(ROWS, SqlMatch(database_dir=str(DATA / "database")))) == COLUMN_ORDER
     assert _agreement(ROWS, SqlMatch(database_dir=str(DATA / "database"), any_column_order=True)) == []
+
+
+def test_the_databases_of_one_folder_share_one_warm_sandbox(sandbox):
+    from grpo_rewards_code.sql_rows import normalise_sql_row
+    from grpo_rewards_code.warm import thread_sandboxes
+
+    folder = str((DATA / "database").resolve())
+    score = SqlMatch(database_dir=folder)
+    first = {r["db_id"]: r for r in ROWS}
+    assert normalise_sql_row(first["pets_1"], folder).folder == folder  # the folder is bound, not each file
+    score(fenced(first["pets_1"]["query"]), **first["pets_1"])
+    before = set(thread_sandboxes())
+    for db_id in ("flight_2", "tvshow", "pets_1"):
+        assert score(fenced(first[db_id]["query"]), **first[db_id]) == (1.0, "matched")
+    assert set(thread_sandboxes()) == before

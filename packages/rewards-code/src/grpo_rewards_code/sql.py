@@ -1,8 +1,9 @@
 r"""``code.sql_match``: the completion's SQL query run against the row's SQLite database, its rows against the gold's.
 
 Where a query runs: in the code package's sandbox (:mod:`grpo_rewards_code.sandbox`; warm bwrap by default), as the
-stdin of a fixed Python program (:data:`RUNNER`) that opens the database read-only (a file bound read-only into the
-sandbox and opened ``mode=ro&immutable=1``; or built in memory from the row's ``db_sql``, then
+stdin of a fixed Python program (:data:`RUNNER`) that opens the database read-only (its folder bound read-only into
+the sandbox: a Spider/BIRD ``database_dir``, else the file's folder, so a thread keeps one warm sandbox per folder, not
+per database; the file alone where the folder is not world-searchable; the file opened ``mode=ro&immutable=1``; or built in memory from the row's ``db_sql``, then
 ``PRAGMA query_only``) and runs one statement under an authorizer that allows reading only: ``SELECT``, reads of
 tables and columns, recursive CTEs and functions other than ``load_extension`` (and the shell's file
 functions). ``ATTACH``, ``DETACH``, every ``PRAGMA``, every write and schema change are refused by SQLite itself
@@ -117,7 +118,7 @@ def run_query(sandbox: Sandbox, row: SqlRow, query: str, time_limit: float, max_
                         "max_rows": max_rows})
     job = {"language": "python", "program": RUNNER, "tests": [{"kind": "stdio", "input": stdin}], "limits": limits.job(),
            "sys_path": []}
-    results, fatal = sandbox.run(job, deadline=limits.deadline(1), read_only=(row.db_path,) if row.db_path else ())
+    results, fatal = sandbox.run(job, deadline=limits.deadline(1), read_only=(row.folder,) if row.folder else ())
     if fatal is not None or not results:
         raise SandboxUnavailable(fatal or "the sandbox returned no result")
     raw = results[0]

@@ -93,6 +93,10 @@ class SqlRow:
     query: str | None
     rows: tuple[tuple[Any, ...], ...] | None
     ordered: bool
+    #: what is bound read-only into the sandbox for ``db_path``: a Spider/BIRD row's ``database_dir``, else the
+    #: file's folder (one warm sandbox per folder and thread, not one per database), or the file alone where the
+    #: folder is not world-searchable
+    folder: str | None = None
 
     @property
     def database(self) -> str:
@@ -137,6 +141,7 @@ def normalise_sql_row(row: Mapping[str, Any], database_dir: str | None = None) -
     '/data/spider/database/concert_singer/concert_singer.sqlite'
     """
     db_path, db_sql = row.get("db_path"), row.get("db_sql")
+    folder = None
     if db_path is None and db_sql is None and row.get("db_id") is not None:
         folder = database_dir or row.get("database_dir")
         if not folder:
@@ -159,7 +164,27 @@ def normalise_sql_row(row: Mapping[str, Any], database_dir: str | None = None) -
     else:
         raise SqlRowError("row has no gold: a query (query, BIRD's SQL) or its rows (result)")
     path = None if db_path is None else os.path.realpath(os.fspath(db_path))
-    return SqlRow(path, db_sql if path is None else None, query, rows, ordered)
+    bound = None if path is None else _bound(path, os.path.realpath(str(folder)) if folder else os.path.dirname(path))
+    return SqlRow(path, db_sql if path is None else None, query, rows, ordered, bound)
+
+
+def _bound(path: str, folder: str) -> str:
+    """What to bind for ``path``: ``folder`` when everyone may read the file through it (the sandbox's user owns
+    nothing on the host), else the file alone (a folder of mode 700 is not searchable inside)."""
+    if os.path.commonpath([folder, path]) != folder:  # a db_id folder that is a link out of database_dir
+        return path
+    try:
+        if os.stat(path).st_mode & 0o004 == 0:
+            return path
+        here = os.path.dirname(path)
+        while True:
+            if os.stat(here).st_mode & 0o005 != 0o005:
+                return path
+            if here == folder or here == os.path.dirname(here):
+                return folder
+            here = os.path.dirname(here)
+    except OSError:
+        return path
 
 
 def check_sql_rows(rows: Any, database_dir: str | None = None) -> list[str]:
