@@ -27,6 +27,7 @@ import os
 import threading
 import warnings
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from grpo_rewards import params as checks
@@ -87,18 +88,18 @@ try:
         if not chunk:
             break
         rows.extend([cell(v) for v in row] for row in chunk)
-except sqlite3.Error as exc:
+except (sqlite3.Error, sqlite3.Warning) as exc:  # Warning: two statements, before Python 3.11
     if time.monotonic() > deadline:
         out(timeout=True)
     else:
-        out(error=type(exc).__name__ + ": " + str(exc)[:300])
+        out(error=str(exc)[:300], kind=type(exc).__name__)
 except MemoryError:
-    out(error="MemoryError: the query ran out of memory")
+    out(error="the query ran out of memory", kind="MemoryError")
 else:
     if len(rows) > job["max_rows"]:
         out(too_many=True)
     else:
-        out(rows=rows)
+        out(rows=rows, columns=[d[0] for d in cursor.description or []])
 '''
 
 
@@ -106,13 +107,29 @@ def _decode(rows: list[list[Any]]) -> list[tuple[Any, ...]]:
     return [tuple(bytes.fromhex(v[0]) if isinstance(v, list) else v for v in row) for row in rows]
 
 
-class _Unreadable(Exception):
+class DatabaseUnreadable(Exception):
     """The database cannot be opened or built (``no_database``)."""
 
 
-def run_query(sandbox: Sandbox, row: SqlRow, query: str, time_limit: float, max_rows: int) -> tuple[str, Any]:
-    """One query in the sandbox: ``("rows", rows)``, ``("error", message)``, ``("timeout", None)``,
-    ``("too_many", None)``; raises :class:`_Unreadable` and :class:`SandboxUnavailable`."""
+@dataclass(frozen=True)
+class QueryResult:
+    """What one query gave: ``status`` ``rows`` (with ``rows`` and ``columns``), ``error`` (SQLite's ``error``
+    message and its exception's name in ``kind``), ``timeout`` or ``too_many`` (more than ``max_rows``)."""
+
+    status: str
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    error: str = ""
+    kind: str = ""
+
+    @property
+    def why(self) -> str:
+        return f"{self.kind}: {self.error}" if self.kind else self.error
+
+
+def run_query(sandbox: Sandbox, row: SqlRow, query: str, time_limit: float, max_rows: int) -> QueryResult:
+    """One query on ``row``'s database in the sandbox (:data:`RUNNER`); raises :class:`DatabaseUnreadable` and
+    :class:`SandboxUnavailable`. The one way this package and the tools package's ``tools.sqlite`` run SQL."""
     limits = Limits(time=time_limit + 1.0, memory=1 << 30, output=64 << 20, total=time_limit * 2 + 10)
     stdin = json.dumps({"db_path": row.db_path, "db_sql": row.db_sql, "query": query, "time": time_limit,
                         "max_rows": max_rows})
@@ -124,32 +141,32 @@ def run_query(sandbox: Sandbox, row: SqlRow, query: str, time_limit: float, max_
     raw = results[0]
     status = raw.get("status")
     if status == "timeout":
-        return "timeout", None
+        return QueryResult("timeout")
     if status == "memory":
-        return "error", "the query ran out of memory"
+        return QueryResult("error", error="the query ran out of memory", kind="MemoryError")
     if status == "output_limit":
-        return "too_many", None
+        return QueryResult("too_many")
     if status == "sandbox_error":
         raise SandboxUnavailable(str(raw.get("error")))
     if status != "ok":
-        return "error", str(raw.get("error"))
+        return QueryResult("error", error=str(raw.get("error")))
     try:
         report = json.loads(raw.get("stdout") or "")
     except ValueError as exc:
         raise SandboxUnavailable(f"unreadable query runner output: {exc}") from exc
     if "database_error" in report:
-        raise _Unreadable(report["database_error"])
+        raise DatabaseUnreadable(report["database_error"])
     if "rows" in report:
-        return "rows", _decode(report["rows"])
+        return QueryResult("rows", _decode(report["rows"]), [str(c) for c in report.get("columns", [])])
     if report.get("timeout"):
-        return "timeout", None
+        return QueryResult("timeout")
     if report.get("too_many"):
-        return "too_many", None
-    return "error", str(report.get("error"))
+        return QueryResult("too_many")
+    return QueryResult("error", error=str(report.get("error")), kind=str(report.get("kind", "")))
 
 
 #: gold results kept per process: (database identity, gold query, limits) -> rows
-_GOLD: OrderedDict[tuple[Any, ...], tuple[str, Any]] = OrderedDict()
+_GOLD: OrderedDict[tuple[Any, ...], QueryResult] = OrderedDict()
 _GOLD_LOCK = threading.Lock()
 GOLD_CACHE_SIZE = 256
 
@@ -211,10 +228,10 @@ class SqlMatch:
             return [str(exc)]
         return check_sql_rows(rows)
 
-    def gold(self, sandbox: Sandbox, row: SqlRow) -> tuple[str, Any]:
-        """The gold's ``("rows", rows)`` (from the row, or its query run once and cached), else why not."""
+    def gold(self, sandbox: Sandbox, row: SqlRow) -> QueryResult:
+        """The gold's rows (from the row, or its query run once and cached), else why not."""
         if row.rows is not None:
-            return "rows", list(row.rows)
+            return QueryResult("rows", list(row.rows))
         assert row.query is not None
         key = (_identity(row), row.query, self.time_limit, self.max_rows)
         with _GOLD_LOCK:
@@ -222,7 +239,7 @@ class SqlMatch:
                 _GOLD.move_to_end(key)
                 return _GOLD[key]
         found = run_query(sandbox, row, row.query, self.time_limit, self.max_rows)
-        if found[0] in ("rows", "error"):  # a timeout may be the machine's load: tried again next time
+        if found.status in ("rows", "error"):  # a timeout may be the machine's load: tried again next time
             with _GOLD_LOCK:
                 _GOLD[key] = found
                 while len(_GOLD) > GOLD_CACHE_SIZE:
@@ -243,23 +260,24 @@ class SqlMatch:
         try:
             sandbox = get_sandbox()
             gold = self.gold(sandbox, row)
-            if gold[0] != "rows":
-                return {"value": None, "label": "gold_error", "query": query, "why": f"the gold query: {gold}"}
-            status, got = run_query(sandbox, row, query, self.time_limit, self.max_rows)
-        except _Unreadable as exc:
+            if gold.status != "rows":
+                return {"value": None, "label": "gold_error", "query": query,
+                        "why": f"the gold query: {gold.status} {gold.why}".strip()}
+            got = run_query(sandbox, row, query, self.time_limit, self.max_rows)
+        except DatabaseUnreadable as exc:
             return {"value": None, "label": "no_database", "why": f"{row.database}: {exc}"}
         except (SandboxUnavailable, OSError) as exc:
             return {"value": None, "label": "sandbox_error", "why": str(exc)}
-        out: dict[str, Any] = {"query": query, "ordered": row.ordered, "gold_rows": len(gold[1])}
-        if status == "rows":
+        out: dict[str, Any] = {"query": query, "ordered": row.ordered, "gold_rows": len(gold.rows)}
+        if got.status == "rows":
             compare = results_match_any_columns if self.any_column_order else results_match
-            matched = compare(gold[1], got, row.ordered, self.tolerance)
-            return out | {"rows": len(got), "value": 1.0 if matched else 0.0, "label": "matched" if matched else "mismatched"}
-        if status == "too_many":
+            matched = compare(gold.rows, got.rows, row.ordered, self.tolerance)
+            return out | {"rows": len(got.rows), "value": 1.0 if matched else 0.0, "label": "matched" if matched else "mismatched"}
+        if got.status == "too_many":
             return out | {"value": 0.0, "label": "mismatched", "why": f"more than {self.max_rows} rows"}
-        if status == "timeout":
+        if got.status == "timeout":
             return out | {"value": 0.0, "label": "timeout"}
-        return out | {"value": 0.0, "label": "sql_error", "why": got}
+        return out | {"value": 0.0, "label": "sql_error", "why": got.why}
 
     def __call__(self, text: str, **columns: Any) -> tuple[float | None, str]:
         found = self.evaluate(text, **columns)
@@ -274,4 +292,4 @@ class SqlMatch:
         return self.evaluate(completion_text(completion) or "", **columns)
 
 
-__all__ = ["OUTCOMES", "RUNNER", "SqlMatch", "run_query"]
+__all__ = ["OUTCOMES", "RUNNER", "DatabaseUnreadable", "QueryResult", "SqlMatch", "run_query"]
