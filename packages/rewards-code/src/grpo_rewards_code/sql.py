@@ -2,9 +2,9 @@ r"""``code.sql_match``: the completion's SQL query run against the row's SQLite 
 
 Where a query runs: in the code package's sandbox (:mod:`grpo_rewards_code.sandbox`; warm bwrap by default), as the
 stdin of a fixed Python program (:data:`RUNNER`) that opens the database read-only (its folder bound read-only into
-the sandbox: a Spider/BIRD ``database_dir``, else the file's folder, so a thread keeps one warm sandbox per folder, not
-per database; the file alone where the folder is not world-searchable; the file opened ``mode=ro&immutable=1``; or built in memory from the row's ``db_sql``, then
-``PRAGMA query_only``) and runs one statement under an authorizer that allows reading only: ``SELECT``, reads of
+the sandbox: a Spider/BIRD ``database_dir``, else the file's folder, so a thread keeps one warm sandbox per folder,
+not per database; the file alone where the folder is not world-searchable; the file opened ``mode=ro&immutable=1``;
+or built in memory from the row's ``db_sql``, then ``PRAGMA query_only``) and runs one statement under an authorizer that allows reading only: ``SELECT``, reads of
 tables and columns, recursive CTEs and functions other than ``load_extension`` (and the shell's file
 functions). ``ATTACH``, ``DETACH``, every ``PRAGMA``, every write and schema change are refused by SQLite itself
 (``not authorized``: ``sql_error``); more than one statement is refused (``sql_error``); extension loading stays
