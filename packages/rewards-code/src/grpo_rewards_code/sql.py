@@ -181,13 +181,13 @@ def _identity(row: SqlRow) -> tuple[Any, ...]:
 class SqlMatch:
     r"""1.0 when the completion's SQL query returns the gold's rows on the row's SQLite database, else 0.0 (unit: none).
 
-    Exact rule: the query is the last ```` ```sql ```` block (or untagged block; or the bare reply beginning with
+    Exact rule: the query is the last fenced block tagged ``sql`` (or untagged; or the bare reply beginning with
     ``SELECT``/``WITH``/``VALUES``); it runs read-only in the sandbox for at most ``time_limit`` seconds (see the
     module's docstring for what is refused); its rows equal the gold's (the gold query's rows, run the same way, or
     the row's ``result``) as multisets, in order only when the gold query's outermost ``SELECT`` has an
     ``ORDER BY``; columns by position, their names ignored; two integers exactly, other numbers within
     ``tolerance`` (relative and absolute); ``'3'`` is not ``3``; with ``any_column_order``, columns in any order
-(test-suite-sql-eval's rule, up to six columns). ``database_dir``: where Spider/BIRD rows'
+    (test-suite-sql-eval's rule, up to six columns). ``database_dir``: where Spider/BIRD rows'
     ``db_id`` folders are. A query returning the gold's literal values (``SELECT 3`` where the gold counts 3 rows)
     is ``matched``: the reward checks the result, as Spider's and BIRD's execution accuracy do.
 
