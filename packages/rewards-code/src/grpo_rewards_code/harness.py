@@ -865,8 +865,9 @@ def main():
 
 
 # -- the zygote of a warm sandbox -----------------------------------------------------------------
-#: standard-library modules a warm sandbox's zygote imports before any program (programs import them often)
-PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "heapq", "bisect", "string")
+#: standard-library modules a warm sandbox's zygote imports before any program (programs import them often; sqlite3:
+#: every query of code.sql_match and tools.sqlite)
+PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "heapq", "bisect", "string", "sqlite3")
 #: the directories a program can write (every other mount is read-only): emptied after each program
 WRITABLE = ("/tmp", "/dev/shm")
 
