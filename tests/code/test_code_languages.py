@@ -53,8 +53,12 @@ def _needs(language: str) -> None:
         pytest.skip(f"{language} cannot run here: {problem}")
 
 
+#: javac takes seconds per program: the Java cases are in the slow lane (python -m pytest -m slow runs them)
+LANGUAGE_PARAMS = [pytest.param(lang, marks=pytest.mark.slow) if lang == "java" else lang for lang in PROGRAMS]
+
+
 @pytest.mark.parametrize("outcome", list(EXPECTED))
-@pytest.mark.parametrize("language", list(PROGRAMS))
+@pytest.mark.parametrize("language", LANGUAGE_PARAMS)
 def test_each_language_gives_each_label_with_its_exact_value(sandbox, language, outcome):
     _needs(language)
     row = dict(TWO if outcome in ("passed", "failed") else ONE, language=language)
@@ -64,7 +68,7 @@ def test_each_language_gives_each_label_with_its_exact_value(sandbox, language, 
     assert scorer(completion, **row) == EXPECTED[outcome]
 
 
-@pytest.mark.parametrize("language", list(PROGRAMS))
+@pytest.mark.parametrize("language", LANGUAGE_PARAMS)
 def test_the_row_decides_and_another_languages_block_is_wrong_language(sandbox, language):
     _needs(language)
     py = "```python\nprint(sum(map(int, input().split())))\n```"
@@ -74,6 +78,7 @@ def test_the_row_decides_and_another_languages_block_is_wrong_language(sandbox, 
     assert TestsPassed(language=language)(f"```\n{code}\n```", **TWO) == (1.0, "passed")  # the parameter pins
 
 
+@pytest.mark.slow
 def test_a_java_program_runs_as_its_public_class_whatever_its_name(sandbox):
     _needs("java")
     plain = "class Main { public static void main(String[] a) { System.out.println(3); } }"
@@ -94,6 +99,7 @@ def test_the_java_class_is_found_by_name(source, name):
     assert java_class(source) == name
 
 
+@pytest.mark.slow
 def test_the_runtimes_memory_is_bounded_by_their_heap_flag_and_rlimit_data(sandbox):
     """64 MB of Java heap or V8 old space: a program that holds 32 MB passes, one that holds 512 MB is memory (the
     JVM's heap flag refuses it; V8 keeps a typed array outside its heap, and RLIMIT_DATA, 64 MB plus the runtime's
@@ -111,7 +117,14 @@ def test_the_runtimes_memory_is_bounded_by_their_heap_flag_and_rlimit_data(sandb
         assert scorer(big, **ONE, language=language) == (0.0, "memory"), language
 
 
-def test_show_lists_the_languages_this_machine_runs():
-    runtime = TestsPassed.describe_runtime()
-    assert "; languages: " + ", ".join(available()) in runtime
+def test_show_lists_the_languages_this_machine_runs(sandbox):
+    import contextlib
+    import io
+
+    from grpo_rewards.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["show", "code.tests_passed"]) == 0
+    assert "; languages: " + ", ".join(available()) in out.getvalue()
     assert available()[:2] == ["python", "cpp"]
