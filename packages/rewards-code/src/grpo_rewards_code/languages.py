@@ -104,7 +104,7 @@ def _rust_sysroot() -> tuple[str, str] | str:
     if rustc is None:
         return "no rustc on PATH or in ~/.cargo/bin"
     try:
-        out = subprocess.run([rustc, "--print", "sysroot"], capture_output=True, text=True, timeout=60, check=True,
+        out = subprocess.run([rustc, "--print", "sysroot"], capture_output=True, text=True, timeout=20, check=True,
                              stdin=subprocess.DEVNULL).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{rustc} --print sysroot failed: {exc}"[:300]

@@ -134,8 +134,11 @@ class TestsPassed:
     local sandbox with ``time_limit`` seconds of CPU and ``memory_limit_mb`` of address space per
     test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB) and
     ``total_time_limit`` seconds of wall clock for the whole row (the tests it leaves are ``timeout``);
-    stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values.
-    A sandbox failure gives ``None`` (``sandbox_error``).
+    stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values, or judged
+    by the row's checker (a score in [0, 1] per test); with subtasks the value is the points of the subtasks
+    whose tests all pass over the total (:mod:`grpo_rewards_code.judging`). Languages: ``python``, ``cpp``,
+    ``java``, ``javascript``, ``rust`` (:mod:`grpo_rewards_code.languages`). A sandbox failure, a missing
+    toolchain or a failing checker gives ``None`` (``sandbox_error``).
 
     >>> score = TestsPassed()
     >>> row = {"tests": [{"input": "1 2\n", "output": "3"}, {"input": "5 5\n", "output": "10"}]}
