@@ -176,6 +176,17 @@ def test_an_open_r1_ioi_row_compiles_with_its_graders_and_scores_its_subtask(san
     assert score(IOI_SOLUTION.replace("total(", "totl("), **IOI_ROW) == (0.0, "compile_error")  # the grader calls total
 
 
+def test_an_ioi_checker_is_compiled_with_the_headers_beside_it(sandbox):
+    # as CMS packages ship it: checker/checker.cpp including "testlib.h" from its own folder (a stand-in header)
+    header = ["checker/testlib.h", "#include <cstdio>\ninline double verdict(long long a, long long b) { return a == b; }\n"]
+    checker = ["checker/checker.cpp", "#include \"testlib.h\"\nint main(int c, char** v) { FILE* e = fopen(v[2], \"r\");\n"
+                                      "  FILE* o = fopen(v[3], \"r\"); long long a, b = -1; fscanf(e, \"%lld\", &a);\n"
+                                      "  fscanf(o, \"%lld\", &b); printf(\"%g\\n\", verdict(a, b)); }\n"]
+    row = {**IOI_ROW, "grader_files": [*IOI_ROW["grader_files"][:3], header, checker]}
+    assert row_checker(row).files == (tuple(header),)
+    assert TestsPassed(language="cpp")(IOI_SOLUTION, **row) == (1.0, "passed")
+
+
 def test_an_interactive_ioi_task_is_no_tests():
     config = ["graders/grader_config.json", json.dumps({"code": "sum", "task_type": "Communication"})]
     row = {**IOI_ROW, "grader_files": [*IOI_ROW["grader_files"][:2], config]}

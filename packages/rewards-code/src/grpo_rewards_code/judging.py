@@ -1,7 +1,8 @@
 """Competitive-programming judging: special checkers and IOI-style subtasks, as rows carry them.
 
 **Checkers.** A row may carry a checker (testlib/CMS style): a program run as ``checker input expected
-output`` (three file names) for each test whose program ended cleanly. Its verdict:
+output`` (three file names, in CMS's order as Open-R1 calls them: a Codeforces testlib checker reads ``input
+output answer`` and needs its last two swapped) for each test whose program ended cleanly. Its verdict:
 
 - stdout's last token a number in [0, 1]: that score (CMS and Open-R1's IOI checkers print it; a
   Codeforces-style checker prints ``1`` or ``0``);
@@ -62,6 +63,8 @@ class Checker:
 
     source: str
     language: str = "python"
+    #: files compiled with it (an IOI row's ``checker/testlib.h``), C++ only
+    files: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,10 @@ def row_checker(row: Mapping[str, Any]) -> Checker | None:
     if source is None:
         source = row.get("generated_checker")  # Open-R1's Codeforces rows: Python, or None
     if source is None and row.get("grader_files") is not None:  # Open-R1's IOI rows
-        source = dict(_grader_files(row)).get("checker/checker.cpp")
-        if source is not None:
-            return Checker(source, "cpp")
+        files = _grader_files(row)
+        source = dict(files).get("checker/checker.cpp")
+        if source is not None:  # with the headers beside it (testlib.h)
+            return Checker(source, "cpp", tuple((n, t) for n, t in files if n.startswith("checker/") and n.endswith(".h")))
     if source is None:
         return None
     if not isinstance(source, str) or not source.strip():
@@ -199,4 +203,5 @@ def run_checker(runner: Runner, checker: Checker, cases: Sequence[tuple[str, str
     if not cases:
         return []
     tests = [FilesTest(tuple(zip(CHECKER_FILES, case))) for case in cases]
-    return [checker_verdict(raw) for raw in runner.run(Program(checker.source, checker.language), tests, limits)]
+    program = Program(checker.source, checker.language, checker.files)
+    return [checker_verdict(raw) for raw in runner.run(program, tests, limits)]

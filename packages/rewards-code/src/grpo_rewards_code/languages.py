@@ -208,8 +208,11 @@ def java_class(source: str) -> str:
 
 
 def _graders(files: tuple[tuple[str, str], ...]) -> tuple[str, list[str]]:
-    """An IOI problem's program path and the grader sources to compile with it (as its compile script does)."""
+    """An IOI problem's program path and the grader sources to compile with it (as its compile script does); a
+    checker compiled with its headers (``checker/testlib.h``) is ``checker/checker.cpp``."""
     names = [name for name, _ in files]
+    if not any(n.startswith("graders/") for n in names):  # a checker with its headers: checker/checker.cpp
+        return "/tmp/checker/checker.cpp", []
     problem = next((n[len("graders/"):-2] for n in names if n.endswith(".h") and not n.endswith("/testlib.h")), "solution")
     return f"/tmp/graders/{problem}.cpp", [f"/tmp/{n}" for n in ("graders/grader.cpp", "graders/stub.cpp") if n in names]
 

@@ -29,7 +29,8 @@ class Program:
 
     source: str
     language: str = "python"
-    #: files compiled with the program (``(path under /tmp, text)``: an IOI problem's graders), C++ only
+    #: files compiled with the program (``(path under /tmp, text)``: an IOI problem's graders, a checker's headers),
+    #: C++ only
     files: tuple[tuple[str, str], ...] = ()
 
 
