@@ -86,6 +86,8 @@ def test_a_java_program_runs_as_its_public_class_whatever_its_name(sandbox):
               "public class Answer { public static void main(String[] a) { System.out.println(Helper.three()); } }")
     assert TestsPassed()(f"```java\n{plain}\n```", **ONE, language="java") == (1.0, "passed")
     assert TestsPassed()(f"```java\n{helper}\n```", **ONE, language="java") == (1.0, "passed")
+    packaged = "package contest.round1;\n" + plain.replace("class Main", "public class Solve")
+    assert TestsPassed()(f"```java\n{packaged}\n```", **ONE, language="java") == (1.0, "passed")
 
 
 @pytest.mark.parametrize(("source", "name"), [

@@ -196,12 +196,13 @@ _PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*(?:cl
                            r"([A-Za-z_$][\w$]*)")
 _MAIN_CLASS = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)[^{]*\{(?:(?!\bclass\b).)*?"
                          r"\bstatic\s+(?:public\s+)?void\s+main\s*\(", re.DOTALL)
+_PACKAGE = re.compile(r"^\s*package\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*;", re.MULTILINE)
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"", re.DOTALL)
 
 
 def java_class(source: str) -> str:
     """The class a Java program runs as: its public top-level class (the file must be named after it), else the
-    class that declares ``main``, else ``Main``."""
+    class that declares ``main``, else ``Main`` (in the program's ``package``, when it declares one)."""
     text = _COMMENTS.sub(" ", source)
     found = _PUBLIC_CLASS.search(text) or _MAIN_CLASS.search(text)
     return found.group(1) if found else "Main"
@@ -228,7 +229,15 @@ def job_parts(name: str, source: str, memory: int, compile_time: float, compile_
     mb = max(16, memory // MB)
     env = {"PATH": PATH, "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"}
     data = compile_memory
-    if name == "cpp" and files:  # an IOI problem: the program is graders/<problem>.cpp, compiled with its grader
+    if name == "java":
+        main = java_class(source)
+        package = _PACKAGE.search(_COMMENTS.sub(" ", source))
+        source_path = f"/tmp/{main}.java"
+        compile_argv = [tools["compiler"], "-J-Xmx512m", "-J-Xms8m", "-J-XX:+UseSerialGC", "-J-XX:-UsePerfData",
+                        "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-nowarn", "-d", "/tmp", source_path]
+        run = [tools["runtime"], *(f.format(memory=mb) for f in JAVA_FLAGS), "-cp", "/tmp",
+               f"{package.group(1)}.{main}" if package else main]
+    elif name == "cpp" and files:  # an IOI problem: the program is graders/<problem>.cpp, compiled with its grader
         (source_path, graders), binary = _graders(files), "/tmp/solution"
         compile_argv = [tools["compiler"], "-DEVAL", "-std=gnu++17", "-O2", "-pipe", "-o", binary, source_path, *graders]
         run = [binary]
@@ -240,12 +249,6 @@ def job_parts(name: str, source: str, memory: int, compile_time: float, compile_
         source_path, binary = "/tmp/solution.rs", "/tmp/solution"
         compile_argv = [tools["compiler"], *RUST_FLAGS, "-o", binary, source_path]
         run = [binary]
-    elif name == "java":
-        main = java_class(source)
-        source_path = f"/tmp/{main}.java"
-        compile_argv = [tools["compiler"], "-J-Xmx512m", "-J-Xms8m", "-J-XX:+UseSerialGC", "-J-XX:-UsePerfData",
-                        "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-nowarn", "-d", "/tmp", source_path]
-        run = [tools["runtime"], *(f.format(memory=mb) for f in JAVA_FLAGS), "-cp", "/tmp", main]
     else:  # javascript: `node --check` reads it without running it (a syntax error is compile_error)
         source_path = "/tmp/solution.js"
         compile_argv = [tools["runtime"], "--check", source_path]
