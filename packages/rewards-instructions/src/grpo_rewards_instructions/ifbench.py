@@ -734,7 +734,7 @@ def _emoji_per_sentence(value: str, args: Args) -> bool:
 
 
 def _odd_even_syllables(value: str, args: Args) -> bool:
-    import syllapy  # type: ignore[import-untyped]  # IFBench's syllable counter: its word list, then its vowel-group rule
+    import syllapy  # IFBench's syllable counter: its word list, then its vowel-group rule
 
     parities = [syllapy.count(word) % 2 for word in _no_punctuation(value).lower().split()]
     return all(a != b for a, b in itertools.pairwise(parities))
