@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("trl")
+pytestmark = pytest.mark.slow  # trains a step on the tiny model
 
 WRONG_SQL = "SELECT COUNT(*) FROM departments"
 
