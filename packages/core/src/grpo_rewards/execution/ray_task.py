@@ -10,6 +10,7 @@ the memory cap, and yields ``(status, value)``: the local pool's outcome.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import sys
@@ -26,6 +27,10 @@ __all__ = ["GO", "probe", "run_item"]
 GO = "go"
 #: The item that only loads the function in the reward's worker process (it returns None).
 _LOAD = "grpo-rewards: load"
+
+#: Per owner, the function its worker process last loaded and the pool's count of started workers
+#: then: while both hold, the next task of that function skips the load round trip.
+_loaded: dict[str, tuple[str, int]] = {}
 
 
 class _Payload:
@@ -65,13 +70,19 @@ def run_item(payload: bytes, paths: list[str], args: tuple[Any, ...], max_memory
         if missing:  # after the worker's own path: what is installed on the node comes first
             sys.path.extend(missing)
         pool = get_pool(1, owner)  # a worker process inherits this process's sys.path
-        loaded = pool.map(function, [(_LOAD,)], timeout=None, max_memory=cap)[0]
+        digest = hashlib.sha1(payload).hexdigest()
+        loaded = None
+        if _loaded.get(owner) != (digest, pool.stats["spawned"]):
+            loaded = pool.map(function, [(_LOAD,)], timeout=None, max_memory=cap)[0]
     except BaseException as exc:
         yield ("error", f"cannot start the reward's worker process in a Ray worker: {type(exc).__name__}: {exc}")
         return
-    if loaded.status != "ok":  # the pool's own words (a function defined in __main__, a missing package)
-        yield (loaded.status, f"{loaded.error} (in a Ray worker: the reward's module must be installed on every node)")
-        return
+    if loaded is not None:
+        if loaded.status != "ok":  # the pool's own words (a function defined in __main__, a missing package)
+            yield (loaded.status, f"{loaded.error} (in a Ray worker: the reward's module must be installed on every "
+                                  "node)")
+            return
+        _loaded[owner] = (digest, pool.stats["spawned"])
     yield GO
     try:
         outcome = pool.map(function, [args], timeout=None, max_memory=cap)[0]
