@@ -62,6 +62,31 @@ def test_a_missing_column_names_the_reward_and_what_the_batch_has():
     assert str(err.value) == "reward 'm': needs dataset column(s) 'solution'; the batch has: answer"
 
 
+def matches_column(text, *, solution_column: str = "solution", **row):
+    return 1.0 if text == row[solution_column] else 0.0
+
+
+class MatchesColumn:
+    def __init__(self, solution_column: str = "solution"):
+        self.solution_column = solution_column
+
+    def __call__(self, text, **row):
+        return 1.0 if text == row[self.solution_column] else 0.0
+
+
+@pytest.mark.parametrize("scorer", [matches_column, MatchesColumn])
+def test_a_missing_column_named_by_a_default_column_parameter_says_which_parameter_to_set(scorer):
+    reward = Reward(scorer, metric="m", columns=("solution",))
+    with pytest.raises(RewardError) as err:
+        reward(prompts=["a"], completions=["4"], answer=["4"])
+    assert str(err.value) == ("reward 'm': needs dataset column(s) 'solution'; the batch has: answer. To read another "
+                              "column, set solution_column (with: {solution_column: NAME} in a reward set, "
+                              "solution_column=NAME in Python)")
+    assert reward.column_params == {"solution": "solution_column"}
+    given = Reward(scorer, metric="m", params={"solution_column": "gold"}, columns=("gold",))
+    assert given.column_params == {"gold": "solution_column"}
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -32,9 +32,9 @@ from .execution import default_workers, map_with_deadline, run_items
 from .options import RewardOptions
 from .outcomes import Tally
 from .protocol import ROW_FIELDS, TRL_CONTROL_KWARGS, RewardResult, completion_text
-from .records import RewardInfo
-from .scorer_hooks import column_attributes, quick, warm_up
-from .signatures import argument_names, keyword_params
+from .records import RewardInfo, column_params
+from .scorer_hooks import quick, warm_up
+from .signatures import Param, argument_names, keyword_params, scorer_params
 from .values import check_label, check_value, is_checked_label, split_label
 
 __all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
@@ -205,7 +205,8 @@ class Reward:
     :class:`~grpo_rewards.RewardResult`). ``metric`` is the name TRL logs it under (its
     ``__name__``); ``name`` the registered name it is a copy of (default: ``metric``).
     ``options`` (a :class:`~grpo_rewards.RewardOptions`, or its fields as keywords) says how it
-    runs. Picklable when the scorer is.
+    runs. ``declared``: the reward's parameters (default: read from the scorer's signature). Picklable
+    when the scorer is.
 
     >>> def shout(text, **row):
     ...     return (1.0, "upper") if text.isupper() else (0.0, "lower")
@@ -231,6 +232,7 @@ class Reward:
         cache: ResultCache | None = None,
         units: str = "none",
         built: Any = None,
+        declared: Mapping[str, Param] | None = None,
         **option_values: Any,
     ) -> None:
         if form not in ("sample", "batch"):
@@ -252,10 +254,11 @@ class Reward:
             dependency.cache.has_readers = True
         #: the callable that scores: ``scorer`` built with ``params`` (given as ``built`` when that is done)
         self.scorer = built if built is not None else build_scorer(scorer, params)
-        #: column -> the ``*_column`` parameter that names it, for the missing-column message: given, or
-        #: kept by the built scorer (``Accuracy().solution_column``); a reward set also knows signature defaults
-        self.column_params = {value: key for key, value in sorted(
-            {**column_attributes(self.scorer), **params}.items()) if key.endswith("_column") and isinstance(value, str)}
+        if declared is None:  # as a registry entry reads them (RewardInfo.params)
+            declared = scorer_params(scorer)[0] if callable(scorer) and (
+                form == "sample" or inspect.isclass(scorer)) else {}
+        #: column -> the ``*_column`` parameter that names it, for the missing-column message
+        self.column_params = column_params(declared, params, self.scorer)
         #: parameter names a dataset column of the same name must not override (TRL's own arguments, such as
         #: ``environments``, reach a batch scorer that declares them as keywords)
         self.param_names = (keyword_params(scorer) - TRL_CONTROL_KWARGS) | frozenset(params)
@@ -620,4 +623,5 @@ def make_reward(info: RewardInfo, params: dict[str, Any] | None = None, *, metri
         inputs=inputs,
         cache=cache,
         built=built,
+        declared=info.params,
     )

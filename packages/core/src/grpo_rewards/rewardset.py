@@ -19,7 +19,7 @@ from .errors import RewardSetError, capped, did_you_mean, missing_columns, quote
 from .execution import prepare_backend
 from .local import find_reward, metric_name
 from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
-from .records import RewardInfo, required_columns
+from .records import RewardInfo, column_params, required_columns
 from .registry import Registry, load_registry
 from .reward import ResultCache, Reward, build_scorer, make_reward
 from .signatures import type_text
@@ -61,21 +61,6 @@ def _matches(value: Any, annotation: Any) -> bool:
     if isinstance(annotation, type):
         return isinstance(value, annotation)
     return True
-
-
-def _column_params(declared: cabc.Mapping[str, Any], params: dict[str, Any]) -> dict[str, str]:
-    named: dict[str, str] = {}
-    for p in declared.values():
-        if p.name.endswith("_column"):
-            value = params.get(p.name, None if p.required else p.default)
-            if isinstance(value, str):
-                named.setdefault(value, p.name)
-    return named
-
-
-def column_params(info: RewardInfo, params: dict[str, Any]) -> dict[str, str]:
-    """The columns that ``*_column`` parameters name, each with its parameter (``{"solution": "solution_column"}``)."""
-    return _column_params(info.params, params)
 
 
 @dataclass
@@ -362,7 +347,7 @@ def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo], set_execution: An
 def _column_problems(entry: Entry, info: RewardInfo, have: set[str], built: Any) -> list[str]:
     missing = [c for c in required_columns(info, entry.params, built=built) if c not in have and c not in entry.inputs]
     if missing:
-        text = missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))
+        text = missing_columns(missing, sorted(have), "the dataset", column_params(info.params, entry.params, built))
         found = re.search(r"inputs: \{[^}]*\}", info.example or "")
         if found:  # the reward's own example fills a column from another entry
             text += f"; or fill it from another entry's values, as in {found.group(0)}"
@@ -488,7 +473,6 @@ def _build(resolved: list[_Resolved], given: cabc.Mapping[str, Reward] | None = 
         columns = tuple(c for c in required_columns(info, entry.params, built=one.built) if c not in inputs)
         reward = built[metric] = make_reward(info, entry.params, metric=entry.metric, options=entry.options,
                                              inputs=inputs, cache=cache, columns=columns, built=one.built)
-        reward.column_params = column_params(info, entry.params)
         return reward
 
     entries = [r.entry for r in resolved if r.entry is not None]
