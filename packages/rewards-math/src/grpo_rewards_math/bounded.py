@@ -38,6 +38,7 @@ from .structure import (
     Tri,
     alternatives,
     any_of,
+    as_interval,
     chain_interval,
     elements,
     has_equation,
@@ -240,21 +241,7 @@ class BoundedComparer:
 
     # -- intervals, relations, matrices (constant ends and elements only) -----------------------
     def as_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
-        if a.kind == "interval":
-            return a.value
-        if a.kind == "tuple" and len(a.value) == 2:
-            return ((a.value[0], a.value[1], True, True),)
-        if a.kind == "relation":
-            return self.relation_interval(a)
-        if a.kind == "multi" and any(x.kind != "tuple" for x in a.value):
-            pieces: list[tuple[Node, Node, bool, bool]] = []
-            for x in a.value:
-                part = self.as_interval(x)
-                if part is None:
-                    return None
-                pieces.extend(part)
-            return tuple(pieces)
-        return None
+        return as_interval(a, self.relation_interval)
 
     def relation_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
         """A chain about one symbol with constant bounds (``1 < x <= 3``, ``5 >= x``) as one piece;

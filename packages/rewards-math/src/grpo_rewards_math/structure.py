@@ -4,7 +4,7 @@ The bounded comparer (:mod:`.bounded`, light trees, in the calling process) and 
 (:mod:`.compare`, sympy, in a worker) differ in how they compare two numbers or expressions; the
 structure around them is the same and lives here: the three-valued ``and``/``or`` (``None``:
 undecided), alternatives (``alt``), text answers, collections in order, matrices and vectors element
-by element, an inequality chain about one quantity read as an interval, unions of interval pieces
+by element, what reads as interval pieces, an inequality chain about one quantity read as an interval, unions of interval pieces
 end by end. Each function takes the comparer's own element comparison as a callable.
 
 >>> all_of([True, None]), all_of([True, None, False]), any_of([False, None]), any_of([None, True])
@@ -22,7 +22,7 @@ from typing import Any
 from .answer import Answer
 from .parse import normalize_text
 
-__all__ = ["Tri", "all_of", "alternatives", "any_of", "chain_interval", "choice_key", "elements", "has_equation",
+__all__ = ["Tri", "all_of", "alternatives", "any_of", "as_interval", "chain_interval", "choice_key", "elements", "has_equation",
            "matrices", "ordered", "pieces_equal", "texts"]
 
 #: True, False, or None (undecided: the symbolic comparer's, or past the bounds)
@@ -106,6 +106,27 @@ def matrices(g: Answer, p: Answer, same: Callable[[Any, Any], Tri]) -> Tri:
     if not ((gr, gc) == (pr, pc) or (vector and len(fg[1]) == len(fp[1]))):
         return False
     return all_of([same(a, b) for a, b in zip(fg[1], fp[1])])
+
+
+def as_interval(a: Answer, relation: Callable[[Answer], tuple[Piece, ...] | None]) -> tuple[Piece, ...] | None:
+    """An answer as interval pieces: an interval, a pair ``(a, b)`` (open), a relation (``relation(a)``,
+    the comparer's reading of an inequality chain), several of those (``x < 1 or x > 2``: a union);
+    None for anything else."""
+    if a.kind == "interval":
+        return a.value
+    if a.kind == "tuple" and len(a.value) == 2:
+        return ((a.value[0], a.value[1], True, True),)
+    if a.kind == "relation":
+        return relation(a)
+    if a.kind == "multi" and any(x.kind != "tuple" for x in a.value):
+        pieces: list[Piece] = []
+        for x in a.value:
+            part = as_interval(x, relation)
+            if part is None:
+                return None
+            pieces.extend(part)
+        return tuple(pieces)
+    return None
 
 
 def chain_interval(terms: Sequence[Any], ops: Sequence[str], x: Any, below: Any, above: Any) -> Piece | None:

@@ -8,7 +8,7 @@ from typing import Any
 from ..answer import Answer
 from ..budget import BudgetExceeded, check_budget
 from ..numeric import small_enough
-from ..structure import Tri, chain_interval, pieces_equal
+from ..structure import Tri, as_interval, chain_interval, pieces_equal
 from .numbers import Numbers
 
 
@@ -18,22 +18,7 @@ class Intervals:
         self.sp = num.sp
 
     def as_interval(self, a: Answer) -> tuple[Any, ...] | None:
-        if a.kind == "interval":
-            return a.value
-        if a.kind == "tuple" and len(a.value) == 2:
-            return ((a.value[0], a.value[1], True, True),)
-        if a.kind == "relation":
-            return self.relation_interval(a)
-        if a.kind == "multi":  # x < 1 or x > 2 -> a union
-            parts = [self.as_interval(x) for x in a.value]
-            if any(x.kind != "tuple" for x in a.value):
-                pieces: list[Any] = []
-                for pc in parts:
-                    if pc is None:
-                        return None
-                    pieces.extend(pc)
-                return tuple(pieces)
-        return None
+        return as_interval(a, self.relation_interval)
 
     def relation_interval(self, a: Answer) -> tuple[Any, ...] | None:
         """A chain of inequalities about one quantity as interval pieces: ``1 < x <= 3``, ``0 < g(x) < 2``
