@@ -474,3 +474,18 @@ def test_a_batch_result_that_is_a_dict_or_a_generator_is_refused_the_same_way_on
         assert str(err.value) == f"reward {name!r}: returned {kind}, expected a list of floats (one per completion)"
     fine = Reward(load_object(f"{tmp_path / 'odd.py'}:as_tuple"), metric="t", form="batch", timeout=timeout)
     assert fine(prompts=["p", "p"], completions=["x", "y"]) == [0.5, 0.5]
+
+
+def test_only_the_builder_calls_reward_in_the_core():
+    """One way in: every public constructor of a registered reward goes through ``building.build``
+    (docs/architecture.md, "Building a reward: one way"); no other core module calls ``Reward(...)``."""
+    import ast
+    from pathlib import Path
+
+    import grpo_rewards
+
+    core = Path(grpo_rewards.__file__).parent
+    callers = sorted(str(path.relative_to(core)) for path in core.rglob("*.py")
+                     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Reward")
+    assert callers == ["building.py"]
