@@ -45,6 +45,7 @@ from .structure import (
     matrices,
     ordered,
     pieces_equal,
+    reduced,
     texts,
 )
 from .surds import Surd, Undecidable, evaluate, rational
@@ -191,17 +192,7 @@ class BoundedComparer:
         return out
 
     def reduce(self, a: Answer, last_side: bool = False) -> Answer:
-        if a.kind == "equation":
-            lhs, rhs = a.value
-            if (lhs.op == SYM or _is_label(lhs)) and not (lhs.symbols & rhs.symbols):
-                return a.replace(kind="expr", value=rhs)
-            if rhs.op == SYM and rhs not in lhs.symbols:
-                return a.replace(kind="expr", value=lhs)
-            if last_side:
-                return a.replace(kind="expr", value=rhs)
-        if a.kind == "multi":
-            return a.replace(value=tuple(self.reduce(x, last_side) for x in a.value))
-        return a
+        return reduced(a, last_side, _is_symbol, _is_name, _symbols)
 
     def plain(self, g: Answer | None, p: Answer | None) -> Tri:
         if g is None or p is None:
@@ -302,6 +293,18 @@ class BoundedComparer:
                 keys.append(frozenset(v.terms.items()))
             keyed.append(set(keys))
         return keyed[0] == keyed[1]
+
+
+def _is_symbol(e: Node) -> bool:
+    return e.op == SYM
+
+
+def _is_name(e: Node) -> bool:
+    return e.op == SYM or _is_label(e)
+
+
+def _symbols(e: Node) -> Any:
+    return e.symbols
 
 
 _PI = Node(CONST, value="pi")

@@ -3,7 +3,7 @@ r"""How answers of each structure compare, whatever compares their elements: wri
 The bounded comparer (:mod:`.bounded`, light trees, in the calling process) and the symbolic one
 (:mod:`.compare`, sympy, in a worker) differ in how they compare two numbers or expressions; the
 structure around them is the same and lives here: the three-valued ``and``/``or`` (``None``:
-undecided), alternatives (``alt``), text answers, collections in order, matrices and vectors element
+undecided), alternatives (``alt``), an equation solved for a name, text answers, collections in order, matrices and vectors element
 by element, what reads as interval pieces, an inequality chain about one quantity read as an interval, unions of interval pieces
 end by end. Each function takes the comparer's own element comparison as a callable.
 
@@ -23,7 +23,7 @@ from .answer import Answer
 from .parse import normalize_text
 
 __all__ = ["Tri", "all_of", "alternatives", "any_of", "as_interval", "chain_interval", "choice_key", "elements", "has_equation",
-           "matrices", "ordered", "pieces_equal", "texts"]
+           "matrices", "ordered", "pieces_equal", "reduced", "texts"]
 
 #: True, False, or None (undecided: the symbolic comparer's, or past the bounds)
 Tri = bool | None
@@ -80,6 +80,24 @@ def elements(a: Answer) -> list[Answer]:
 def has_equation(a: Answer) -> bool:
     """An equation, or several answers of which one is."""
     return a.kind == "equation" or (a.kind == "multi" and any(x.kind == "equation" for x in a.value))
+
+
+def reduced(a: Answer, last_side: bool, is_symbol: Callable[[Any], bool], is_name: Callable[[Any], bool],
+            symbols: Callable[[Any], Any]) -> Answer:
+    """``x = 3`` as ``3``: an equation solved for a lone symbol or a name (``is_name``: a label such as
+    ``PQ``), several answers each; ``last_side``: any equation (chain) is its last side (``\\sqrt{4} = 2``
+    as ``2``), for a prediction compared with a gold that is no equation. ``symbols(e)``: the symbols in ``e``."""
+    if a.kind == "equation":
+        lhs, rhs = a.value
+        if is_name(lhs) and not (symbols(lhs) & symbols(rhs)):
+            return a.replace(kind="expr", value=rhs)
+        if is_symbol(rhs) and rhs not in symbols(lhs):
+            return a.replace(kind="expr", value=lhs)
+        if last_side:
+            return a.replace(kind="expr", value=rhs)
+    if a.kind == "multi":
+        return a.replace(value=tuple(reduced(x, last_side, is_symbol, is_name, symbols) for x in a.value))
+    return a
 
 
 def ordered(gs: Sequence[Answer], ps: Sequence[Answer], answers: Callable[[Answer, Answer], Tri]) -> Tri:

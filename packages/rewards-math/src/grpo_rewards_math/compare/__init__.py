@@ -9,11 +9,13 @@ only what structure shows (:func:`.numbers.huge_equal`): the rest is None, undec
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..answer import Answer
 from ..budget import check_budget
 from ..conventions import Conventions
 from ..numeric import small_enough
-from ..structure import Tri, alternatives, any_of, elements, has_equation, matrices, ordered, texts
+from ..structure import Tri, alternatives, any_of, elements, has_equation, matrices, ordered, reduced, texts
 from .intervals import Intervals, is_label
 from .numbers import Numbers
 
@@ -64,17 +66,7 @@ class Comparer:
         """``x = 3`` -> ``3`` (an equation solved for a lone symbol or a label such as ``PQ``, ``|XY|``,
         ``m:n``, ``\\frac{XY}{YZ}``); multi element-wise. ``last_side``: any equation (chain) is its
         last side (``\\sqrt{4} = 2`` -> ``2``), as a prediction compared with a gold that is no equation."""
-        if a.kind == "equation":
-            lhs, rhs = a.value
-            if (lhs.is_Symbol or is_label(lhs)) and not (lhs.free_symbols & rhs.free_symbols):
-                return a.replace(kind="expr", value=rhs)
-            if rhs.is_Symbol and rhs not in lhs.free_symbols:
-                return a.replace(kind="expr", value=lhs)
-            if last_side:
-                return a.replace(kind="expr", value=rhs)
-        if a.kind == "multi":
-            return a.replace(value=tuple(self.reduce(x, last_side) for x in a.value))
-        return a
+        return reduced(a, last_side, _is_symbol, _is_name, _symbols)
 
     def plain(self, g: Answer, p: Answer) -> Tri:
         if g.kind == "equation" and p.kind == "equation":
@@ -166,3 +158,15 @@ def _dedupe(items: list[Answer]) -> list[Answer]:
         if not any(it.kind == o.kind and it.value == o.value for o in out):
             out.append(it)
     return out
+
+
+def _is_symbol(e: Any) -> bool:
+    return bool(e.is_Symbol)
+
+
+def _is_name(e: Any) -> bool:
+    return bool(e.is_Symbol or is_label(e))
+
+
+def _symbols(e: Any) -> Any:
+    return e.free_symbols
