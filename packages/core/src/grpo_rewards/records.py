@@ -22,7 +22,8 @@ from typing import Any
 from .errors import PluginError
 from .options import RewardOptions
 from .scorer_hooks import column_attributes, own_columns, runtime_note
-from .signatures import Param, scorer_params, source_defines, source_docstring, source_signature
+from .signatures import Param, scorer_params
+from .source_signatures import source_defines, source_docstring, source_signature
 
 __all__ = ["Param", "RewardInfo", "TaskInfo", "column_params", "is_reference", "required_columns", "resolve_reference"]
 
