@@ -49,3 +49,42 @@ def test_a_missing_keyword_is_named():
     kwargs = dict(KEYWORDS, keyword5=None)
     with pytest.raises(ConstraintError, match=r"^row 0: count:keywords_multiple: argument 'keyword5' is missing$"):
         read_row({"instruction_id_list": ["count:keywords_multiple"], "kwargs": [kwargs]}, where="row 0")
+
+
+# 7 stop words of 25 words: the original's float is 28.000000000000004 %, above a limit of 28
+SEVEN_OF_25 = "the a an of to in on " + " ".join(f"owl{i}" for i in range(18))
+
+
+@pytest.mark.parametrize(("constraint_id", "kwargs", "reply", "expected"), [
+    ("ratio:stop_words", {"percentage": 28}, SEVEN_OF_25, False),
+    ("ratio:stop_words", {"percentage": 29}, SEVEN_OF_25, True),
+    # \w+ words: "don't" is "don" and "t", both NLTK stop words; "The" counts, lowercased
+    ("ratio:stop_words", {"percentage": 60}, "The owls don't sing", True),
+    ("ratio:stop_words", {"percentage": 59}, "The owls don't sing", False),
+    ("ratio:stop_words", {"percentage": 100}, "?!", False),  # no word: not followed, as the original
+    ("format:emoji", {}, "Owls hoot 🦉. Cats purr 🐱!", True),
+    ("format:emoji", {}, "Owls hoot 🦉. Cats purr.", False),
+    ("format:emoji", {}, "Owls hoot 🦉 . Cats purr 🐱 !", True),  # the character before the last counts too
+    ("format:emoji", {}, "Owls hoot. 🦉 Cats purr 🐱.", True),  # an emoji that opens the next sentence counts
+    ("format:emoji", {}, "Copyright ©.", True),  # emoji's own table: © is an emoji
+    ("format:emoji", {}, "Number #.", False),
+    ("format:emoji", {}, "...", False),  # a sentence of punctuation only
+    # children 2, have 1, little 2, to 1, regret 2: odd and even alternate
+    ("words:odd_even_syllables", {}, "Children have little to regret.", True),
+    ("words:odd_even_syllables", {}, "Owl banana.", False),  # 1 and 3: both odd
+    ("words:odd_even_syllables", {}, "Owl 42 banana", True),  # a word with a digit has 0 syllables (even)
+    ("words:odd_even_syllables", {}, "", True),
+    ("format:line_indent", {}, "a\n b\n  c", True),
+    ("format:line_indent", {}, "a\n b\n b", False),
+    ("format:line_indent", {}, "a\n\n b", True),  # one blank line is removed
+    ("format:line_indent", {}, "a\n\n\n b", False),  # the second of two blank lines stays (0 spaces)
+    ("format:line_indent", {}, "a\n\t b", False),  # only spaces indent
+])
+def test_new_ifbench_checker_follows_ifbenchs_rule(constraint_id, kwargs, reply, expected):
+    assert make_constraint(constraint_id, kwargs).check(reply) is expected
+
+
+def test_the_line_indent_check_is_linear_on_a_reply_of_many_blank_lines():
+    # IFBench's list.remove in a loop is quadratic; 200,000 blank lines are one pass here
+    reply = "a\n" + "\n" * 200_000 + " b"
+    assert make_constraint("format:line_indent", {}).check(reply) is False

@@ -75,6 +75,14 @@ def test_the_synthetic_task_is_seeded_and_its_rows_read_cleanly():
     assert {len(r["instruction_id_list"]) for r in rows} == {1, 2, 3}
 
 
+def test_the_synthetic_task_draws_ifeval_ids_only_so_it_needs_no_ifbench_row():
+    from grpo_rewards_instructions.constraints import IFBENCH_IDS, IFEVAL_IDS
+
+    drawn = {i for row in make_synthetic(500, seed=0) for i in row["instruction_id_list"]}
+    assert drawn == set(DRAWS) and drawn <= IFEVAL_IDS and not drawn & IFBENCH_IDS
+    assert len(drawn) == 15
+
+
 def test_the_synthetic_task_never_draws_two_conflicting_constraints():
     for row in make_synthetic(500, seed=0):
         ids = row["instruction_id_list"]

@@ -50,7 +50,7 @@ def test_the_letter_of_letter_frequency_may_be_any_one_character_as_ifeval_asks_
 @pytest.mark.parametrize(("row", "message"), [
     ({"instruction_id_list": ["punctuation:no_semicolon"], "kwargs": [{}]},
      "row 7: unknown constraint id 'punctuation:no_semicolon' (known: IFEval's 25, IFEvalG's 29 "
-     "and 53 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"),
+     "and 57 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"),
     ({"instruction_id_list": ["length_constraints:number_words"], "kwargs": [{"num_words": 10}]},
      "row 7: length_constraints:number_words: argument 'relation' is missing"),
     ({"instruction_id_list": ["length_constraints:number_words"], "kwargs": [{"num_words": -1, "relation": "at least"}]},
@@ -62,7 +62,7 @@ def test_the_letter_of_letter_frequency_may_be_any_one_character_as_ifeval_asks_
     ({"instruction_id_list": [], "kwargs": []}, "row 7: the row has no constraints"),
     ({"instruction_id_list": [["punctuation:no_comma"]], "kwargs": [{}]},
      "row 7: unknown constraint id ['punctuation:no_comma'] (known: IFEval's 25, IFEvalG's 29 "
-     "and 53 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"),
+     "and 57 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"),
     ({"prompt": "hi"}, "row 7: no constraints: expected a column 'instruction_id_list', 'ground_truth', 'constraints'"),
     ({"ground_truth": '{"func_name": "validate_lowercase"}'},
      "row 7: ground_truth must hold 'instruction_id' and 'kwargs' (open-instruct's IFEvalG format), got ['func_name']"),
@@ -94,11 +94,11 @@ def test_check_rows_reports_each_bad_row_by_index_and_stops_at_five():
     good = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
     bad = {"instruction_id_list": ["nope"], "kwargs": [{}]}
     assert check_rows([good, bad, good]) == ["row 1: unknown constraint id 'nope' (known: IFEval's 25, IFEvalG's 29 "
-                                             "and 53 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"]
+                                             "and 57 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"]
     assert len(check_rows([bad] * 9)) == 5
 
 
 def test_every_ifeval_and_ifevalg_id_and_the_ifbench_ids_implemented_are_known():
     from grpo_rewards_instructions.constraints import IFBENCH_IDS, IFEVAL_IDS, IFEVALG_IDS
 
-    assert (len(IFEVAL_IDS), len(IFEVALG_IDS), len(IFBENCH_IDS), len(SPECS)) == (25, 29, 53, 107)
+    assert (len(IFEVAL_IDS), len(IFEVALG_IDS), len(IFBENCH_IDS), len(SPECS)) == (25, 29, 57, 111)

@@ -154,6 +154,31 @@ def test_the_batch_form_gives_the_values_and_labels_of_the_per_sample_path(score
         assert (ours.values, ours.labels) == (theirs.values, theirs.labels)
 
 
+@pytest.mark.parametrize("max_chars", [None, 11, 200_000])
+def test_the_batch_form_applies_the_registered_options_as_the_per_sample_path_does(monkeypatch, max_chars):
+    # text.fuzzy's options decide too_large and unreadable (no copy of their numbers in the batch class)
+    from types import SimpleNamespace
+
+    from grpo_rewards import Reward
+    from grpo_rewards_text import definitions
+    from grpo_rewards_text.fuzzy_match import BatchFuzzy
+
+    options = definitions.OPTIONS.replace(max_chars=max_chars, too_large_value=0.25, invalid_value=0.5)
+    monkeypatch.setattr(definitions, "FUZZY", SimpleNamespace(options=options))
+    completions = ["Eifel Tower", "Eifel Towers", None, "x" * 200_001]  # 11, 12 characters, unreadable, 200,001
+    columns = {"prompts": [None] * 4, "completions": completions, "reference": ["Eiffel Tower"] * 4}
+    result = BatchFuzzy()(**columns)
+    theirs = Reward(Fuzzy, metric="fuzzy_per_sample", options=options).score(**columns)
+    assert (result.values, result.labels) == (theirs.values, theirs.labels)
+    long_label = {None: "ok", 11: "too_large", 200_000: "ok"}[max_chars]
+    assert result.labels == ["ok", long_label, "unreadable", "ok" if max_chars is None else "too_large"]
+    assert result.values[1:3] == [0.25 if max_chars == 11 else fuzz.ratio("Eifel Towers", "Eiffel Tower") / 100, 0.5]
+    # all strings: the path without a loop per sample reads the same limit
+    assert BatchFuzzy()(**{**columns, "completions": ["Eifel Tower"] * 4}).labels == ["ok"] * 4
+    assert BatchFuzzy()(**{**columns, "completions": ["Eifel Towers"] * 4}).labels == [
+        "too_large" if max_chars == 11 else "ok"] * 4
+
+
 def test_the_batch_form_reads_each_value_from_rapidfuzz():
     from grpo_rewards_text import fuzzy
 

@@ -236,6 +236,10 @@ SPECS: dict[str, dict[str, _Check]] = {
     "format:no_whitespace": {},
     "custom:mcq_count_length": {},
     "count:words_japanese": {"N": _positive},
+    "ratio:stop_words": {"percentage": _count},
+    "format:emoji": {},
+    "words:odd_even_syllables": {},
+    "format:line_indent": {},
 }
 #: The ids of IFEval itself, of IFEvalG and of IFBench (implemented so far).
 IFEVAL_IDS = frozenset(IFEVAL_CHECKS)

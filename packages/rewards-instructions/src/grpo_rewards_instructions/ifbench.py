@@ -1,6 +1,6 @@
 r"""IFBench's out-of-distribution constraints (allenai/IFBench ``ifbench/instructions.py`` at db69a6f0),
 the ids implemented so far, one checker each, with the original's rules (its word splits, its
-punctuation stripping with ``string.punctuation``, its thresholds). No regular expression: each
+punctuation stripping with ``string.punctuation``, its thresholds). No regular expression but ``\w+``: each
 checker is a plain scan, linear in the reply.
 
 >>> CHECKS["words:prime_lengths"]("An owl has wit.", {})
@@ -684,6 +684,101 @@ def _every_nth_word_japanese(value: str, args: Args) -> bool:
     return True
 
 
+#: NLTK's English stop words (``nltk.corpus.stopwords.words("english")``, the list IFBench's
+#: ``count_stopwords`` reads; NLTK downloads it at run time, so it is written out here). Only the
+#: entries without an apostrophe can match a ``\w+`` word; the 19 contractions later NLTK releases
+#: added (``"i'm"``, ``"they've"``, ...) never can, so either release gives the same verdicts.
+STOP_WORDS = frozenset("""
+i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he
+him his himself she she's her hers herself it it's its itself they them their theirs themselves what
+which who whom this that that'll these those am is are was were be been being have has had having do
+does did doing a an the and but if or because as until while of at by for with about against between
+into through during before after above below to from up down in out on off over under again further
+then once here there when where why how all any both each few more most other some such no nor not
+only own same so than too very s t can will just don don't should should've now d ll m o re ve y ain
+aren aren't couldn couldn't didn didn't doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't
+ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn shouldn't wasn wasn't weren weren't
+won won't wouldn wouldn't""".split())
+
+
+def _stop_words(value: str, args: Args) -> bool:
+    words = text.WORD.findall(value)
+    if not words:
+        return False
+    stop = sum(1 for word in words if word.lower() in STOP_WORDS)
+    # the original's float expression: 7 of 25 words is 28.000000000000004 %, above a limit of 28
+    return stop / len(words) * 100 <= args["percentage"]
+
+
+def _is_emoji(char: str) -> bool:
+    import emoji  # IFBench's emoji table (emoji.EMOJI_DATA); a single character is or is not one
+
+    return bool(emoji.is_emoji(char))
+
+
+def _emoji_per_sentence(value: str, args: Args) -> bool:
+    sentences = text.sentences(value)
+    for index, sentence in enumerate(sentences):
+        bare = _no_punctuation(sentence).strip()
+        if not bare:
+            return False
+        # the last character, or the one before it (the original's allowance for a trailing space)
+        if _is_emoji(bare[-1]) or _is_emoji(bare[-2] if len(bare) > 1 else bare[-1]):
+            continue
+        if index == len(sentences) - 1:
+            return False
+        following = _no_punctuation(sentences[index + 1]).strip()  # Punkt may start the next sentence with it
+        if not following or not _is_emoji(following[0]):
+            return False
+    return True
+
+
+def _odd_even_syllables(value: str, args: Args) -> bool:
+    import syllapy  # IFBench's syllable counter: its word list, then its vowel-group rule
+
+    parities = [syllapy.count(word) % 2 for word in _no_punctuation(value).lower().split()]
+    return all(a != b for a, b in itertools.pairwise(parities))
+
+
+def kept_lines(lines: list[str]) -> list[str]:
+    """The lines IFBench's ``format:line_indent`` keeps: it removes blank lines with
+    ``lines.remove(line)`` while iterating over ``lines``, so the line after each removed one is
+    skipped (stays), and ``remove`` takes the first line equal to the blank one, which may be an
+    earlier skipped line. Reproduced in one pass: per distinct blank line, a queue of the ones still
+    present.
+
+    >>> kept_lines(["a", "", "", "b", " ", "c"])
+    ['a', '', 'b', 'c']
+    >>> kept_lines(["", "", "x", ""])  # the last blank removes the skipped first one
+    ['x', '']
+    """
+    from collections import deque
+
+    present: dict[str, deque[int]] = {}
+    removed: set[int] = set()
+    skip = False
+    for index, line in enumerate(lines):
+        blank = not line.strip()
+        if blank:
+            present.setdefault(line, deque()).append(index)
+        if skip:
+            skip = False
+            continue
+        if blank:
+            removed.add(present[line].popleft())
+            skip = True
+    return [line for index, line in enumerate(lines) if index not in removed]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _indent_stairs(value: str, args: Args) -> bool:
+    lines = kept_lines(value.split("\n"))
+    return all(_indent(b) > _indent(a) for a, b in itertools.pairwise(lines))
+
+
 #: Constraint id -> checker.
 CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "count:word_count_range": _word_count_range,
@@ -739,4 +834,8 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "format:no_whitespace": _no_whitespace,
     "custom:mcq_count_length": _multiple_choice_questions,
     "count:words_japanese": _every_nth_word_japanese,
+    "ratio:stop_words": _stop_words,
+    "format:emoji": _emoji_per_sentence,
+    "words:odd_even_syllables": _odd_even_syllables,
+    "format:line_indent": _indent_stairs,
 }

@@ -24,7 +24,8 @@ import functools
 import re
 from typing import Any
 
-_WORD = re.compile(r"\w+")
+#: A word: a run of ``\\w`` (NLTK's ``RegexpTokenizer(r"\\w+")``).
+WORD = re.compile(r"\w+")
 #: The seed of the language detector (the original calls ``langdetect.detect`` unseeded, so its verdict
 #: on a borderline text can change between two runs; a reward must not).
 LANGUAGE_SEED = 0
@@ -32,7 +33,7 @@ LANGUAGE_SEED = 0
 
 def count_words(text: str) -> int:
     """The number of ``\\w+`` runs in ``text``."""
-    return sum(1 for _ in _WORD.finditer(text))
+    return sum(1 for _ in WORD.finditer(text))
 
 
 @functools.cache

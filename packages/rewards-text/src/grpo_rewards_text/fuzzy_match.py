@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from grpo_rewards import RewardResult, completion_text, params
+from grpo_rewards import RewardOptions, RewardResult, completion_text, params
 
 from .answer import read_answer, references, valid_text
 from .reference import NO_ANSWER, NO_REFERENCE, ReferenceMetric
@@ -69,10 +69,6 @@ class Fuzzy(ReferenceMetric):
         self._fuzz()
 
 
-#: What the per-sample core path decides before a scorer sees a reply (the definition's options):
-#: an unreadable completion, and one longer than :data:`~grpo_rewards_text.definitions.MAX_CHARS`.
-UNREADABLE: tuple[float | None, str] = (0.0, "unreadable")
-TOO_LARGE: tuple[float | None, str] = (0.0, "too_large")
 #: The markers ``answer_format="any"`` looks for; a batch with none of them reads each whole reply.
 _MARKERS = ("\\boxed", "\\fbox", "<answer>")
 #: The row fields the core's per-sample path gives a scorer besides the columns (a column of that name is not read).
@@ -85,8 +81,10 @@ class BatchFuzzy(Fuzzy):
     Unit: none (a score in its range; no length is measured).
 
     The same parameters and the same value and label per sample as :class:`Fuzzy` run sample by
-    sample through the core (``unreadable`` and ``too_large`` 0.0, as the text rewards' options
-    say; ``no_reference`` None; ``no_answer`` 0.0), but every (answer, reference) pair is scored in
+    sample through the core with ``text.fuzzy``'s registered options (:attr:`options`: a reply
+    longer than their ``max_chars`` gets their ``too_large_value``, label ``too_large``; an unreadable
+    one their ``invalid_value``, label ``unreadable``; ``no_reference`` None; ``no_answer`` 0.0), but
+    every (answer, reference) pair is scored in
     one ``rapidfuzz.process.cpdist`` call (float64, so each score is the one ``fuzz.<scorer>``
     returns) and a batch whose replies have no box or tag is read without a scan per reply: the
     per-sample path cost 50 times rapidfuzz's own work (bench/text.md).
@@ -97,13 +95,21 @@ class BatchFuzzy(Fuzzy):
     ([0.9565217391304348, 0.0, 1.0], ['ok', 'unreadable', 'ok'])
     """
 
+    @property
+    def options(self) -> RewardOptions:
+        """The options the core's per-sample path would apply: ``text.fuzzy``'s registered ones (the
+        core does not pass a batch scorer the options a reward set or ``get_reward`` puts over them)."""
+        from .definitions import FUZZY
+
+        return FUZZY.options
+
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],  # type: ignore[override]
                  completion_ids: Any = None, **columns: Any) -> RewardResult:
-        from .definitions import MAX_CHARS
-
         n = len(completions)
         column = self._column(prompts, completions, completion_ids, columns, n)
-        fast = self._common_case(completions, column, MAX_CHARS)
+        options = self.options
+        max_chars = options.max_chars
+        fast = self._common_case(completions, column, max_chars)
         if fast is not None:
             return fast
         values: list[float | None] = [None] * n
@@ -114,9 +120,9 @@ class BatchFuzzy(Fuzzy):
             completion = completions[i]
             text = completion if type(completion) is str else completion_text(completion)
             if text is None:
-                values[i], labels[i] = UNREADABLE
-            elif len(text) > MAX_CHARS:
-                values[i], labels[i] = TOO_LARGE
+                values[i], labels[i] = options.invalid_value, "unreadable"
+            elif max_chars is not None and len(text) > max_chars:
+                values[i], labels[i] = options.too_large_value, "too_large"
             else:
                 texts.append(text)
                 todo.append(i)
@@ -148,12 +154,14 @@ class BatchFuzzy(Fuzzy):
                 values[i], labels[i] = value, label(value)
         return RewardResult(values, labels)
 
-    def _common_case(self, completions: Sequence[Any], column: Sequence[Any], max_chars: int) -> RewardResult | None:
+    def _common_case(self, completions: Sequence[Any], column: Sequence[Any],
+                     max_chars: int | None) -> RewardResult | None:
         """The batch scored without a loop per sample, when every reply is a string of at most ``max_chars``
         and every reference one ASCII string, and every reply has an answer; else None."""
         if not completions or {type(c) for c in completions} != {str} or {type(r) for r in column} != {str}:
             return None
-        if max(map(len, completions)) > max_chars or not "\0".join(column).isascii():
+        too_long = max_chars is not None and max(map(len, completions)) > max_chars
+        if too_long or not "\0".join(column).isascii():
             return None
         answers = self._answers(list(completions))
         if None in answers:

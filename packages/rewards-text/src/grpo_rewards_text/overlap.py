@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from .answer import references
 from .normalize import Normalizer, f1_of_counts
 from .reference import ReferenceMetric
 
@@ -18,7 +20,9 @@ class ExactMatch(ReferenceMetric):
     every Unicode punctuation character; ``"keep"``), ``remove_articles`` (the words ``articles``),
     ``collapse_whitespace``. The answer is read by ``answer_format`` (default: the last box or
     ``<answer>`` tag, else the whole reply); the references are the column ``reference`` (a string
-    or a list: any match counts).
+    or a list: any match counts). As SQuAD v2.0's evaluation, a reference that normalises to nothing
+    (``"The"``, ``"."``) is set aside when another does not; ``[""]`` is SQuAD v2.0's unanswerable
+    question (only an answer that normalises to nothing matches); an empty list is no reference.
 
     >>> em = ExactMatch()
     >>> em("<answer>The Eiffel Tower.</answer>", reference=["Eiffel tower", "Tour Eiffel"])
@@ -35,6 +39,17 @@ class ExactMatch(ReferenceMetric):
 
     def metric(self, answer: str, reference: str) -> float:
         return float(self.normalizer(answer) == self.normalizer.remembered(reference))
+
+    def _references(self, value: Any) -> tuple[str, ...]:
+        """The row's references less those that normalise to nothing, unless all do (SQuAD v2.0's
+        ``get_raw_scores``), remembered for the last value."""
+        last = self._last
+        if last is not None and last[0] is value:
+            return last[1]
+        found = references(value)
+        kept = tuple(r for r in found if self.normalizer.remembered(r)) or found
+        self._last = (value, kept)
+        return kept
 
     def label(self, value: float) -> str:
         return "match" if value == 1.0 else "no_match"
