@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import pickle
 
@@ -369,12 +370,14 @@ def test_columns_named_like_the_scorers_text_or_self_are_left_out_with_one_warni
     trl_kwargs = {"trainer_state": None, "log_metric": lambda *a: None, "log_extra": lambda *a: None}
     columns = {"text": ["zzzzzz", "zzzzzz"], "self": [0, 1], "solution": ["ab", ""]}
     with pytest.warns(UserWarning) as caught:
+        first_line = inspect.currentframe().f_lineno + 1
         first = reward(prompts=["p", "p"], completions=["abc", "x"], completion_ids=[[1], [2]], **columns, **trl_kwargs)
     assert first == [8.0, 2.0]
     assert [str(w.message) for w in caught] == [
         "reward 'scaled': dataset column(s) 'self', 'text' have the name of the scorer's own argument and are not "
         "passed to it (rename the column to use it)"
     ]
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, first_line)]  # the caller's line, not the core's
     import warnings
 
     with warnings.catch_warnings():

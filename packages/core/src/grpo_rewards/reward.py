@@ -335,7 +335,8 @@ class Reward:
         return checked_batch(self.__name__, raw, n)
 
     def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward)."""
+        """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward, at
+        the line that called the reward: ``reward(...)`` or ``reward.score(...)``)."""
         if self.argument_names.isdisjoint(kwargs):
             return kwargs
         clash = sorted(set(kwargs) & self.argument_names)
@@ -344,7 +345,7 @@ class Reward:
             self._warned_columns.update(new)
             warnings.warn(f"reward {self.__name__!r}: dataset column(s) {', '.join(map(repr, new))} have the name of "
                           "the scorer's own argument and are not passed to it (rename the column to use it)",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=5)
         return {k: v for k, v in kwargs.items() if k not in self.argument_names}
 
     def _missing_columns(self, columns: dict[str, Sequence[Any]]) -> None:
