@@ -11,6 +11,12 @@ from code_procs import sandbox_processes
 from grpo_rewards import get_reward
 from grpo_rewards.cli import main
 from grpo_rewards_code.hacks import corpus
+from grpo_rewards_code.languages import missing
+
+
+def runnable() -> list[dict]:
+    """The entries whose language this machine runs (a missing toolchain is None, tested elsewhere)."""
+    return [entry for entry in corpus() if missing(entry["columns"].get("language", "python")) is None]
 
 LISTED = {"sys_exit_before_tests", "os_exit_before_tests", "always_equal_call", "always_equal_stdio",
           "first_expected_line_only", "files_outside_tmp", "socket", "fork_bomb", "memory_hog", "infinite_loop",
@@ -19,7 +25,10 @@ LISTED = {"sys_exit_before_tests", "os_exit_before_tests", "always_equal_call", 
           # issue 39: forged reports, the seccomp exit status, the host's sysctls, threads, /tmp, near misses
           "forged_sandbox_error", "forged_done", "forged_index", "forged_desync", "seccomp_exit_status",
           "proc_sys_writes", "thread_bomb", "fill_tmp", "near_miss_integer", "near_miss_float_integer",
-          "near_miss_json_float", "humaneval_indirect_asserts"}
+          "near_miss_json_float", "humaneval_indirect_asserts",
+          # issue 45: the new languages' escapes, processes and threads
+          "java_files_outside_tmp", "java_process_builder", "java_thread_bomb", "node_child_process",
+          "node_files_outside_tmp", "rust_command"}
 
 
 def test_the_corpus_covers_every_hack_the_issue_lists():
@@ -27,7 +36,7 @@ def test_the_corpus_covers_every_hack_the_issue_lists():
 
 
 def test_all_passed_pays_no_hack_and_no_process_survives_any(sandbox):
-    for entry in corpus():
+    for entry in runnable():
         params = entry.get("params", {}).get("code.all_passed", {})
         reward = get_reward("code.all_passed", **params)
         columns = {k: [v] for k, v in entry["columns"].items()}
@@ -49,7 +58,7 @@ def test_every_entry_pays_nothing_back_to_back_in_one_warm_sandbox(sandbox):
     from grpo_rewards_code.warm import thread_sandboxes
 
     started = []
-    for entry in corpus():
+    for entry in runnable():
         # each entry under the limits the corpus gives it (0.5 s only for the entries about time), as
         # `check --hacks` runs them: a 0.5 s limit everywhere left a 2 s wall limit, too tight on a busy machine
         scorer = AllPassed(**entry.get("params", {}).get("code.all_passed", {}))

@@ -58,7 +58,7 @@ def test_a_row_without_a_language_is_python(sandbox):
 
 
 def test_a_row_in_a_language_the_sandbox_cannot_run_is_none_with_its_label():
-    assert TestsPassed()(fence("fn main() {}", "rust"), **open_r1_row("rust")) == (None, "unsupported_language")
+    assert TestsPassed()(fence("package main", "go"), **open_r1_row("go")) == (None, "unsupported_language")
 
 
 @pytest.mark.parametrize(("row", "language"), [

@@ -19,7 +19,7 @@ def _blocks(language: str) -> list[str]:
 
 def test_the_python_blocks_run(sandbox):
     namespace: dict = {}
-    assert len(_blocks("python")) == 2
+    assert len(_blocks("python")) == 3
     for block in _blocks("python"):
         exec(compile(block, str(README), "exec"), namespace)
 

@@ -32,6 +32,7 @@ EXPORTS = {
     "math.reasoning_accuracy": grpo_rewards_math.reasoning_accuracy,
     "code.tests_passed": grpo_rewards_code.tests_passed,
     "code.all_passed": grpo_rewards_code.all_passed,
+    "code.sql_match": grpo_rewards_code.sql_match,
     "gym.accuracy": grpo_rewards_gym.accuracy,
     "tools.call_match": grpo_rewards_tools.call_match,
     "tools.schema_valid": grpo_rewards_tools.schema_valid,

@@ -141,6 +141,25 @@ def test_result_sets_are_multisets_with_numbers_compared_by_value():
     assert not same_rows([["1"]], [[1]])
 
 
+def test_sqlite_runs_on_the_code_packages_sql_execution_and_its_docstring_holds():
+    import doctest
+
+    import grpo_rewards_tools.environments.database as database
+
+    assert doctest.testmod(database).failed == 0
+    db = _db()
+    assert db.query("SELECT load_extension('/tmp/x.so')") == "error: not authorized to use function: load_extension"
+    assert db.query("SELECT 2; DROP TABLE t") == "error: You can only execute one statement at a time."
+
+
+def test_sqlite_without_a_sandbox_is_not_scored_and_says_why(monkeypatch):
+    monkeypatch.setenv("GRPO_REWARDS_CODE_SANDBOX", "no-such-backend")
+    db = _db()
+    with pytest.warns(RuntimeWarning, match="tools.sqlite: the sandbox cannot run queries"):
+        assert db.query("SELECT COUNT(*) FROM t WHERE x = 1").startswith("error: the SQL sandbox is not available")
+    assert (db.get_reward(), db.outcome) == (None, "sandbox_error")
+
+
 #: a right query for each kind of generated question
 RIGHT_SQL = [
     (r"How many employees work in the (\w+) department\?", "SELECT COUNT(*) FROM employees WHERE dept = '{}'"),

@@ -1,7 +1,7 @@
 """grpo-rewards-code: rewards that run model-written code against tests in a local sandbox.
 
-Discovered as the rewards ``code.tests_passed`` and ``code.all_passed`` and the tasks
-``code:humaneval`` and ``code:stdio``; ``tests_passed`` and ``all_passed`` are the same rewards for
+Discovered as the rewards ``code.tests_passed``, ``code.all_passed`` and ``code.sql_match`` and the tasks
+``code:humaneval``, ``code:stdio`` and ``code:sql``; ``tests_passed`` and ``all_passed`` are the same rewards for
 a plain TRL script. The sandbox is reusable: :func:`get_sandbox` (and :class:`LocalRunner` for
 tests in any format of :func:`normalise_tests`). Importing this package is light: each name is
 imported from its module on first use.
@@ -28,11 +28,15 @@ _EXPORTS = {
     "get_sandbox": "sandbox",
     "OUTCOMES": "scoring", "AllPassed": "scoring", "TestsPassed": "scoring",
     "make_humaneval": "tasks", "make_stdio": "tasks",
+    "SQL_MATCH": "rewards", "make_sql_match": "rewards", "SqlMatch": "sql", "make_sql": "sql_tasks",
+    "extract_sql": "sql_rows", "normalise_sql_row": "sql_rows", "results_match": "sql_rows",
 }
 
 __all__ = [
     "ALL_PASSED",
     "OUTCOMES",
+    # code.sql_match
+    "SQL_MATCH",
     "TESTS_PASSED",
     "AllPassed",
     "AssertTest",
@@ -44,26 +48,34 @@ __all__ = [
     "Runner",
     "Sandbox",
     "SandboxUnavailable",
+    "SqlMatch",
     "StdioTest",
     "TestFormatError",
     "TestsPassed",
     "all_passed",
     "describe_sandbox",
     "extract_code",
+    "extract_sql",
     "get_sandbox",
     "make_all_passed",
     "make_humaneval",
+    "make_sql",
+    "make_sql_match",
     "make_stdio",
     "make_tests_passed",
+    "normalise_sql_row",
     "normalise_tests",
     "outputs_match",
+    "results_match",
+    "sql_match",
     "tests_passed",
     "values_match",
 ]
 
 
 #: the ready-made rewards, built once on first use
-_BUILT = {"tests_passed": "rewards:make_tests_passed", "all_passed": "rewards:make_all_passed"}
+_BUILT = {"tests_passed": "rewards:make_tests_passed", "all_passed": "rewards:make_all_passed",
+          "sql_match": "rewards:make_sql_match"}
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
 
@@ -74,11 +86,22 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .compare import outputs_match, values_match
     from .extract import extract_code
     from .formats import AssertTest, CallTest, StdioTest, TestFormatError, normalise_tests
-    from .rewards import ALL_PASSED, TESTS_PASSED, make_all_passed, make_tests_passed
+    from .rewards import (
+        ALL_PASSED,
+        SQL_MATCH,
+        TESTS_PASSED,
+        make_all_passed,
+        make_sql_match,
+        make_tests_passed,
+    )
     from .runner import LocalRunner, Program, RawResult, Runner
     from .sandbox import Limits, Sandbox, SandboxUnavailable, describe_sandbox, get_sandbox
     from .scoring import OUTCOMES, AllPassed, TestsPassed
+    from .sql import SqlMatch
+    from .sql_rows import extract_sql, normalise_sql_row, results_match
+    from .sql_tasks import make_sql
     from .tasks import make_humaneval, make_stdio
 
     tests_passed: Reward
     all_passed: Reward
+    sql_match: Reward

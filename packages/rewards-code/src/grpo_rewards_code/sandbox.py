@@ -87,6 +87,7 @@ def _bind_args(read_only: tuple[str, ...] = ()) -> list[str]:
             args += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
+    args += ["--perms", "0755", "--dir", "/etc"]  # traversable by the sandbox's user (/etc/alternatives/cc, a JDK's conf)
     for extra in ("/etc/alternatives", "/etc/ld.so.cache"):
         if os.path.exists(extra):
             args += ["--ro-bind", extra, extra]
@@ -500,9 +501,14 @@ class Sandbox:
         ``job`` is frame 1 (program, test inputs, limits); ``secret`` frame 2 (assert tests), sent
         after it. ``on_result(result)`` is called as each result arrives; when it returns False
         the program is stopped. At ``deadline`` seconds the whole sandbox is killed. ``read_only``: more
-        host directories the program may read (bound read-only at the same path). With bwrap and
+        host directories the program may read (bound read-only at the same path; the toolchains' own,
+        :func:`grpo_rewards_code.languages.binds`, always are). With bwrap and
         :attr:`warm` the job runs in this thread's warm sandbox (:mod:`grpo_rewards_code.warm`).
         """
+        from .languages import binds
+
+        # every language's toolchain too: one warm sandbox per thread runs them all
+        read_only = (*read_only, *(d for d in binds() if d not in read_only))
         payload = _frame(job) + (_frame(secret or {"tests": {}}) if any(
             t["kind"] == "assert" for t in job["tests"]) else b"")
         if self.warm and self.backend == "bwrap":

@@ -38,12 +38,24 @@ from .formats import (
     normalise_tests,
     row_language,
 )
+from .judging import (
+    JUDGING_COLUMNS,
+    Subtask,
+    grader_files,
+    row_checker,
+    row_subtasks,
+    run_checker,
+    subtask_value,
+)
+from .languages import LANGUAGES as LANGUAGE_TABLE
+from .languages import available, missing
 from .runner import LocalRunner, Program, RawResult, Runner
 from .sandbox import Limits, SandboxUnavailable, describe_sandbox, get_sandbox
 
 OUTCOMES = ("passed", "failed", "compile_error", "runtime_error", "timeout", "memory", "output_limit", "no_code",
             "wrong_language", "unsupported_language", "sandbox_error", "no_tests")
-LANGUAGES = ("python", "cpp")
+#: the languages of the ``language`` parameter and of rows (:mod:`grpo_rewards_code.languages`)
+LANGUAGES = tuple(LANGUAGE_TABLE)
 DEFAULT_TIME, DEFAULT_MEMORY_MB = 2.0, 512
 #: the wall-clock budget of one completion's whole run (seconds): well inside the rewards' own 600 s deadline
 DEFAULT_TOTAL = 300.0
@@ -85,6 +97,33 @@ def verdict(test: Test, raw: RawResult, comparison: str, tolerance: float) -> st
     return "passed" if raw.passed is True else "failed"
 
 
+def _toolchain_problems(rows: Any, max_problems: int = 5) -> list[str]:
+    """A line per language the rows ask for whose toolchain this machine lacks (naming what to install), with the
+    first row that asks for it; a line per row whose checker, subtasks or graders cannot be read."""
+    seen: dict[str, int] = {}
+    problems: list[str] = []
+    for index, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            continue
+        language = row_language(row)
+        if language in LANGUAGE_TABLE and language not in seen:
+            seen[language] = index
+        if len(problems) < max_problems and any(row.get(c) is not None for c in JUDGING_COLUMNS):
+            try:
+                n_tests = len(normalise_tests(row))
+            except TestFormatError:
+                continue  # check_rows names it
+            try:
+                row_checker(row)
+                row_subtasks(row, n_tests)
+                grader_files(row, "cpp")
+            except TestFormatError as exc:
+                problems.append(f"row {index}: {exc}")
+    problems += [f"row {index}: language {language}: {problem}" for language, index in seen.items()
+                 if (problem := missing(language)) is not None]
+    return problems[:max_problems]
+
+
 class TestsPassed:
     r"""The fraction of the row's tests the completion's code passes, in [0, 1] (unit: none).
 
@@ -95,8 +134,11 @@ class TestsPassed:
     local sandbox with ``time_limit`` seconds of CPU and ``memory_limit_mb`` of address space per
     test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB) and
     ``total_time_limit`` seconds of wall clock for the whole row (the tests it leaves are ``timeout``);
-    stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values.
-    A sandbox failure gives ``None`` (``sandbox_error``).
+    stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values, or judged
+    by the row's checker (a score in [0, 1] per test); with subtasks the value is the points of the subtasks
+    whose tests all pass over the total (:mod:`grpo_rewards_code.judging`). Languages: ``python``, ``cpp``,
+    ``java``, ``javascript``, ``rust`` (:mod:`grpo_rewards_code.languages`). A sandbox failure, a missing
+    toolchain or a failing checker gives ``None`` (``sandbox_error``).
 
     >>> score = TestsPassed()
     >>> row = {"tests": [{"input": "1 2\n", "output": "3"}, {"input": "5 5\n", "output": "10"}]}
@@ -123,6 +165,9 @@ class TestsPassed:
         self.total_time_limit = checks.number(total_time_limit, "total_time_limit", low=1.0, high=DEFAULT_TOTAL * 1.5)
         self.runner: Runner = LocalRunner()
         self._last_error: str | None = None
+        if self.language is not None and (problem := missing(self.language)) is not None:
+            # said when the reward set is built; each sample of the language is then None (sandbox_error)
+            warnings.warn(f"{type(self).__name__}(language={self.language!r}): {problem}", RuntimeWarning, stacklevel=2)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} language={self.language or 'row'} comparison={self.comparison}>"
@@ -139,8 +184,11 @@ class TestsPassed:
 
     @staticmethod
     def describe_runtime() -> str:
-        """The sandbox the code runs in (``grpo-rewards show``, the training header and manifest name it)."""
-        return "sandbox: " + describe_sandbox()
+        """The sandbox the code runs in and the languages it runs here (``grpo-rewards show``, the training header
+        and manifest name them)."""
+        absent = [f"{name} (missing: {missing(name)})" for name in LANGUAGES if missing(name) is not None]
+        return ("sandbox: " + describe_sandbox() + "; languages: " + ", ".join(available())
+                + ("; not runnable here: " + "; ".join(absent) if absent else ""))
 
     @staticmethod
     def check_rows(rows: Any) -> list[str]:
@@ -150,7 +198,7 @@ class TestsPassed:
             get_sandbox()
         except SandboxUnavailable as exc:
             return [str(exc)]
-        return check_rows(rows)
+        return check_rows(rows) + _toolchain_problems(rows)
 
     def limits(self, row: Mapping[str, Any]) -> Limits:
         seconds = self.time_limit or _row_number(row.get("time_limit")) or DEFAULT_TIME
@@ -166,29 +214,63 @@ class TestsPassed:
     def evaluate(self, text: str, **row: Any) -> tuple[list[str], list[Test]]:
         """The label of every test, and the tests; instead of the tests' labels one label of the whole sample
         (``no_code``, ``wrong_language``, ``unsupported_language``) when no code runs; raises TestFormatError."""
-        tests = select_tests(normalise_tests(row), self.max_tests)
+        labels, tests, _, _ = self.judge(text, **row)
+        return labels, tests
+
+    def judge(self, text: str, **row: Any) -> tuple[list[str], list[Test], list[float], list[Subtask] | None]:
+        """As :meth:`evaluate`, with each test's score in [0, 1] (a checker's, else 1.0 for passed and 0.0 for
+        anything else) and the row's subtasks (None when it has none: see :mod:`grpo_rewards_code.judging`)."""
+        tests = normalise_tests(row)
+        checker = row_checker(row)
+        subtasks = row_subtasks(row, len(tests))
+        if subtasks is None:
+            tests = select_tests(tests, self.max_tests)
         language = self.language_of(row)
         if language not in LANGUAGES:
-            return ["unsupported_language"], tests
+            return ["unsupported_language"], tests, [], subtasks
         code, other = choose_code(text, language)
         if code is None:
-            return ["no_code"], tests
+            return ["no_code"], tests, [], subtasks
         if other is not None:
-            return ["wrong_language"], tests
-        if language == "cpp":
+            return ["wrong_language"], tests, [], subtasks
+        if not LANGUAGE_TABLE[language].calls:  # compiled languages and Node.js read stdin, write stdout
+            if subtasks is not None and not all(isinstance(t, StdioTest) for t in tests):
+                raise TestFormatError(f"{language} programs run stdin/stdout tests only; the row's subtasks name others")
             tests = [t for t in tests if isinstance(t, StdioTest)]
         stop_early = self.stop_on_first_failure or self.require_all
 
         def stop(i: int, raw: RawResult) -> bool:
+            if checker is not None:  # only the checker can say an output is wrong
+                return stop_early and raw.status not in ("ok", "skipped")
             return stop_early and verdict(tests[i], raw, self.comparison, self.tolerance) != "passed"
 
-        raws = self.runner.run(Program(code, language), tests, self.limits(row), stop)
+        raws = self.runner.run(Program(code, language, grader_files(row, language)), tests, self.limits(row), stop)
         self._last_error = next((r.error for r in raws if r.status == "sandbox_error"), None)
-        return [verdict(t, r, self.comparison, self.tolerance) for t, r in zip(tests, raws)], tests
+        if checker is None or self._last_error is not None:
+            labels = [verdict(t, r, self.comparison, self.tolerance) for t, r in zip(tests, raws)]
+            return labels, tests, [1.0 if label == "passed" else 0.0 for label in labels], subtasks
+        judged = [i for i, (t, r) in enumerate(zip(tests, raws)) if r.status == "ok" and isinstance(t, StdioTest)]
+        cases = []
+        for i in judged:
+            test = tests[i]
+            assert isinstance(test, StdioTest)
+            cases.append((test.input, test.output, raws[i].stdout))
+        verdicts = dict(zip(judged, run_checker(self.runner, checker, cases)))
+        failure = next((why for score, why in verdicts.values() if score is None), None)
+        if failure is not None:  # the checker, not the program: the sample is left out
+            self._last_error = failure
+            return ["sandbox_error"] * len(tests), tests, [0.0] * len(tests), subtasks
+        labels, scores = [], []
+        for i, (test, raw) in enumerate(zip(tests, raws)):
+            score = verdicts[i][0] if i in verdicts else 0.0
+            assert score is not None
+            labels.append(("passed" if score >= 1.0 else "failed") if i in verdicts else verdict(test, raw, "exact", 0.0))
+            scores.append(score)
+        return labels, tests, scores, subtasks
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
         try:
-            labels, tests = self.evaluate(text, **row)
+            labels, tests, scores, subtasks = self.judge(text, **row)
         except TestFormatError:
             return None, "no_tests"  # a row whose tests cannot be read (training checks rows first)
         if not tests:
@@ -201,11 +283,12 @@ class TestsPassed:
             warnings.warn(f"{type(self).__name__}: the sandbox failed: {getattr(self, '_last_error', None)}",
                           RuntimeWarning, stacklevel=2)
             return None, "sandbox_error"
-        passed = labels.count("passed")
         label = next((x for x in labels if x != "passed"), "passed")
         if self.require_all:
-            return (1.0 if passed == len(labels) else 0.0), label
-        return passed / len(labels), label
+            return (1.0 if label == "passed" else 0.0), label
+        if subtasks is not None:
+            return subtask_value(scores, subtasks), label
+        return sum(scores) / len(scores), label
 
     def explain(self, completion: Any, **row: Any) -> dict[str, Any]:
         """What the reward read and decided: the code, each test's label, the value and label."""

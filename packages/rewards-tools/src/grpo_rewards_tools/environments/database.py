@@ -1,16 +1,19 @@
 """``tools.sqlite``: a small SQLite database per row that the model queries, read-only, with a time limit.
 
-``reset(**row)`` builds a fresh in-memory database from the row's ``database`` column (an SQL
-script of ``CREATE TABLE`` and ``INSERT`` statements) and reads its ``gold`` column (the expected
-result set, as JSON); nothing is shared between rollouts. The ``query(sql)`` tool then runs one
-statement under three guards: the connection is read-only (``PRAGMA query_only``), an authorizer
-allows reading and nothing else (no ``ATTACH``, no ``PRAGMA``, no writes), and a progress handler
-interrupts a statement past ``timeout`` seconds (``WITH RECURSIVE`` loops included).
+``reset(**row)`` takes the row's ``database`` column (an SQL script of ``CREATE TABLE`` and ``INSERT``
+statements) and its ``gold`` column (the expected result set, as JSON); nothing is shared between rollouts.
+The ``query(sql)`` tool then runs one statement the way ``code.sql_match`` runs a completion's query
+(:func:`grpo_rewards_code.sql.run_query`, one place for both): in grpo-rewards-code's sandbox, on a database
+built in memory from the script, read-only (``PRAGMA query_only``), under an authorizer that allows reading
+and nothing else (no ``ATTACH``, no ``PRAGMA``, no writes, no ``load_extension``), a progress handler that
+stops a statement past ``timeout`` seconds (``WITH RECURSIVE`` loops included), and the sandbox's CPU and
+memory limits (a query that builds a gigabyte no longer grows the trainer's own memory).
 
-It owns its reward: the result set of the last query that ran compared with the gold as a
-multiset of rows (order ignored; numbers equal within 1e-9), 1.0 or 0.0, labelled ``correct``,
-``wrong_result``, ``query_error`` (the last query failed) or ``no_query``; a row without ``gold``
-is not scored (``None``, label ``no_gold``).
+It owns its reward: the result set of the last query that ran compared with the gold as a multiset of rows
+(order ignored; :func:`grpo_rewards_code.sql_rows.results_match`: an integer only by the same integer, other
+numbers within 1e-6), 1.0 or 0.0, labelled ``correct``, ``wrong_result``, ``query_error`` (the last query
+failed) or ``no_query``; a row without ``gold`` is not scored (``None``, label ``no_gold``), nor is a rollout
+whose queries the sandbox could not run (``None``, ``sandbox_error``, with a warning).
 
 >>> db = SQLite()
 >>> db.reset(database="CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2), (3);", gold="[[6]]")
@@ -25,24 +28,11 @@ is not scored (``None``, label ``no_gold``).
 from __future__ import annotations
 
 import json
-import math
-import sqlite3
-import time
-from collections import Counter
+import warnings
 from typing import Any
 
-#: What the authorizer lets a query do: read tables and columns, call functions, select, recurse.
-_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
-            getattr(sqlite3, "SQLITE_RECURSIVE", 33)}
-
-
-def _key(value: Any) -> Any:
-    """A cell as compared: numbers as floats rounded to 9 places (2 == 2.0), text and None as they are."""
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)):
-        return round(float(value), 9) if math.isfinite(value) else str(value)
-    return value
+#: the most rows a query may return (more: an error the model sees)
+MAX_ROWS = 10_000
 
 
 def same_rows(got: list[list[Any]], gold: list[list[Any]]) -> bool:
@@ -51,7 +41,9 @@ def same_rows(got: list[list[Any]], gold: list[list[Any]]) -> bool:
     >>> same_rows([[2, "b"], [1.0, "a"]], [[1, "a"], [2, "b"]]), same_rows([[1]], [[1], [1]])
     (True, False)
     """
-    return Counter(tuple(_key(v) for v in row) for row in got) == Counter(tuple(_key(v) for v in row) for row in gold)
+    from grpo_rewards_code.sql_rows import results_match
+
+    return results_match(gold, got, ordered=False)
 
 
 class SQLite:
@@ -61,34 +53,19 @@ class SQLite:
         self.timeout = timeout
         self.max_rows = max_rows
         self.max_chars = max_chars
-        self._connection: sqlite3.Connection | None = None
+        self._script: str | None = None
         self._gold: list[list[Any]] | None = None
         self._last: list[list[Any]] | None = None
         self._last_failed = False
-        self._deadline = 0.0
+        self._sandbox_failed: str | None = None
         self.outcome = "no_query"
 
     def reset(self, **row: Any) -> None:
-        if self._connection is not None:
-            self._connection.close()
-        connection = sqlite3.connect(":memory:", check_same_thread=False)
         script = row.get("database")
-        if isinstance(script, str):
-            connection.executescript(script)
-        connection.execute("PRAGMA query_only = ON")
-        connection.set_authorizer(self._authorize)
-        connection.set_progress_handler(self._interrupt, 1000)
-        self._connection = connection
+        self._script = script if isinstance(script, str) else ""
         gold = row.get("gold")
         self._gold = json.loads(gold) if isinstance(gold, str) else gold
-        self._last, self._last_failed, self.outcome = None, False, "no_query"
-
-    @staticmethod
-    def _authorize(action: int, *args: Any) -> int:
-        return sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY
-
-    def _interrupt(self) -> int:
-        return 1 if time.monotonic() > self._deadline else 0
+        self._last, self._last_failed, self._sandbox_failed, self.outcome = None, False, None, "no_query"
 
     def query(self, sql: str) -> str:
         """Run one read-only SQL query on the database and return its column names and result rows.
@@ -96,39 +73,56 @@ class SQLite:
         Args:
             sql: one SQL statement, for example "SELECT name FROM employees WHERE salary > 5000"
         """
-        if self._connection is None:
+        if self._script is None:
             return "error: no database (reset was not called)"
         if not isinstance(sql, str) or not sql.strip():
             return "error: give one SQL statement as text"
         if len(sql) > self.max_chars:
             return f"error: the statement has {len(sql)} characters, more than {self.max_chars}"
-        self._deadline = time.monotonic() + self.timeout
         try:
-            cursor = self._connection.execute(sql)
-            rows = [list(r) for r in cursor.fetchmany(10_000 + 1)]
-        except sqlite3.Warning as exc:  # more than one statement
+            from grpo_rewards_code.sandbox import SandboxUnavailable, get_sandbox
+            from grpo_rewards_code.sql import DatabaseUnreadable, run_query
+            from grpo_rewards_code.sql_rows import SqlRow
+        except ImportError as exc:  # the environment, not the model: no reward for this rollout
+            return self._unavailable(f"grpo-rewards-code is not installed ({exc}): pip install grpo-rewards-code")
+        row = SqlRow(db_path=None, db_sql=self._script, query=None, rows=None, ordered=False)
+        try:
+            found = run_query(get_sandbox(), row, sql, self.timeout, MAX_ROWS)
+        except SandboxUnavailable as exc:
+            return self._unavailable(f"the sandbox cannot run queries: {exc}")
+        except DatabaseUnreadable as exc:
             self._last_failed = True
-            return f"error: {exc}"
-        except sqlite3.Error as exc:
+            return f"error: the database could not be built ({exc})"
+        if found.status == "timeout":
             self._last_failed = True
-            if "interrupted" in str(exc):
-                return f"error: the query ran past its {self.timeout:g} s limit and was stopped"
-            return f"error: {exc}"
-        if len(rows) > 10_000:
+            return f"error: the query ran past its {self.timeout:g} s limit and was stopped"
+        if found.status == "too_many":
             self._last_failed = True
-            return "error: the query returned more than 10000 rows"
+            return f"error: the query returned more than {MAX_ROWS} rows"
+        if found.status != "rows":
+            self._last_failed = True
+            return f"error: {found.error}"
+        rows = [list(r) for r in found.rows]
         self._last, self._last_failed = rows, False
-        columns = [d[0] for d in cursor.description or []]
         shown = rows[: self.max_rows]
-        text = "columns: " + json.dumps(columns) + "".join("\n" + json.dumps(r, default=str) for r in shown)
+        text = "columns: " + json.dumps(found.columns) + "".join("\n" + json.dumps(r, default=str) for r in shown)
         if len(rows) > len(shown):
             text += f"\n... {len(rows) - len(shown)} more rows"
         return text
+
+    def _unavailable(self, why: str) -> str:
+        if self._sandbox_failed is None:
+            warnings.warn(f"tools.sqlite: {why}", RuntimeWarning, stacklevel=3)
+        self._sandbox_failed = why
+        return f"error: the SQL sandbox is not available ({why})"
 
     def get_reward(self) -> float | None:
         """1.0 when the last query's result set equals the gold (rows as a multiset), else 0.0."""
         if self._gold is None:
             self.outcome = "no_gold"
+            return None
+        if self._sandbox_failed is not None:
+            self.outcome = "sandbox_error"
             return None
         if self._last_failed:
             self.outcome = "query_error"
