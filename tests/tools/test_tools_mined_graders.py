@@ -26,10 +26,6 @@ from grpo_rewards_tools.rows import RowFormatError
 
 CASES = json.loads((Path(__file__).parent / "data" / "mined_toolrl_axolotl.json").read_text(encoding="utf-8"))
 DIFFERENT = {
-    "TestToolRLGPTOSSFormat.test_analysis_plus_tool_call":
-        "gpt-oss's harmony text (to=functions.search ... <|message|>{json}<|call|>) is not read as a call by ours",
-    "TestToolRLGPTOSSFormat.test_wrong_tool_in_gpt_oss":
-        "gpt-oss's harmony text (to=functions.search ... <|message|>{json}<|call|>) is not read as a call by ours",
     "test_no_fn_available":
         "axolotl scores 0 when neither the reference nor the reply calls a function; ours rewards the expected plain answer",
     "test_wrong_fn":
@@ -64,7 +60,7 @@ def agrees(theirs: str, mine: str) -> bool:
 def test_the_cases_name_their_source_and_how_many_agree():
     assert len(CASES) == 16 and {c["project"] for c in CASES} == {"sungyubkim/datatrove", "brianfitzgerald/axolotl"}
     assert all(c["path"] and len(c["commit"]) == 40 and c["test"] and c["asserted"] for c in CASES)
-    assert sum(agrees(c["verdict"], ours(c)) for c in CASES) == 12
+    assert sum(agrees(c["verdict"], ours(c)) for c in CASES) == 14
     assert set(DIFFERENT) <= {c["test"] for c in CASES}
 
 
@@ -79,8 +75,6 @@ def test_a_mined_case_gets_its_graders_verdict_where_the_conventions_agree(case)
 
 def test_the_verdicts_that_differ_are_the_ones_stated():
     assert {c["test"]: ours(c) for c in CASES if c["test"] in DIFFERENT} == {
-        "TestToolRLGPTOSSFormat.test_analysis_plus_tool_call": "not_applicable",
-        "TestToolRLGPTOSSFormat.test_wrong_tool_in_gpt_oss": "not_applicable",
         "test_no_fn_available": "not_applicable",
         "test_wrong_fn": "bad_row",
     }
