@@ -17,8 +17,9 @@ from code_scan import ROOT, dangerous_calls, project_modules, scan, untimed_rege
 ALLOWED_DANGEROUS = {
     ("packages/core/src/grpo_rewards/execution/worker.py", "_load_function", "pickle.loads"):
         "the worker unpickles the function its parent process sent over a private socket pair; never text",
-    ("packages/core/src/grpo_rewards/execution/ray_task.py", "_load", "pickle.loads"):
-        "a Ray task unpickles the function its driver pickled and put in the cluster's object store; never text",
+    ("packages/core/src/grpo_rewards/execution/ray_task.py", "_Payload._load", "pickle.loads"):
+        "the reward's worker process under a Ray task unpickles the function the driver pickled and put in the "
+        "cluster's object store; never text",
     **{("packages/rewards-code/src/grpo_rewards_code/harness.py", function, call):
        "the code sandbox's harness runs model-written programs by design: it is the sandbox's process 1 (or, in a warm "
        "sandbox, a supervisor its zygote forks), started as "

@@ -39,21 +39,30 @@ def raises(text: str, **row: Any) -> float:
 
 
 def in_ray_worker(text: str, **row: Any) -> float:
-    """1.0 when this runs inside a Ray task, 0.0 elsewhere."""
-    import sys
+    """1.0 when this runs under a Ray worker (in the reward's own worker process, which a Ray worker
+    started and which carries the environment Ray gives its workers), 0.0 elsewhere."""
+    return 1.0 if os.environ.get("RAY_RAYLET_PID") and _under_ray_worker() else 0.0
 
-    if "ray" not in sys.modules:
-        return 0.0
-    import ray
 
-    return 1.0 if ray.is_initialized() and ray.get_runtime_context().get_task_id() is not None else 0.0
+def _under_ray_worker() -> bool:
+    """Whether an ancestor of this process is a Ray worker (its command line is ``ray::...``)."""
+    pid = os.getppid()
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().startswith(b"ray::"):
+                    return True
+            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                pid = int(f.read().rsplit(") ", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 def hold(text: str, marker_dir: str, **row: Any) -> float:
-    """Write ``marker_dir/<text>.started`` (the Ray node id and the pid) and wait for ``marker_dir/release``."""
-    import ray
-
-    Path(marker_dir, f"{text}.started").write_text(f"{ray.get_runtime_context().get_node_id()} {os.getpid()}")
+    """Write ``marker_dir/<text>.started`` (the process id of the Ray node's raylet, which tells the node,
+    and this process's) and wait for ``marker_dir/release``."""
+    Path(marker_dir, f"{text}.started").write_text(f"{os.environ['RAY_RAYLET_PID']} {os.getpid()}")
     deadline = time.monotonic() + 300
     while not Path(marker_dir, "release").exists() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -126,7 +126,7 @@ def test_an_allocation_past_max_memory_gets_the_memory_outcome_and_the_worker_ca
                            max_memory=256 * 2**20)
     assert [o.status for o in outcomes] == ["memory", "ok", "ok"]
     assert [o.value for o in outcomes[1:]] == [3.0, 1.0]
-    assert "MemoryError" in (outcomes[0].error or "")
+    assert outcomes[0].error == "exceeded the worker's memory cap of 256 MiB"  # the local pool's words
 
 
 def test_a_sample_that_cannot_be_sent_is_an_error_for_that_sample_only(ray_start):
@@ -200,3 +200,47 @@ def test_the_code_sandbox_runs_inside_the_ray_workers(ray_start):
     assert (result.values, result.labels) == ([1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [
         "passed", "failed", "compile_error", "timeout", "no_code", "runtime_error"])
     assert get_ray_backend("auto", 1.0).stats["tasks"] - before == len(programs)
+
+
+LEAKY = '''import fractions
+import os
+import time
+from pathlib import Path
+
+SCALE = 1.0
+
+
+def patcher(text: str, marker_dir: str, **row) -> float:
+    """Sets a module global and monkeypatches a class in the Ray worker it runs in."""
+    global SCALE
+    SCALE = 1000.0
+    fractions.Fraction.__str__ = lambda self: "junk"
+    Path(marker_dir, f"patcher-{os.getpid()}").write_text("")
+    time.sleep(0.2)  # both CPUs' workers take some of the patcher's samples
+    return 1.0
+
+
+def prober(text: str, marker_dir: str, **row) -> float:
+    """The text's length while the module global and the class are as imported; -1.0 when patched."""
+    Path(marker_dir, f"prober-{os.getpid()}").write_text("")
+    return float(len(text)) * SCALE if str(fractions.Fraction(1, 2)) == "1/2" else -1.0
+'''
+
+
+def test_rewards_of_one_set_never_share_a_ray_worker_so_one_cannot_patch_what_another_pays(ray_start, tmp_path):
+    from grpo_rewards import load_reward_set
+
+    (tmp_path / "leaky.py").write_text(LEAKY)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    rs = load_reward_set({"execution": RAY, "rewards": [{"use": f"{tmp_path / 'leaky.py'}:patcher"},
+                                                        {"use": f"{tmp_path / 'leaky.py'}:prober"}]})
+    patcher, prober = rs.rewards
+    texts = ["a", "bb", "ccc", "dddd", "eeeee", "ffffff", "g", "hh"]
+    columns = {"marker_dir": [str(marks)] * len(texts)}
+    for _ in range(2):  # the prober again after the patcher's workers sat idle between steps
+        assert patcher(prompts=["p"] * len(texts), completions=texts, **columns) == [1.0] * len(texts)
+        assert prober(prompts=["p"] * len(texts), completions=texts, **columns) == [1.0, 2.0, 3.0, 4.0, 5.0,
+                                                                                    6.0, 1.0, 2.0]
+    pids = {who: {p.name.split("-")[1] for p in marks.glob(f"{who}-*")} for who in ("patcher", "prober")}
+    assert pids["patcher"] and pids["prober"] and pids["patcher"].isdisjoint(pids["prober"]), pids

@@ -60,8 +60,9 @@ def test_the_samples_of_a_lost_node_are_crashed_and_the_others_are_scored(two_no
     thread.start()
     _wait_for(lambda: all((tmp_path / f"{t}.started").exists() for t in texts), 120, "both samples starting")
     nodes = {t: (tmp_path / f"{t}.started").read_text().split() for t in texts}
-    lost = [t for t in texts if nodes[t][0] == worker.node_id]
-    assert len(lost) == 1, f"expected one sample on the worker node: {nodes}, worker {worker.node_id}"
+    raylet = str(worker.all_processes["raylet"][0].process.pid)
+    lost = [t for t in texts if nodes[t][0] == raylet]
+    assert len(lost) == 1, f"expected one sample on the worker node: {nodes}, the worker node's raylet {raylet}"
     cluster.remove_node(worker, allow_graceful=False)
     # the lost sample's process must be gone before the others are released, or it could still answer
     _wait_for(lambda: not alive(int(nodes[lost[0]][1])), 60, "the lost node's worker exiting")

@@ -18,7 +18,8 @@ items run again one at a time, which pins the failure on exactly one item.
 Each reward has worker processes of its own (pools are kept per owner, :func:`~.pool.get_pool`):
 rewards never share a worker's Python state, so one that patches a class or a module global
 cannot change what another pays. The cost is one set of idle interpreters per reward that uses
-workers (bench/core.md measures it).
+workers (bench/core.md measures it). On the Ray backend too: a Ray worker runs each reward's
+items in a worker process of that reward's own (:mod:`.ray_task`).
 
 In a forked child (``datasets.map(num_proc=...)``) the pools forget the parent's workers without
 touching them and start their own, with their own spawner thread.
@@ -126,7 +127,7 @@ def _close_spare_pools() -> None:
 def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], options: RewardOptions,
               owner: str = "") -> list[Outcome]:
     """Run ``func(*args)`` for each item where ``options.execution`` says, under ``options.timeout``
-    (locally in ``owner``'s own worker processes).
+    (in ``owner``'s own worker processes, on either backend).
 
     ``local``: this machine's worker pool (``options.workers`` processes); ``ray``: one task per item
     on the Ray cluster (:mod:`.ray_backend`). Either way one :class:`Outcome` per item, in order.
@@ -134,7 +135,7 @@ def run_items(func: Callable[..., Any], items: Sequence[tuple[Any, ...]], option
     execution = options.execution
     if execution.backend == "ray":
         return get_ray_backend(execution.address or "auto", execution.num_cpus_per_task or 1.0).map(
-            func, items, timeout=options.timeout, max_memory=options.max_memory)
+            func, items, timeout=options.timeout, max_memory=options.max_memory, owner=owner)
     return map_with_deadline(func, items, timeout=options.timeout, workers=options.workers,
                              max_memory=options.max_memory, owner=owner)
 

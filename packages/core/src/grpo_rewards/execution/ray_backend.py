@@ -13,10 +13,18 @@ and values are the same on both. What differs is where the work runs:
   holding its result is gone) gets ``Outcome("crashed")``; Ray does not retry it
   (``max_retries=0``), so nothing runs twice. A task that cannot start because no node alive has
   the CPUs it asks for is given up as ``crashed`` after :data:`~.batch.STARTUP_TIMEOUT` seconds.
-- ``max_memory`` caps how much address space the worker may *add* while an item runs (a Ray worker
-  maps the object store and its own threads, so an absolute cap would break Ray itself; default: the
-  local pool's, :func:`~.memory.default_max_memory`, for one worker per CPU of the node); an
-  allocation past it raises ``MemoryError`` and the item gets ``Outcome("memory")``.
+- The reward's code never runs in the Ray worker itself: the task hands its item to a worker
+  process of the reward's own that the Ray worker keeps (the local pool, :func:`~.pool.get_pool`
+  keyed by the reward, one process per reward in each Ray worker, started on the first item and
+  kept warm), so rewards never share a process's Python state on Ray either: one that patches a
+  class or sets a module global cannot change what another pays. That process is contained as the
+  local pool's are (:mod:`.containment`: whatever the item starts ends with it; a force-cancelled
+  Ray worker takes it down). (Ray's own per-runtime-environment workers would isolate too, but a
+  node keeps only as many idle workers as it has CPUs, so with several rewards Ray would kill and
+  restart them at every step.)
+- ``max_memory`` caps the address space of the process that runs the item (default: the local
+  pool's, :func:`~.memory.default_max_memory`, for one worker per CPU of the node); an allocation
+  past it raises ``MemoryError`` and the item gets ``Outcome("memory")``.
 - A lost connection to the cluster (Ray shut down in this process, or a batch that fails with a
   connection error: its open items are settled as ``crashed``) is followed by one reconnect at the
   start of the next batch: ``ray.shutdown()``, then ``ray.init`` to the address the backend had
@@ -33,7 +41,6 @@ need the reward's packages installed, as the training process has them.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import pickle
@@ -187,11 +194,12 @@ class RayBackend:
 
     # -- work ----------------------------------------------------------------------------------------
     def map(self, func: Callable[..., Any], items: Sequence[tuple[Any, ...]], timeout: float | None = None,
-            max_memory: int | str | None = None) -> list[Outcome]:
+            max_memory: int | str | None = None, owner: str = "") -> list[Outcome]:
         """Run ``func(*args)`` for every ``args`` as a Ray task; one :class:`Outcome` each, in order.
 
-        ``timeout`` bounds each item from the moment it starts; ``max_memory`` the address space its
-        worker may add while it runs (bytes; None: the default cap; 0: none).
+        ``timeout`` bounds each item from the moment it starts; ``max_memory`` the address space of
+        the process that runs it (bytes; None: the default cap; 0: none). ``owner`` names whose work
+        it is (a reward): in each Ray worker, each owner's items run in a worker process of its own.
         """
         check_timeout(timeout)
         cap = None if max_memory is None else params.size(max_memory, "max_memory")
@@ -202,7 +210,7 @@ class RayBackend:
         ray = self._ray
         outcomes: list[Outcome | None] = [None] * len(items)
         try:
-            self._run(ray, func, payload, list(items), timeout, cap, outcomes)
+            self._run(ray, owner, payload, list(items), timeout, cap, outcomes)
         except (ray.exceptions.RaySystemError, ConnectionError, OSError) as exc:
             self.disconnect(f"{type(exc).__name__}: {_first_line(exc)}")
             for i, outcome in enumerate(outcomes):
@@ -210,9 +218,8 @@ class RayBackend:
                     outcomes[i] = Outcome("crashed", None, f"lost the connection to the Ray cluster: {exc}")
         return [o for o in outcomes if o is not None]
 
-    def _run(self, ray: Any, func: Callable[..., Any], payload: bytes, items: list[tuple[Any, ...]],
+    def _run(self, ray: Any, owner: str, payload: bytes, items: list[tuple[Any, ...]],
              timeout: float | None, max_memory: int | None, outcomes: list[Outcome | None]) -> None:
-        key = hashlib.sha1(payload).hexdigest()
         payload_ref = ray.put(payload)
         paths = [p for p in sys.path if p and os.path.isdir(p)]
         queue = list(range(len(items)))[::-1]
@@ -230,7 +237,7 @@ class RayBackend:
                     i = queue.pop()
                     task = _Task(i, time.monotonic())
                     try:
-                        gen = self._task.remote(key, payload_ref, paths, items[i], max_memory)
+                        gen = self._task.remote(payload_ref, paths, items[i], max_memory, owner)
                     except (TypeError, pickle.PicklingError, ValueError) as exc:
                         settle(task, Outcome("error", None, f"cannot send the sample to a Ray task: {exc}"))
                         continue

@@ -1,94 +1,94 @@
 """The Ray backend's task: what runs in a Ray worker process for one sample (see :mod:`.ray_backend`).
 
-:func:`run_item` loads the reward's function (cached per worker, like the local pool's workers do),
-yields :data:`GO` when the item starts (the driver's deadline counts from there), caps how much
-address space the worker may add while the item runs, and yields ``(status, value)``.
+:func:`run_item` never loads the reward's function in the Ray worker itself: it hands the item to a
+worker process of the reward's own (:func:`~.pool.get_pool` keyed by the reward, one process, kept
+warm across tasks), so that no two rewards share a process's Python state on Ray either. It first
+has that process load the function (unpickled and warmed up there, cached like every pool worker's
+functions), yields :data:`GO` (the driver's deadline counts from there), runs the item there under
+the memory cap, and yields ``(status, value)``: the local pool's outcome.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import sys
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..scorer_hooks import warm_up
-from .batch import CACHED_FUNCTIONS
 from .memory import default_max_memory
-from .messages import error_text
+from .pool import get_pool
 
 __all__ = ["GO", "probe", "run_item"]
 
 #: What a task yields first: its function is loaded and its item starts now.
 GO = "go"
+#: The item that only loads the function in the reward's worker process (it returns None).
+_LOAD = "grpo-rewards: load"
+
+#: Per owner, the function its worker process last loaded and the pool's count of started workers
+#: then: while both hold, the next task of that function skips the load round trip.
+_loaded: dict[str, tuple[str, int]] = {}
 
 
-_functions: OrderedDict[str, Callable[..., Any]] = OrderedDict()
+class _Payload:
+    """A reward's pickled function, opened only in the reward's own worker process (never in the Ray worker)."""
+
+    def __init__(self, payload: bytes) -> None:
+        self.payload = payload
+        self._func: Callable[..., Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"payload": self.payload, "_func": None}
+
+    def _load(self) -> Callable[..., Any]:
+        if self._func is None:
+            func = pickle.loads(self.payload)
+            warm_up(func)
+            self._func = func
+        return self._func
+
+    def warmup(self) -> None:
+        self._load()
+
+    def __call__(self, *args: Any) -> Any:
+        if args == (_LOAD,):
+            return None
+        return self._load()(*args)
 
 
-def _load(key: str, payload: bytes, paths: list[str]) -> Callable[..., Any]:
-    func = _functions.get(key)
-    if func is not None:
-        _functions.move_to_end(key)
-        return func
-    missing = [p for p in paths if p not in sys.path]
-    if missing:  # after the worker's own path: what is installed on the node comes first
-        sys.path.extend(missing)
-    func = pickle.loads(payload)
-    warm_up(func)
-    _functions[key] = func
-    while len(_functions) > CACHED_FUNCTIONS:
-        _functions.popitem(last=False)
-    return func
-
-
-def _address_space() -> int:
-    """This process's current address-space size in bytes (``VmSize``)."""
-    with open("/proc/self/statm", encoding="ascii") as f:
-        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _cap_growth(max_memory: int | None) -> tuple[int, int] | None:
-    """Let this process's address space grow by at most ``max_memory`` bytes (None: the local pool's
-    default for one worker per CPU of this node; 0: no cap); the limits to restore."""
-    if max_memory is None:
-        max_memory = default_max_memory(os.cpu_count() or 1)
-    if not max_memory or not sys.platform.startswith("linux"):
-        return None
-    import resource
-
-    before = resource.getrlimit(resource.RLIMIT_AS)
-    soft = _address_space() + max_memory
-    if before[1] != resource.RLIM_INFINITY:
-        soft = min(soft, before[1])
-    resource.setrlimit(resource.RLIMIT_AS, (soft, before[1]))
-    return before
-
-
-def run_item(key: str, payload: bytes, paths: list[str], args: tuple[Any, ...],
-             max_memory: int | None) -> Iterator[Any]:
-    """The body of one Ray task: yield :data:`GO` once the function is loaded, then ``(status, value)``."""
+def run_item(payload: bytes, paths: list[str], args: tuple[Any, ...], max_memory: int | None,
+             owner: str = "") -> Iterator[Any]:
+    """The body of one Ray task: yield :data:`GO` once ``owner``'s worker process has loaded the
+    function, then ``(status, value)``."""
+    cap = default_max_memory(os.cpu_count() or 1) if max_memory is None else max_memory
+    function = _Payload(payload)
     try:
-        func = _load(key, payload, paths)
+        missing = [p for p in paths if p not in sys.path]
+        if missing:  # after the worker's own path: what is installed on the node comes first
+            sys.path.extend(missing)
+        pool = get_pool(1, owner)  # a worker process inherits this process's sys.path
+        digest = hashlib.sha1(payload).hexdigest()
+        loaded = None
+        if _loaded.get(owner) != (digest, pool.stats["spawned"]):
+            loaded = pool.map(function, [(_LOAD,)], timeout=None, max_memory=cap)[0]
     except BaseException as exc:
-        yield ("error", f"cannot load the function in a Ray worker: {error_text(exc)} (a reward run on Ray must be "
-                        "defined in a module installed on every node, not in __main__)")
+        yield ("error", f"cannot start the reward's worker process in a Ray worker: {type(exc).__name__}: {exc}")
         return
+    if loaded is not None:
+        if loaded.status != "ok":  # the pool's own words (a function defined in __main__, a missing package)
+            yield (loaded.status, f"{loaded.error} (in a Ray worker: the reward's module must be installed on every "
+                                  "node)")
+            return
+        _loaded[owner] = (digest, pool.stats["spawned"])
     yield GO
-    restore = _cap_growth(max_memory)
     try:
-        result: tuple[str, Any] = ("ok", func(*args))
-    except MemoryError as exc:
-        result = ("memory", f"exceeded its memory cap ({error_text(exc)})")
+        outcome = pool.map(function, [args], timeout=None, max_memory=cap)[0]
+        result: tuple[str, Any] = ("ok", outcome.value) if outcome.status == "ok" else (outcome.status, outcome.error)
     except BaseException as exc:
-        result = ("error", error_text(exc))
-    finally:
-        if restore is not None:
-            import resource
-
-            resource.setrlimit(resource.RLIMIT_AS, restore)
+        result = ("error", f"{type(exc).__name__}: {exc}")
     try:
         pickle.dumps(result)
     except Exception as exc:
