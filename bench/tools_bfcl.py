@@ -37,6 +37,33 @@ CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "liv
 MODEL = "gpt-5-mini-2025-08-07"  # a prompting model whose names are not rewritten (underscore_to_dot is False)
 
 
+def metadata_for_sources() -> None:
+    """In the peer's venv this project is on sys.path as sources, not installed, and its packages read their
+    ``__version__`` from distribution metadata: give each package that has none a temporary dist-info (name and
+    version from its pyproject.toml), removed at exit."""
+    import atexit
+    import shutil
+    import sys
+    import tempfile
+    from importlib import metadata
+    from pathlib import Path
+
+    import tomllib
+
+    folder = Path(tempfile.mkdtemp(prefix="grpo-rewards-dist-info-"))
+    atexit.register(shutil.rmtree, folder, True)
+    for pyproject in sorted((Path(__file__).resolve().parent.parent / "packages").glob("*/pyproject.toml")):
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+        try:
+            metadata.version(project["name"])
+        except metadata.PackageNotFoundError:
+            info = folder / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+            info.mkdir()
+            (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
+                                           f"Version: {project['version']}\n", encoding="utf-8")
+    sys.path.append(str(folder))
+
+
 def load(category: str) -> list[dict[str, Any]]:
     data = resources.files("bfcl_eval") / "data"
     rows = [json.loads(line) for line in (data / f"BFCL_v4_{category}.json").read_text().splitlines() if line.strip()]
@@ -167,6 +194,7 @@ def main() -> None:
     from bfcl_eval.model_handler.utils import default_decode_ast_prompting
     from bfcl_eval.utils import is_empty_output
 
+    metadata_for_sources()
     from grpo_rewards_tools.rewards import CallMatch
 
     ours = CallMatch(mode="exact", strings="loose", numeric_strings=False, tolerance=0.0)

@@ -93,3 +93,14 @@ def test_openai_calls_without_a_name_or_with_non_object_arguments_are_malformed(
 
 def test_completions_that_are_not_text_or_messages_have_no_calls():
     assert [read_calls(c).made for c in (None, 7, [], [{"role": "user", "content": "f(a=1)"}])] == [0, 0, 0, 0]
+
+
+def test_gpt_oss_harmony_messages_to_a_function_are_calls():
+    text = ('<|start|>assistant<|channel|>analysis<|message|>Weather first.<|end|>'
+            '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>'
+            '<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{}<|call|>'
+            '<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{"a": <|call|>')
+    found = read_calls(text)
+    assert found.calls == (WEATHER, Call("get_time", {}))
+    assert found.malformed == ("harmony: arguments are not JSON (Expecting value: line 1 column 6 (char 5))",)
+    assert read_calls("<|start|>assistant<|channel|>final<|message|>to=functions.x is a tool.<|return|>").calls == ()

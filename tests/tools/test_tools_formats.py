@@ -3,11 +3,11 @@
 Sources: BFCL rows are copied from bfcl-eval 2026.3.23's data (tests/tools/data/bfcl_rows.json names
 each file and id). XLAM_ROW is row 0 of Salesforce/xlam-function-calling-60k as its dataset card
 quotes it (and as NVIDIA-NeMo/Gym resources_servers/xlam_fc/data/example.jsonl @07d6b0d converts
-it). The Glaive rows are glaiveai/glaive-function-calling-v2 rows as quoted in axolotl's
-tool-evaluation test. HERMES_ROW is written in the layout of NousResearch's hermes-function-calling
-rows (Python-literal dicts in <tools> and <tool_call>, the layout their converter writes), and
-TOOLACE_ROW in Team-ACE/ToolACE's (a system prompt with a JSON list of tools, assistant turns in
-BFCL's list form); their contents are ours.
+it). HERMES_ROW is written in the layout of NousResearch's hermes-function-calling rows
+(Python-literal dicts in <tools> and <tool_call>), and TOOLACE_ROW in Team-ACE/ToolACE's (a system
+prompt with a JSON list of tools, assistant turns in BFCL's list form, names with spaces); their
+contents are ours, for parallel calls and spaced names. Verbatim Hermes, Glaive and ToolACE rows, each
+with its project, path and commit, are in test_tools_real_rows.py.
 """
 
 from __future__ import annotations
@@ -31,31 +31,6 @@ XLAM_ROW = {
     "tools": "[{\"name\": \"live_giveaways_by_type\", \"description\": \"Retrieve live giveaways from the GamerPower API "
              "based on the specified type.\", \"parameters\": {\"type\": {\"description\": \"The type of giveaways to "
              "retrieve (e.g., game, loot, beta).\", \"type\": \"str\", \"default\": \"game\"}}}]",
-}
-GLAIVE_NO_CALL = {
-    "system": "\nSYSTEM: You are a helpful assistant with access to the following functions. Use them if required - "
-              "{ \"name\": \"get_exchange_rate\", \"description\": \"Get the exchange rate between two currencies\", "
-              "\"parameters\": { \"type\": \"object\", \"properties\": { \"base_currency\": { \"type\": \"string\", "
-              "\"description\": \"The currency to convert from\" }, \"target_currency\": { \"type\": \"string\", "
-              "\"description\": \"The currency to convert to\" } }, \"required\": [ \"base_currency\", \"target_currency\" ] } }\n",
-    "chat": "\nUSER: Can you book a flight for me from New York to London? ASSISTANT: I'm sorry, but I don't have the "
-            "capability to book flights. My current function allows me to get the exchange rate between two currencies. "
-            "If you need help with that, feel free to ask! <|endoftext|>\n",
-}
-GLAIVE_CALL = {
-    "system": "\nSYSTEM: You are a helpful assistant with access to the following functions. Use them if required - "
-              "{ \"name\": \"calculate_loan_payment\", \"description\": \"Calculate the monthly loan payment\", "
-              "\"parameters\": { \"type\": \"object\", \"properties\": { \"principal\": { \"type\": \"number\", "
-              "\"description\": \"The principal amount of the loan\" }, \"interest_rate\": { \"type\": \"number\", "
-              "\"description\": \"The annual interest rate of the loan\" }, \"loan_term\": { \"type\": \"integer\", "
-              "\"description\": \"The loan term in years\" } }, \"required\": [ \"principal\", \"interest_rate\", \"loan_term\" ] } }\n",
-    "chat": "\nUSER: Hi, I need help with calculating my loan payment. ASSISTANT: Of course, I can help with that. Could "
-            "you please provide me with the principal amount of the loan, the annual interest rate, and the loan term "
-            "in years? <|endoftext|> USER: Sure, the principal amount is $50000, the annual interest rate is 5%, and "
-            "the loan term is 10 years. ASSISTANT: <functioncall> {\"name\": \"calculate_loan_payment\", \"arguments\": "
-            "'{\"principal\": 50000, \"interest_rate\": 5, \"loan_term\": 10}'} <|endoftext|> FUNCTION RESPONSE: "
-            "{\"monthly_payment\": \"$530.33\"} ASSISTANT: Based on the information you provided, your monthly loan "
-            "payment would be $530.33. <|endoftext|>\n",
 }
 HERMES_ROW = {"conversations": [
     {"from": "system", "value": "You are a function calling AI model. You are provided with function signatures within "
@@ -132,18 +107,6 @@ def test_bfcl_parallel_rows_match_in_any_order_and_irrelevance_rows_expect_no_ca
     assert CallMatch(mode="exact")(text, **BFCL["parallel_29"]) == (1.0, "matched")
     assert read_row(BFCL["irrelevance_0"]).gold == ()
     assert CallMatch()("None of the functions can compute that.", **BFCL["irrelevance_0"]) == (1.0, "matched")
-
-
-def test_glaive_rows_take_the_first_calling_turn_with_the_turns_before_it_as_prompt():
-    row = read_row(GLAIVE_CALL)
-    assert row.format == "glaive" and [t.name for t in row.tools] == ["calculate_loan_payment"]
-    assert [(g.name, g.accepted) for g in row.gold] == [
-        ("calculate_loan_payment", {"principal": (50000,), "interest_rate": (5,), "loan_term": (10,)})]
-    assert [m["role"] for m in row.messages] == ["system", "user", "assistant", "user"]
-    assert row.messages[0]["content"].startswith("You are a helpful assistant with access")
-    no_call = read_row(GLAIVE_NO_CALL)
-    assert (no_call.gold, [t.name for t in no_call.tools]) == ((), ["get_exchange_rate"])
-    assert CallMatch()("I'm sorry, I cannot book flights.", **GLAIVE_NO_CALL) == (1.0, "matched")
 
 
 def test_hermes_rows_read_python_literal_tools_and_calls():

@@ -12,6 +12,8 @@ string. Its calls are, in order:
   on the text outside ``<think>`` blocks:
   Hermes/Qwen ``<tool_call>{json}</tool_call>`` blocks (a Python-literal dict, as in Hermes
   function-calling rows, is read with :func:`ast.literal_eval`); Glaive's ``<functioncall> {...}``;
+  gpt-oss's harmony messages to a function (``<|start|>assistant to=functions.get_weather<|channel|>commentary
+  json<|message|>{"city": "Paris"}<|call|>``);
   a whole text (or one fenced block) that is a JSON call object or a JSON list of them (xLAM's
   answer form); a whole text that is a Python call or a list of calls, ``get_weather(city="Paris")``
   or BFCL's ``[f(a=1), g()]``, read with :mod:`ast` (keywords and literals only: nothing runs).
@@ -42,6 +44,8 @@ MAX_WHOLE_TEXT = 200_000
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
 _FUNCTIONCALL = re.compile(r"<functioncall>\s*(.*?)\s*(?:<\|endoftext\|>|</functioncall>|\Z)", re.S)
+#: a harmony message to a function: the recipient (in the header or after the channel), then the message up to <|call|>
+_HARMONY = re.compile(r"to=functions\.([^\s<]+)((?:(?!<\|start\|>).)*?)<\|message\|>(.*?)(?:<\|call\|>|<\|end\|>|\Z)", re.S)
 _FENCE = re.compile(r"\A```[\w-]*\n(.*?)\n?```\Z", re.S)
 #: a text that starts like a pythonic call: ``name(`` or ``[name(`` (in a list, ToolACE's names with spaces too)
 _LOOKS_PYTHONIC = re.compile(r"\A(?:\[\s*[A-Za-z_][\w. -]*|[A-Za-z_][\w.]*)\s*\(")
@@ -227,6 +231,14 @@ def text_calls(text: str) -> ReadCalls:
             except CallError as exc:
                 bad.append(f"{kind}: {exc}")
         return ReadCalls(tuple(calls), tuple(bad))
+    if "to=functions." in text and "<|message|>" in text:
+        for match in _HARMONY.finditer(text):
+            try:
+                calls.append(call_from_object({"name": match.group(1), "arguments": match.group(3).strip()}, "harmony"))
+            except CallError as exc:
+                bad.append(str(exc))
+        if calls or bad:
+            return ReadCalls(tuple(calls), tuple(bad))
     whole = text.strip()
     if not whole or len(whole) > MAX_WHOLE_TEXT:
         return ReadCalls()

@@ -8,7 +8,7 @@ A row is read by :func:`read_row` into a :class:`ToolRow`, whatever dataset it c
 | ``xlam`` (xLAM / APIGen) | ``query``, ``tools``, ``answers`` (JSON text) | as native |
 | ``bfcl`` | ``question``, ``function``, ``ground_truth`` (``[{name: {arg: [accepted values]}}]``, ``""`` = may be left out) | any accepted value; ``[]`` (irrelevance rows): no call |
 | ``hermes`` (NousResearch function calling) | ``conversations`` (``from``/``value``), tools in the system turn's ``<tools>`` | the ``<tool_call>`` blocks of a ``gpt`` turn |
-| ``toolace`` | ``system`` (a JSON list of tools), ``conversations`` | an assistant turn's ``[f(a=1)]`` |
+| ``toolace`` | ``system`` (a JSON list of tools), ``conversations`` (LLaMA-Factory's ``function_call`` turns read as assistant turns) | an assistant turn's ``[f(a=1)]`` or JSON call |
 | ``glaive`` | ``system`` (tools as JSON objects), ``chat`` (``USER:``/``ASSISTANT:`` text) | an ``ASSISTANT:`` turn's ``<functioncall>`` |
 
 In a conversation, the gold is the first assistant turn that calls a tool, and the turns before it
@@ -40,7 +40,9 @@ from .schemas import Tool, ToolFormatError, read_tool, read_tools
 FORMATS = ("native", "xlam", "bfcl", "hermes", "toolace", "glaive")
 _TOOLS_BLOCK = re.compile(r"<tools>(.*?)</tools>", re.S)
 _GLAIVE_TURN = re.compile(r"(USER|ASSISTANT|FUNCTION RESPONSE):", re.S)
-_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "system": "system",
+#: conversation roles: ShareGPT's, OpenAI's, and LLaMA-Factory's tool roles (``function_call``, ``observation``)
+_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "function_call": "assistant",
+          "system": "system",
           "tool": "tool", "function": "tool", "function_response": "tool", "observation": "tool", "ipython": "tool"}
 
 
