@@ -104,10 +104,22 @@ def _interrupted() -> int:
     waiting = sorted({metric for metric, _ in rewards_running()})
     print("grpo-rewards: interrupted" + (f" (the reward {', '.join(waiting)} was still running)" if waiting else ""),
           file=sys.stderr, flush=True)
-    if waiting:  # a reward's thread (TRL's async rewards run in an executor the interpreter joins at exit)
-        sys.stdout.flush()  # would hold the exit forever: leave without it; checkpoints are saved, the lock's
-        os._exit(130)       # flock goes with the process and the run folder's lock file was removed on the way out
+    # A reward's thread (TRL's async rewards run in an executor the interpreter joins at exit), or any other
+    # thread the interpreter would join, could hold the exit forever: leave without it. Checkpoints are
+    # saved, the lock's flock goes with the process and the run folder's lock file was removed on the way out.
+    if waiting or _threads_holding_the_exit():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     return 130
+
+
+def _threads_holding_the_exit() -> list[str]:
+    """Names of the live non-daemon threads besides this one: the interpreter waits for them at exit."""
+    import threading
+
+    here = threading.current_thread()
+    return [t.name for t in threading.enumerate() if t is not here and t.is_alive() and not t.daemon]
 
 
 def plot_parser() -> argparse.ArgumentParser:
