@@ -104,3 +104,64 @@ def test_a_call_past_its_deadline_kills_the_actor_and_loses_the_rollout(ray_star
         _reward_of(environment)
     assert environment.reset(offset=1) == "total 1" and environment.add(1) == "2"
     assert environment.pid() not in (pid, os.getpid())
+
+
+#: What the recording reward saw in the TRL step: (whether the environment was on Ray, its actor's pid, its reward).
+SEEN: list[tuple[bool, int, float | None]] = []
+
+
+def saw_environments(prompts, completions, completion_ids=None, *, environments=None, **kwargs):
+    """Records each completion's environment as TRL passed it; 0.0 each."""
+    from grpo_rewards.environment import call_get_reward
+    from grpo_rewards.execution.ray_environment import RemoteEnvironment
+
+    for environment in environments or []:
+        SEEN.append((isinstance(environment, RemoteEnvironment), environment.pid(), call_get_reward(environment)))
+    return [0.0] * len(completions)
+
+
+def tally_rows(n: int, seed: int) -> list[dict]:
+    return [{"prompt": [{"role": "system", "content": "Use the add tool."},
+                        {"role": "user", "content": f"Add up to {i + 2}."}], "offset": i} for i in range(n)]
+
+
+class TallyPlugin:
+    import grpo_rewards as _g
+
+    @_g.hookimpl
+    def register_environments(self, register):
+        register("tally", "scale_environments:Tally")
+
+    @_g.hookimpl
+    def register_rewards(self, register):
+        register("saw", saw_environments, form="batch")
+
+    @_g.hookimpl
+    def register_tasks(self, register):
+        register("rows", tally_rows)
+
+
+def test_a_trl_step_runs_the_environment_on_ray(ray_start, tiny_model, tmp_path):
+    import json
+
+    from grpo_rewards.plugin.manager import get_plugins
+    from grpo_rewards.train.runner import prepare, run
+
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(TallyPlugin(), "tally")
+    SEEN.clear()
+    config = {"model": str(tiny_model), "output_dir": str(tmp_path / "out"), "dataset": {"task": "tally:rows", "n": 4},
+              "environment": {"use": "tally.tally", "execution": {"backend": "ray"}, "timeout": 60},
+              "rewards": [{"use": "tally.saw", "weight": 0.5}, {"use": "tally.tally"}],
+              "grpo": {"max_steps": 1, "per_device_train_batch_size": 4, "num_generations": 4,
+                       "max_completion_length": 8, "logging_steps": 1, "save_strategy": "no", "report_to": "none",
+                       "disable_tqdm": True, "activation_checkpointing": False}}
+    (tmp_path / "run.yaml").write_text(json.dumps(config))
+    trainer = run(prepare(tmp_path / "run.yaml", registry=load_registry(plugins)))
+    assert trainer.reward_func_names == ["tally.saw", "tally.tally"]  # no "Tally" column of TRL's own
+    assert len(SEEN) == 4 and all(remote for remote, _, _ in SEEN)
+    assert len({pid for _, pid, _ in SEEN} | {os.getpid()}) == 5  # four actors, none of them this process
+    logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
+    assert logged["rewards/tally.tally/mean"] == pytest.approx(sum(v for _, _, v in SEEN) / 4)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["environments"][0]["execution"] == {"backend": "ray", "address": "auto", "num_cpus_per_task": 1.0}

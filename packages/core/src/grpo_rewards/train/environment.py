@@ -47,6 +47,22 @@ class EnvironmentPlan:
                      for key, (info, params) in self.chosen.items()}
         return factories[None] if list(factories) == [None] else factories
 
+    def prepare(self) -> list[str]:
+        """Connect to the Ray cluster of each environment whose tools run there, now (an
+        :class:`~grpo_rewards.errors.ExecutionError` when it cannot be reached, before the model
+        loads); one line for each saying where its tools run."""
+        from ..execution.ray_backend import get_ray_backend
+        from ..execution.ray_environment import DEFAULT_TIMEOUT
+
+        lines = []
+        for key, (execution, timeout) in self.placed.items():
+            get_ray_backend(execution.address or "auto").connect()
+            info = self.chosen[key][0]
+            lines.append(f"environment {info.name} runs its tools on {execution.backend} (address "
+                         f"{execution.address}), one actor per instance, "
+                         f"{DEFAULT_TIMEOUT if timeout is None else timeout:g} s per call")
+        return lines
+
     def reward_entries(self) -> list[dict[str, Any]]:
         """The reward-set entries of the environments that own a reward (each environment once)."""
         out: list[dict[str, Any]] = []
