@@ -102,6 +102,9 @@ def test_a_call_past_its_deadline_kills_the_actor_and_loses_the_rollout(ray_star
                  "this rollout's state is lost; tool add did not run"}
     with pytest.raises(RuntimeError, match="state is lost; get_reward did not run"):
         _reward_of(environment)
+    with pytest.warns(RuntimeWarning, match="state is lost; get_reward did not run"):
+        result = EnvironmentReward(TALLY)(["p"], ["a"], environments=[environment])
+    assert (result.values, result.labels) == ([None], ["env_error"])
     assert environment.reset(offset=1) == "total 1" and environment.add(1) == "2"
     assert environment.pid() not in (pid, os.getpid())
 
