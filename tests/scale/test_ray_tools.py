@@ -168,3 +168,19 @@ def test_a_trl_step_runs_the_environment_on_ray(ray_start, tiny_model, tmp_path)
     assert logged["rewards/tally.tally/mean"] == pytest.approx(sum(v for _, _, v in SEEN) / 4)
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["environments"][0]["execution"] == {"backend": "ray", "address": "auto", "num_cpus_per_task": 1.0}
+
+
+def test_a_lost_actor_is_a_tool_error_until_the_next_reset(ray_start):
+    import signal
+
+    environment = EnvironmentFactory(TALLY, execution=RAY)()
+    environment.reset()
+    assert environment.add(3) == "3"
+    pid = environment.pid()
+    os.kill(pid, signal.SIGKILL)  # as when its node dies
+    error = run_tool(environment, "add", {"k": 1})
+    assert error["error"].startswith("environment on Ray: the environment's actor was lost (") and error[
+        "error"].endswith("); this rollout's state is lost")
+    assert run_tool(environment, "add", {"k": 1}) == {"error": f"{error['error']}; tool add did not run"}
+    assert environment.reset() == "total 0" and environment.add(1) == "1"
+    assert environment.pid() not in (pid, os.getpid())
