@@ -43,10 +43,10 @@ def reexec() -> int:
 
 def code_items(n: int) -> tuple[Any, list[tuple[Any, ...]], str]:
     """``(function, items, what)`` of the code reward: ``code.tests_passed``'s scorer as the backends run
-    it (``_SampleCall``, what ``Reward`` sends), one item per sample: ``code:stdio`` rows (5 tests each)
+    it (``SampleCall``, what ``Reward`` sends), one item per sample: ``code:stdio`` rows (5 tests each)
     and programs that pass, fail, or raise, in turn."""
     from grpo_rewards import get_reward
-    from grpo_rewards.reward import _SampleCall
+    from grpo_rewards.execution.calls import SampleCall
     from grpo_rewards_code.tasks import make_stdio
 
     reward = get_reward("code.tests_passed")
@@ -59,7 +59,7 @@ def code_items(n: int) -> tuple[Any, list[tuple[Any, ...]], str]:
         text = programs[row["family"]] if i % 3 == 0 else wrong[i % 2] if i % 3 == 1 else programs["sum"]
         items.append((text, {"prompt": row["prompt"], "completion": text, "completion_ids": None, "family": row["family"],
                              "tests": row["tests"]}))
-    return _SampleCall(reward.scorer), items, "code.tests_passed on code:stdio rows (5 tests a sample, in its sandbox)"
+    return SampleCall(reward.scorer), items, "code.tests_passed on code:stdio rows (5 tests a sample, in its sandbox)"
 
 
 def timed(run: Any) -> float:
@@ -72,9 +72,9 @@ def timed(run: Any) -> float:
 
 
 def measure(label: str, backend: Any, items: int, code: int, rows: list[str]) -> None:
-    from grpo_rewards.reward import _SampleCall
+    from grpo_rewards.execution.calls import SampleCall
 
-    trivial = _SampleCall(scale_scorers.length)
+    trivial = SampleCall(scale_scorers.length)
     small = [(f"text {i}", {}) for i in range(items)]
     func, code_args, _ = code_items(code)
     backend.map(trivial, small[:8], timeout=30.0)  # start the workers, load the function

@@ -39,13 +39,13 @@ def main() -> int:
     import ray
     import scale_scorers
 
+    from grpo_rewards.execution.calls import SampleCall
     from grpo_rewards.execution.ray_backend import get_ray_backend
-    from grpo_rewards.reward import _SampleCall
 
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
     backend = get_ray_backend("auto", 1.0)
     backend.connect()
-    func = _SampleCall(scale_scorers.length)
+    func = SampleCall(scale_scorers.length)
     items = [(t, {}) for t in ["a", "bb", "ccc", "dddd"]]
     for mode in ("shared", "per reward"):
         rounds = []

@@ -1,16 +1,28 @@
-"""The core's own modules import each other without a cycle, counting imports inside functions too."""
+"""Every package's own modules import each other without a cycle, counting imports inside functions too.
+
+Every package under ``packages/`` is checked, the core and each reward package (its ``src/<name>``)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "packages" / "core" / "src"
+import pytest
+
+PACKAGES = Path(__file__).resolve().parents[2] / "packages"
+SRC = PACKAGES / "core" / "src"
 PACKAGE = "grpo_rewards"
+#: ``(src folder, import name)`` of every package under packages/ (each has exactly one under src/)
+ALL = sorted((src, pkg.name) for src in PACKAGES.glob("*/src") for pkg in src.iterdir() if (pkg / "__init__.py").exists())
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(SRC).with_suffix("").parts)
+#: import edges of a cycle known and being removed (issue 41: rewards-code's framing/exchange code moves to a
+#: module of its own); left out of the graph, so that any other cycle still fails. Delete an entry once gone.
+KNOWN_CYCLE_EDGES = {("grpo_rewards_code.sandbox", "grpo_rewards_code.warm")}
+
+
+def _module_name(path: Path, src: Path = SRC) -> str:
+    parts = list(path.relative_to(src).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -23,10 +35,10 @@ def _resolve(module: str, is_package: bool, level: int, target: str | None) -> s
     return ".".join([*base, target] if target else base)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """``module -> project modules it imports`` (module level and inside functions; ``TYPE_CHECKING``
-    blocks included, since they name the same dependencies)."""
-    modules = {_module_name(p): p for p in (SRC / PACKAGE).rglob("*.py")}
+def import_graph(src: Path = SRC, package: str = PACKAGE) -> dict[str, set[str]]:
+    """``module -> modules of the same package it imports`` (module level and inside functions;
+    ``TYPE_CHECKING`` blocks included, since they name the same dependencies)."""
+    modules = {_module_name(p, src): p for p in (src / package).rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         is_package = path.name == "__init__.py"
@@ -40,7 +52,7 @@ def import_graph() -> dict[str, set[str]]:
             for target in targets:
                 while target and target not in modules:  # ``import a.b.c`` of an attribute: its module
                     target = target.rpartition(".")[0]
-                if target and target != name and target.startswith(PACKAGE):
+                if target and target != name and (target == package or target.startswith(package + ".")):
                     graph[name].add(target)
     return graph
 
@@ -78,6 +90,21 @@ def test_the_core_has_no_import_cycle():
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 
+def test_every_package_under_packages_is_checked():
+    names = [name for _, name in ALL]
+    assert len(names) == len([p for p in PACKAGES.iterdir() if (p / "pyproject.toml").exists()])
+    assert {"grpo_rewards", "grpo_rewards_math", "grpo_rewards_code", "grpo_rewards_gym"} <= set(names)
+
+
+@pytest.mark.parametrize(("src", "package"), ALL, ids=[name for _, name in ALL])
+def test_no_package_has_an_import_cycle(src, package):
+    graph = import_graph(src, package)
+    assert len(graph) > 1 and any(graph.values())  # the package's modules, and some import another
+    for module, imported in KNOWN_CYCLE_EDGES:
+        graph.get(module, set()).discard(imported)
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
 def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert find_cycle(graph) == ["a", "b", "c", "a"]
@@ -89,3 +116,9 @@ def test_function_level_imports_are_edges():
     # the package names its lazy public names in its TYPE_CHECKING block: edges of the package module
     assert "grpo_rewards.rewardset" in graph["grpo_rewards"]
     assert "grpo_rewards.plugin" in graph["grpo_rewards.plugin.spec"]
+
+
+def test_a_package_s_graph_holds_only_its_own_modules():
+    graph = import_graph(PACKAGES / "rewards-math" / "src", "grpo_rewards_math")
+    assert "grpo_rewards_math.structure" in graph["grpo_rewards_math.bounded"]
+    assert all(m.startswith("grpo_rewards_math") for deps in graph.values() for m in deps)  # not the core's

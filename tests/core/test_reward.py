@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import pickle
 
@@ -60,6 +61,31 @@ def test_a_missing_column_names_the_reward_and_what_the_batch_has():
     with pytest.raises(RewardError) as err:
         reward(prompts=["a"], completions=["4"], answer=["4"])
     assert str(err.value) == "reward 'm': needs dataset column(s) 'solution'; the batch has: answer"
+
+
+def matches_column(text, *, solution_column: str = "solution", **row):
+    return 1.0 if text == row[solution_column] else 0.0
+
+
+class MatchesColumn:
+    def __init__(self, solution_column: str = "solution"):
+        self.solution_column = solution_column
+
+    def __call__(self, text, **row):
+        return 1.0 if text == row[self.solution_column] else 0.0
+
+
+@pytest.mark.parametrize("scorer", [matches_column, MatchesColumn])
+def test_a_missing_column_named_by_a_default_column_parameter_says_which_parameter_to_set(scorer):
+    reward = Reward(scorer, metric="m", columns=("solution",))
+    with pytest.raises(RewardError) as err:
+        reward(prompts=["a"], completions=["4"], answer=["4"])
+    assert str(err.value) == ("reward 'm': needs dataset column(s) 'solution'; the batch has: answer. To read another "
+                              "column, set solution_column (with: {solution_column: NAME} in a reward set, "
+                              "solution_column=NAME in Python)")
+    assert reward.column_params == {"solution": "solution_column"}
+    given = Reward(scorer, metric="m", params={"solution_column": "gold"}, columns=("gold",))
+    assert given.column_params == {"gold": "solution_column"}
 
 
 @pytest.mark.parametrize(
@@ -344,12 +370,14 @@ def test_columns_named_like_the_scorers_text_or_self_are_left_out_with_one_warni
     trl_kwargs = {"trainer_state": None, "log_metric": lambda *a: None, "log_extra": lambda *a: None}
     columns = {"text": ["zzzzzz", "zzzzzz"], "self": [0, 1], "solution": ["ab", ""]}
     with pytest.warns(UserWarning) as caught:
+        first_line = inspect.currentframe().f_lineno + 1
         first = reward(prompts=["p", "p"], completions=["abc", "x"], completion_ids=[[1], [2]], **columns, **trl_kwargs)
     assert first == [8.0, 2.0]
     assert [str(w.message) for w in caught] == [
         "reward 'scaled': dataset column(s) 'self', 'text' have the name of the scorer's own argument and are not "
         "passed to it (rename the column to use it)"
     ]
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, first_line)]  # the caller's line, not the core's
     import warnings
 
     with warnings.catch_warnings():
@@ -449,3 +477,18 @@ def test_a_batch_result_that_is_a_dict_or_a_generator_is_refused_the_same_way_on
         assert str(err.value) == f"reward {name!r}: returned {kind}, expected a list of floats (one per completion)"
     fine = Reward(load_object(f"{tmp_path / 'odd.py'}:as_tuple"), metric="t", form="batch", timeout=timeout)
     assert fine(prompts=["p", "p"], completions=["x", "y"]) == [0.5, 0.5]
+
+
+def test_only_the_builder_calls_reward_in_the_core():
+    """One way in: every public constructor of a registered reward goes through ``building.build``
+    (docs/architecture.md, "Building a reward: one way"); no other core module calls ``Reward(...)``."""
+    import ast
+    from pathlib import Path
+
+    import grpo_rewards
+
+    core = Path(grpo_rewards.__file__).parent
+    callers = sorted(str(path.relative_to(core)) for path in core.rglob("*.py")
+                     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Reward")
+    assert callers == ["building.py"]

@@ -72,7 +72,7 @@ def test_a_repeated_batch_is_answered_from_the_cache(warm, embedded_model):
 
 def test_a_server_stopped_mid_batch_times_out_the_rest_and_keeps_what_was_graded(warm, embedded_model):
     settings = {"model": embedded_model, "template": YES_NO, "score_format": "yes_no", "max_tokens": 8,
-                "system": None, "max_concurrency": 1, "request_timeout": 3.0}
+                "system": None, "max_concurrency": 1, "request_timeout": 20.0}  # a graded reply took >3 s on busy CI
     reference = Rubric(**settings, base_url=warm.base_url)(prompts=[QUESTION], completions=[ANSWERS[1]])
     relay = StoppingRelay(warm.port, warm.process.pid, after=1)  # stops the server after one response
     try:
@@ -84,7 +84,7 @@ def test_a_server_stopped_mid_batch_times_out_the_rest_and_keeps_what_was_graded
         relay.close()  # the server goes on
     assert (result.values[0], result.labels[0]) == (reference.values[0], reference.labels[0])
     assert (result.values[1:], result.labels[1:]) == ([None, None], ["timeout", "timeout"])
-    assert elapsed < 3 * 3.0 + 30  # two timeouts, not a hang
+    assert elapsed < 3 * 20.0 + 60  # two timeouts, not a hang
     assert warm.chat(embedded_model, [{"role": "user", "content": "hi"}], max_tokens=1)["choices"]
 
 

@@ -119,6 +119,24 @@ class ForgetsOnPickle:
 unpicklable = Unpicklable()
 forgets_on_pickle = ForgetsOnPickle()
 
+
+class LastBitsOnPickle:
+    """Its unpickled copy pays values one part in 10^9 away, as a float32 model in another process does."""
+
+    __name__ = "kit.last_bits_on_pickle"
+
+    def __init__(self) -> None:
+        self.value = 0.6904738965487559
+
+    def __setstate__(self, state: dict) -> None:
+        self.value = state["value"] * (1 - 1e-8)
+
+    def __call__(self, prompts, completions, completion_ids=None, **kwargs):
+        return [self.value for _ in completions]
+
+
+last_bits_on_pickle = LastBitsOnPickle()
+
 space_name = Reward(score_length, metric="kit.char length")
 lambda_reward = lambda prompts, completions, completion_ids=None, **kwargs: [0.0 for _ in completions]  # noqa: E731
 

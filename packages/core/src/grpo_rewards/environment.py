@@ -49,15 +49,8 @@ from typing import Any
 from .backends import Execution
 from .errors import PluginError, capped
 from .records import is_reference, resolve_reference
-from .signatures import (
-    EMPTY,
-    Param,
-    first_doc_paragraph,
-    signature,
-    source_defines,
-    source_docstring,
-    source_signature,
-)
+from .signatures import EMPTY, Param, first_doc_paragraph, signature
+from .source_signatures import source_defines, source_docstring, source_signature
 
 __all__ = ["EnvironmentFactory", "EnvironmentInfo", "call_get_reward", "tool_methods"]
 

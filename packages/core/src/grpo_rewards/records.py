@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import PluginError
 from .options import RewardOptions
-from .scorer_hooks import own_columns, runtime_note
-from .signatures import Param, scorer_params, source_defines, source_docstring, source_signature
+from .scorer_hooks import column_attributes, own_columns, runtime_note
+from .signatures import Param, scorer_params
+from .source_signatures import source_defines, source_docstring, source_signature
 
-__all__ = ["Param", "RewardInfo", "TaskInfo", "is_reference", "required_columns", "resolve_reference"]
+__all__ = ["Param", "RewardInfo", "TaskInfo", "column_params", "is_reference", "required_columns", "resolve_reference"]
 
 
 def is_reference(target: Any) -> bool:
@@ -187,15 +188,47 @@ def required_columns(info: RewardInfo, params: dict[str, Any], *, unloaded: bool
     source says, without importing a scorer registered by reference."""
     declared, own = info.signature_unloaded() if unloaded else (info.params, info.columns)
     columns = list(own)
-    for p in declared.values():
-        if p.name.endswith("_column"):
-            value = params.get(p.name, None if p.required else p.default)
-            if isinstance(value, str) and value not in columns:
-                columns.append(value)
+    for value in _named_columns(declared, params):
+        if value not in columns:
+            columns.append(value)
     instance = own_columns(built) if built is not None and info.is_factory else None
     if instance:
         columns += [c for c in instance if c not in columns]
     return tuple(columns)
+
+
+def _named_columns(declared: Mapping[str, Param], params: Mapping[str, Any]) -> dict[str, str]:
+    """``{column: parameter}`` for each declared ``*_column`` parameter (its value in ``params``, else its
+    default), in declaration order."""
+    named: dict[str, str] = {}
+    for p in declared.values():
+        if p.name.endswith("_column"):
+            value = params.get(p.name, None if p.required else p.default)
+            if isinstance(value, str):
+                named.setdefault(value, p.name)
+    return named
+
+
+def column_params(declared: Mapping[str, Param], params: Mapping[str, Any], built: Any = None) -> dict[str, str]:
+    """The columns that ``*_column`` parameters name, each with its parameter, for the missing-column
+    message (``{"solution": "solution_column"}``): the one place that computes it.
+
+    ``declared`` are the reward's parameters (a :class:`RewardInfo`'s, or read from the scorer), ``params``
+    the values given, ``built`` the scorer built with them, whose own ``<param>_column`` attributes count
+    too (``Accuracy().solution_column``). A given value wins over the built scorer's, which wins over
+    the declared default.
+
+    >>> column_params({"answer_column": Param("answer_column", str, "answer")}, {"solution_column": "gold"})
+    {'gold': 'solution_column', 'answer': 'answer_column'}
+    """
+    attributes = {k: v for k, v in column_attributes(built).items() if isinstance(v, str)} if built is not None else {}
+    named: dict[str, str] = {}
+    for key, value in sorted({**attributes, **params}.items()):
+        if key.endswith("_column") and isinstance(value, str):
+            named.setdefault(value, key)
+    for value, key in _named_columns(declared, {**attributes, **params}).items():
+        named.setdefault(value, key)
+    return named
 
 
 @dataclass

@@ -17,177 +17,30 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import pickle
 import threading
 import time
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, overload
+from typing import Any
 
 from .backends import form_problem
 from .errors import RewardError, missing_columns
-from .execution import default_workers, map_with_deadline, run_items
+from .execution import map_with_deadline
+from .execution.calls import BatchCall, batch_result_problem, checked_batch, run_samples, start_workers
 from .options import RewardOptions
 from .outcomes import Tally
 from .protocol import ROW_FIELDS, TRL_CONTROL_KWARGS, RewardResult, completion_text
-from .records import RewardInfo
-from .scorer_hooks import column_attributes, quick, warm_up
-from .signatures import argument_names, keyword_params
-from .values import check_label, check_value, is_checked_label, split_label
+from .records import column_params
+from .results import ResultCache
+from .scorer_hooks import quick
+from .signatures import Param, argument_names, keyword_params, scorer_params
+from .values import check_value, is_checked_label, split_label
 
-__all__ = ["ResultCache", "Reward", "build_scorer", "make_reward"]
+__all__ = ["ResultCache", "Reward", "batch_result_problem", "build_scorer"]
 
 _SEQUENCES = (list, tuple)  # what a per-sample column is
 _NOT_ACCEPTED: Any = object()  # never a scorer's value
-
-
-class ResultCache:
-    """Results of the last batch per metric name, so a reward computed once is reused by others.
-
-    A batch is recognised by the identity of its ``completions`` list (TRL passes the same list
-    to every reward of a step); the cache keeps that list alive, so its id cannot be reused.
-    """
-
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[Any, list[int], RewardResult]] = {}
-        self._lock = threading.Lock()
-        self._computing: dict[tuple[str, int], list[Any]] = {}  # (name, id(batch)) -> [lock, users]
-        #: whether a reward reads another's result through ``inputs`` (only then may two callers compute
-        #: one batch at once for each other: see :meth:`computing`)
-        self.has_readers = False
-
-    def computing(self, name: str, completions: Sequence[Any]) -> _Computing:
-        """Held while ``name`` computes the batch ``completions`` (a context manager): a reward run
-        concurrently with one that reads it through ``inputs`` computes once, and the other waits for
-        its result (another batch, or a call that hangs on another batch, never waits)."""
-        return _Computing(self, (name, id(completions)))  # the batch is alive while computed: its id is its own
-
-    def get(self, metric: str, completions: Sequence[Any]) -> RewardResult | None:
-        entry = self._entries.get(metric)  # one dict read or write is atomic: no lock
-        if entry is not None and entry[0] is completions and entry[1] == list(map(id, completions)):
-            return entry[2]
-        return None
-
-    def put(self, metric: str, completions: Sequence[Any], result: RewardResult) -> None:
-        self._entries[metric] = (completions, list(map(id, completions)), result)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"has_readers": self.has_readers}  # results and locks stay in this process
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()  # type: ignore[misc]
-        self.has_readers = bool(state.get("has_readers"))
-
-
-class _Computing:
-    """``ResultCache.computing``'s context: a per-(reward, batch) lock, dropped when its last user leaves
-    (a plain class: a generator-based context manager costs more than the rest of a one-sample call)."""
-
-    __slots__ = ("cache", "entry", "key")
-
-    def __init__(self, cache: ResultCache, key: tuple[str, int]) -> None:
-        self.cache, self.key = cache, key
-        self.entry: list[Any] = []
-
-    def __enter__(self) -> None:
-        cache = self.cache
-        with cache._lock:
-            entry = cache._computing.get(self.key)
-            if entry is None:
-                entry = cache._computing[self.key] = [threading.RLock(), 0]
-            entry[1] += 1
-        self.entry = entry
-        try:
-            entry[0].acquire()
-        except BaseException:
-            self._leave()
-            raise
-
-    def __exit__(self, *exc: object) -> None:
-        self.entry[0].release()
-        self._leave()
-
-    def _leave(self) -> None:
-        cache, entry = self.cache, self.entry
-        with cache._lock:
-            entry[1] -= 1
-            if not entry[1]:
-                del cache._computing[self.key]
-
-
-class _SampleCall:
-    """Picklable ``(text, row) -> value`` sent to workers."""
-
-    def __init__(self, scorer: Any) -> None:
-        self.scorer = scorer
-
-    def __call__(self, text: str, row: dict[str, Any]) -> Any:
-        return self.scorer(text, **row)
-
-    def warmup(self) -> None:
-        warm_up(self.scorer)
-
-
-class _Warmup:
-    """Picklable no-op sent to workers: loading it starts them and warms the scorer up (imports)."""
-
-    def __init__(self, scorer: Any) -> None:
-        self.scorer = scorer
-
-    warmup = _SampleCall.warmup
-
-    def __call__(self) -> None:
-        return None
-
-
-class _BatchCall:
-    """Picklable ``(prompts, completions, completion_ids, columns) -> result`` sent to a worker."""
-
-    def __init__(self, scorer: Any) -> None:
-        self.scorer = scorer
-
-    warmup = _SampleCall.warmup
-
-    def __call__(self, prompts: Any, completions: Any, completion_ids: Any = None,
-                 columns: dict[str, Any] | None = None) -> Any:
-        result = self.scorer(prompts=prompts, completions=completions, completion_ids=completion_ids,
-                             **(columns or {}))
-        problem = batch_result_problem(result)
-        if problem is not None:  # said by the parent, as in-process: a generator cannot travel back anyway
-            return _Refused(problem)
-        return result if isinstance(result, RewardResult) else list(result)
-
-
-@dataclass(frozen=True)
-class _Refused:
-    """What a worker sends back instead of a batch result that is not a list (its problem, in words)."""
-
-    problem: str
-
-
-def batch_result_problem(raw: Any) -> str | None:
-    """Why a batch reward's return value is not a result (``None`` when it is one): the one rule for
-    both paths, in-process and in a worker.
-
-    A result is a :class:`~grpo_rewards.RewardResult` or a sequence with a length (a list, a tuple,
-    an array); a mapping (``{0: 1.0}``: its keys would be read as the values), a string, a
-    generator or any other one-pass iterator is refused.
-
-    >>> batch_result_problem([1.0, 0.0]) is None, batch_result_problem({0: 1.0})
-    (True, 'returned dict, expected a list of floats (one per completion)')
-    >>> batch_result_problem(v for v in [1.0])
-    'returned generator, expected a list of floats (one per completion)'
-    """
-    if isinstance(raw, _Refused):
-        return raw.problem
-    if isinstance(raw, RewardResult):
-        raw = raw.values
-    if raw is None or isinstance(raw, (str, bytes, Mapping)) or not hasattr(raw, "__len__") \
-            or not hasattr(raw, "__getitem__"):
-        return f"returned {type(raw).__name__}, expected a list of floats (one per completion)"
-    return None
 
 
 def build_scorer(scorer: Any, params: dict[str, Any] | None) -> Any:
@@ -205,7 +58,8 @@ class Reward:
     :class:`~grpo_rewards.RewardResult`). ``metric`` is the name TRL logs it under (its
     ``__name__``); ``name`` the registered name it is a copy of (default: ``metric``).
     ``options`` (a :class:`~grpo_rewards.RewardOptions`, or its fields as keywords) says how it
-    runs. Picklable when the scorer is.
+    runs. ``declared``: the reward's parameters (default: read from the scorer's signature). Picklable
+    when the scorer is.
 
     >>> def shout(text, **row):
     ...     return (1.0, "upper") if text.isupper() else (0.0, "lower")
@@ -231,6 +85,7 @@ class Reward:
         cache: ResultCache | None = None,
         units: str = "none",
         built: Any = None,
+        declared: Mapping[str, Param] | None = None,
         **option_values: Any,
     ) -> None:
         if form not in ("sample", "batch"):
@@ -252,10 +107,11 @@ class Reward:
             dependency.cache.has_readers = True
         #: the callable that scores: ``scorer`` built with ``params`` (given as ``built`` when that is done)
         self.scorer = built if built is not None else build_scorer(scorer, params)
-        #: column -> the ``*_column`` parameter that names it, for the missing-column message: given, or
-        #: kept by the built scorer (``Accuracy().solution_column``); a reward set also knows signature defaults
-        self.column_params = {value: key for key, value in sorted(
-            {**column_attributes(self.scorer), **params}.items()) if key.endswith("_column") and isinstance(value, str)}
+        if declared is None:  # as a registry entry reads them (RewardInfo.params)
+            declared = scorer_params(scorer)[0] if callable(scorer) and (
+                form == "sample" or inspect.isclass(scorer)) else {}
+        #: column -> the ``*_column`` parameter that names it, for the missing-column message
+        self.column_params = column_params(declared, params, self.scorer)
         #: parameter names a dataset column of the same name must not override (TRL's own arguments, such as
         #: ``environments``, reach a batch scorer that declares them as keywords)
         self.param_names = (keyword_params(scorer) - TRL_CONTROL_KWARGS) | frozenset(params)
@@ -330,40 +186,34 @@ class Reward:
         """
         return self._score(prompts, completions, completion_ids, kwargs)
 
-    @overload
     def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
-               kwargs: dict[str, Any], result: Literal[True] = ..., locked: bool = ...) -> RewardResult: ...
+               kwargs: dict[str, Any], result: bool = True) -> Any:
+        """A :class:`RewardResult` (``result``), else a new list of the values (TRL's call): from the set's
+        cache when another reward reads this one (computed once per batch), else computed."""
+        if completions is None:
+            raise RewardError(self.__name__, "called without completions")
+        cache = self.cache
+        if not cache.has_readers:  # only then is a result kept for another reward (and looked up here)
+            return self._compute(prompts, completions, completion_ids, kwargs, result)
+        record = cache.get(self.__name__, completions)
+        if record is None:
+            with cache.computing(self.__name__, completions):  # a concurrent caller waits, and then finds it
+                record = cache.get(self.__name__, completions)
+                if record is None:
+                    record = self._compute(prompts, completions, completion_ids, kwargs, True)
+                    cache.put(self.__name__, completions, record)
+        return record if result else list(record.values)  # (the kept record's list stays its own)
 
-    @overload
-    def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
-               kwargs: dict[str, Any], result: Literal[False], locked: bool = ...) -> list[float | None]: ...
-
-    @overload
-    def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
-               kwargs: dict[str, Any], result: bool, locked: bool = ...) -> RewardResult | list[float | None]: ...
-
-    def _score(self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, completion_ids: Any,
-               kwargs: dict[str, Any], result: bool = True, locked: bool = False) -> Any:
+    def _compute(self, prompts: Sequence[Any] | None, completions: Sequence[Any], completion_ids: Any,
+                 kwargs: dict[str, Any], result: bool) -> Any:
         # One flat function for the per-sample form, loops without comprehensions, helpers only on rare
         # paths: this runs once per call in the caller's thread, usually right after other work (a
         # training step, another grader) has evicted the caches, where its time follows how much
         # distinct code it runs (bench/peers/footprint.py, bench/bench_cold.py). ``result``: a
-        # RewardResult (``score``), else a new list of the values (TRL's call; no record is built
-        # unless another reward reads this one).
-        if completions is None:
-            raise RewardError(self.__name__, "called without completions")
+        # RewardResult (``score``), else the values (TRL's call).
         n = len(completions)
         if prompts is None:
             prompts = [None] * n
-        cache = self.cache
-        readers = cache.has_readers  # only then is a result kept for another reward (and looked up here)
-        if readers:
-            cached = cache.get(self.__name__, completions)
-            if cached is not None:
-                return cached if result else list(cached.values)
-            if not locked:  # another reward reads this one: a concurrent caller may wait
-                with cache.computing(self.__name__, completions):  # and, once in, finds what it computed meanwhile
-                    return self._score(prompts, completions, completion_ids, kwargs, result, True)
         if self.inputs:
             for input_column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
                 kwargs[input_column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
@@ -432,15 +282,11 @@ class Reward:
         seconds = time.perf_counter() - started
         outcomes = self.outcomes  # TRL may call one reward from several threads: a Tally's adds are atomic
         outcomes.add(seconds, labels)  # (it copies the labels: the record's list is the caller's to change)
-        if readers or result:
-            record = RewardResult(values, labels, seconds, metrics)
-            if readers:
-                cache.put(self.__name__, completions, record)
         log_metric = kwargs.get("log_metric")
         log_extra = kwargs.get("log_extra")
         if log_metric is not None or log_extra is not None:
             outcomes.log(self.__name__, seconds, labels, metrics, log_metric, log_extra)
-        return record if result else list(values) if readers else values  # (the kept record's list stays its own)
+        return RewardResult(values, labels, seconds, metrics) if result else values
 
     def _plan_for(self, options: RewardOptions) -> tuple[RewardOptions, Any, int | None, bool, Any]:
         """``(options, scorer, max_chars, in_process, call)`` for a per-sample call, remembered while the
@@ -471,7 +317,7 @@ class Reward:
         if timeout is not None:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
             item = (list(prompts), list(completions), completion_ids, columns)
-            outcome = map_with_deadline(_BatchCall(self.scorer), [item], timeout=timeout,
+            outcome = map_with_deadline(BatchCall(self.scorer), [item], timeout=timeout,
                                         workers=self.options.workers, max_memory=self.options.max_memory,
                                         owner=self.pool_owner)[0]
             if outcome.status != "ok":
@@ -486,41 +332,11 @@ class Reward:
                 raise
             except Exception as exc:
                 return (*self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc), {})
-        labels: list[str] | None = None
-        metrics: dict[str, float] = {}
-        problem = batch_result_problem(raw)
-        if problem is not None:
-            raise RewardError(self.__name__, problem)
-        if isinstance(raw, RewardResult):
-            labels = list(raw.labels)
-            metrics = self._checked_metrics(raw.metrics)
-            raw = raw.values
-        raw = list(raw)
-        if len(raw) != n:
-            raise RewardError(self.__name__, f"returned {len(raw)} values for {n} completions")
-        values = [check_value(self.__name__, v, i) for i, v in enumerate(raw)]
-        if labels:
-            if len(labels) != n:
-                raise RewardError(self.__name__, f"returned {len(labels)} labels for {n} completions")
-            for i, label in enumerate(labels):
-                check_label(self.__name__, label, i)
-        else:
-            labels = ["none" if v is None else "ok" for v in values]
-        return values, labels, metrics
-
-    def _checked_metrics(self, metrics: Any) -> dict[str, float]:
-        """A batch result's ``metrics``: names without a slash, finite numbers (else a ``RewardError``)."""
-        checked: dict[str, float] = {}
-        for key, number in dict(metrics or {}).items():
-            if not isinstance(key, str) or not key or "/" in key:
-                raise RewardError(self.__name__, f"metric names must be non-empty strings without '/', got {key!r}")
-            if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-                raise RewardError(self.__name__, f"metric {key!r} is {number!r}, expected a finite number")
-            checked[key] = float(number)
-        return checked
+        return checked_batch(self.__name__, raw, n)
 
     def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward)."""
+        """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward, at
+        the line that called the reward: ``reward(...)`` or ``reward.score(...)``)."""
         if self.argument_names.isdisjoint(kwargs):
             return kwargs
         clash = sorted(set(kwargs) & self.argument_names)
@@ -529,7 +345,7 @@ class Reward:
             self._warned_columns.update(new)
             warnings.warn(f"reward {self.__name__!r}: dataset column(s) {', '.join(map(repr, new))} have the name of "
                           "the scorer's own argument and are not passed to it (rename the column to use it)",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=5)
         return {k: v for k, v in kwargs.items() if k not in self.argument_names}
 
     def _missing_columns(self, columns: dict[str, Sequence[Any]]) -> None:
@@ -542,19 +358,8 @@ class Reward:
                     labels: list[str]) -> None:
         """Score the samples ``todo`` (index, text, row) in worker processes under the deadline (into
         ``values`` and ``labels``)."""
-        first: dict[bytes, int] = {}  # identical samples (a GRPO group that agrees) go to a worker once
-        same: dict[int, int] = {}
-        for j, (i, text, row) in enumerate(todo):
-            try:
-                key = pickle.dumps((text, row), protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception:  # the worker call will report what cannot be sent
-                key = b"%d" % i
-            same[j] = first.setdefault(key, j)
-        unique = list(dict.fromkeys(same.values()))
-        sent = run_items(_SampleCall(self.scorer), [todo[j][1:] for j in unique], self.options, self.pool_owner)
-        by_index = dict(zip(unique, sent))
-        for j, (i, _, _) in enumerate(todo):
-            outcome = by_index[same[j]]
+        outcomes = run_samples(self.scorer, [(text, row) for _, text, row in todo], self.options, self.pool_owner)
+        for (i, _, _), outcome in zip(todo, outcomes):
             if outcome.status == "ok":
                 values[i], labels[i] = self._accept(outcome.value, i)
             else:
@@ -567,20 +372,7 @@ class Reward:
         Called when a reward set is built for training or scoring. A failure here is not reported:
         the first real batch meets it and reports it.
         """
-        timeout, workers = self.options.timeout, self.options.workers
-        if timeout is None or self.options.execution.remote:
-            return None
-        items = [()] * (workers or default_workers())
-
-        def start() -> None:
-            try:
-                map_with_deadline(_Warmup(self.scorer), items, timeout=timeout, workers=workers, owner=self.pool_owner)
-            except Exception:
-                pass
-
-        thread = threading.Thread(target=start, name=f"start workers of {self.__name__}", daemon=True)
-        thread.start()
-        return thread
+        return start_workers(self.scorer, self.options, self.pool_owner)
 
     @property
     def pool_owner(self) -> str:
@@ -600,24 +392,3 @@ class Reward:
                 raise
             return self.options.error_value, "error"
         return checked, label or ("none" if checked is None else "ok")
-
-
-def make_reward(info: RewardInfo, params: dict[str, Any] | None = None, *, metric: str | None = None,
-                options: RewardOptions | dict[str, Any] | None = None, inputs: dict[str, Reward] | None = None,
-                cache: ResultCache | None = None, columns: Sequence[str] | None = None,
-                built: Any = None) -> Reward:
-    """Build a :class:`Reward` from a registry entry: its registered options with ``options`` over
-    them, its registered columns unless ``columns`` says which it reads."""
-    return Reward(
-        info.scorer,
-        metric=metric or info.name,
-        name=info.name,
-        form=info.form,
-        params=params,
-        columns=info.columns if columns is None else columns,
-        units=info.units,
-        options=info.options.merged(options),
-        inputs=inputs,
-        cache=cache,
-        built=built,
-    )

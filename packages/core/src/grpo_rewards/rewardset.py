@@ -1,93 +1,45 @@
-"""Weighted reward sets: parsed from YAML or dicts, validated whole, resolved for GRPOConfig."""
+"""Weighted reward sets: parsed from YAML or dicts, validated whole, resolved for GRPOConfig.
+
+The public ways to build rewards (:func:`load_reward_set`, :func:`load_rewards`, :func:`get_reward`,
+:func:`load_one`, :func:`reward_from_info`); each reads and builds its entries through
+:mod:`grpo_rewards.building`, the one builder.
+"""
 
 from __future__ import annotations
 
 import collections.abc as cabc
 import functools
-import math
-import re
-import types
-import typing
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .backends import execution_problems, form_problem
+from .backends import execution_problems
+from .building import (
+    ENTRY_KEYS,
+    Entry,
+    Resolved,
+    build,
+    build_one,
+    column_problems,
+    is_finite,
+    parameter_columns,
+    resolve,
+)
 from .concurrent import ConcurrentReward
-from .errors import RewardSetError, capped, did_you_mean, missing_columns, quote, read_yaml
+from .errors import RewardSetError, capped, quote, read_yaml
 from .execution import prepare_backend
-from .local import find_reward, metric_name
-from .options import ENTRY_OPTIONS, RewardOptions, check_options, unknown_options
+from .local import find_reward
+from .options import ENTRY_OPTIONS, RewardOptions, unknown_options
 from .records import RewardInfo, required_columns
 from .registry import Registry, load_registry
-from .reward import ResultCache, Reward, build_scorer, make_reward
-from .signatures import type_text
+from .reward import Reward
 
-#: The keys of a reward-set entry: these five, and the execution options (:class:`RewardOptions`).
-ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *ENTRY_OPTIONS}
+__all__ = ["ENTRY_KEYS", "SET_KEYS", "Entry", "RewardSet", "get_reward", "load_one", "load_reward_set", "load_rewards",
+           "name_clashes", "required_columns", "reward_from_info", "trl_name"]
+
 #: The keys of a reward-set file: the entries, where every entry that can runs (``execution``, see
 #: :class:`~grpo_rewards.backends.Execution`), and whether TRL gets the async forms (``concurrent``).
 SET_KEYS = ("rewards", "execution", "concurrent")
-
-
-def _matches(value: Any, annotation: Any) -> bool:
-    """Whether a config value fits a parameter annotation (unknown annotations accept anything)."""
-    if annotation is None or annotation is typing.Any or isinstance(annotation, str):
-        return True
-    if isinstance(annotation, tuple):
-        return any(_matches(value, a) for a in annotation)
-    if annotation is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if annotation is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if annotation in (str, bool, dict, list, tuple):
-        return isinstance(value, (list, tuple)) if annotation in (list, tuple) else isinstance(value, annotation)
-    if annotation is type(None):
-        return value is None
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        return any(_matches(value, a) for a in args)
-    if origin is typing.Literal:
-        return value in args
-    if origin in (list, tuple, cabc.Sequence, set, frozenset):
-        if not isinstance(value, (list, tuple)):
-            return False
-        inner = args[0] if args else None
-        return inner is None or all(_matches(v, inner) for v in value)
-    if origin in (dict, cabc.Mapping):
-        return isinstance(value, dict)
-    if isinstance(annotation, type):
-        return isinstance(value, annotation)
-    return True
-
-
-def _column_params(declared: cabc.Mapping[str, Any], params: dict[str, Any]) -> dict[str, str]:
-    named: dict[str, str] = {}
-    for p in declared.values():
-        if p.name.endswith("_column"):
-            value = params.get(p.name, None if p.required else p.default)
-            if isinstance(value, str):
-                named.setdefault(value, p.name)
-    return named
-
-
-def column_params(info: RewardInfo, params: dict[str, Any]) -> dict[str, str]:
-    """The columns that ``*_column`` parameters name, each with its parameter (``{"solution": "solution_column"}``)."""
-    return _column_params(info.params, params)
-
-
-@dataclass
-class Entry:
-    """One line of a reward set: the reward it uses, its weight, parameters, metric name, inputs, options."""
-
-    use: str
-    weight: float = 1.0
-    params: dict[str, Any] = field(default_factory=dict)
-    metric: str = ""
-    inputs: dict[str, str] = field(default_factory=dict)
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 class RewardSet:
@@ -144,7 +96,7 @@ class RewardSet:
                     f" (pass the functions themselves: with_functions(*{type(f).__name__}))"
                     if isinstance(f, (list, tuple)) else "") for j, f in enumerate(functions) if not callable(f)]
         problems += [f"weight {j + 1} must be a finite number, got {quote(w)}"
-                     for j, w in enumerate(weights) if not _finite(w)]
+                     for j, w in enumerate(weights) if not is_finite(w)]
         if problems:
             raise RewardSetError(problems, "with_functions")
         named = [(f"entry {i + 1} ({e.use}) of the set", r) for i, (e, r) in enumerate(zip(self.entries, self.rewards))]
@@ -254,132 +206,6 @@ def _set_problems(settings: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _parse_entry(raw: Any) -> tuple[Entry | None, list[str]]:
-    """An entry and the problems of its keys (unprefixed), or ``None`` when it names no reward."""
-    if isinstance(raw, str):
-        raw = {"use": raw}
-    if not isinstance(raw, dict):
-        return None, [f"expected a mapping with 'use:', got {quote(raw)}"]
-    problems = []
-    use = raw.get("use")
-    unknown = sorted(set(raw) - ENTRY_KEYS, key=str)
-    if unknown:
-        problems.append(f"unknown key(s) {capped(unknown)} (allowed: {', '.join(sorted(ENTRY_KEYS))})")
-    if not isinstance(use, str) or not use:
-        problems.append("'use' must name a reward, like math.accuracy")
-        return None, problems
-    weight = raw.get("weight", 1.0)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-        problems.append(f"weight must be a number, got {quote(weight)}")
-        weight = 1.0
-    elif not _finite(weight):  # a nan total is no score, and TRL would drop the reward silently
-        problems.append(f"weight must be a finite number, got {quote(weight)}")
-        weight = 1.0
-    params = raw.get("with") or {}
-    if not isinstance(params, dict):
-        problems.append(f"'with' must be a mapping of parameters, got {quote(params)}")
-        params = {}
-    inputs = raw.get("inputs") or {}
-    if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
-        problems.append("'inputs' maps a column name to another entry's name")
-        inputs = {}
-    options = {k: raw[k] for k in ENTRY_OPTIONS if k in raw}
-    metric = raw.get("as", metric_name(use))
-    if not isinstance(metric, str) or not metric:
-        problems.append("'as' must be a non-empty metric name")
-        metric = use
-    return Entry(use=use, weight=float(weight), params=dict(params), metric=metric, inputs=dict(inputs),
-                 options=options), problems
-
-
-def _finite(number: float) -> bool:
-    """Whether ``number`` is a finite float (an integer too large for a float is not)."""
-    try:
-        return math.isfinite(float(number))
-    except OverflowError:
-        return False
-
-
-def _param_problems(info: RewardInfo, params: dict[str, Any]) -> list[str]:
-    problems = []
-    for key, value in params.items():
-        if key not in info.params and key in ENTRY_OPTIONS:
-            problems.append(f"{key!r} is an execution option, not a parameter: give it as the entry's "
-                            f"'{key}:' key (from Python, get_reward(..., options={{{key!r}: ...}}))")
-        elif key not in info.params:
-            known = ", ".join(sorted(info.params)) or "none"
-            problems.append(f"unknown parameter {key!r}{did_you_mean(key, info.params)} (parameters: {known})")
-        elif not _matches(value, info.params[key].annotation):
-            problems.append(f"parameter {key!r} must be {type_text(info.params[key].annotation)}, got {quote(value)}")
-    for p in info.params.values():
-        if p.required and p.name not in params:
-            problems.append(f"missing required parameter {p.name!r}")
-    return problems
-
-
-@dataclass
-class _Resolved:
-    """One entry read and checked: the entry, its reward, the scorer built from its parameters, its problems."""
-
-    entry: Entry | None
-    info: RewardInfo | None = None
-    built: Any = None
-    problems: list[str] = field(default_factory=list)
-    not_found: str | None = None  # why its reward cannot be found (the message names the reward itself)
-
-
-def _resolve(raw: Any, find: cabc.Callable[[str], RewardInfo], set_execution: Any = None) -> _Resolved:
-    """Read one entry, find its reward (``find(use)``) and check its parameters and options; a
-    factory class is built here, once, with the entry's parameters (it validates its own values).
-    ``set_execution`` (the set's ``execution:``) applies when the entry has none and its reward can
-    run there (per sample, worker-safe)."""
-    entry, problems = _parse_entry(raw)
-    resolved = _Resolved(entry, problems=problems)
-    if entry is None:
-        return resolved
-    try:
-        info = resolved.info = find(entry.use)
-    except Exception as exc:  # RewardNotFoundError, PluginError, a file or module reward that cannot load
-        resolved.not_found = str(exc)
-        return resolved
-    if set_execution is not None and "execution" not in entry.options and info.form == "sample" \
-            and info.options.worker_safe:
-        entry.options["execution"] = set_execution
-    params_problems = _param_problems(info, entry.params)
-    problems += params_problems
-    problems += check_options({**info.options.changed(), **entry.options})
-    problem = form_problem(info.form, entry.options.get("execution"), info.name)
-    if problem:
-        problems.append(problem)
-    if not params_problems:
-        try:
-            resolved.built = build_scorer(info.scorer, entry.params)
-        except Exception as exc:
-            problems.append(f"{type(exc).__name__}: {exc}")
-    return resolved
-
-
-def _column_problems(entry: Entry, info: RewardInfo, have: set[str], built: Any) -> list[str]:
-    missing = [c for c in required_columns(info, entry.params, built=built) if c not in have and c not in entry.inputs]
-    if missing:
-        text = missing_columns(missing, sorted(have), "the dataset", column_params(info, entry.params))
-        found = re.search(r"inputs: \{[^}]*\}", info.example or "")
-        if found:  # the reward's own example fills a column from another entry
-            text += f"; or fill it from another entry's values, as in {found.group(0)}"
-        return [text]
-    return []
-
-
-def _parameter_columns(info: RewardInfo, have: set[str]) -> str | None:
-    """A warning for dataset columns named like one of the reward's parameters (a function's keyword
-    parameters, a class's ``__init__`` ones): not an error, since another reward may read the column."""
-    clash = sorted(have & set(info.params))
-    if not clash:
-        return None
-    return (f"dataset column(s) {', '.join(map(repr, clash))} have the name of a parameter of {info.name}; this "
-            "reward uses the parameter's value, not the column (rename the column if it should read it)")
-
-
 def load_reward_set(
     spec: Any, registry: Registry | None = None, columns: cabc.Iterable[str] | None = None,
     concurrent: bool | None = None,
@@ -402,13 +228,13 @@ def load_reward_set(
     have = set(columns) if columns is not None else None
     problems: list[str] = _set_problems(settings)
     set_execution = settings.get("execution") if not problems else None
-    resolved: list[_Resolved] = []
+    resolved: list[Resolved] = []
     wheres: dict[str, list[str]] = {}
     def find(use: str) -> RewardInfo:
         return find_reward(registry, use, base)
 
     for i, raw in enumerate(raw_entries):
-        one = _resolve(raw, find, set_execution)
+        one = resolve(raw, find, set_execution)
         resolved.append(one)
         where = f"entry {i + 1}" + (f" ({one.entry.use})" if one.entry is not None else "")
         if one.entry is not None:
@@ -435,18 +261,18 @@ def load_reward_set(
         for i, one in enumerate(resolved):
             if one.entry is not None and one.info is not None:
                 problems += [f"entry {i + 1} ({one.entry.use}): {p}"
-                             for p in _column_problems(one.entry, one.info, have, one.built)]
+                             for p in column_problems(one.entry, one.info, have, one.built)]
     if problems:
         raise RewardSetError(problems, source)
     for i, one in enumerate(resolved):
         if have is None or one.entry is None or one.info is None:
             continue
-        warning = _parameter_columns(one.info, have)
+        warning = parameter_columns(one.info, have)
         if warning:
             warnings.warn(f"{source}: entry {i + 1} ({one.entry.use}): {warning}", UserWarning, stacklevel=2)
-    built = _build(resolved)
-    built.concurrent = settings.get("concurrent") if concurrent is None else concurrent
-    return built
+    checked = [one for one in resolved if one.entry is not None]
+    return RewardSet([one.entry for one in checked], build(checked), [one.info for one in checked],  # type: ignore[misc]
+                     settings.get("concurrent") if concurrent is None else concurrent)
 
 
 def _cycles(by_metric: dict[str, Entry]) -> list[str]:
@@ -468,32 +294,6 @@ def _cycles(by_metric: dict[str, Entry]) -> list[str]:
     for metric in by_metric:
         visit(metric, [])
     return problems
-
-
-def _build(resolved: list[_Resolved], given: cabc.Mapping[str, Reward] | None = None) -> RewardSet:
-    """The rewards of a validated set, dependencies first, each from the scorer built at validation;
-    ``given`` (column -> reward) are inputs built elsewhere, for a single reward."""
-    cache = ResultCache()
-    given = dict(given or {})
-    built: dict[str, Reward] = {}
-    by_metric = {r.entry.metric: r for r in resolved if r.entry is not None}
-
-    def build(metric: str) -> Reward:
-        if metric in built:
-            return built[metric]
-        one = by_metric[metric]
-        entry, info = one.entry, one.info
-        assert entry is not None and info is not None
-        inputs = {**given, **{column: build(other) for column, other in entry.inputs.items()}}
-        columns = tuple(c for c in required_columns(info, entry.params, built=one.built) if c not in inputs)
-        reward = built[metric] = make_reward(info, entry.params, metric=entry.metric, options=entry.options,
-                                             inputs=inputs, cache=cache, columns=columns, built=one.built)
-        reward.column_params = column_params(info, entry.params)
-        return reward
-
-    entries = [r.entry for r in resolved if r.entry is not None]
-    rewards = [build(e.metric) for e in entries]
-    return RewardSet(entries, rewards, [by_metric[e.metric].info for e in entries])  # type: ignore[misc]
 
 
 def load_rewards(*names: str, registry: Registry | None = None, concurrent: bool = False,
@@ -531,7 +331,7 @@ def load_one(name: str, params: cabc.Mapping[str, Any] | None = None, registry: 
     """One reward and its registry entry, validated like a reward-set entry; its problems speak of
     the reward (``format.regex: missing required parameter 'pattern'``), not of a set's entry."""
     registry = registry or load_registry()
-    return _load_single(name, lambda use: find_reward(registry, use, None), params, metric, options)
+    return build_one(name, lambda use: find_reward(registry, use, None), params, metric, options)
 
 
 def reward_from_info(info: RewardInfo, params: cabc.Mapping[str, Any] | None = None, *, metric: str | None = None,
@@ -540,15 +340,4 @@ def reward_from_info(info: RewardInfo, params: cabc.Mapping[str, Any] | None = N
     """The reward ``info`` describes, with ``params``, checked like a reward-set entry (no registry
     needed: what a :class:`~grpo_rewards.RewardDefinition` builds its export with). ``inputs``
     maps a column to the reward whose values fill it."""
-    return _load_single(info.name, lambda use: info, params, metric, dict(options or {}), inputs)[0]
-
-
-def _load_single(name: str, find: cabc.Callable[[str], RewardInfo], params: cabc.Mapping[str, Any] | None,
-                 metric: str | None, options: dict[str, Any],
-                 inputs: cabc.Mapping[str, Reward] | None = None) -> tuple[Reward, RewardInfo]:
-    raw = {"use": name, "with": dict(params or {}), **options, **({"as": metric} if metric else {})}
-    one = _resolve(raw, find)
-    problems = one.problems + ([one.not_found] if one.not_found is not None else [])
-    if problems:
-        raise RewardSetError(problems, name)
-    return _build([one], inputs).rewards[0], one.info  # type: ignore[return-value]
+    return build_one(info.name, lambda use: info, params, metric, dict(options or {}), inputs)[0]

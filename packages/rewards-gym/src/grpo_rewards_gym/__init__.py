@@ -18,7 +18,7 @@ __version__ = metadata.version("grpo-rewards-gym")  # the one literal is in pypr
 
 #: public name -> module that defines it
 _EXPORTS = {
-    "ACCURACY": "rewards",
+    "ACCURACY": "definitions",
     "BROKEN": "tasks",
     "OUTCOMES": "scoring",
     "Accuracy": "scoring",
@@ -28,7 +28,7 @@ _EXPORTS = {
     "make_rows": "tasks",
 }
 #: ``gym.accuracy`` as TRL calls it, built once on first use
-_BUILT = {"accuracy": "rewards:make_accuracy"}
+_BUILT = {"accuracy": "definitions:make_accuracy"}
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, modules=("codec",))
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
 
     from . import codec as codec
     from .catalog import dataset_names
-    from .rewards import ACCURACY
+    from .definitions import ACCURACY
     from .scoring import OUTCOMES, Accuracy, extract_answer
     from .tasks import BROKEN, make_mix, make_rows
 

@@ -11,7 +11,7 @@ from typing import Any
 import grpo_rewards
 
 from .catalog import catalog, dataset_names
-from .rewards import ACCURACY
+from .definitions import ACCURACY
 from .tasks import BROKEN, COLUMNS, MIX_PARAMS, GymTask, make_mix
 
 

@@ -38,7 +38,7 @@ from grpo_rewards import completion_text
 from grpo_rewards import params as checks
 
 from . import codec
-from .rewards import COLUMNS
+from .definitions import COLUMNS
 from .safety import unevaluated_answer, unsafe_answer, unsafe_entry
 from .sandboxed import SandboxFailed, score_in_sandbox
 from .scan import evaluators

@@ -33,30 +33,26 @@ from .latex_lexer import ParseError, normalize
 from .light import CONST, FUNC, MUL, POW, SYM, Node, num
 from .limits import DEFAULT_LIMITS, Limits
 from .parse import clear_cache as parse_cache_clear
-from .parse import normalize_text, read_answer
+from .parse import read_answer
+from .structure import (
+    Tri,
+    alternatives,
+    any_of,
+    as_interval,
+    chain_interval,
+    elements,
+    has_equation,
+    matrices,
+    ordered,
+    pieces_equal,
+    reduced,
+    texts,
+)
 from .surds import Surd, Undecidable, evaluate, rational
-
-Tri = bool | None
 
 
 def _text_key(s: str) -> str:
     return "".join(normalize(s).split())
-
-
-def _choice_key(s: str) -> str:
-    return normalize_text(s).strip("() ")
-
-
-def _any(results: list[Tri]) -> Tri:
-    if True in results:
-        return True
-    return None if None in results else False
-
-
-def _all(results: list[Tri]) -> Tri:
-    if False in results:
-        return False
-    return None if None in results else True
 
 
 def _value(node: Node) -> Surd | None:
@@ -181,14 +177,10 @@ class BoundedComparer:
         if self.conventions.trailing_units == "match" and g.units != p.units:
             return False
         if g.alt is not None or p.alt is not None:
-            return _any([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
-                         for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]
-                        + [self.answers(g.replace(alt=None), p.replace(alt=None))])
+            return alternatives(g, p, self.answers)
         if g.kind == "text" or p.kind == "text":
-            if g.kind == p.kind and g.value == p.value:
-                return True
-            return bool(g.text) and _choice_key(g.text) == _choice_key(p.text)
-        return _any([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
+            return texts(g, p)
+        return any_of([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
 
     def variants(self, a: Answer) -> list[Answer | None]:
         out: list[Answer | None] = [a]
@@ -200,17 +192,7 @@ class BoundedComparer:
         return out
 
     def reduce(self, a: Answer, last_side: bool = False) -> Answer:
-        if a.kind == "equation":
-            lhs, rhs = a.value
-            if (lhs.op == SYM or _is_label(lhs)) and not (lhs.symbols & rhs.symbols):
-                return a.replace(kind="expr", value=rhs)
-            if rhs.op == SYM and rhs not in lhs.symbols:
-                return a.replace(kind="expr", value=lhs)
-            if last_side:
-                return a.replace(kind="expr", value=rhs)
-        if a.kind == "multi":
-            return a.replace(value=tuple(self.reduce(x, last_side) for x in a.value))
-        return a
+        return reduced(a, last_side, _is_symbol, _is_name, _symbols)
 
     def plain(self, g: Answer | None, p: Answer | None) -> Tri:
         if g is None or p is None:
@@ -220,7 +202,7 @@ class BoundedComparer:
         if (g.huge or p.huge) and not (g.kind == p.kind == "expr"):
             return None  # towers inside structures: compared structurally by the worker
         g = self.reduce(g)
-        p = self.reduce(p, last_side=not _has_equation(g))
+        p = self.reduce(p, last_side=not has_equation(g))
         kinds = {g.kind, p.kind}
         if "relation" in kinds:
             return self.relations(g, p)
@@ -229,21 +211,16 @@ class BoundedComparer:
         if g.kind == "expr" and p.kind == "expr":
             return self.exprs(g.value, p.value, g.approx or p.approx)
         if kinds <= {"expr", "set", "multi"}:
-            return self.unordered(_elements(g), _elements(p))
+            return self.unordered(elements(g), elements(p))
         if g.kind in ("set", "multi") and p.kind == "tuple":
-            return self.unordered(_elements(g), _elements(p))
+            return self.unordered(elements(g), elements(p))
         if "interval" in kinds and "multi" in kinds:
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is not None and pi is not None:
                 return self.intervals(gi, pi, g.approx or p.approx)
             return None
-        if g.kind in ("set", "multi") and p.kind == "tuple":
-            return self.unordered(_elements(g), _elements(p))
         if kinds <= {"tuple", "multi"}:
-            gs, ps = _elements(g), _elements(p)
-            if len(gs) != len(ps):
-                return False
-            return _all([self.answers(a, b) for a, b in zip(gs, ps)])
+            return ordered(elements(g), elements(p), self.answers)
         if "interval" in kinds:
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is None or pi is None:
@@ -255,21 +232,7 @@ class BoundedComparer:
 
     # -- intervals, relations, matrices (constant ends and elements only) -----------------------
     def as_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
-        if a.kind == "interval":
-            return a.value
-        if a.kind == "tuple" and len(a.value) == 2:
-            return ((a.value[0], a.value[1], True, True),)
-        if a.kind == "relation":
-            return self.relation_interval(a)
-        if a.kind == "multi" and any(x.kind != "tuple" for x in a.value):
-            pieces: list[tuple[Node, Node, bool, bool]] = []
-            for x in a.value:
-                part = self.as_interval(x)
-                if part is None:
-                    return None
-                pieces.extend(part)
-            return tuple(pieces)
-        return None
+        return as_interval(a, self.relation_interval)
 
     def relation_interval(self, a: Answer) -> tuple[tuple[Node, Node, bool, bool], ...] | None:
         """A chain about one symbol with constant bounds (``1 < x <= 3``, ``5 >= x``) as one piece;
@@ -278,19 +241,8 @@ class BoundedComparer:
         syms = [t for t in terms if t.symbols]
         if len(syms) != 1 or "!=" in ops or syms[0].op != SYM:
             return None
-        x = syms[0]
-        lo, hi, lo_open, hi_open = -_INFINITY, _INFINITY, True, True
-        for (left, right), op in zip(itertools.pairwise(terms), ops):
-            strict = op in ("<", ">")
-            if op in (">", ">="):
-                left, right = right, left
-            if left == x:
-                hi, hi_open = right, strict
-            elif right == x:
-                lo, lo_open = left, strict
-            else:
-                return None
-        return ((lo, hi, lo_open, hi_open),)
+        piece = chain_interval(terms, ops, syms[0], -_INFINITY, _INFINITY)
+        return None if piece is None else (piece,)
 
     def relations(self, g: Answer, p: Answer) -> Tri:
         gi, pi = self.as_interval(g), self.as_interval(p)
@@ -306,14 +258,7 @@ class BoundedComparer:
         gm, pm = _sorted_pieces(gi), _sorted_pieces(pi)
         if gm is None or pm is None:
             return None
-        if len(gm) != len(pm):
-            return False
-        results: list[Tri] = []
-        for (a, b, ao, bo), (c, d, co, do) in zip(gm, pm):
-            if (ao, bo) != (co, do):
-                return False
-            results += [self.end(a, c, approx), self.end(b, d, approx)]
-        return _all(results)
+        return pieces_equal(gm, pm, lambda a, b: self.end(a, b, approx))
 
     def end(self, a: Node, b: Node, approx: bool) -> Tri:
         if a.has_infinity or b.has_infinity:
@@ -321,21 +266,8 @@ class BoundedComparer:
         return self.exprs(a, b, approx)
 
     def matrices(self, g: Answer, p: Answer) -> Tri:
-        def flat(a: Answer) -> tuple[tuple[int, int], list[Node]] | None:
-            if a.kind == "matrix":
-                return (len(a.value), len(a.value[0])), [e for row in a.value for e in row]
-            if a.kind == "tuple":
-                return (len(a.value), 1), list(a.value)
-            return None
-
-        fg, fp = flat(g), flat(p)
-        if fg is None or fp is None:
-            return False
-        (gr, gc), (pr, pc) = fg[0], fp[0]
-        vector = min(gr, gc) == 1 and min(pr, pc) == 1
-        if not ((gr, gc) == (pr, pc) or (vector and len(fg[1]) == len(fp[1]))):
-            return False
-        return _all([self.exprs(a, b, g.approx or p.approx) for a, b in zip(fg[1], fp[1])])
+        approx = g.approx or p.approx
+        return matrices(g, p, lambda a, b: self.exprs(a, b, approx))
 
     def exprs(self, a: Node, b: Node, approx: bool) -> Tri:
         if a == b:
@@ -361,6 +293,18 @@ class BoundedComparer:
                 keys.append(frozenset(v.terms.items()))
             keyed.append(set(keys))
         return keyed[0] == keyed[1]
+
+
+def _is_symbol(e: Node) -> bool:
+    return e.op == SYM
+
+
+def _is_name(e: Node) -> bool:
+    return e.op == SYM or _is_label(e)
+
+
+def _symbols(e: Node) -> Any:
+    return e.symbols
 
 
 _PI = Node(CONST, value="pi")
@@ -399,18 +343,6 @@ def _sorted_pieces(pieces: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
         if not hi < lo - 1e-9 * max(1.0, abs(lo)):
             return None  # touching or overlapping pieces: merging is the worker's
     return [piece for _, _, piece in keyed]
-
-
-def _elements(a: Answer) -> list[Answer]:
-    if a.kind == "multi":
-        return list(a.value)
-    if a.kind == "expr":
-        return [a]
-    return [a.replace(kind="expr", value=e) for e in a.value]
-
-
-def _has_equation(a: Answer) -> bool:
-    return a.kind == "equation" or (a.kind == "multi" and any(x.kind == "equation" for x in a.value))
 
 
 @lru_cache(maxsize=16384)

@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from .budget import check_budget
-from .latex_lexer import ParseError
+from .latex_lexer import ParseError, numeral_parts
 from .limits import DEFAULT_LIMITS, Limits
 
 
@@ -88,15 +88,9 @@ class Builder:
         """A literal like '12', '0.25', '1.5e3' as an exact sympy Rational."""
         self.tick()
         sp = self.sp
-        mant, _, exp = text.lower().partition("e")
-        intpart, _, frac = mant.partition(".")
-        if len(intpart.lstrip("0")) + len(frac) > self.limits.max_digits:
-            raise ParseError(f"number with more than max_digits={self.limits.max_digits} digits")
-        if frac or exp:
+        intpart, frac, e, decimal = numeral_parts(text, self.limits.max_digits)
+        if decimal:
             self.approx = True
-        e = int(exp) if exp else 0
-        if abs(e) > self.limits.max_digits:
-            raise ParseError("scientific exponent over max_digits")
         num = int((intpart or "0") + frac)
         den = 10 ** len(frac)
         if e >= 0:

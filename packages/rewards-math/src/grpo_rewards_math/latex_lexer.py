@@ -19,6 +19,24 @@ class ParseError(ValueError):
     """The text cannot be parsed (malformed, unsupported, or over a size limit; the message says which)."""
 
 
+def numeral_parts(text: str, max_digits: int) -> tuple[str, str, int, bool]:
+    """A numeral's integer digits, fraction digits, exponent, and whether it is written as a decimal or
+    with an exponent (``"1.5e3"`` -> ``("1", "5", 3, True)``); refused (:class:`ParseError`) past
+    ``max_digits`` digits or an exponent past it: the one digit limit of both tree builders.
+
+    >>> numeral_parts("1.5E3", 10), numeral_parts("12", 10)
+    (('1', '5', 3, True), ('12', '', 0, False))
+    """
+    mant, _, exp = text.lower().partition("e")
+    intpart, _, frac = mant.partition(".")
+    if len(intpart.lstrip("0")) + len(frac) > max_digits:
+        raise ParseError(f"number with more than max_digits={max_digits} digits")
+    e = int(exp) if exp else 0
+    if abs(e) > max_digits:
+        raise ParseError("scientific exponent over max_digits")
+    return intpart, frac, e, bool(frac or exp)
+
+
 class Kind:
     """The kinds of token besides punctuation (whose kind is the character itself: ``(``, ``^``, ``,``)."""
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from .budget import check_budget
-from .latex_lexer import ParseError
+from .latex_lexer import ParseError, numeral_parts
 from .limits import DEFAULT_LIMITS, Limits
 
 NUM, SYM, CONST, ADD, MUL, POW, FUNC, LOG, FACT, BINOM, BIG = (
@@ -194,17 +194,10 @@ class LightBuilder:
     def number(self, text: str) -> Node:
         """A literal like '12', '0.25', '1.5e3' (the Builder's digit limits)."""
         self.tick()
-        mant, _, exp = text.lower().partition("e")
-        intpart, _, frac = mant.partition(".")
-        if len(intpart.lstrip("0")) + len(frac) > self.limits.max_digits:
-            raise ParseError(f"number with more than max_digits={self.limits.max_digits} digits")
-        if frac or exp:
-            self.approx = True
-        if not frac and not exp:
+        intpart, frac, e, decimal = numeral_parts(text, self.limits.max_digits)
+        if not decimal:
             return _integer_node(intpart)
-        e = int(exp) if exp else 0
-        if abs(e) > self.limits.max_digits:
-            raise ParseError("scientific exponent over max_digits")
+        self.approx = True
         digits = int((intpart or "0") + frac)
         shift = e - len(frac)
         return num(Fraction(digits * 10**shift) if shift >= 0 else Fraction(digits, 10**-shift))

@@ -185,13 +185,8 @@ def clear_cache() -> None:
 @lru_cache(maxsize=8192)
 def _parse_answer(text: str, limits: Limits = DEFAULT_LIMITS, log_base: int | None = None,
                   light: bool = False) -> Answer:
-    if not isinstance(text, str):
-        raise ParseError(f"answer must be a str, not {type(text).__name__}")
-    if len(text) > limits.max_chars:
-        plain = _plain(text, limits, light)
-        if plain is not None:
-            return plain
-        raise ParseError(f"answer longer than max_chars={limits.max_chars}")
+    if not isinstance(text, str) or len(text) > limits.max_chars:
+        return _unchecked(text, limits, light)
     s = normalize(text)
     # each special form below is tried only when the character it needs is there (same result, less work)
     cases = _CASES_RE.fullmatch(s) if "\\begin" in s else None
@@ -265,14 +260,19 @@ def _bare_number(s: str, limits: Limits, light: bool = False) -> Answer:
     return Answer("expr", value, text=s, approx=builder.approx)
 
 
-def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool = False) -> Answer:
+def _unchecked(text: Any, limits: Limits, light: bool) -> Answer:
+    """What is not a string within ``max_chars``: a long plain arithmetic answer, else a ParseError."""
     if not isinstance(text, str):
         raise ParseError(f"answer must be a str, not {type(text).__name__}")
-    if len(text) > limits.max_chars:
-        plain = _plain(text, limits, light)
-        if plain is not None:
-            return plain
-        raise ParseError(f"answer longer than max_chars={limits.max_chars}")
+    plain = _plain(text, limits, light)
+    if plain is not None:
+        return plain
+    raise ParseError(f"answer longer than max_chars={limits.max_chars}")
+
+
+def _parse(text: str, limits: Limits, log_base: int | None = None, light: bool = False) -> Answer:
+    if not isinstance(text, str) or len(text) > limits.max_chars:
+        return _unchecked(text, limits, light)
     return _parse_normalized(text, normalize(text), limits, log_base, light)
 
 

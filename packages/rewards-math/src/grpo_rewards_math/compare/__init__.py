@@ -9,14 +9,15 @@ only what structure shows (:func:`.numbers.huge_equal`): the rest is None, undec
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..answer import Answer
 from ..budget import check_budget
 from ..conventions import Conventions
 from ..numeric import small_enough
-from ..parse import normalize_text
+from ..structure import Tri, alternatives, any_of, elements, has_equation, matrices, ordered, reduced, texts
 from .intervals import Intervals, is_label
-from .matrices import matrices
-from .numbers import Numbers, Tri, all_of, any_of
+from .numbers import Numbers
 
 __all__ = ["Comparer", "Tri"]
 
@@ -45,13 +46,9 @@ class Comparer:
         if self.conventions.trailing_units == "match" and g.units != p.units:
             return False  # 12 cm against the bare 12 (or the other way round), when units must match
         if g.alt is not None or p.alt is not None:
-            return any_of([self.answers(gv, pv) for gv in (g, g.alt) if gv is not None
-                         for pv in (p, p.alt) if pv is not None and (gv, pv) != (g, p)]
-                        + [self.answers(g.replace(alt=None), p.replace(alt=None))])
+            return alternatives(g, p, self.answers)
         if g.kind == "text" or p.kind == "text":
-            if g.kind == p.kind and g.value == p.value:
-                return True
-            return bool(g.text) and _text_key(g.text) == _text_key(p.text)
+            return texts(g, p)
         return any_of([self.plain(gv, pv) for gv in self.variants(g) for pv in self.variants(p)])
 
     def variants(self, a: Answer) -> list[Answer]:
@@ -69,23 +66,13 @@ class Comparer:
         """``x = 3`` -> ``3`` (an equation solved for a lone symbol or a label such as ``PQ``, ``|XY|``,
         ``m:n``, ``\\frac{XY}{YZ}``); multi element-wise. ``last_side``: any equation (chain) is its
         last side (``\\sqrt{4} = 2`` -> ``2``), as a prediction compared with a gold that is no equation."""
-        if a.kind == "equation":
-            lhs, rhs = a.value
-            if (lhs.is_Symbol or is_label(lhs)) and not (lhs.free_symbols & rhs.free_symbols):
-                return a.replace(kind="expr", value=rhs)
-            if rhs.is_Symbol and rhs not in lhs.free_symbols:
-                return a.replace(kind="expr", value=lhs)
-            if last_side:
-                return a.replace(kind="expr", value=rhs)
-        if a.kind == "multi":
-            return a.replace(value=tuple(self.reduce(x, last_side) for x in a.value))
-        return a
+        return reduced(a, last_side, _is_symbol, _is_name, _symbols)
 
     def plain(self, g: Answer, p: Answer) -> Tri:
         if g.kind == "equation" and p.kind == "equation":
             return self.sets.equations(g, p)
         g = self.reduce(g)
-        p = self.reduce(p, last_side=not _has_equation(g))
+        p = self.reduce(p, last_side=not has_equation(g))
         if g.kind == "relation" or p.kind == "relation":
             return self.sets.relations(g, p)
         if (g.kind == "equation") != (p.kind == "equation") and {g.kind, p.kind} <= {"equation", "expr", "set", "multi"}:
@@ -99,22 +86,23 @@ class Comparer:
         if gk == "expr" and pk == "expr":
             return self.exprs(g.value, p.value, g.approx or p.approx, g.huge or p.huge)
         if {gk, pk} <= {"expr", "set", "multi"}:  # 3 vs {3} vs "3, 3": collections of one
-            return self.unordered(self.elements(g), self.elements(p))
+            return self.unordered(elements(g), elements(p))
         if "interval" in (gk, pk) and "multi" in (gk, pk):
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is not None and pi is not None:
                 return self.sets.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
         if gk in _UNORDERED and pk == "tuple":  # a set of solutions written in parentheses
-            return self.unordered(self.elements(g), self.elements(p))
+            return self.unordered(elements(g), elements(p))
         if {gk, pk} <= {"tuple", "multi"}:
-            return self.ordered(self.elements(g), self.elements(p))
+            return ordered(elements(g), elements(p), self.answers)
         if gk == "interval" or pk == "interval":
             gi, pi = self.as_interval(g), self.as_interval(p)
             if gi is None or pi is None:
                 return False
             return self.sets.intervals(gi, pi, g.approx or p.approx, g.huge or p.huge)
         if gk == "matrix" or pk == "matrix":
-            return matrices(g, p, self.num)
+            approx, huge = g.approx or p.approx, g.huge or p.huge
+            return matrices(g, p, lambda a, b: self.num.exprs(a, b, approx, huge))
         return False  # different kinds: an equation against a tuple, a set against an interval, ...
 
     def solved(self, a: Answer) -> Answer | None:
@@ -138,13 +126,6 @@ class Comparer:
         if len(roots) != poly.degree():
             return None
         return a.replace(kind="set", value=roots)
-
-    def elements(self, a: Answer) -> list[Answer]:
-        if a.kind == "multi":
-            return list(a.value)
-        if a.kind == "expr":
-            return [a]
-        return [a.replace(kind="expr", value=e) for e in a.value]
 
     def unordered(self, gs: list[Answer], ps: list[Answer]) -> Tri:
         gs, ps = _dedupe(gs), _dedupe(ps)
@@ -170,11 +151,6 @@ class Comparer:
                 return None if undecided else False
         return True
 
-    def ordered(self, gs: list[Answer], ps: list[Answer]) -> Tri:
-        if len(gs) != len(ps):
-            return False
-        return all_of([self.answers(a, b) for a, b in zip(gs, ps)])
-
 
 def _dedupe(items: list[Answer]) -> list[Answer]:
     out: list[Answer] = []
@@ -184,10 +160,13 @@ def _dedupe(items: list[Answer]) -> list[Answer]:
     return out
 
 
-def _text_key(s: str) -> str:
-    """Plain-text key: lower case, no surrounding parentheses (choice letters: (B) == b)."""
-    return normalize_text(s).strip("() ")
+def _is_symbol(e: Any) -> bool:
+    return bool(e.is_Symbol)
 
 
-def _has_equation(a: Answer) -> bool:
-    return a.kind == "equation" or (a.kind == "multi" and any(x.kind == "equation" for x in a.value))
+def _is_name(e: Any) -> bool:
+    return bool(e.is_Symbol or is_label(e))
+
+
+def _symbols(e: Any) -> Any:
+    return e.free_symbols

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 from ..answer import Answer
 from ..budget import BudgetExceeded, check_budget
 from ..numeric import small_enough
-from .numbers import Numbers, Tri, all_of
+from ..structure import Tri, as_interval, chain_interval, pieces_equal
+from .numbers import Numbers
 
 
 class Intervals:
@@ -18,22 +18,7 @@ class Intervals:
         self.sp = num.sp
 
     def as_interval(self, a: Answer) -> tuple[Any, ...] | None:
-        if a.kind == "interval":
-            return a.value
-        if a.kind == "tuple" and len(a.value) == 2:
-            return ((a.value[0], a.value[1], True, True),)
-        if a.kind == "relation":
-            return self.relation_interval(a)
-        if a.kind == "multi":  # x < 1 or x > 2 -> a union
-            parts = [self.as_interval(x) for x in a.value]
-            if any(x.kind != "tuple" for x in a.value):
-                pieces: list[Any] = []
-                for pc in parts:
-                    if pc is None:
-                        return None
-                    pieces.extend(pc)
-                return tuple(pieces)
-        return None
+        return as_interval(a, self.relation_interval)
 
     def relation_interval(self, a: Answer) -> tuple[Any, ...] | None:
         """A chain of inequalities about one quantity as interval pieces: ``1 < x <= 3``, ``0 < g(x) < 2``
@@ -47,17 +32,10 @@ class Intervals:
         if len(syms) != 1 or "!=" in ops or not (syms[0].is_Symbol or is_label(syms[0])):
             return None
         x = syms[0]
-        lo, hi, lo_open, hi_open = -sp.oo, sp.oo, True, True
-        for (left, right), op in zip(itertools.pairwise(terms), ops):
-            strict = op in ("<", ">")
-            if op in (">", ">="):
-                left, right = right, left
-            if left == x:
-                hi, hi_open = right, strict
-            elif right == x:
-                lo, lo_open = left, strict
-            else:
-                return None
+        piece = chain_interval(terms, ops, x, -sp.oo, sp.oo)
+        if piece is None:
+            return None
+        lo, hi, lo_open, hi_open = piece
         if type(x).__name__ == "Abs" and lo.is_number and (lo.is_nonnegative or lo == -sp.oo):
             if lo == -sp.oo or (lo == 0 and not lo_open):
                 return ((-hi, hi, hi_open, hi_open),)
@@ -112,15 +90,7 @@ class Intervals:
     def intervals(self, gi: tuple[Any, ...], pi: tuple[Any, ...], approx: bool, huge: bool) -> Tri:
         if huge:
             return gi == pi
-        gm, pm = self.merge(gi), self.merge(pi)
-        if len(gm) != len(pm):
-            return False
-        results: list[Tri] = []
-        for (a, b, ao, bo), (c, d, co, do) in zip(gm, pm):
-            if (ao, bo) != (co, do):
-                return False
-            results += [self.num.exprs(a, c, approx, False), self.num.exprs(b, d, approx, False)]
-        return all_of(results)
+        return pieces_equal(self.merge(gi), self.merge(pi), lambda a, b: self.num.exprs(a, b, approx, False))
 
     def merge(self, pieces: tuple[Any, ...]) -> list[tuple[Any, Any, bool, bool]]:
         """Canonical union of interval pieces (sorted, overlapping ones merged) when ends are real numbers."""

@@ -10,24 +10,7 @@ from ..budget import check_budget
 from ..certified import certified_equal
 from ..conventions import Conventions
 from ..numeric import EXACT_TOL, close, random_points, rational_close, rounds_equal, small_enough, to_complex
-
-Tri = bool | None
-
-
-def all_of(results: list[Tri]) -> Tri:
-    if any(r is False for r in results):
-        return False
-    if any(r is None for r in results):
-        return None
-    return True
-
-
-def any_of(results: list[Tri]) -> Tri:
-    if any(r is True for r in results):
-        return True
-    if any(r is None for r in results):
-        return None
-    return False
+from ..structure import Tri
 
 
 class Numbers:
