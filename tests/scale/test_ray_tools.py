@@ -183,4 +183,11 @@ def test_a_lost_actor_is_a_tool_error_until_the_next_reset(ray_start):
         "error"].endswith("); this rollout's state is lost")
     assert run_tool(environment, "add", {"k": 1}) == {"error": f"{error['error']}; tool add did not run"}
     assert environment.reset() == "total 0" and environment.add(1) == "1"
-    assert environment.pid() not in (pid, os.getpid())
+    second = environment.pid()
+    assert second not in (pid, os.getpid())
+    os.kill(second, signal.SIGKILL)  # lost between two rollouts: the reset starts a new actor
+    until = time.monotonic() + 120
+    while alive(second) and time.monotonic() < until:
+        time.sleep(0.2)
+    assert environment.reset(offset=2) == "total 2" and environment.add(1) == "3"
+    assert environment.pid() not in (pid, second, os.getpid())

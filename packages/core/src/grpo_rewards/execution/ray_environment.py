@@ -17,10 +17,12 @@ one rollout as it does locally.
   kills the actor (``ray.kill``) and raises, which TRL's tool loop turns into the tool's
   ``{"error": ...}`` result; the rollout's state is gone with the actor, so every later call of that
   rollout raises too, until the next ``reset`` starts a new actor. A lost actor (its node died)
-  is the same: an error for the rest of the rollout, a new actor at the next reset. Nothing falls
-  back to running the tool locally.
+  is the same: an error for the rest of the rollout, a new actor at the next reset (a ``reset``
+  that finds its actor lost, or overrunning, tries once more on a new one). Nothing falls back to
+  running the tool locally.
 - The connection is the Ray backend's (:func:`~.ray_backend.get_ray_backend`): the same address, the
-  same clear error when the cluster cannot be reached, the same one reconnect after a lost one.
+  same clear error when the cluster cannot be reached, the same one reconnect after a lost one
+  (the actors made before it are forgotten; the next ``reset`` of each instance makes a new one).
 - ``get_reward`` stays hidden from TRL (no method of the stand-in); :func:`remote_reward` asks the
   actor for it and for the environment's ``outcome`` label, so the core scores it once under the
   environment's name (:mod:`grpo_rewards.env_reward`).
@@ -93,11 +95,18 @@ class RemoteEnvironment:
         self._actor: Any = None
         self._lost: str | None = None  # why this rollout's state is gone (until the next reset)
         self.outcome: str | None = None
+        self._connection = -1  # the backend's connection the actor was made on
 
     def _ray(self) -> Any:
+        """Ray, connected as the backend connects (a lost connection: one reconnect); an actor made
+        on an earlier connection is forgotten (it went with it)."""
         from .ray_backend import get_ray_backend
 
-        get_ray_backend(self._grpo_remote_address).connect()
+        backend = get_ray_backend(self._grpo_remote_address)
+        backend.connect()
+        connection = backend.stats["connects"] + backend.stats["reconnects"]
+        if connection != self._connection:
+            self._actor, self._connection = None, connection
         import ray
 
         return ray
@@ -159,8 +168,17 @@ class RemoteEnvironment:
     def reset(self, **row: Any) -> Any:
         self._lost = None
         self.outcome = None
+        self._ray()
         if self._actor is None:
             self._new_actor()
+        try:
+            return self._remote("call", "reset", (), row, what="reset")
+        except RuntimeError:
+            if self._actor is not None:  # the environment's own error
+                raise
+        # the actor was lost since the last rollout (its node died) or its reset overran: one new actor
+        self._lost = None
+        self._new_actor()
         return self._remote("call", "reset", (), row, what="reset")
 
     def _grpo_remote_reward(self) -> Any:
