@@ -40,11 +40,13 @@ counted once.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import types
 from collections.abc import Callable
 from typing import Any
 
+from .backends import Execution
 from .errors import PluginError, capped
 from .records import is_reference, resolve_reference
 from .signatures import EMPTY, Param, first_doc_paragraph, signature
@@ -228,8 +230,12 @@ _HIDDEN: dict[type, type] = {}
 
 
 def call_get_reward(environment: Any) -> Any:
-    """``environment.get_reward()``, also for an instance whose ``get_reward`` the core hid from TRL;
-    ``None`` when the environment has none."""
+    """``environment.get_reward()``, also for an instance whose ``get_reward`` the core hid from TRL
+    and for one on Ray (its actor's, :mod:`~grpo_rewards.execution.ray_environment`); ``None`` when
+    the environment has none."""
+    remote = getattr(environment, "_grpo_remote_reward", None)
+    if callable(remote):
+        return remote()
     for klass in type(environment).__mro__:
         if klass.__dict__.get("_grpo_rewards_hidden"):
             continue
@@ -245,18 +251,32 @@ class EnvironmentFactory:
     ``info``'s factory with ``params``. When the environment owns a reward (and ``hide_reward``),
     the instance is of a subclass where ``get_reward`` is no method, so TRL does not score it a
     second time; the core's reward under the environment's name reads it. Picklable when the
-    registered factory is (it is kept by reference when registered so)."""
+    registered factory is (it is kept by reference when registered so).
+
+    ``execution`` (``{backend: ray, address: ...}``, as rewards take it) runs the instances' tools
+    on a Ray cluster, one actor per instance (:mod:`~grpo_rewards.execution.ray_environment`), each
+    call within ``timeout`` seconds (None: its default)."""
 
     def __init__(self, info: EnvironmentInfo, params: dict[str, Any] | None = None, *,
-                 hide_reward: bool = True) -> None:
+                 hide_reward: bool = True, execution: Any = None, timeout: float | None = None) -> None:
         self.name = info.name
         self.target: Any = info.reference or info.factory
         self.params = dict(params or {})
         self.hide_reward = hide_reward and info.owns_reward
+        self.execution = Execution.parse(execution)
+        self.timeout = timeout
         self.__name__ = info.name
 
     def __repr__(self) -> str:
-        return f"EnvironmentFactory({self.name!r}, {self.params})"
+        where = f", execution={self.execution.as_dict()}" if self.execution.remote else ""
+        return f"EnvironmentFactory({self.name!r}, {self.params}{where})"
+
+    def local(self) -> EnvironmentFactory:
+        """This factory building the real environment here (what a Ray actor runs), ``get_reward`` kept."""
+        local = copy.copy(self)
+        local.execution = Execution()
+        local.hide_reward = False
+        return local
 
     def _target(self) -> Callable[..., Any]:
         target = self.target
@@ -266,6 +286,13 @@ class EnvironmentFactory:
 
     def __call__(self) -> Any:
         target = self._target()
+        if self.execution.remote:
+            from .execution.ray_environment import DEFAULT_TIMEOUT, remote_environment_class
+
+            stand_in = remote_environment_class(self.name, target, self.local(), self.execution.address or "auto",
+                                                DEFAULT_TIMEOUT if self.timeout is None else self.timeout)()
+            setattr(stand_in, TAG, self.name)
+            return stand_in
         if self.hide_reward and inspect.isclass(target):
             instance = _hidden_reward_class(target)(**self.params)
         else:

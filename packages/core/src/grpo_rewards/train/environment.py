@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import params as params_module
+from ..backends import Execution, execution_problems
 from ..environment import EnvironmentFactory, EnvironmentInfo
 from ..errors import GrpoRewardsError, ModelError, quote
 
@@ -31,15 +33,35 @@ TOOL_TEMPLATE = "qwen2_5.jinja"
 
 @dataclass
 class EnvironmentPlan:
-    """The environments of a run: ``{key: (info, params)}`` (key ``None`` for the single form)."""
+    """The environments of a run: ``{key: (info, params)}`` (key ``None`` for the single form), and
+    where each runs: ``{key: (execution, timeout)}`` for those whose entry says (a Ray cluster)."""
 
     chosen: dict[str | None, tuple[EnvironmentInfo, dict[str, Any]]] = field(default_factory=dict)
+    placed: dict[str | None, tuple[Execution, float | None]] = field(default_factory=dict)
 
     @property
     def factory(self) -> Any:
         """What ``GRPOTrainer(environment_factory=...)`` gets: one factory, or a dict of them."""
-        factories = {key: EnvironmentFactory(info, params) for key, (info, params) in self.chosen.items()}
+        factories = {key: EnvironmentFactory(info, params, execution=self.placed.get(key, (None, None))[0],
+                                             timeout=self.placed.get(key, (None, None))[1])
+                     for key, (info, params) in self.chosen.items()}
         return factories[None] if list(factories) == [None] else factories
+
+    def prepare(self) -> list[str]:
+        """Connect to the Ray cluster of each environment whose tools run there, now (an
+        :class:`~grpo_rewards.errors.ExecutionError` when it cannot be reached, before the model
+        loads); one line for each saying where its tools run."""
+        from ..execution.ray_backend import get_ray_backend
+        from ..execution.ray_environment import DEFAULT_TIMEOUT
+
+        lines = []
+        for key, (execution, timeout) in self.placed.items():
+            get_ray_backend(execution.address or "auto").connect()
+            info = self.chosen[key][0]
+            lines.append(f"environment {info.name} runs its tools on {execution.backend} (address "
+                         f"{execution.address}), one actor per instance, "
+                         f"{DEFAULT_TIMEOUT if timeout is None else timeout:g} s per call")
+        return lines
 
     def reward_entries(self) -> list[dict[str, Any]]:
         """The reward-set entries of the environments that own a reward (each environment once)."""
@@ -51,23 +73,52 @@ class EnvironmentPlan:
 
     def manifest(self) -> list[dict[str, Any]]:
         """What the manifest records: each environment with its parameters, plugin, distribution and version."""
-        return [{"key": key, "name": info.name, "params": params, "owns_reward": info.owns_reward,
-                 "plugin": info.plugin, "distribution": info.distribution, "version": info.version}
-                for key, (info, params) in self.chosen.items()]
+        out = []
+        for key, (info, params) in self.chosen.items():
+            record: dict[str, Any] = {
+                "key": key, "name": info.name, "params": params, "owns_reward": info.owns_reward,
+                "plugin": info.plugin, "distribution": info.distribution, "version": info.version}
+            if key in self.placed:
+                execution, timeout = self.placed[key]
+                record["execution"] = execution.as_dict()
+                record["timeout"] = timeout
+            out.append(record)
+        return out
 
 
-def _entry(raw: Any, where: str) -> tuple[str | None, dict[str, Any], list[str]]:
+#: The keys of an environment entry: its name, parameters, and where its tools run (a Ray cluster).
+ENTRY_KEYS = ("use", "with", "execution", "timeout")
+
+
+def _entry(raw: Any, where: str) -> tuple[str | None, dict[str, Any], list[str], tuple[Execution, float | None] | None]:
     if isinstance(raw, str):
-        return raw, {}, []
+        return raw, {}, [], None
     if isinstance(raw, dict) and isinstance(raw.get("use"), str):
-        unknown = sorted(set(raw) - {"use", "with"})
+        unknown = sorted(set(raw) - set(ENTRY_KEYS))
         params = raw.get("with") or {}
-        problems = [f"{where}: unknown key(s) {', '.join(unknown)}; an environment entry has use: and with:"] if unknown else []
+        problems = [f"{where}: unknown key(s) {', '.join(unknown)}; an environment entry has "
+                    f"{', '.join(k + ':' for k in ENTRY_KEYS)}"] if unknown else []
         if not isinstance(params, dict):
             problems.append(f"{where}.with: expected a mapping of the environment's parameters, got {quote(params)}")
             params = {}
-        return raw["use"], dict(params), problems
-    return None, {}, [f"{where}: expected an environment name or {{use: NAME, with: {{...}}}}, got {quote(raw)}"]
+        placed = None
+        if "execution" in raw or "timeout" in raw:
+            found = [f"{where}.{p}" for p in execution_problems(raw.get("execution"))]
+            timeout = raw.get("timeout")
+            try:
+                params_module.number(timeout, f"{where}.timeout", positive=True, none_ok=True)
+            except ValueError as exc:
+                found.append(str(exc))
+                timeout = None
+            if not found:
+                execution = Execution.parse(raw.get("execution"))
+                if timeout is not None and not execution.remote:
+                    found.append(f"{where}.timeout: a deadline per tool call applies to an environment on Ray "
+                                 "(execution: {backend: ray}); a local environment's tools bound their own work")
+                placed = (execution, None if timeout is None else float(timeout))
+            problems += found
+        return raw["use"], dict(params), problems, placed
+    return None, {}, [f"{where}: expected an environment name or {{use: NAME, with: {{...}}}}, got {quote(raw)}"], None
 
 
 def plan_environment(spec: Any, registry: Any, task: Any = None) -> tuple[EnvironmentPlan | None, list[str]]:
@@ -87,10 +138,12 @@ def plan_environment(spec: Any, registry: Any, task: Any = None) -> tuple[Enviro
     problems: list[str] = []
     for key, raw in raw_entries.items():
         where = "environment" if key is None else f"environment.{key}"
-        name, params, found = _entry(raw, where)
+        name, params, found, placed = _entry(raw, where)
         problems += found
         if name is None:
             continue
+        if placed is not None and placed[0].remote:
+            plan.placed[key] = placed
         try:
             info = registry.environment(name)
         except GrpoRewardsError as exc:

@@ -355,6 +355,8 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
         + f" · {len(plan.dataset)} prompts · output {plan.run_dir}")
     say(f"grpo-rewards: {rewards_line(plan.reward_set)}")
     plan.reward_set.prepare()  # connects to a Ray cluster now: one that cannot be reached stops the run here
+    for line in plan.environment.prepare() if plan.environment is not None else []:  # and the environments' too
+        say(f"grpo-rewards: {line}")
     say(f"grpo-rewards: {set_threads()}")
     model_path = resolve_model(plan.config["model"])
     args = GRPOConfig(**plan.grpo_kwargs)  # sets up the distributed state under torchrun / accelerate
