@@ -153,8 +153,10 @@ def test_one_ctrl_c_stops_a_run_whose_reward_never_returns_and_the_wait_names_th
     config = tiny_config(tiny_model, tmp_path / "out", max_steps=1)
     config["rewards"] = [{"use": f"{tmp_path / 'hang.py'}:hang"}]
     path = write_config(tmp_path / "run.yaml", config)
+    # as from a terminal: Ctrl-C's default action (an xdist worker ignores SIGINT, and a child inherits that)
     proc = subprocess.Popen([sys.executable, "-c", LAUNCH, str(Path(__file__).parent), str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for line in proc.stdout:  # type: ignore[union-attr]
             if line.startswith("grpo-rewards: the step is waiting for the reward hang ("):

@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import RunComplete
@@ -90,15 +94,61 @@ def run_train(args: argparse.Namespace) -> int:
                else ""))
         return 0
     try:
-        run(plan)
+        with _ctrl_c_guard():
+            run(plan)
     except KeyboardInterrupt:
         return _interrupted()
     return 0
 
 
+#: Seconds after a Ctrl-C before the guard stops a run whose main thread has not acted on it.
+CTRL_C_GRACE = 15.0
+_interrupting = threading.Lock()
+
+
+@contextlib.contextmanager
+def _ctrl_c_guard() -> Iterator[None]:
+    """Make one Ctrl-C stop the run even when the main thread cannot act on it (blocked in native code,
+    or a cleanup that waits for a reward that never returns): Python's own signal handler writes the
+    signal to a pipe at once, from any state of the main thread, and a daemon thread reading it ends the
+    run with :func:`_interrupted` if the main thread has not done so within :data:`CTRL_C_GRACE` seconds."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except ValueError:  # not the main thread of the main interpreter
+        os.close(read_end)
+        os.close(write_end)
+        yield
+        return
+
+    def watch() -> None:
+        try:
+            while got := os.read(read_end, 64):  # end of file: the run ended
+                if signal.SIGINT in got:
+                    time.sleep(CTRL_C_GRACE)
+                    _interrupted()
+        except OSError:
+            pass
+        finally:
+            os.close(read_end)
+
+    threading.Thread(target=watch, name="grpo-rewards ctrl-c guard", daemon=True).start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(write_end)  # the watcher reads end-of-file and returns
+
+
 def _interrupted() -> int:
     """One Ctrl-C stops the run: saved checkpoints stay, and a reward still running in a thread (one
     without a timeout that never returns) does not keep the process alive or need a second Ctrl-C."""
+    if not _interrupting.acquire(blocking=False):  # the main thread and the guard: one of them says it
+        return 130
     from ..train.progress import rewards_running
 
     waiting = sorted({metric for metric, _ in rewards_running()})
