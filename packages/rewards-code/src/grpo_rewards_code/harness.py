@@ -831,7 +831,7 @@ def _prepare(argv=()):
     no descriptor but 0, 1 and 2 (whatever the sandbox's launcher passed on), non-dumpable.
 
     A process 1 that gave up root no longer shares a uid with bwrap, whose ``--die-with-parent`` signal then
-    cannot reach it: the host kills it itself (:class:`grpo_rewards_code.sandbox.SandboxProcess`)."""
+    cannot reach it: the host kills it itself (:class:`grpo_rewards_code.exchange.SandboxProcess`)."""
     if "drop" in argv:
         _drop_root()
     os.closerange(3, 65536)
