@@ -47,7 +47,6 @@ from .exchange import SandboxProcess, exchange, frame
 
 ENV = "GRPO_REWARDS_CODE_SANDBOX"
 BACKENDS = ("bwrap", "unshare", "unsafe")
-HARNESS = Path(__file__).with_name("harness.py")
 SANDBOX_UID = 65534
 
 
@@ -57,7 +56,10 @@ class SandboxUnavailable(RuntimeError):
 
 @lru_cache(maxsize=1)
 def _harness_source() -> str:
-    return HARNESS.read_text(encoding="utf-8")
+    """The harness's source files joined into the one program the sandbox runs (:func:`harness.source`)."""
+    from .harness import source
+
+    return source()
 
 
 def interpreter() -> str:
@@ -122,7 +124,7 @@ def _root_userns() -> int:
 
     bwrap, started as root in it, can still read what only root may (an interpreter, rustup or a venv under
     ``/root``, mode 700) to bind it, and mounts everything; the harness then drops to uid/gid
-    :data:`SANDBOX_UID`, a host uid that owns nothing, before it reads any job (:func:`harness._drop_root`).
+    :data:`SANDBOX_UID`, a host uid that owns nothing, before it reads any job (:func:`harness_supervisor._drop_root`).
     One namespace per sandbox: ``RLIMIT_NPROC`` counts per namespace and uid, so sandboxes never share it.
     """
     holder = subprocess.Popen(["/usr/bin/unshare", "--user", "--", "/bin/sleep", "60"], stdin=subprocess.DEVNULL,

@@ -2,7 +2,7 @@
 
 A cold run pays for bwrap, an interpreter and the harness's imports per program (about 25 ms of
 CPU). A warm sandbox pays them once: its process 1 is the harness's zygote
-(:func:`grpo_rewards_code.harness.zygote`), which holds nothing of any program. Per program the
+(:func:`grpo_rewards_code.harness_zygote.zygote`), which holds nothing of any program. Per program the
 host hands it three new pipes over a socket; the zygote forks a supervisor onto them without
 reading them, and the supervisor runs the job exactly as a cold harness does (frame 1, a fork per
 test with the program's rlimits and seccomp filter, frame 2 read only after the program's
