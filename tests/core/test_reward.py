@@ -479,6 +479,77 @@ def test_a_batch_result_that_is_a_dict_or_a_generator_is_refused_the_same_way_on
     assert fine(prompts=["p", "p"], completions=["x", "y"]) == [0.5, 0.5]
 
 
+OPTION_BATCHES = '''
+def limited(prompts, completions, *, reward_options=None, **columns):
+    limit = reward_options.max_chars
+    return [reward_options.too_large_value if len(c) > limit else float(len(c)) for c in completions]
+
+
+def plain(prompts, completions, **columns):
+    return [float("reward_options" in columns)] * len(completions)
+
+
+class Limited:
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+    def __call__(self, prompts, completions, completion_ids=None, reward_options=None, **columns):
+        return [self.scale * reward_options.max_chars + len(columns)] * len(completions)
+'''
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0], ids=["in-process", "in-a-worker"])
+def test_a_batch_reward_that_declares_reward_options_gets_the_rewards_effective_options(tmp_path, timeout):
+    from grpo_rewards import RewardOptions
+    from grpo_rewards.local import load_object
+
+    (tmp_path / "opts.py").write_text(OPTION_BATCHES)
+    registered = RewardOptions(max_chars=3, too_large_value=-1.0, timeout=timeout)
+    column = {"reward_options": ["a column", "a column"]}  # never passed to a scorer that takes the options
+    limited = Reward(load_object(f"{tmp_path / 'opts.py'}:limited"), metric="limited", form="batch",
+                     options=registered)
+    assert limited(prompts=["p", "p"], completions=["abc", "abcd"], **column) == [3.0, -1.0]
+    limited.options = registered.replace(max_chars=4)  # what it gets is what it runs with now
+    assert limited(prompts=["p", "p"], completions=["abc", "abcd"]) == [3.0, 4.0]
+    built = Reward(load_object(f"{tmp_path / 'opts.py'}:Limited"), metric="cls", form="batch", params={"scale": 2.0},
+                   options=registered.replace(max_chars=7))
+    assert built(prompts=["p", "p"], completions=["a", "b"], **column, other=[1, 2]) == [15.0, 15.0]
+    # a batch reward with only **columns asks for nothing: it gets a dataset column of that name as any other
+    plain = Reward(load_object(f"{tmp_path / 'opts.py'}:plain"), metric="plain", form="batch", options=registered)
+    assert plain(prompts=["p", "p"], completions=["a", "b"], **column) == [1.0, 1.0]
+    assert plain(prompts=["p", "p"], completions=["a", "b"]) == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(("values", "labels", "problem"), [
+    ([0.5, math.nan, None], None, "on sample 1: returned nan, expected a finite float or None"),
+    ([None, 1.0, -math.inf], None, "on sample 2: returned -inf, expected a finite float or None"),
+    ([math.inf, -math.inf], None, "on sample 0: returned inf, expected a finite float or None"),
+    ([0.5, True], None, "on sample 1: returned bool True, expected a float or None"),
+    ([0.5, 0.5], ["ok", "two words"], "on sample 1: returned the outcome label 'two words'"),
+    ([0.5, 0.5], ["ok", None], "on sample 1: returned the outcome label None"),
+])
+def test_a_batch_results_values_and_labels_are_each_checked(values, labels, problem):
+    # the check without a call per value (a sum of floats) refuses what the one-by-one check refuses
+    from grpo_rewards.execution.calls import checked_batch
+
+    raw = RewardResult(values, labels) if labels else values
+    with pytest.raises(RewardError) as err:
+        checked_batch("r", raw, len(values))
+    assert str(err.value).startswith(f"reward 'r' {problem}")
+
+
+def test_a_batch_results_large_finite_values_and_numpy_floats_are_accepted_as_floats():
+    import numpy as np
+
+    from grpo_rewards.execution.calls import checked_batch
+
+    big = [1e308, 1e308, None]  # their sum overflows: each is still a finite float
+    assert checked_batch("r", big, 3) == (big, ["ok", "ok", "none"], {})
+    values, labels, _ = checked_batch("r", RewardResult([np.float64(0.25), 2, None], ["a", "b", "c"]), 3)
+    assert values == [0.25, 2.0, None] and [type(v) for v in values] == [float, float, type(None)]
+    assert labels == ["a", "b", "c"]
+
+
 def test_only_the_builder_calls_reward_in_the_core():
     """One way in: every public constructor of a registered reward goes through ``building.build``
     (docs/architecture.md, "Building a reward: one way"); no other core module calls ``Reward(...)``."""

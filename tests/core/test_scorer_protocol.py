@@ -8,6 +8,7 @@ from pathlib import Path
 import grpo_rewards
 from grpo_rewards import protocol, scorer_hooks
 from grpo_rewards.outcomes import Tally
+from grpo_rewards.signatures import takes_options
 
 CORE = Path(protocol.__file__).parent
 
@@ -95,6 +96,18 @@ def test_a_scorers_optional_methods_and_attributes_are_found():
     assert scorer_hooks.row_problems(Full, [{"a": 1}, {}]) == ["row 1: empty"]
     assert scorer_hooks.own_columns(full) == ("answer",) and scorer_hooks.own_units(full) == "words"
     assert scorer_hooks.column_attributes(full) == {"answer_column": "answer"}
+
+
+def test_a_batch_scorer_asks_for_the_options_by_declaring_the_keyword():
+    def asks(prompts, completions, *, reward_options=None, **kwargs): ...
+
+    def open_ended(prompts, completions, **kwargs): ...
+
+    class Asks:
+        def __call__(self, prompts, completions, completion_ids=None, reward_options=None, **kwargs): ...
+
+    assert protocol.OPTIONS_KEYWORD == "reward_options" and "``reward_options``" in (protocol.Scorer.__doc__ or "")
+    assert [takes_options(s) for s in (asks, open_ended, Asks(), len)] == [True, False, True, False]
 
 
 def test_the_row_fields_and_unlogged_labels_are_stated_once():

@@ -179,6 +179,46 @@ def test_the_batch_form_applies_the_registered_options_as_the_per_sample_path_do
         "too_large" if max_chars == 11 else "ok"] * 4
 
 
+# The options a reward set entry or get_reward puts over text.fuzzy's registered ones reach its batch class
+# (the core passes them as reward_options), in-process and in a worker (a timeout).
+_LIMITED = ["Eifel Tower", "Eifel Towers", None, "<answer>Eiffel</answer>"]  # 11, 12 characters, unreadable, 23
+
+
+def _limited_result(reward):
+    result = reward.score(prompts=[None] * 4, completions=_LIMITED, reference=["Eiffel Tower"] * 4,
+                          reward_options=["a column of that name is never passed"] * 4)
+    return result.values, result.labels
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0])
+def test_a_reward_sets_max_chars_reaches_the_batch_form(tmp_path, timeout):
+    import grpo_rewards
+
+    path = tmp_path / "rewards.yaml"
+    path.write_text("rewards:\n  - use: text.fuzzy\n    with: {answer_format: any}\n"
+                    "    max_chars: 11\n    too_large_value: 0.25\n    invalid_value: 0.5\n"
+                    + (f"    timeout: {timeout}\n" if timeout else ""), encoding="utf-8")
+    (reward,) = grpo_rewards.load_reward_set(path).reward_funcs
+    assert _limited_result(reward) == ([fuzz.ratio("Eifel Tower", "Eiffel Tower") / 100, 0.25, 0.5, 0.25],
+                                       ["ok", "too_large", "unreadable", "too_large"])
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0])
+def test_get_rewards_options_reach_the_batch_form(timeout):
+    import grpo_rewards
+    from grpo_rewards_text.definitions import MAX_CHARS
+
+    options = {"max_chars": 12, "too_large_value": 0.75, "timeout": timeout}
+    reward = grpo_rewards.get_reward("text.fuzzy", options=options, scorer="token_sort_ratio")
+    assert _limited_result(reward) == (
+        [fuzz.token_sort_ratio("Eifel Tower", "Eiffel Tower") / 100, fuzz.token_sort_ratio("Eifel Towers", "Eiffel Tower") / 100,
+         0.0, 0.75], ["ok", "ok", "unreadable", "too_large"])
+    # the registered limit when nothing is put over it: the 23-character reply is read
+    default = grpo_rewards.get_reward("text.fuzzy", options={"timeout": timeout})
+    assert default.options.max_chars == MAX_CHARS
+    assert _limited_result(default)[1] == ["ok", "ok", "unreadable", "ok"]
+
+
 def test_the_batch_form_reads_each_value_from_rapidfuzz():
     from grpo_rewards_text import fuzzy
 

@@ -290,7 +290,8 @@ class EnvironmentFactory:
             from .execution.ray_environment import DEFAULT_TIMEOUT, remote_environment_class
 
             stand_in = remote_environment_class(self.name, target, self.local(), self.execution.address or "auto",
-                                                DEFAULT_TIMEOUT if self.timeout is None else self.timeout)()
+                                                DEFAULT_TIMEOUT if self.timeout is None else self.timeout,
+                                                NOT_TOOLS)()
             setattr(stand_in, TAG, self.name)
             return stand_in
         if self.hide_reward and inspect.isclass(target):

@@ -46,6 +46,9 @@ SCORER_METHODS = ("quick", "warmup", "explain", "describe_runtime", "check_rows"
 #: every attribute whose name ends in ``_column``.
 SCORER_ATTRIBUTES = ("columns", "units", "<param>_column")
 
+#: The keyword under which a batch-form reward whose call declares it gets the reward's effective options.
+OPTIONS_KEYWORD = "reward_options"
+
 
 class RewardFunc(Protocol):
     """What ``GRPOTrainer(reward_funcs=[...])`` calls."""
@@ -101,7 +104,13 @@ class Scorer(Protocol):
     them), and ``<param>_column`` (the column a parameter names, for the missing-column message).
 
     A batch-form reward (``form="batch"``) is TRL's call itself (:class:`RewardFunc`, which may
-    return a :class:`RewardResult`); every optional method but ``quick`` applies to it too.
+    return a :class:`RewardResult`); every optional method but ``quick`` applies to it too. The core
+    guards no per-sample text of a batch (``max_chars``, ``invalid_value``): a batch reward whose call
+    declares the keyword parameter ``reward_options`` (:data:`OPTIONS_KEYWORD`, by that name:
+    ``**kwargs`` alone does not ask for it) is passed the reward's effective
+    :class:`~grpo_rewards.RewardOptions` (its registered options with a reward set's entry or
+    ``get_reward``'s ``options`` over them), in-process and in a worker, to apply them itself; a dataset
+    column of that name is never passed to it. Default: not passed.
 
     >>> def exact(text: str, **row) -> tuple[float, str]:
     ...     return (1.0, "correct") if text.strip() == row["answer"] else (0.0, "wrong")

@@ -30,11 +30,11 @@ from .execution import map_with_deadline
 from .execution.calls import BatchCall, batch_result_problem, checked_batch, run_samples, start_workers
 from .options import RewardOptions
 from .outcomes import Tally
-from .protocol import ROW_FIELDS, TRL_CONTROL_KWARGS, RewardResult, completion_text
+from .protocol import OPTIONS_KEYWORD, ROW_FIELDS, TRL_CONTROL_KWARGS, RewardResult, completion_text
 from .records import column_params
 from .results import ResultCache
 from .scorer_hooks import quick
-from .signatures import Param, argument_names, keyword_params, scorer_params
+from .signatures import Param, argument_names, keyword_params, scorer_params, takes_options
 from .values import check_value, is_checked_label, split_label
 
 __all__ = ["ResultCache", "Reward", "batch_result_problem", "build_scorer"]
@@ -115,6 +115,10 @@ class Reward:
         #: parameter names a dataset column of the same name must not override (TRL's own arguments, such as
         #: ``environments``, reach a batch scorer that declares them as keywords)
         self.param_names = (keyword_params(scorer) - TRL_CONTROL_KWARGS) | frozenset(params)
+        #: whether each call passes :attr:`options` to the batch scorer (its call declares ``reward_options``)
+        self.passes_options = form == "batch" and takes_options(self.scorer)
+        if self.passes_options:  # never a dataset column of that name
+            self.param_names |= {OPTIONS_KEYWORD}
         #: keyword arguments of a call that are never a per-sample column (TRL's own, the parameters, and
         #: the row's own fields: a keyword so named never overrides them; TRL passes none of those three)
         self.not_columns = TRL_CONTROL_KWARGS | self.param_names | ROW_FIELDS
@@ -313,6 +317,8 @@ class Reward:
                     kwargs: dict[str, Any]) -> tuple[list[float | None], list[str], dict[str, float]]:
         n = len(completions)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
+        if self.passes_options:  # (in a worker too: it travels with the columns)
+            kwargs[OPTIONS_KEYWORD] = self.options
         timeout = self.options.timeout
         if timeout is not None:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}

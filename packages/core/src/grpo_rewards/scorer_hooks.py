@@ -3,7 +3,9 @@
 What each one means, and what happens without it, is the contract in
 :class:`grpo_rewards.protocol.Scorer`'s docstring (:data:`~grpo_rewards.protocol.SCORER_METHODS`,
 :data:`~grpo_rewards.protocol.SCORER_ATTRIBUTES`). Every other module of the core asks here, never
-by ``getattr`` of its own (a test checks), so this file lists everything the core reads from a scorer.
+by ``getattr`` of its own (a test checks), so this file lists everything the core reads from a scorer
+but its signature (:mod:`grpo_rewards.signatures`: its parameters, its call form, whether a batch
+scorer declares ``reward_options``).
 The functions take a scorer, its registered class, or a callable wrapping one (a worker's call):
 whatever carries the method.
 

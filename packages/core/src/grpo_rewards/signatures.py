@@ -4,7 +4,8 @@ A scorer registered by reference (``"package.module:Attribute"``) is read from i
 :mod:`ast` until it is imported (:mod:`grpo_rewards.source_signatures`, the same reading from
 source), so listing it runs none of its code.
 
-Everything the core learns from a signature comes from here: the registry (a plugin's rewards and
+Everything the core learns from a signature comes from here (whether a batch scorer declares
+``reward_options`` too: :func:`takes_options`): the registry (a plugin's rewards and
 tasks), the checks of a ``register(...)`` call, file and module rewards (``use: file.py:fn``) and
 ``Reward`` (which dataset columns it may pass). For a per-sample function, keyword-only parameters
 with defaults are its parameters and keyword-only parameters without defaults its required
@@ -32,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .protocol import OPTIONS_KEYWORD
 from .scorer_hooks import quick
 
 T = TypeVar("T")
@@ -39,7 +41,7 @@ T = TypeVar("T")
 EMPTY = inspect.Parameter.empty
 
 __all__ = ["EMPTY", "Param", "argument_names", "call_form", "choices", "first_doc_paragraph", "keyword_names", "keyword_params",
-           "scorer_params", "signature", "task_params", "type_text"]
+           "scorer_params", "signature", "takes_options", "task_params", "type_text"]
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,20 @@ def keyword_params(scorer: Any) -> frozenset[str]:
     if sig is None:
         return frozenset()
     return frozenset(p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY and p.default is not EMPTY)
+
+
+def takes_options(scorer: Any) -> bool:
+    """Whether a built batch scorer asks for the reward's effective options: calling it accepts the keyword
+    :data:`~grpo_rewards.protocol.OPTIONS_KEYWORD` (``reward_options``) as a parameter of that name
+    (``**kwargs`` alone does not ask).
+
+    >>> def batch(prompts, completions, *, reward_options=None, **kwargs): ...
+    >>> takes_options(batch), takes_options(len)
+    (True, False)
+    """
+    sig = signature(scorer)
+    found = sig.parameters.get(OPTIONS_KEYWORD) if sig is not None else None
+    return found is not None and found.kind in (found.KEYWORD_ONLY, found.POSITIONAL_OR_KEYWORD)
 
 
 def _positional_names(func: Any) -> set[str]:

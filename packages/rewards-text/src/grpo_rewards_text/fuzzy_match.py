@@ -81,11 +81,12 @@ class BatchFuzzy(Fuzzy):
     Unit: none (a score in its range; no length is measured).
 
     The same parameters and the same value and label per sample as :class:`Fuzzy` run sample by
-    sample through the core with ``text.fuzzy``'s registered options (:attr:`options`: a reply
-    longer than their ``max_chars`` gets their ``too_large_value``, label ``too_large``; an unreadable
-    one their ``invalid_value``, label ``unreadable``; ``no_reference`` None; ``no_answer`` 0.0), but
-    every (answer, reference) pair is scored in
-    one ``rapidfuzz.process.cpdist`` call (float64, so each score is the one ``fuzz.<scorer>``
+    sample through the core with the reward's options, which the core passes as ``reward_options``
+    (the registered ones, :attr:`options`, with a reward set entry's or ``get_reward``'s options over
+    them; called directly, the registered ones): a reply longer than their ``max_chars`` gets their
+    ``too_large_value``, label ``too_large``; an unreadable one their ``invalid_value``, label
+    ``unreadable``; ``no_reference`` None; ``no_answer`` 0.0. But every (answer, reference) pair is
+    scored in one ``rapidfuzz.process.cpdist`` call (float64, so each score is the one ``fuzz.<scorer>``
     returns) and a batch whose replies have no box or tag is read without a scan per reply: the
     per-sample path cost 50 times rapidfuzz's own work (bench/text.md).
 
@@ -97,17 +98,17 @@ class BatchFuzzy(Fuzzy):
 
     @property
     def options(self) -> RewardOptions:
-        """The options the core's per-sample path would apply: ``text.fuzzy``'s registered ones (the
-        core does not pass a batch scorer the options a reward set or ``get_reward`` puts over them)."""
+        """``text.fuzzy``'s registered options: what a call without ``reward_options`` applies."""
         from .definitions import FUZZY
 
         return FUZZY.options
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],  # type: ignore[override]
-                 completion_ids: Any = None, **columns: Any) -> RewardResult:
+                 completion_ids: Any = None, *, reward_options: RewardOptions | None = None,
+                 **columns: Any) -> RewardResult:
         n = len(completions)
         column = self._column(prompts, completions, completion_ids, columns, n)
-        options = self.options
+        options = reward_options if reward_options is not None else self.options
         max_chars = options.max_chars
         fast = self._common_case(completions, column, max_chars)
         if fast is not None:
@@ -158,7 +159,7 @@ class BatchFuzzy(Fuzzy):
                      max_chars: int | None) -> RewardResult | None:
         """The batch scored without a loop per sample, when every reply is a string of at most ``max_chars``
         and every reference one ASCII string, and every reply has an answer; else None."""
-        if not completions or {type(c) for c in completions} != {str} or {type(r) for r in column} != {str}:
+        if not completions or set(map(type, completions)) != {str} or set(map(type, column)) != {str}:
             return None
         too_long = max_chars is not None and max(map(len, completions)) > max_chars
         if too_long or not "\0".join(column).isascii():
@@ -192,7 +193,7 @@ class BatchFuzzy(Fuzzy):
         """Each text's answer, as :meth:`ReferenceMetric.answer` reads it (one scan of the batch when it can)."""
         joined = "\0".join(texts)
         if self.answer_format == "whole" or (self.answer_format == "any" and not any(m in joined for m in _MARKERS)):
-            answers: list[str | None] = [t.strip() for t in texts]  # what read_answer gives without a box or tag
+            answers: list[str | None] = list(map(str.strip, texts))  # what read_answer gives without a box or tag
         else:
             answers = [read_answer(t, self.answer_format, self.answer_position) for t in texts]
         if joined.isascii():  # valid_text changes nothing

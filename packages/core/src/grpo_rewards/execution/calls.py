@@ -14,13 +14,15 @@ import pickle
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import is_not
 from typing import Any
 
 from ..errors import RewardError
 from ..options import RewardOptions
 from ..protocol import RewardResult
 from ..scorer_hooks import warm_up
-from ..values import check_label, check_value
+from ..values import check_label, check_value, is_checked_label
 from . import default_workers, map_with_deadline, run_items
 from .messages import Outcome
 
@@ -123,15 +125,41 @@ def checked_batch(name: str, raw: Any, n: int) -> tuple[list[float | None], list
     raw = list(raw)
     if len(raw) != n:
         raise RewardError(name, f"returned {len(raw)} values for {n} completions")
-    values = [check_value(name, v, i) for i, v in enumerate(raw)]
+    values = raw if _plain_values(raw) else [check_value(name, v, i) for i, v in enumerate(raw)]
     if labels:
         if len(labels) != n:
             raise RewardError(name, f"returned {len(labels)} labels for {n} completions")
-        for i, label in enumerate(labels):
-            check_label(name, label, i)
+        if not _checked_labels(labels):
+            for i, label in enumerate(labels):
+                check_label(name, label, i)
     else:
         labels = ["none" if v is None else "ok" for v in values]
     return values, labels, metrics
+
+
+_PLAIN_TYPES = frozenset({float, type(None)})
+
+
+def _plain_values(values: list[Any]) -> bool:
+    """Whether every value is a ``float`` (the type itself) or ``None`` and every float is finite: what
+    :func:`check_value` would return unchanged, found without a Python call per value (a batch of
+    thousands). A sum of floats is finite only when each one is (an ``inf`` or a ``nan`` stays in it);
+    one that overflows from finite values is False here, and the values are checked one by one.
+
+    >>> _plain_values([0.5, None, 1.0]), _plain_values([0.5, float("nan")]), _plain_values([1, 0.5])
+    (True, False, False)
+    """
+    kinds = set(map(type, values))
+    if not kinds <= _PLAIN_TYPES:
+        return False
+    floats = values if type(None) not in kinds else list(compress(values, map(is_not, values, repeat(None))))
+    return math.isfinite(sum(floats))
+
+
+def _checked_labels(labels: list[Any]) -> bool:
+    """Whether every label is a ``str`` (the type itself) that :func:`check_label` accepted before (a batch
+    reuses a few labels: each distinct one is looked up once); False sends them through it one by one."""
+    return set(map(type, labels)) == {str} and all(map(is_checked_label, set(labels)))
 
 
 def _checked_metrics(name: str, metrics: Any) -> dict[str, float]:

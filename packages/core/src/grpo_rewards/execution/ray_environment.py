@@ -68,9 +68,9 @@ class _Holder:
         return result
 
     def reward(self) -> tuple[Any, Any]:
-        from ..environment import call_get_reward
-
-        value = call_get_reward(self.environment)
+        # built by EnvironmentFactory.local(): the real class, its get_reward never hidden here
+        get_reward = getattr(self.environment, "get_reward", None)
+        value = get_reward() if callable(get_reward) else None
         if inspect.isawaitable(value):
             value = asyncio.run(_awaited(value))
         return value, getattr(self.environment, "outcome", None)
@@ -212,11 +212,11 @@ def _forward(name: str, original: Any) -> Any:
 _classes: dict[tuple[Any, ...], type] = {}
 
 
-def remote_environment_class(name: str, cls: Any, factory: Any, address: str, timeout: float | None) -> type:
+def remote_environment_class(name: str, cls: Any, factory: Any, address: str, timeout: float | None,
+                             not_tools: tuple[str, ...] = ("reset", "get_reward")) -> type:
     """The stand-in class of environment ``name`` (registered class ``cls``) whose instances run
-    ``factory()`` (a picklable zero-argument callable building the real environment) in a Ray actor."""
-    from ..environment import NOT_TOOLS
-
+    ``factory()`` (a picklable zero-argument callable building the real environment) in a Ray actor;
+    ``not_tools``: the methods that are no tools (the caller's :data:`grpo_rewards.environment.NOT_TOOLS`)."""
     if not inspect.isclass(cls):
         raise PluginError(f"environment {name}: execution backend ray needs an environment registered as a class "
                           f"(its tools are read from the class without building it); {cls!r} is not one")
@@ -230,7 +230,7 @@ def remote_environment_class(name: str, cls: Any, factory: Any, address: str, ti
     for attr, function in inspect.getmembers(cls, predicate=inspect.isfunction):
         if attr.startswith("_") or attr == "get_reward":
             continue
-        if attr in NOT_TOOLS:  # reset: the stand-in's own, which starts the actor
+        if attr in not_tools:  # reset: the stand-in's own, which starts the actor
             members[attr] = functools.wraps(function)(_reset)
         else:
             members[attr] = _forward(attr, function)
