@@ -2,7 +2,8 @@
 
     python -I -S bench/harness_per_test.py [HARNESS] [TESTS]     # stdlib only, as the sandbox runs it
 
-Loads ``HARNESS`` (default: the package's ``harness.py``; pass another version, for example
+Loads ``HARNESS`` (default: the package's harness, its parts joined as the sandbox joins them; pass one file of
+another version, for example
 ``git show 0c3176c:packages/rewards-code/src/grpo_rewards_code/harness.py > /tmp/old.py``, to compare)
 outside bwrap, sets up a zygote's state (its preloads, streams, freeze), forks a supervisor that
 compiles HumanEval/0's canonical solution (call tests) or a stdin/stdout sum (stdio tests) and runs
@@ -42,9 +43,16 @@ STDIO_PROGRAM = "a, b = map(int, input().split())\nprint(a + b)\n"
 def main() -> None:
     path = sys.argv[1] if len(sys.argv) > 1 else DEFAULT
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-    with open(path, encoding="utf-8") as f:
-        harness: dict = {"__name__": "harness"}
-        exec(compile(f.read(), path, "exec"), harness)  # the harness under test, as the sandbox runs it
+    if path == DEFAULT:  # the package's harness: its source files joined, as the sandbox joins them
+        sys.path.insert(0, os.path.dirname(DEFAULT))
+        from harness import source  # type: ignore[import-not-found]
+
+        text = source()
+    else:  # one file (an older version of the harness, from before it was split into parts)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    harness: dict = {"__name__": "harness"}
+    exec(compile(text, path, "exec"), harness)  # the harness under test, as the sandbox runs it
     harness["_prepare"]()
     for name in harness["PRELOAD"]:
         __import__(name)
@@ -53,7 +61,7 @@ def main() -> None:
         harness["_settle"]()
     else:
         gc.freeze()
-    limits = {"time": 2.0, "memory": 512 << 20, "output": 1 << 20}
+    limits = {"time": 2.0, "memory": 512 << 20, "output": 1 << 20, "_end": float("inf")}  # _end: as _supervise sets it
     args = harness["encode"]([[1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3])
     for kind, program, test in (("call", CALL_PROGRAM, {"kind": "call", "fn": "has_close_elements", "args": args}),
                                 ("stdio", STDIO_PROGRAM, {"kind": "stdio", "input": "1 2\n"})):

@@ -4,7 +4,7 @@ that always ends before the reward's own."""
 from __future__ import annotations
 
 from grpo_rewards_code import TestsPassed
-from grpo_rewards_code.rewards import OPTIONS
+from grpo_rewards_code.definitions import OPTIONS
 from grpo_rewards_code.sandbox import SHM_BYTES, TMP_BYTES, Limits
 
 

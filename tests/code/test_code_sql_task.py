@@ -33,7 +33,7 @@ def test_the_task_is_registered_with_code_sql_match_as_its_reward():
     assert list(task.columns) == ["prompt", "family", "db_sql", "query"]
 
 
-@pytest.mark.parametrize("module", ["sql", "sql_rows", "sql_tasks", "sql_hacks", "rewards"])
+@pytest.mark.parametrize("module", ["sql", "sql_rows", "sql_tasks", "sql_hacks", "definitions"])
 def test_docstring_examples_pass(module, sandbox):
     result = doctest.testmod(importlib.import_module(f"grpo_rewards_code.{module}"))
     assert result.failed == 0 and (result.attempted > 0 or module == "sql_hacks")

@@ -12,7 +12,7 @@ from grpo_rewards_code import TestsPassed
 from grpo_rewards_code.formats import StdioTest
 from grpo_rewards_code.runner import LocalRunner, Program
 from grpo_rewards_code.sandbox import Limits, SandboxUnavailable
-from grpo_rewards_code.warm import thread_sandboxes
+from grpo_rewards_code.warm import close_warm, thread_sandboxes
 
 EMPTY = [{"kind": "stdio", "input": ""}]
 #: what the next program sees of the sandbox: the processes, the writable directories, System V IPC
@@ -151,6 +151,7 @@ def _kill_when_marked(pid: int, marker: str, killed: threading.Event) -> None:
 
 
 def test_a_killed_warm_sandbox_gives_its_program_a_sandbox_error_and_the_next_program_a_new_one(sandbox):
+    close_warm()  # an earlier module's warm sandbox (other read-only binds) would be a second one in this thread
     run(sandbox, "pass")
     (pid,) = thread_sandboxes()
     marker = "killme-" + "6c1f"

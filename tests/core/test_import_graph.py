@@ -16,11 +16,6 @@ PACKAGE = "grpo_rewards"
 ALL = sorted((src, pkg.name) for src in PACKAGES.glob("*/src") for pkg in src.iterdir() if (pkg / "__init__.py").exists())
 
 
-#: import edges of a cycle known and being removed (issue 41: rewards-code's framing/exchange code moves to a
-#: module of its own); left out of the graph, so that any other cycle still fails. Delete an entry once gone.
-KNOWN_CYCLE_EDGES = {("grpo_rewards_code.sandbox", "grpo_rewards_code.warm")}
-
-
 def _module_name(path: Path, src: Path = SRC) -> str:
     parts = list(path.relative_to(src).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -100,8 +95,6 @@ def test_every_package_under_packages_is_checked():
 def test_no_package_has_an_import_cycle(src, package):
     graph = import_graph(src, package)
     assert len(graph) > 1 and any(graph.values())  # the package's modules, and some import another
-    for module, imported in KNOWN_CYCLE_EDGES:
-        graph.get(module, set()).discard(imported)
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
 
 

@@ -20,14 +20,14 @@ ALLOWED_DANGEROUS = {
     ("packages/core/src/grpo_rewards/execution/ray_task.py", "_Payload._load", "pickle.loads"):
         "the reward's worker process under a Ray task unpickles the function the driver pickled and put in the "
         "cluster's object store; never text",
-    **{("packages/rewards-code/src/grpo_rewards_code/harness.py", function, call):
+    **{("packages/rewards-code/src/grpo_rewards_code/harness_child.py", function, call):
        "the code sandbox's harness runs model-written programs by design: it is the sandbox's process 1 (or, in a warm "
        "sandbox, a supervisor its zygote forks), started as "
        "python -I -S -c inside bubblewrap/unshare (no network, read-only system, dropped uid and capabilities, "
        "per-test rlimits and a seccomp filter; a bare subprocess only in the unsafe mode a user opts into); it never runs in a grpo-rewards process"
        for function, call in (("_compile_python", "builtins.compile"), ("_load_program", "builtins.exec"),
                               ("_assert_test", "builtins.compile"), ("_assert_test", "builtins.exec"))},
-    ("packages/rewards-code/src/grpo_rewards_code/harness.py", "zygote", "builtins.__import__"):
+    ("packages/rewards-code/src/grpo_rewards_code/harness_zygote.py", "zygote", "builtins.__import__"):
         "the warm sandbox's zygote imports the names of its constant PRELOAD tuple (standard-library modules), "
         "before any program exists; never text from a program or a dataset",
     ("packages/core/src/grpo_rewards/contract/runner.py", "run_contract", "pickle.loads"):

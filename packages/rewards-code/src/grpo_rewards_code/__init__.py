@@ -22,13 +22,14 @@ _EXPORTS = {
     "extract_code": "extract",
     "AssertTest": "formats", "CallTest": "formats", "StdioTest": "formats", "TestFormatError": "formats",
     "normalise_tests": "formats",
-    "ALL_PASSED": "rewards", "TESTS_PASSED": "rewards", "make_all_passed": "rewards", "make_tests_passed": "rewards",
+    "ALL_PASSED": "definitions", "TESTS_PASSED": "definitions", "make_all_passed": "definitions",
+    "make_tests_passed": "definitions",
     "LocalRunner": "runner", "Program": "runner", "RawResult": "runner", "Runner": "runner",
     "Limits": "sandbox", "Sandbox": "sandbox", "SandboxUnavailable": "sandbox", "describe_sandbox": "sandbox",
     "get_sandbox": "sandbox",
     "OUTCOMES": "scoring", "AllPassed": "scoring", "TestsPassed": "scoring",
     "make_humaneval": "tasks", "make_stdio": "tasks",
-    "SQL_MATCH": "rewards", "make_sql_match": "rewards", "SqlMatch": "sql", "make_sql": "sql_tasks",
+    "SQL_MATCH": "definitions", "make_sql_match": "definitions", "SqlMatch": "sql", "make_sql": "sql_tasks",
     "extract_sql": "sql_rows", "normalise_sql_row": "sql_rows", "results_match": "sql_rows",
 }
 
@@ -74,8 +75,8 @@ __all__ = [
 
 
 #: the ready-made rewards, built once on first use
-_BUILT = {"tests_passed": "rewards:make_tests_passed", "all_passed": "rewards:make_all_passed",
-          "sql_match": "rewards:make_sql_match"}
+_BUILT = {"tests_passed": "definitions:make_tests_passed", "all_passed": "definitions:make_all_passed",
+          "sql_match": "definitions:make_sql_match"}
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
 
@@ -84,9 +85,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from grpo_rewards import Reward
 
     from .compare import outputs_match, values_match
-    from .extract import extract_code
-    from .formats import AssertTest, CallTest, StdioTest, TestFormatError, normalise_tests
-    from .rewards import (
+    from .definitions import (
         ALL_PASSED,
         SQL_MATCH,
         TESTS_PASSED,
@@ -94,6 +93,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         make_sql_match,
         make_tests_passed,
     )
+    from .extract import extract_code
+    from .formats import AssertTest, CallTest, StdioTest, TestFormatError, normalise_tests
     from .runner import LocalRunner, Program, RawResult, Runner
     from .sandbox import Limits, Sandbox, SandboxUnavailable, describe_sandbox, get_sandbox
     from .scoring import OUTCOMES, AllPassed, TestsPassed

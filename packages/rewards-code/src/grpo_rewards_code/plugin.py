@@ -11,7 +11,7 @@ from typing import Any
 
 import grpo_rewards
 
-from .rewards import DEFINITIONS
+from .definitions import DEFINITIONS
 from .sql_tasks import SQL_COLUMNS, make_sql
 from .tasks import HUMANEVAL_COLUMNS, STDIO_COLUMNS, make_humaneval, make_stdio
 

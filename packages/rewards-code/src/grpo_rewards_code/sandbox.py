@@ -30,13 +30,10 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import select
 import shutil
-import signal
-import struct
 import subprocess
 import sys
 import threading
@@ -46,9 +43,10 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+from .exchange import SandboxProcess, exchange, frame
+
 ENV = "GRPO_REWARDS_CODE_SANDBOX"
 BACKENDS = ("bwrap", "unshare", "unsafe")
-HARNESS = Path(__file__).with_name("harness.py")
 SANDBOX_UID = 65534
 
 
@@ -58,7 +56,10 @@ class SandboxUnavailable(RuntimeError):
 
 @lru_cache(maxsize=1)
 def _harness_source() -> str:
-    return HARNESS.read_text(encoding="utf-8")
+    """The harness's source files joined into the one program the sandbox runs (:func:`harness.source`)."""
+    from .harness import source
+
+    return source()
 
 
 def interpreter() -> str:
@@ -123,7 +124,7 @@ def _root_userns() -> int:
 
     bwrap, started as root in it, can still read what only root may (an interpreter, rustup or a venv under
     ``/root``, mode 700) to bind it, and mounts everything; the harness then drops to uid/gid
-    :data:`SANDBOX_UID`, a host uid that owns nothing, before it reads any job (:func:`harness._drop_root`).
+    :data:`SANDBOX_UID`, a host uid that owns nothing, before it reads any job (:func:`harness_supervisor._drop_root`).
     One namespace per sandbox: ``RLIMIT_NPROC`` counts per namespace and uid, so sandboxes never share it.
     """
     holder = subprocess.Popen(["/usr/bin/unshare", "--user", "--", "/bin/sleep", "60"], stdin=subprocess.DEVNULL,
@@ -195,37 +196,6 @@ UNSHARE_AS_ROOT = ("the unshare fallback refuses to run as root: it has no file-
                    "to run programs without a sandbox")
 
 
-class SandboxProcess(subprocess.Popen[bytes]):
-    """A started sandbox: bwrap's process on the host, and (:attr:`inner`) a pidfd of the sandbox's process 1.
-
-    :meth:`end` kills both: the namespace's process 1 dying takes every process of the sandbox with it. bwrap's
-    ``--die-with-parent`` alone is not enough as root: its signal cannot reach a process 1 that gave up root.
-    A pidfd, not a pid: a number could by then name another process of the host.
-    """
-
-    inner: int | None = None
-
-    def end(self) -> None:
-        """Kill the whole sandbox (idempotent)."""
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        if self.inner is not None:
-            try:
-                signal.pidfd_send_signal(self.inner, signal.SIGKILL)
-            except OSError:
-                pass
-
-    def release(self) -> None:
-        """Kill the sandbox, reap bwrap, close the pidfd."""
-        self.end()
-        self.wait()
-        if self.inner is not None:
-            os.close(self.inner)
-            self.inner = None
-
-
 def _read_inner(fd: int, proc: SandboxProcess) -> None:
     """Read bwrap's ``--info-fd`` (``{"child-pid": N, ...}``) and keep a pidfd of that process in ``proc.inner``."""
     data = b""
@@ -246,30 +216,6 @@ def _read_inner(fd: int, proc: SandboxProcess) -> None:
             proc.inner = os.pidfd_open(int(match.group(1)))
         except OSError:  # it already ended
             pass
-
-
-def start(sandbox: Sandbox, read_only: tuple[str, ...] = (), warm: bool = False, **popen: Any) -> SandboxProcess:
-    """Start ``sandbox``'s command (a one-shot harness, or a warm sandbox's zygote) as a process of its own."""
-    userns = _root_userns() if sandbox.backend == "bwrap" and as_root() else None
-    fds = [] if userns is None else [userns]
-    info = os.pipe() if sandbox.backend == "bwrap" else None
-    if info is not None:
-        fds.append(info[1])
-    try:
-        proc = SandboxProcess(_command(sandbox.backend, sandbox.binary, read_only, warm, userns,
-                                       None if info is None else info[1]),
-                              start_new_session=True, env={"PATH": "/usr/bin:/bin"}, cwd="/", close_fds=True,
-                              pass_fds=tuple(fds), **popen)
-    except BaseException:
-        if info is not None:
-            os.close(info[0])
-        raise
-    finally:
-        for fd in fds:
-            os.close(fd)
-    if info is not None:
-        _read_inner(info[0], proc)
-    return proc
 
 
 @dataclass(frozen=True)
@@ -295,171 +241,6 @@ class Limits:
         limit (twice the CPU limit plus a second) in turn, at most :attr:`total`, plus a grace."""
         per_test = n_tests * (self.time * 2 + 1.0) + (self.compile_time * 2 if compiled else 0.0)
         return 10.0 + min(per_test, self.total)
-
-
-def _frame(payload: dict[str, Any]) -> bytes:
-    data = json.dumps(payload).encode()
-    return struct.pack("<Q", len(data)) + data
-
-
-#: after the deadline has killed the sandbox, how long its last output may take to arrive
-KILL_GRACE_SECONDS = 5.0
-
-
-def _drain(fd: int, into: bytearray, until: float) -> None:
-    """Read ``fd`` into ``into`` (up to 64 KiB kept) until it closes or the clock reaches ``until``."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    while (remaining := until - time.monotonic()) > 0 and poller.poll(remaining * 1000 + 1):
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return
-        if len(into) < 65536:
-            into += chunk
-
-
-def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests: int, deadline: float,
-             on_result: Any, finish: Any, kill: Any, watch: int | None = None) -> tuple[list[dict[str, Any]], str | None]:
-    """Send ``payload`` into a running harness and read its results (one JSON line each) until ``done``.
-
-    ``finish(done)`` is called once reading ends (``done``: the harness said so; else the program must be
-    stopped); ``kill()`` ends the whole sandbox at ``deadline`` seconds, and every test without a result is
-    then a ``timeout``. Closes the three files. ``watch``: bwrap's pid on the host; when it ends (killed from
-    outside), ``kill()`` ends the rest of the sandbox.
-
-    One loop in the calling thread polls the results and the harness's stderr, with the deadline as its
-    timeout (no timer or reader thread per program). The job is written without blocking; only what the
-    pipe cannot take at once (a job larger than it holds) is written from a thread of its own, which
-    the kill at the deadline unblocks.
-    """
-    job_fd = job_in.fileno()
-
-    def feed(rest: memoryview) -> None:
-        try:
-            while rest:
-                rest = rest[os.write(job_fd, rest):]
-        except OSError:
-            pass
-        finally:
-            try:
-                job_in.close()
-            except OSError:
-                pass
-
-    view = memoryview(payload)
-    os.set_blocking(job_fd, False)
-    try:
-        view = view[os.write(job_fd, view):]
-    except BlockingIOError:
-        pass
-    except OSError:
-        view = view[:0]  # the harness is gone: what it wrote (or why it died) comes below
-    os.set_blocking(job_fd, True)
-    writer = None
-    if view:
-        writer = threading.Thread(target=feed, args=(view,), daemon=True)
-        writer.start()
-    else:
-        feed(view)  # all of it is in the pipe (the harness reads it as soon as it starts): close our end
-    results_fd, stderr_fd = results_out.fileno(), stderr.fileno()
-    poller = select.poll()
-    poller.register(results_fd, select.POLLIN)
-    poller.register(stderr_fd, select.POLLIN)
-    watch_fd = None
-    if watch is not None:
-        try:
-            watch_fd = os.pidfd_open(watch)
-            poller.register(watch_fd, select.POLLIN)
-        except OSError:
-            kill()  # bwrap is already gone
-    errors = bytearray()
-    pending = b""
-    results: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    fatal: str | None = None
-    done = stopped = fired = ended = False
-    end = time.monotonic() + deadline
-
-    def take(line: bytes) -> bool:
-        """Read one result line; True when reading ends."""
-        nonlocal fatal, done, stopped
-        message = json.loads(line)
-        if type(message) is not dict:
-            raise ValueError("not an object")
-        if "fatal" in message:
-            fatal = str(message["fatal"])
-            return True
-        if message.get("done") is True:
-            done = True
-            return True
-        i = message.get("i")
-        if type(i) is not int or not 0 <= i < n_tests or i in seen or type(message.get("status")) is not str:
-            raise ValueError(f"a result for no test of the job: {line[:200]!r}")
-        seen.add(i)
-        results.append(message)
-        if on_result is not None and on_result(message) is False:
-            stopped = True
-            return True
-        return False
-
-    try:
-        while not ended:
-            remaining = end - time.monotonic()
-            if remaining <= 0:
-                if fired:
-                    break  # killed, yet its output never closed
-                fired = True  # the deadline: kill the whole sandbox, then read what it wrote before it died
-                kill()
-                end = time.monotonic() + KILL_GRACE_SECONDS
-                continue
-            for fd, _ in poller.poll(remaining * 1000 + 1):
-                if fd == watch_fd:  # bwrap ended: nothing may outlive it (what the sandbox wrote still comes)
-                    poller.unregister(watch_fd)
-                    kill()
-                    continue
-                chunk = os.read(fd, 65536)
-                if fd == stderr_fd:
-                    if not chunk:
-                        poller.unregister(stderr_fd)
-                    elif len(errors) < 65536:
-                        errors += chunk
-                    continue
-                if not chunk:  # the harness's end of the results closed
-                    ended = True
-                    if pending.strip():
-                        take(pending)
-                    break
-                lines = (pending + chunk).split(b"\n")
-                pending = lines.pop()
-                for line in lines:
-                    if take(line):
-                        ended = True
-                        break
-                if ended:
-                    break
-        if not done and not stopped and fatal is None and not fired:
-            _drain(stderr_fd, errors, time.monotonic() + 1.0)  # why it ended: what it wrote as it died
-    except (ValueError, RecursionError) as exc:  # the supervisor's own lines: only a broken harness gets here
-        fatal = f"unreadable harness output: {exc}"
-    finally:
-        if watch_fd is not None:
-            os.close(watch_fd)
-        finish(done)
-        if writer is not None:
-            writer.join(timeout=1)  # it closes the job's pipe itself (never closed under a write in progress)
-        for stream in (results_out, stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
-    if not done and not stopped and fatal is None and not fired:
-        fatal = "the sandbox ended early: " + bytes(errors).decode("utf-8", "replace")[-500:].strip()
-    elif not done and not stopped and fatal is None:
-        for i in (i for i in range(n_tests) if i not in seen):
-            results.append({"i": i, "status": "timeout", "error": "the whole run passed its deadline"})
-            if on_result is not None:
-                on_result(results[-1])
-    return results, fatal
 
 
 class Sandbox:
@@ -494,6 +275,29 @@ class Sandbox:
                     "seccomp: no new processes (no read-only file-system view: bwrap could not start)")
         return "UNSAFE: no sandbox (GRPO_REWARDS_CODE_SANDBOX=unsafe): rlimits and seccomp only, full file system and network"
 
+    def start(self, read_only: tuple[str, ...] = (), warm: bool = False, **popen: Any) -> SandboxProcess:
+        """Start this sandbox's command (a one-shot harness, or a warm sandbox's zygote) as a process of its own."""
+        userns = _root_userns() if self.backend == "bwrap" and as_root() else None
+        fds = [] if userns is None else [userns]
+        info = os.pipe() if self.backend == "bwrap" else None
+        if info is not None:
+            fds.append(info[1])
+        try:
+            proc = SandboxProcess(_command(self.backend, self.binary, read_only, warm, userns,
+                                           None if info is None else info[1]),
+                                  start_new_session=True, env={"PATH": "/usr/bin:/bin"}, cwd="/", close_fds=True,
+                                  pass_fds=tuple(fds), **popen)
+        except BaseException:
+            if info is not None:
+                os.close(info[0])
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
+        if info is not None:
+            _read_inner(info[0], proc)
+        return proc
+
     def run(self, job: dict[str, Any], secret: dict[str, Any] | None = None, *, deadline: float,
             on_result: Any = None, read_only: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], str | None]:
         """Run one harness job; returns (the per-test results it produced, a fatal error or None).
@@ -509,14 +313,14 @@ class Sandbox:
 
         # every language's toolchain too: one warm sandbox per thread runs them all
         read_only = (*read_only, *(d for d in binds() if d not in read_only))
-        payload = _frame(job) + (_frame(secret or {"tests": {}}) if any(
+        payload = frame(job) + (frame(secret or {"tests": {}}) if any(
             t["kind"] == "assert" for t in job["tests"]) else b"")
         if self.warm and self.backend == "bwrap":
             from . import warm
 
             if warm.usable():
                 return warm.run_warm(self, payload, len(job["tests"]), deadline, on_result, read_only)
-        proc = start(self, read_only, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = self.start(read_only, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         try:
             return exchange(payload, proc.stdin, proc.stdout, proc.stderr, len(job["tests"]), deadline, on_result,

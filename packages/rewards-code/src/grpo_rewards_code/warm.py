@@ -2,7 +2,7 @@
 
 A cold run pays for bwrap, an interpreter and the harness's imports per program (about 25 ms of
 CPU). A warm sandbox pays them once: its process 1 is the harness's zygote
-(:func:`grpo_rewards_code.harness.zygote`), which holds nothing of any program. Per program the
+(:func:`grpo_rewards_code.harness_zygote.zygote`), which holds nothing of any program. Per program the
 host hands it three new pipes over a socket; the zygote forks a supervisor onto them without
 reading them, and the supervisor runs the job exactly as a cold harness does (frame 1, a fork per
 test with the program's rlimits and seccomp filter, frame 2 read only after the program's
@@ -27,12 +27,11 @@ import select
 import socket
 import subprocess
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from grpo_rewards import keep_across_tasks
 
-if TYPE_CHECKING:
-    from .sandbox import Sandbox
+from .exchange import SandboxProcess, exchange
 
 #: how long a zygote may take to start, or to clean up after a program, before it is replaced
 READY_SECONDS = 30.0
@@ -44,6 +43,14 @@ _local = threading.local()
 _idle_deaths = 0
 
 
+class Startable(Protocol):
+    """What a warm sandbox is started from: a :class:`grpo_rewards_code.sandbox.Sandbox` (its bwrap, and how it starts)."""
+
+    binary: str | None
+
+    def start(self, read_only: tuple[str, ...] = (), warm: bool = False, **popen: Any) -> SandboxProcess: ...
+
+
 class _Gone(OSError):
     """The warm sandbox is not there (it died, or never started); nothing of the job reached it."""
 
@@ -51,13 +58,11 @@ class _Gone(OSError):
 class WarmSandbox:
     """One bwrap whose process 1 is the harness's zygote, and the host's end of its control socket."""
 
-    def __init__(self, sandbox: Sandbox, read_only: tuple[str, ...]) -> None:
-        from .sandbox import start
-
+    def __init__(self, sandbox: Startable, read_only: tuple[str, ...]) -> None:
         self.owner = os.getpid()
         host, inside = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self.proc = start(sandbox, read_only, warm=True, stdin=inside.fileno(), stdout=subprocess.DEVNULL,
+            self.proc = sandbox.start(read_only, warm=True, stdin=inside.fileno(), stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE)
         except BaseException:
             host.close()
@@ -115,8 +120,6 @@ class WarmSandbox:
             pass
 
     def run(self, payload: bytes, n_tests: int, deadline: float, on_result: Any) -> tuple[list[dict[str, Any]], str | None]:
-        from .sandbox import exchange
-
         job_r, job_w = os.pipe()
         res_r, res_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -161,7 +164,7 @@ def usable() -> bool:
     return _idle_deaths < IDLE_DEATHS
 
 
-def run_warm(sandbox: Sandbox, payload: bytes, n_tests: int, deadline: float, on_result: Any,
+def run_warm(sandbox: Startable, payload: bytes, n_tests: int, deadline: float, on_result: Any,
              read_only: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:
     """Run one job in this thread's warm sandbox for (``sandbox``, ``read_only``), starting one when needed."""
     global _idle_deaths
