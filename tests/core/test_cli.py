@@ -133,7 +133,8 @@ def test_list_and_show_load_no_code_of_a_reward_registered_by_reference(plugins)
     *_, modules, core = out.stdout.splitlines()
     assert core == "[]"
     assert ast.literal_eval(modules) == [
-        "grpo_rewards_code.definitions", "grpo_rewards_code.hacks", "grpo_rewards_code.plugin", "grpo_rewards_code.tasks",
+        "grpo_rewards_code.definitions", "grpo_rewards_code.hacks", "grpo_rewards_code.plugin", "grpo_rewards_code.sql_hacks",
+        "grpo_rewards_code.sql_tasks", "grpo_rewards_code.tasks",
         "grpo_rewards_format.definitions", "grpo_rewards_format.hacks", "grpo_rewards_format.plugin",
         "grpo_rewards_gym.catalog", "grpo_rewards_gym.codec", "grpo_rewards_gym.definitions", "grpo_rewards_gym.hacks",
         "grpo_rewards_gym.plugin", "grpo_rewards_gym.tasks",

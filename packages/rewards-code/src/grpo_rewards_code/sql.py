@@ -45,7 +45,8 @@ from .sql_rows import (
 )
 
 OUTCOMES = ("matched", "mismatched", "sql_error", "timeout", "no_sql", "sandbox_error", "no_database", "gold_error", "bad_row")
-DEFAULT_TIME, DEFAULT_MAX_ROWS = 5.0, 50_000
+DEFAULT_TIME = 5.0  # one assignment each: `list --json` reads these defaults from the source
+DEFAULT_MAX_ROWS = 50_000
 
 #: the program the sandbox runs for one query; its stdin: {"db_path" | "db_sql", "query", "time", "max_rows"}
 RUNNER = r'''
