@@ -6,9 +6,10 @@ daemon thread; if the main thread has not ended the run within the grace period,
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
+
+from train_helpers import child_as_from_a_terminal, ctrl_c
 
 # The main thread gets its KeyboardInterrupt, but its cleanup then waits for a thread that never ends
 # (as a cleanup waiting for a reward that never returns would): only the guard can end this process.
@@ -36,21 +37,10 @@ print("done", flush=True)
 """
 
 
-def _as_from_a_terminal() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_a_run_whose_cleanup_never_ends_stops_on_one_ctrl_c():
-    proc = subprocess.Popen([sys.executable, "-c", STUCK], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_as_from_a_terminal)
-    try:
+    with child_as_from_a_terminal([sys.executable, "-c", STUCK]) as proc:
         assert proc.stdout.readline() == "ready\n"  # type: ignore[union-attr]
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        err = ctrl_c(proc)
     assert proc.returncode == 130
     assert err.splitlines()[-1] == "grpo-rewards: interrupted"
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from train_helpers import tiny_config, toy_registry, write_config
+from train_helpers import child_as_from_a_terminal, ctrl_c, tiny_config, toy_registry, write_config
 
 pytest.importorskip("trl")
 
@@ -153,23 +153,14 @@ def test_one_ctrl_c_stops_a_run_whose_reward_never_returns_and_the_wait_names_th
     config = tiny_config(tiny_model, tmp_path / "out", max_steps=1)
     config["rewards"] = [{"use": f"{tmp_path / 'hang.py'}:hang"}]
     path = write_config(tmp_path / "run.yaml", config)
-    # as from a terminal: Ctrl-C's default action (an xdist worker ignores SIGINT, and a child inherits that)
-    proc = subprocess.Popen([sys.executable, "-c", LAUNCH, str(Path(__file__).parent), str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
+    with child_as_from_a_terminal([sys.executable, "-c", LAUNCH, str(Path(__file__).parent), str(path)]) as proc:
         for line in proc.stdout:  # type: ignore[union-attr]
             if line.startswith("grpo-rewards: the step is waiting for the reward hang ("):
                 break
         else:
             pytest.fail(f"the run ended without naming the reward it waited for: {proc.stderr.read()}")  # type: ignore[union-attr]
         assert line.endswith("s so far; it has no timeout: give the entry 'timeout: SECONDS' to bound each sample)\n")
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        err = ctrl_c(proc)
     assert proc.returncode == 130
     assert "Traceback" not in err
     assert err.splitlines()[-1] == "grpo-rewards: interrupted (the reward hang was still running)"

@@ -6,6 +6,10 @@ conftest was imported first, so ``pytest tests/train tests/kit`` collected the w
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -45,3 +49,24 @@ def write_config(path: Path, config: dict) -> Path:
 
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
+
+
+@contextlib.contextmanager
+def child_as_from_a_terminal(args: list[str]) -> Iterator[subprocess.Popen]:
+    """A child process started with Ctrl-C's default action, as from a terminal (whatever the test
+    process's own SIGINT disposition), its output read as text through pipes; killed on the way out
+    if it is still running."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def ctrl_c(proc: subprocess.Popen, timeout: float = 120) -> str:
+    """Send ``proc`` one Ctrl-C and wait up to ``timeout`` seconds for it to end: its standard error."""
+    proc.send_signal(signal.SIGINT)
+    return proc.communicate(timeout=timeout)[1]
