@@ -105,7 +105,7 @@ def main() -> None:
         measure(f"local pool, {workers} worker{'s' if workers > 1 else ''}", pool, args.items, args.code, rows)
         pool.close()
     for cpus in (1, 2):
-        ray.init(num_cpus=cpus, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
         measure(f"Ray, local, {cpus} CPU{'s' if cpus > 1 else ''} ({cpus} worker process{'es' if cpus > 1 else ''})",
                 ray_backend.RayBackend("auto", 1.0), args.items, args.code, rows)
         ray.shutdown()

@@ -40,7 +40,7 @@ def main() -> None:
     from grpo_rewards import load_registry
     from grpo_rewards.environment import EnvironmentFactory
 
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
     registry = load_registry()
     cases = {"tools.calculator": ({}, "calculate", [{"expression": f"{i} * 12345 + 1/3"} for i in range(args.calls)]),
              "tools.sqlite": ({"database": DATABASE, "gold": "[[2]]"}, "query",

@@ -42,7 +42,7 @@ def main() -> int:
     from grpo_rewards.execution.calls import SampleCall
     from grpo_rewards.execution.ray_backend import get_ray_backend
 
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
     backend = get_ray_backend("auto", 1.0)
     backend.connect()
     func = SampleCall(scale_scorers.length)

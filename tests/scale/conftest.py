@@ -133,7 +133,7 @@ def ray_start() -> Any:
 
     from grpo_rewards.execution import ray_backend
 
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
     yield ray
     ray.shutdown()
     ray_backend._backends.clear()
