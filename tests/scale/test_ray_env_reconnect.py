@@ -5,7 +5,8 @@ While the head is down, a tool call is a tool error that says the cluster does n
 not after the call's deadline), the connection is given up at once (``ray.shutdown()``: Ray would
 otherwise end the training process after ``gcs_rpc_server_reconnect_timeout_s`` without its GCS), a
 ``reset`` starts no rollout (None, its calls errors, its reward None with ``env_error``); once the head
-is back on the same port, the next ``reset`` reconnects once and gets a new actor with correct results.
+is back on the same port, the next ``reset`` reconnects once and gets a new actor with correct results;
+a cluster lost between two rollouts is found by the next ``reset``, which starts no rollout.
 """
 
 from __future__ import annotations
@@ -118,3 +119,16 @@ def test_a_lost_cluster_is_a_tool_error_and_once_it_is_back_the_next_reset_gets_
     assert (result.values, result.labels) == ([7.0, 5.0], ["odd", "odd"])
     backend = get_ray_backend(address)
     assert (backend.stats["connects"], backend.stats["reconnects"]) == (1, 2)  # one failed while down, one worked
+
+    # lost again, now between two rollouts: the next reset finds it, starts no rollout, and raises nothing
+    stop_head(clusters[1])
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert environment.reset(offset=6) is None
+    assert not ray.is_initialized()
+    lost_again = (f"the environment's actor was lost (ActorDiedError); the Ray cluster at {address} does not answer "
+                  f"(nothing answers at {address} ([Errno 111] Connection refused)); this rollout's state is lost")
+    assert _messages(caplog, ENVIRONMENT_LOG) == [
+        f"environment on Ray: the rollout could not start: {lost_again}; its tool calls are errors and its reward None"]
+    assert run_tool(environment, "add", {"k": 1}) == {
+        "error": f"environment on Ray: the rollout could not start: {lost_again}; tool add did not run"}
