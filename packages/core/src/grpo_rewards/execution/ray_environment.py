@@ -96,6 +96,11 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
+def _unbuilt(cause: str) -> ExecutionError:
+    return ExecutionError(f"environment on Ray: the environment cannot be built on the cluster: {cause} (install the "
+                          "environment's package on every node)")
+
+
 class RolloutLost(RuntimeError):
     """A call that did not run for a reason of Ray's (the actor or the cluster lost, a deadline)."""
 
@@ -149,21 +154,22 @@ class RemoteEnvironment:
         except ray.exceptions.RayTaskError as exc:  # the environment could not be built there
             self._drop()
             cause = getattr(exc, "cause", None)
-            raise ExecutionError(f"environment on Ray cannot be built on the cluster: "
-                                 f"{type(cause).__name__ if cause else 'error'}: {cause or exc} (install the "
-                                 "environment's package on every node)") from None
+            raise _unbuilt(f"{type(cause).__name__}: {cause}" if cause else _first_line(exc)) from None
         except ray.exceptions.GetTimeoutError:
             self._drop()
             raise ExecutionError(f"environment on Ray: its actor did not start within {STARTUP_TIMEOUT:g} s (does a "
                                  f"node of the cluster have {ACTOR_CPUS:g} CPU free?)") from None
         except ray.exceptions.RayError as exc:  # its __init__ raised, its node died, the cluster went
+            if getattr(exc, "actor_init_failed", False):  # the environment could not be built there
+                self._drop()
+                lines = [line for line in str(exc).splitlines() if line.strip()]
+                raise _unbuilt(lines[-1].strip() if lines else type(exc).__name__) from None
             why = f"its actor could not start: {type(exc).__name__}: {_first_line(exc)}"
             lost = self._backend().cluster_lost(why)
-            if lost is not None:
-                self._actor = None
-                raise ExecutionError(f"environment on Ray: {lost}") from None
-            self._drop()
-            raise ExecutionError(f"environment on Ray: {why} (install the environment's package on every node)") from None
+            if lost is None:
+                self._drop()
+            self._actor = None
+            raise ExecutionError(f"environment on Ray: {lost or why}") from None
 
     def _drop(self) -> None:
         actor, self._actor = self._actor, None
