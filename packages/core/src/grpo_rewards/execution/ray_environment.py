@@ -190,9 +190,8 @@ class RemoteEnvironment:
                         f"{what} did not run")
         import ray
 
-        ref = getattr(self._actor, method).remote(*args)
         try:
-            return ray.get(ref, timeout=self._grpo_remote_timeout)
+            return ray.get(getattr(self._actor, method).remote(*args), timeout=self._grpo_remote_timeout)
         except ray.exceptions.GetTimeoutError:
             why = f"{what} exceeded its {self._grpo_remote_timeout:g} s deadline"
             lost = self._backend().cluster_lost(why)
