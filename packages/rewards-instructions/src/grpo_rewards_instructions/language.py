@@ -219,6 +219,7 @@ def probabilities(text: str, seed: int | None) -> list[tuple[str, float]]:
         prob *= weight + rows[picks[first[0]]]
         blocks = np.empty((AHEAD, 6, n), dtype=np.float64)
         blocks[:, 1:, :] = (weight + rows[picks[first[1:]]]).reshape(AHEAD, 5, n)
+        views = [(block, block[0]) for block in blocks]  # each block, and its first row's slot
         b = i = 0
         while True:
             # _normalize_prob: divide by Python's own sum of the same floats in the same order; the
@@ -227,15 +228,17 @@ def probabilities(text: str, seed: int | None) -> list[tuple[str, float]]:
             total = sum(values)
             if total == 0.0:
                 raise ZeroDivisionError("float division by zero")  # as langdetect would
-            prob /= total
             if max(values) / total > CONV_THRESHOLD or i >= ITERATION_LIMIT:
+                prob /= total
                 break
             if b == AHEAD:
                 blocks[:, 1:, :] = (weight + rows[picks[draws.take(5 * AHEAD)]]).reshape(AHEAD, 5, n)
                 b = 0
-            # updates i+1 .. i+5: ((prob * f1) * f2) ... * f5, in that order
-            blocks[b, 0] = prob
-            np.multiply.reduce(blocks[b], axis=0, out=prob)
+            # the normalised probabilities go to the block's first row; updates i+1 .. i+5 are then
+            # ((prob * f1) * f2) ... * f5, in that order
+            block, head = views[b]
+            np.divide(prob, total, out=head)
+            np.multiply.reduce(block, axis=0, out=prob)
             b += 1
             i += 5
         draws.finish(1 + i)
