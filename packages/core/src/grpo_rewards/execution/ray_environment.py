@@ -187,7 +187,7 @@ class RemoteEnvironment:
             self._lost = "the connection to the Ray cluster its actor was on is gone; this rollout's state is lost"
         if self._actor is None:
             raise RolloutLost(f"environment on Ray: {self._lost or 'no rollout started (reset was not called)'}; "
-                        f"{what} did not run")
+                              f"{what} did not run")
         import ray
 
         try:
