@@ -30,10 +30,13 @@ and values are the same on both. What differs is where the work runs:
   start of the next batch: ``ray.shutdown()``, then ``ray.init`` to the address the backend had
   connected to, logged as a warning on the ``grpo_rewards.execution.ray_backend`` logger; when
   that fails the batch raises :class:`~grpo_rewards.errors.ExecutionError`. Nothing ever falls
-  back to local execution. (A driver connected to a head that dies is ended by Ray itself, after
-  its ``gcs_rpc_server_reconnect_timeout_s``: that is Ray's loud failure, not one of ours; an
-  environment on Ray avoids it with :meth:`RayBackend.cluster_lost`, which gives the connection up
-  at once when a failed call finds the cluster gone.)
+  back to local execution. Each batch first checks that the cluster still takes a connection at
+  its address (:meth:`RayBackend.cluster_lost`, one TCP connect): a head that went away between two
+  batches is found there, the connection is given up at once and the batch reconnects once or
+  raises. (A driver connected to a head that dies is otherwise ended by Ray itself, after its
+  ``gcs_rpc_server_reconnect_timeout_s``, or at once when the raylet it is attached to died with
+  the head, even in the middle of a batch: that is Ray's loud failure, not one of ours; an
+  environment on Ray gives the connection up the same way when a failed call finds the cluster gone.)
 - Ray Client addresses (``ray://``) are refused with a clear error: Ray Client cannot run the
   generator tasks the deadlines need.
 
@@ -229,6 +232,8 @@ class RayBackend:
             return []
         payload = pickled_function(func, "a Ray task")
         self.connect()
+        if self.cluster_lost("the cluster went away since the last batch") is not None:
+            self.connect()  # one reconnect, or ExecutionError: never a batch sent to a head that is gone
         ray = self._ray
         outcomes: list[Outcome | None] = [None] * len(items)
         try:

@@ -1,0 +1,86 @@
+"""A reward on Ray whose cluster's head goes down between two batches (a real one-node cluster on
+loopback, inside a private network namespace): the next batch finds it before sending anything, gives
+the connection up at once (``ray.shutdown()``: Ray would otherwise end the training process after
+``gcs_rpc_server_reconnect_timeout_s`` without its GCS) and raises a clear error; the process outlives
+Ray's limit, and once the head is back on the same port the next batch reconnects once and scores there.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+import scale_scorers
+from scale_netns import free_port, refuse_outside_namespace, start_cluster, stop_head
+
+from grpo_rewards import Reward
+from grpo_rewards.errors import ExecutionError
+from grpo_rewards.execution import pool
+
+LOGGER = "grpo_rewards.execution.ray_backend"
+#: Ray's own limit on a driver without its GCS, made short here so that the test outlives it.
+GCS_RECONNECT_TIMEOUT = 10
+
+
+@pytest.fixture
+def cluster(monkeypatch) -> Any:
+    """A one-node cluster on a free loopback port, and the driver connected to it; all stopped after."""
+    refuse_outside_namespace()
+    import ray
+
+    from grpo_rewards.execution import ray_backend
+
+    monkeypatch.setenv("RAY_gcs_rpc_server_reconnect_timeout_s", str(GCS_RECONNECT_TIMEOUT))
+    port = free_port()
+    clusters = [start_cluster(port)]
+    ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR")
+    yield port, clusters
+    ray.shutdown()
+    for one in clusters:
+        one.shutdown()
+    ray_backend._backends.clear()
+
+
+def test_a_head_lost_between_two_batches_is_a_clear_error_at_once_and_the_batch_after_its_return_reconnects(
+        cluster, caplog):
+    import ray
+
+    from grpo_rewards.execution.ray_backend import get_ray_backend
+
+    port, clusters = cluster
+    address = f"127.0.0.1:{port}"
+    reward = Reward(scale_scorers.sleepy, metric="sleepy", on_error="none",
+                    execution={"backend": "ray", "address": address})
+    assert reward(prompts=["p"] * 3, completions=["a", "bb", "ccc"]) == [1.0, 2.0, 3.0]
+
+    stop_head(clusters[0])  # the head goes down between two steps
+    refused = f"nothing answers at {address} ([Errno 111] Connection refused)"
+    lost = f"the cluster went away since the last batch; the Ray cluster at {address} does not answer ({refused})"
+    with caplog.at_level(logging.WARNING, logger=LOGGER), pytest.raises(ExecutionError) as err:
+        reward(prompts=["p"] * 2, completions=["dddd", "e"])
+    assert str(err.value) == (f"lost the connection to the Ray cluster at '{address}' ({lost}) and reconnecting failed: "
+                              f"ConnectionError: {refused} (the next batch tries once more; rewards never fall back "
+                              "to local execution)")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{lost}: giving up the connection now (ray.shutdown()); the next use reconnects once",
+        f"lost the connection to the Ray cluster at {address} ({lost}); reconnecting once: ray.shutdown(), then "
+        f"ray.init(address='{address}')"]
+    assert not ray.is_initialized()
+    time.sleep(2 * GCS_RECONNECT_TIMEOUT)  # this process outlives Ray's limit: it holds no connection
+
+    clusters.append(start_cluster(port))  # the head is back on the same port
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert reward(prompts=["p"] * 2, completions=["dddd", "e"]) == [4.0, 1.0]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"lost the connection to the Ray cluster at {address} ({lost}); reconnecting once: ray.shutdown(), then "
+        f"ray.init(address='{address}')",
+        f"reconnected to the Ray cluster at {address}"]
+    assert ray.get_runtime_context().gcs_address == address
+    backend = get_ray_backend(address)
+    assert (backend.stats["connects"], backend.stats["reconnects"]) == (1, 2)  # one failed while down, one worked
+    assert reward.stats == Counter({"ok": 5})
+    assert not pool._pools, "a local worker pool was started"
