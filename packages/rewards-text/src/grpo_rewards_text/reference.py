@@ -105,6 +105,12 @@ class ReferenceMetric:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_last": None}
 
+    def compare(self, answer: str, refs: tuple[str, ...]) -> tuple[float | None, str]:
+        """The value and label of an answer against a row's references (at least one): the best
+        :meth:`metric` over them (a subclass may combine them otherwise)."""
+        value = max(self.metric(answer, ref) for ref in refs)
+        return value, self.label(value)
+
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
         refs = self._references(row.get(self.reference_column))
         if not refs:
@@ -112,5 +118,4 @@ class ReferenceMetric:
         answer = self.answer(text)
         if answer is None:
             return NO_ANSWER
-        value = max(self.metric(answer, ref) for ref in refs)
-        return value, self.label(value)
+        return self.compare(answer, refs)
