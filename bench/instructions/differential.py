@@ -10,9 +10,10 @@ Run from the repository root in the project's venv, after ``bash bench/instructi
   over IFEval's rows (bench/instructions/generate.py). Rows whose arguments lm-eval replaces by a
   random draw (a letter ``#``) are set apart: there is no fixed verdict to agree with.
 - Speed (``--time N``): the first 512 generated cases as one batch, strict. Ours through the reward
-  (``instructions.followed.score``, the call training makes), lm-eval's checkers in its own process,
-  each warmed by one pass and then timed N times; the median of each is reported with the share of
-  it spent in language detection (langdetect, in both).
+  (``instructions.followed.score``, the call training makes), lm-eval's checkers in its own process
+  (``peer.py --serve``), each warmed by one pass, then N passes of each, alternating (ours, theirs,
+  ours, ...) so that both see the same load; the median of each is reported with the share of it
+  spent in language detection (langdetect in lm-eval, the package's detector in ours).
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def compare(name: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
     return {"total": total, "same": same, "disagreements": disagreements}
 
 
-def time_ours(cases: list[dict[str, Any]], runs: int) -> list[tuple[float, float]]:
+def time_both(cases: list[dict[str, Any]], runs: int) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """N timed passes of ours and N of lm-eval's, alternating; each (seconds, language seconds)."""
     columns = {"instruction_id_list": [c["instruction_id_list"] for c in cases], "kwargs": [c["kwargs"] for c in cases]}
     prompts, replies = [c["prompt"] for c in cases], [c["response"] for c in cases]
     spent = [0.0]
@@ -99,18 +101,32 @@ def time_ours(cases: list[dict[str, Any]], runs: int) -> list[tuple[float, float
         finally:
             spent[0] += time.perf_counter() - started
 
-    followed.score(prompts=prompts, completions=replies, **columns)  # warm: imports, Punkt, profiles
-    text.detect_language = timed_detect  # type: ignore[assignment]
-    try:
-        results = []
-        for _ in range(runs):
-            spent[0] = 0.0
-            started = time.perf_counter()
-            followed.score(prompts=prompts, completions=replies, **columns)
-            results.append((time.perf_counter() - started, spent[0]))
-    finally:
-        text.detect_language = detect  # type: ignore[assignment]
-    return results
+    env = {**os.environ, "NLTK_DATA": str(PEER / "nltk_data"), "PYTHONPATH": ""}
+    args = [str(PEER / "bin" / "python"), str(HERE / "peer.py"), "--serve"]
+    theirs: list[tuple[float, float]] = []
+    mine: list[tuple[float, float]] = []
+    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(cases) + "\n")
+        proc.stdin.flush()
+        followed.score(prompts=prompts, completions=replies, **columns)  # warm: imports, Punkt, profiles
+        if proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("the peer did not start")
+        text.detect_language = timed_detect  # type: ignore[assignment]
+        try:
+            for _ in range(runs):
+                spent[0] = 0.0
+                started = time.perf_counter()
+                followed.score(prompts=prompts, completions=replies, **columns)
+                mine.append((time.perf_counter() - started, spent[0]))
+                proc.stdin.write("time\n")
+                proc.stdin.flush()
+                seconds, lang = json.loads(proc.stdout.readline())
+                theirs.append((seconds, lang))
+        finally:
+            text.detect_language = detect  # type: ignore[assignment]
+            proc.stdin.close()
+    return mine, theirs
 
 
 def main() -> None:
@@ -118,7 +134,12 @@ def main() -> None:
     parser.add_argument("--generated", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time", type=int, default=0, help="time a 512-reply batch this many times")
+    parser.add_argument("--time-only", action="store_true", help="skip the verdict comparisons")
     args = parser.parse_args()
+    if args.time_only:
+        cases = generated(args.generated, args.seed)
+        time_batch(cases, args.time)
+        return
     gpt4 = [json.loads(line) for line in IFEVAL_ROWS.read_text(encoding="utf-8").splitlines()]
     recorded = same = 0
     for case in gpt4:  # the original implementation's own recorded verdicts (eval_results_{strict,loose}.jsonl)
@@ -131,13 +152,21 @@ def main() -> None:
     cases = generated(args.generated, args.seed)
     compare(f"generated replies (seed {args.seed})", cases)
     if args.time:
+        time_batch(cases, args.time)
+
+
+def time_batch(cases: list[dict[str, Any]], runs: int) -> None:
+    if runs:
         batch = [c for c in cases if "error" not in ours(c)][:512]
-        mine = time_ours(batch, args.time)
-        theirs = peer(batch, args.time)["timings"]
+        load = os.getloadavg()
+        mine, theirs = time_both(batch, runs)
+        load_after = os.getloadavg()
         m, t = statistics.median(s for s, _ in mine), statistics.median(s for s, _ in theirs)
         m_lang = statistics.median(lang / s for s, lang in mine)
         t_lang = statistics.median(lang / s for s, lang in theirs)
-        print(f"\n## speed: {len(batch)} replies, strict, median of {args.time} runs after a warm pass")
+        print(f"\n## speed: {len(batch)} replies, strict, median of {runs} alternating "
+              f"passes each after a warm pass; 1-min load average {load[0]:.2f} before, {load_after[0]:.2f} after "
+              f"on {os.cpu_count()} cores")
         print("| | seconds | replies/s | language detection share |\n|---|---|---|---|")
         print(f"| instructions.followed | {m:.3f} | {len(batch) / m:,.0f} | {m_lang:.0%} |")
         print(f"| lm-eval checkers | {t:.3f} | {len(batch) / t:,.0f} | {t_lang:.0%} |")

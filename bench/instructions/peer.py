@@ -8,7 +8,9 @@ Each case is scored as lm-eval scores a document (``test_instruction_following_s
 ``_loose``). langdetect is seeded (``DetectorFactory.seed = 0``) as the project seeds its own
 detector; unseeded, lm-eval's verdict on a borderline text can change between runs. ``--time N``
 also times the strict pass over the cases N times (after one warm pass) and the share spent in
-``langdetect.detect``.
+``langdetect.detect``. ``--serve`` (what ``differential.py --time`` uses, so that the two sides'
+passes alternate in one run): after the verdicts line, each line ``time`` on stdin runs one timed
+strict pass and answers ``[seconds, language seconds]`` on a line of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("NLTK_DATA", str(Path(sys.executable).resolve().parents[1] / "nltk_data"))
@@ -38,7 +41,11 @@ def _input(case: dict) -> utils.InputExample:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--time", type=int, default=0, help="time the strict pass this many times")
+    parser.add_argument("--serve", action="store_true", help="answer each `time` line with one timed pass")
     args = parser.parse_args()
+    if args.serve:
+        serve()
+        return
     cases = [json.loads(line) for line in sys.stdin if line.strip()]
     out: dict = {"verdicts": []}
     for case in cases:
@@ -49,26 +56,43 @@ def main() -> None:
         except Exception as exc:  # lm-eval raises on some inputs: recorded, not fatal
             out["verdicts"].append({"error": f"{type(exc).__name__}: {exc}"[:200]})
     if args.time:
-        spent = [0.0]
-        detect = langdetect.detect
-
-        def timed_detect(text: str) -> str:
-            started = time.perf_counter()
-            try:
-                return detect(text)
-            finally:
-                spent[0] += time.perf_counter() - started
-
-        lm_instructions.langdetect.detect = timed_detect  # the module the checkers call through
-        runs = []
-        for _ in range(args.time):
-            spent[0] = 0.0
-            started = time.perf_counter()
-            for case in cases:
-                utils.test_instruction_following_strict(_input(case), case["response"])
-            runs.append((time.perf_counter() - started, spent[0]))
-        out["timings"] = runs
+        timed = _timed_pass(cases)
+        out["timings"] = [timed() for _ in range(args.time)]
     json.dump(out, sys.stdout)
+
+
+def _timed_pass(cases: list[dict]) -> Callable[[], tuple[float, float]]:
+    spent = [0.0]
+    detect = langdetect.detect
+
+    def timed_detect(text: str) -> str:
+        started = time.perf_counter()
+        try:
+            return detect(text)
+        finally:
+            spent[0] += time.perf_counter() - started
+
+    lm_instructions.langdetect.detect = timed_detect  # the module the checkers call through
+
+    def one() -> tuple[float, float]:
+        spent[0] = 0.0
+        started = time.perf_counter()
+        for case in cases:
+            utils.test_instruction_following_strict(_input(case), case["response"])
+        return time.perf_counter() - started, spent[0]
+
+    return one
+
+
+def serve() -> None:
+    """The cases on the first line (a JSON list), then one timed strict pass per ``time`` line."""
+    cases = json.loads(sys.stdin.readline())
+    timed = _timed_pass(cases)
+    timed()  # warm
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if line.strip() == "time":
+            print(json.dumps(timed()), flush=True)
 
 
 if __name__ == "__main__":

@@ -205,3 +205,12 @@ def test_in_the_core_s_worker_pool_one_warm_sandbox_serves_sample_after_sample(t
     while os.path.exists(f"/proc/{kept}") and time.monotonic() < give_up:
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{kept}")
+
+
+def test_the_zygote_s_warm_up_program_compiles():
+    # the zygote compiles WARM_UP once (never runs it) so that no supervisor pays the interpreter's first compile;
+    # a syntax error would quietly skip that (the zygote's _compile_python would return a compile_error)
+    from grpo_rewards_code.harness_zygote import WARM_UP
+
+    code = compile(WARM_UP, "solution.py", "exec")
+    assert code.co_filename == "solution.py" and "C" in code.co_names

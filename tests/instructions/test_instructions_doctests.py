@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["__init__", "constraints", "rewards", "hacks", "ifeval", "ifevalg", "scans", "tasks", "text"]
+MODULES = ["__init__", "constraints", "rewards", "hacks", "ifeval", "ifevalg", "scans", "tasks", "text", "language"]
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from typing import Any
 
 #: Set in the child pytest that runs inside the namespace.
 INSIDE = "GRPO_REWARDS_NETNS"
@@ -28,3 +29,28 @@ def refuse_outside_namespace() -> None:
     if os.environ.get(INSIDE) != "1" or not only_loopback():
         raise RuntimeError("refusing to start Ray outside a private network namespace whose only interface is lo "
                            f"(interfaces: {[name for _, name in socket.if_nameindex()]})")
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_cluster(port: int) -> Any:
+    """A one-node Ray cluster (1 CPU, its GCS on ``port``), as ``ray start --head --port=PORT`` makes one."""
+    refuse_outside_namespace()
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "include_dashboard": False, "object_store_memory": 80 * 2**20, "gcs_server_port": port})
+    cluster.wait_for_nodes()
+    return cluster
+
+
+def stop_head(cluster: Any) -> None:
+    """Stop the head node's processes (its GCS, raylet and workers) while a driver is still connected to
+    it, as when the head goes down under a run (``Cluster.shutdown`` refuses to, for a connected driver)."""
+    cluster.head_node.kill_all_processes(check_alive=False, allow_graceful=True, wait=True)
+    cluster.head_node = None

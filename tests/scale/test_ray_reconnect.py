@@ -10,13 +10,12 @@ batch raises :class:`~grpo_rewards.errors.ExecutionError`, every batch after it 
 from __future__ import annotations
 
 import logging
-import socket
 from collections import Counter
 from typing import Any
 
 import pytest
 import scale_scorers
-from scale_netns import refuse_outside_namespace
+from scale_netns import free_port, refuse_outside_namespace, start_cluster
 
 from grpo_rewards import Reward
 from grpo_rewards.errors import ExecutionError
@@ -24,21 +23,6 @@ from grpo_rewards.execution import pool
 
 LOGGER = "grpo_rewards.execution.ray_backend"
 TEXTS = ["a", "bb", "ccc"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_cluster(port: int) -> Any:
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "include_dashboard": False, "object_store_memory": 80 * 2**20, "gcs_server_port": port})
-    cluster.wait_for_nodes()
-    return cluster
 
 
 @pytest.fixture
@@ -49,8 +33,8 @@ def cluster() -> Any:
 
     from grpo_rewards.execution import ray_backend
 
-    port = _free_port()
-    clusters = [_start_cluster(port)]
+    port = free_port()
+    clusters = [start_cluster(port)]
     ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR")
     yield port, clusters
     ray.shutdown()
@@ -77,7 +61,7 @@ def test_after_the_connection_is_lost_and_the_cluster_restarted_the_next_batch_r
     assert backend.connected_address == f"127.0.0.1:{port}"
     ray.shutdown()  # the driver's connection is gone ...
     clusters[0].shutdown()  # ... and so is the cluster; a new one starts on the same port
-    clusters.append(_start_cluster(port))
+    clusters.append(start_cluster(port))
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         values = reward(prompts=["p"] * 3, completions=["dddd", "e", "ff"])
     assert values == [4.0, 1.0, 2.0]

@@ -191,3 +191,20 @@ def test_a_lost_actor_is_a_tool_error_until_the_next_reset(ray_start):
         time.sleep(0.2)
     assert environment.reset(offset=2) == "total 2" and environment.add(1) == "3"
     assert environment.pid() not in (pid, second, os.getpid())
+
+
+def test_an_environment_that_cannot_be_built_on_the_cluster_starts_no_rollout_and_says_why(ray_start, caplog):
+    import logging
+
+    environment = EnvironmentFactory(TALLY, {"bogus": 1}, execution=RAY)()
+    with caplog.at_level(logging.WARNING, logger="grpo_rewards.execution.ray_environment"):
+        assert environment.reset() is None  # no exception into TRL's step
+    why = ("the rollout could not start: the environment cannot be built on the cluster: TypeError: "
+           "Tally.__init__() got an unexpected keyword argument 'bogus' (install the environment's package on every "
+           "node)")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"environment on Ray: {why}; its tool calls are errors and its reward None"]
+    assert run_tool(environment, "add", {"k": 1}) == {"error": f"environment on Ray: {why}; tool add did not run"}
+    with pytest.warns(RuntimeWarning, match="cannot be built on the cluster: TypeError"):
+        result = EnvironmentReward(TALLY)(["p"], ["a"], environments=[environment])
+    assert (result.values, result.labels) == ([None], ["env_error"])

@@ -11,12 +11,13 @@ from train_helpers import tiny_config, toy_registry, write_config
 pytest.importorskip("trl")
 
 from grpo_rewards.errors import ConfigError
+from grpo_rewards.train import plan as planning
 from grpo_rewards.train import runner
 
 
 def test_without_a_gpu_use_cpu_and_float32_are_filled_in_when_the_config_leaves_them_unset(tmp_path, monkeypatch,
                                                                                               tiny_model):
-    monkeypatch.setattr(runner, "has_accelerator", lambda: False)
+    monkeypatch.setattr(planning, "has_accelerator", lambda: False)
     config = tiny_config(tiny_model, tmp_path / "out")
     plan = runner.prepare(write_config(tmp_path / "run.yaml", config), registry=toy_registry())
     assert (plan.grpo_kwargs["use_cpu"], plan.grpo_kwargs["bf16"]) == (True, False)
@@ -25,7 +26,7 @@ def test_without_a_gpu_use_cpu_and_float32_are_filled_in_when_the_config_leaves_
 
 
 def test_values_the_config_sets_are_passed_unchanged(tmp_path, monkeypatch, tiny_model):
-    monkeypatch.setattr(runner, "has_accelerator", lambda: False)
+    monkeypatch.setattr(planning, "has_accelerator", lambda: False)
     config = tiny_config(tiny_model, tmp_path / "out", use_cpu=True, bf16=True, beta=0.04)
     plan = runner.prepare(write_config(tmp_path / "run.yaml", config), registry=toy_registry())
     assert (plan.grpo_kwargs["bf16"], plan.grpo_kwargs["beta"]) == (True, 0.04)

@@ -20,7 +20,7 @@ __version__ = metadata.version("grpo-rewards-code")  # the one literal is in pyp
 _EXPORTS = {
     "outputs_match": "compare", "values_match": "compare",
     "extract_code": "extract",
-    "AssertTest": "formats", "CallTest": "formats", "StdioTest": "formats", "TestFormatError": "formats",
+    "AssertTest": "testcases", "CallTest": "testcases", "StdioTest": "testcases", "TestFormatError": "testcases",
     "normalise_tests": "formats",
     "ALL_PASSED": "definitions", "TESTS_PASSED": "definitions", "make_all_passed": "definitions",
     "make_tests_passed": "definitions",
@@ -94,7 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         make_tests_passed,
     )
     from .extract import extract_code
-    from .formats import AssertTest, CallTest, StdioTest, TestFormatError, normalise_tests
+    from .formats import normalise_tests
     from .runner import LocalRunner, Program, RawResult, Runner
     from .sandbox import Limits, Sandbox, SandboxUnavailable, describe_sandbox, get_sandbox
     from .scoring import OUTCOMES, AllPassed, TestsPassed
@@ -102,6 +102,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .sql_rows import extract_sql, normalise_sql_row, results_match
     from .sql_tasks import make_sql
     from .tasks import make_humaneval, make_stdio
+    from .testcases import AssertTest, CallTest, StdioTest, TestFormatError
 
     tests_passed: Reward
     all_passed: Reward

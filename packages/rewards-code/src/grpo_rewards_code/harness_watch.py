@@ -5,7 +5,6 @@ the job's frames read from fd 0, a test's child forked (:func:`_spawn`), what it
 (:func:`_outcome`).
 """
 
-import json
 import os
 import select
 import signal
@@ -30,7 +29,7 @@ def _read_exact(n):
 
 def _read_frame():
     (size,) = struct.unpack("<Q", _read_exact(8))
-    return json.loads(_read_exact(size))
+    return _json_value(_read_exact(size))
 
 
 def _spawn(target, fds, limits, cpu, memory, seccomp=True, executes=False):

@@ -10,7 +10,7 @@ import sys
 import time
 
 from .harness import _POLLIN, _len, _type
-from .harness_child import _child_fds, _make_streams
+from .harness_child import _child_fds, _compile_python, _make_streams
 from .harness_supervisor import _prepare, _settle, _supervise, main
 from .harness_watch import _IN_NAMESPACE  # noqa: F401 - zygote sets it (``global``): the parts share one namespace
 
@@ -18,6 +18,21 @@ from .harness_watch import _IN_NAMESPACE  # noqa: F401 - zygote sets it (``globa
 #: standard-library modules a warm sandbox's zygote imports before any program (programs import them often; sqlite3:
 #: every query of code.sql_match and tools.sqlite)
 PRELOAD = ("typing", "math", "collections", "itertools", "functools", "re", "heapq", "bisect", "string", "sqlite3")
+#: a constant program the zygote compiles (never runs) before any program: the interpreter's first compile sets up
+#: the compiler's lazily made state (about 3 ms of CPU), which every supervisor would otherwise pay for again
+WARM_UP = """\
+import sys
+class C(object):
+    def f(self, x: int = 1, *a, **k) -> str:
+        return f"{x!r:>4}" + str([y * 2 for y in a if y] + list({k: v for k, v in k.items()}))
+try:
+    with open("f") as h:
+        g = lambda z, /, *, w=None: (z, w, *a, {**k}, (yield), h)
+except (OSError, ValueError) as e:
+    raise RuntimeError() from e
+finally:
+    del sys
+"""
 #: the directories a program can write (every other mount is read-only): emptied after each program
 WRITABLE = ("/tmp", "/dev/shm")
 
@@ -123,6 +138,7 @@ def zygote():
             __import__(name)
         except ImportError:
             pass
+    _compile_python({"program": WARM_UP}, {"memory": 0})
     _make_streams()  # each supervisor's children use these unused copies (made on fds 0, 1, 2, never used here)
     _settle()
     control = socket.socket(fileno=0)

@@ -58,16 +58,6 @@ CHECKER_FILES = ("input.txt", "correct_output.txt", "solution_output.txt")
 
 
 @dataclass(frozen=True)
-class Checker:
-    """A row's checker: its source and language (``python`` or ``cpp``)."""
-
-    source: str
-    language: str = "python"
-    #: files compiled with it (an IOI row's ``checker/testlib.h``), C++ only
-    files: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
 class Subtask:
     """``points`` for passing every test of ``tests`` (indices into the row's tests)."""
 
@@ -86,8 +76,10 @@ def _checker_language(source: str, named: Any) -> str:
     return "cpp" if "#include" in source else "python"
 
 
-def row_checker(row: Mapping[str, Any]) -> Checker | None:
-    """The row's checker (see the module's docstring), or None; raises TestFormatError for one that cannot be read."""
+def row_checker(row: Mapping[str, Any]) -> Program | None:
+    """The row's checker (see the module's docstring) as the :class:`~grpo_rewards_code.runner.Program` it is
+    (``python`` or ``cpp``; with ``files``, an IOI row's ``checker/*.h`` headers), or None; raises TestFormatError
+    for one that cannot be read."""
     source = row.get("checker")
     if source is None:
         source = row.get("generated_checker")  # Open-R1's Codeforces rows: Python, or None
@@ -95,12 +87,12 @@ def row_checker(row: Mapping[str, Any]) -> Checker | None:
         files = _grader_files(row)
         source = dict(files).get("checker/checker.cpp")
         if source is not None:  # with the headers beside it (testlib.h)
-            return Checker(source, "cpp", tuple((n, t) for n, t in files if n.startswith("checker/") and n.endswith(".h")))
+            return Program(source, "cpp", tuple((n, t) for n, t in files if n.startswith("checker/") and n.endswith(".h")))
     if source is None:
         return None
     if not isinstance(source, str) or not source.strip():
         raise TestFormatError("a checker must be the checker's source text")
-    return Checker(source, _checker_language(source, row.get("checker_language")))
+    return Program(source, _checker_language(source, row.get("checker_language")))
 
 
 def _grader_files(row: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -197,11 +189,10 @@ def checker_verdict(raw: RawResult) -> tuple[float | None, str | None]:
     return None, f"the checker failed: {raw.status} {raw.extra} {(raw.error or '')[:300]}".strip()
 
 
-def run_checker(runner: Runner, checker: Checker, cases: Sequence[tuple[str, str, str]],
+def run_checker(runner: Runner, checker: Program, cases: Sequence[tuple[str, str, str]],
                 limits: Limits = CHECKER_LIMITS) -> list[tuple[float | None, str | None]]:
     """The checker's verdict on each (input, expected output, program output), run as one sandbox job."""
     if not cases:
         return []
     tests = [FilesTest(tuple(zip(CHECKER_FILES, case))) for case in cases]
-    program = Program(checker.source, checker.language, checker.files)
-    return [checker_verdict(raw) for raw in runner.run(program, tests, limits)]
+    return [checker_verdict(raw) for raw in runner.run(checker, tests, limits)]

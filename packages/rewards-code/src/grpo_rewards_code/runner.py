@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .formats import AssertTest, CallTest, StdioTest, Test
 from .sandbox import Limits, Sandbox, get_sandbox
+from .testcases import AssertTest, CallTest, StdioTest, Test
 
 #: statuses a raw result can have
 STATUSES = ("ok", "compile_error", "runtime_error", "timeout", "memory", "output_limit", "sandbox_error", "skipped")

@@ -74,16 +74,26 @@ def _sections(value: str, args: Args) -> bool:
     return len(re.split(pattern, value)) - 1 >= args["num_sections"]
 
 
-def _paragraphs(value: str, args: Args) -> bool:
-    paragraphs = PARAGRAPH_SPLIT.split(value)
-    count = len(paragraphs)
-    for index, paragraph in enumerate(paragraphs):
-        if not paragraph.strip():
-            if index in (0, len(paragraphs) - 1):
+def count_paragraphs(pieces: list[str]) -> int | None:
+    """The paragraphs among the pieces a text was split into, as the original's checkers count them:
+    a blank first or last piece is no paragraph; a blank piece between two others makes the text fail
+    (``None``).
+
+    >>> count_paragraphs(["", "a", "b"]), count_paragraphs(["a", " ", "b"])
+    (2, None)
+    """
+    count = len(pieces)
+    for index, piece in enumerate(pieces):
+        if not piece.strip():
+            if index in (0, len(pieces) - 1):
                 count -= 1
             else:
-                return False
-    return count == args["num_paragraphs"]
+                return None
+    return count
+
+
+def _paragraphs(value: str, args: Args) -> bool:
+    return count_paragraphs(PARAGRAPH_SPLIT.split(value)) == args["num_paragraphs"]
 
 
 def _postscript(value: str, args: Args) -> bool:

@@ -122,15 +122,7 @@ def _two_paragraphs_divider(value: str, args: Args) -> bool:
 
 
 def _two_paragraphs_blank_line(value: str, args: Args) -> bool:
-    paragraphs = value.split("\n\n")
-    count = len(paragraphs)
-    for index, paragraph in enumerate(paragraphs):
-        if not paragraph.strip():
-            if index in (0, len(paragraphs) - 1):
-                count -= 1
-            else:
-                return False
-    return count == 2
+    return ifeval.count_paragraphs(value.split("\n\n")) == 2
 
 
 def _first_word_each_sentence(value: str, args: Args) -> bool:
@@ -247,19 +239,15 @@ def _repeat_phrase(value: str, args: Args) -> bool:
 
 def _counting_composition(value: str, args: Args) -> bool:
     paragraphs = ifeval.PARAGRAPH_SPLIT.split(value)
-    count = len(paragraphs)
-    for index, paragraph in enumerate(paragraphs):
-        if not paragraph.strip():
-            if index in (0, len(paragraphs) - 1):
-                count -= 1
-            else:
-                return False
-        sentences = split_into_sentences(paragraph)  # the original checks an empty end paragraph too
+    if ifeval.count_paragraphs(paragraphs) != 3:
+        return False
+    for paragraph in paragraphs:  # the original checks a blank first or last paragraph's sentences too
+        sentences = split_into_sentences(paragraph)
         if len(sentences) != args["n_sent"]:
             return False
         if any(len(text.word_tokens(sentence)) != args["n_words"] for sentence in sentences):
             return False
-    return count == 3
+    return True
 
 
 #: Constraint id -> checker.

@@ -75,29 +75,22 @@ def word_tokens(text: str) -> list[str]:
 
 
 @functools.cache
-def _language_factory() -> Any:
-    from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
-
-    factory = DetectorFactory()
-    factory.load_profile(PROFILES_DIRECTORY)
-    factory.set_seed(LANGUAGE_SEED)
-    return factory
-
-
-@functools.cache
 def languages() -> frozenset[str]:
     """The language codes the detector knows (``en``, ``fr``, ``zh-cn``, ...)."""
-    return frozenset(_language_factory().get_lang_list())
+    from grpo_rewards_instructions import language
+
+    return frozenset(language.languages())
 
 
 def detect_language(text: str) -> str | None:
     """The language ``langdetect`` detects in ``text`` (seeded), or ``None`` when it finds no
-    feature to go by (no letters): the original counts that case as followed."""
-    from langdetect.lang_detect_exception import LangDetectException
+    feature to go by (no letters): the original counts that case as followed.
 
-    detector = _language_factory().create()
-    detector.append(text)
+    langdetect's algorithm on its profiles, run by :mod:`grpo_rewards_instructions.language` (the same
+    verdict, computed with numpy)."""
+    from grpo_rewards_instructions import language
+
     try:
-        return str(detector.detect())
-    except LangDetectException:
+        return language.detect(text, LANGUAGE_SEED)
+    except language.NoFeatures:
         return None

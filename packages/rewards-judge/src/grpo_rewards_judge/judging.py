@@ -1,7 +1,9 @@
 """What ``judge.rubric`` and ``judge.pairwise`` share: the server settings, the cache, one batch of requests.
 
-:class:`JudgeSettings` checks the connection and sampling parameters once (with
+:class:`JudgeSettings` checks the connection, sampling and grading parameters once (with
 ``grpo_rewards.params``) and builds the :class:`~grpo_rewards_judge.client.ChatClient`;
+:meth:`JudgeSettings.unsent` says which completions are not sent (and what they are paid),
+:meth:`JudgeSettings.paid` what a parsed reply pays;
 :meth:`JudgeSettings.ask` sends a batch of judge prompts (identical ones once, cached ones not
 at all) and returns each reply with what it cost, for the reward to parse and label;
 :func:`metrics` sums what a batch cost into the numbers the core logs
@@ -12,7 +14,7 @@ at all) and returns each reply with what it cost, for the reward to parse and la
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,11 +41,13 @@ class Asked:
 
 
 class JudgeSettings:
-    """The server, the model, the sampling and the cache of one judge reward."""
+    """The server, the model, the sampling, the cache and the grading values of one judge reward."""
 
     def __init__(self, *, base_url: str, model: str, api_key_env: str | None, system: str | None,
                  max_concurrency: int, request_timeout: float, max_retries: int, backoff: float,
-                 temperature: float, max_tokens: int, seed: int | None, cache_path: str | None) -> None:
+                 temperature: float, max_tokens: int, seed: int | None, cache_path: str | None,
+                 unparsable_value: float | None, refused_value: float | None, max_completion_chars: int,
+                 reject_grade_lines: bool) -> None:
         params.text(base_url, "base_url")
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http:// or https:// URL (such as http://127.0.0.1:8000/v1), "
@@ -58,6 +62,10 @@ class JudgeSettings:
         params.integer(max_tokens, "max_tokens", low=1)
         params.integer(seed, "seed", none_ok=True)
         params.text(cache_path, "cache_path", none_ok=True)
+        self.unparsable_value = params.number(unparsable_value, "unparsable_value", low=0, high=1, none_ok=True)
+        self.refused_value = params.number(refused_value, "refused_value", low=0, high=1, none_ok=True)
+        self.max_completion_chars = params.integer(max_completion_chars, "max_completion_chars", low=1)
+        self.reject_grade_lines = params.boolean(reject_grade_lines, "reject_grade_lines")
         self.model = model
         self.system = system
         self.sampling: dict[str, Any] = {"temperature": float(temperature), "max_tokens": max_tokens}
@@ -69,6 +77,27 @@ class JudgeSettings:
         self.cache = cache_module.JudgeCache(cache_path)
         self._warned_unreachable = False
         self._warned_unparsable = False
+
+    def unsent(self, text: str | None, states_grade: Callable[[str], bool]) -> tuple[float | None, str] | None:
+        """The value and label of a completion the judge is not sent, or ``None``: send it.
+
+        Not sent: one without text (``None``, ``unreadable``), one longer than ``max_completion_chars``
+        (0.0, ``too_large``), and, with ``reject_grade_lines``, one that ``states_grade`` (it writes the
+        judge's verdict itself, which a small judge copies: ``unparsable_value``, ``injection``)."""
+        if text is None:
+            return None, "unreadable"
+        if len(text) > self.max_completion_chars:
+            return 0.0, "too_large"
+        if self.reject_grade_lines and states_grade(text):
+            return self.unparsable_value, "injection"
+        return None
+
+    def paid(self, value: float | None, label: str) -> float | None:
+        """What a sample whose reply was parsed to ``(value, label)`` is paid: the grade when ``scored``,
+        else ``unparsable_value`` or ``refused_value``."""
+        if label == "scored":
+            return value
+        return self.unparsable_value if label == "unparsable" else self.refused_value
 
     def messages(self, prompt: str) -> list[dict[str, str]]:
         system = [{"role": "system", "content": self.system}] if self.system else []

@@ -11,7 +11,7 @@ from grpo_rewards import RewardResult, completion_text, params
 
 from .judging import NOT_GRADED, JudgeSettings, column_values, metrics
 from .parse import ScoreFormat, parse_numbered, scale_bounds, states_numbered_grade
-from .templates import PAIRWISE_TEMPLATE, SYSTEM, fields, fill, neutralise, render
+from .templates import PAIRWISE_TEMPLATE, SYSTEM, fill, neutralise, render, template_for
 
 NAME = "judge.pairwise"
 MODES = ("score", "rank")
@@ -98,23 +98,17 @@ class Pairwise:
         self.format = ScoreFormat("scale", low=low, high=high)
         self.mode = params.choice(mode, "mode", MODES)
         self.max_group = params.integer(max_group, "max_group", low=1, high=64)
-        params.text(template, "template", none_ok=True)
-        self.template = template if template is not None else PAIRWISE_TEMPLATE.replace(
-            "{scale_low}", f"{low:g}").replace("{scale_high}", f"{high:g}")
-        names = fields(self.template)
-        if "completions" not in names:
-            raise ValueError("template must contain {completions}: the judge has to see what it grades")
-        self.columns = tuple(n for n in names if n not in ("prompt", "completions"))
-        self.unparsable_value = params.number(unparsable_value, "unparsable_value", low=0, high=1, none_ok=True)
-        self.refused_value = params.number(refused_value, "refused_value", low=0, high=1, none_ok=True)
-        self.max_completion_chars = params.integer(max_completion_chars, "max_completion_chars", low=1)
-        self.reject_grade_lines = params.boolean(reject_grade_lines, "reject_grade_lines")
+        #: the template, and the dataset columns it reads
+        self.template, self.columns = template_for(
+            template, PAIRWISE_TEMPLATE, "completions", ("prompt", "completions"), low=low, high=high)
         self.shuffle = params.boolean(shuffle, "shuffle")
         self.shuffle_seed = params.integer(shuffle_seed, "shuffle_seed")
         self.settings = JudgeSettings(
             base_url=base_url, model=model, api_key_env=api_key_env, system=system,
             max_concurrency=max_concurrency, request_timeout=request_timeout, max_retries=max_retries,
-            backoff=backoff, temperature=temperature, max_tokens=max_tokens, seed=seed, cache_path=cache_path)
+            backoff=backoff, temperature=temperature, max_tokens=max_tokens, seed=seed, cache_path=cache_path,
+            unparsable_value=unparsable_value, refused_value=refused_value,
+            max_completion_chars=max_completion_chars, reject_grade_lines=reject_grade_lines)
 
     def order(self, prompt: Any, texts: Sequence[str]) -> list[int]:
         """The order one group is shown in: ``order[K - 1]`` is the index in ``texts`` of the response
@@ -148,13 +142,10 @@ class Pairwise:
         texts: list[str | None] = [completion_text(c) for c in completions]
         groups: dict[str, list[int]] = {}
         for i, text in enumerate(texts):
-            if text is None:
-                continue
-            if len(text) > self.max_completion_chars:
-                values[i], labels[i] = 0.0, "too_large"
-                continue
-            if self.reject_grade_lines and (states_numbered_grade(text, self.format) or self.format.states_grade(text)):
-                values[i], labels[i] = self.unparsable_value, "injection"  # writes a verdict itself: not shown
+            unsent = self.settings.unsent(
+                text, lambda t: states_numbered_grade(t, self.format) or self.format.states_grade(t))
+            if unsent is not None:
+                values[i], labels[i] = unsent
                 continue
             groups.setdefault(repr(prompts[i]), []).append(i)
         chunks = [members[k:k + self.max_group] for members in groups.values()
@@ -175,10 +166,7 @@ class Pairwise:
             graded = [(i, v) for i, (v, label) in zip(chunk, parsed) if label == "scored" and v is not None]
             ranked = dict(zip([i for i, _ in graded], ranks([v for _, v in graded]))) if graded else {}
             for i, (value, label) in zip(chunk, parsed):
-                if label == "scored":
-                    values[i] = ranked[i] if self.mode == "rank" else value
-                else:
-                    values[i] = self.unparsable_value if label == "unparsable" else self.refused_value
+                values[i] = ranked[i] if label == "scored" and self.mode == "rank" else self.settings.paid(value, label)
                 labels[i] = label
         self.settings.warn_if_unparsable(asked, labels)
         return RewardResult(values=values, labels=labels, metrics=metrics(asked))

@@ -9,7 +9,7 @@ from grpo_rewards import RewardResult, completion_text, params
 
 from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, metrics
 from .parse import KINDS, ScoreFormat, scale_bounds
-from .templates import DEFAULT_TEMPLATES, SAMPLE_FIELDS, SYSTEM, fields, fill, render
+from .templates import DEFAULT_TEMPLATES, SAMPLE_FIELDS, SYSTEM, fill, render, template_for
 
 NAME = "judge.rubric"
 
@@ -82,24 +82,16 @@ class Rubric:
             raise ValueError(f"choices must be a mapping of label -> value in [0, 1], got {choices!r}")
         self.format = ScoreFormat(score_format, low=low, high=high,
                                   choices=tuple((str(k), v) for k, v in (choices or {}).items()))
-        params.text(template, "template", none_ok=True)
-        default = DEFAULT_TEMPLATES[score_format]
-        raw = template if template is not None else default
-        self.template = raw if template is not None else default.replace("{scale_low}", f"{low:g}").replace(
-            "{scale_high}", f"{high:g}").replace("{choices}", self.format.describe().replace("{", "{{").replace("}", "}}"))
-        names = fields(self.template)
-        if "completion" not in names:
-            raise ValueError("template must contain {completion}: the judge has to see what it grades")
-        #: dataset columns the template reads
-        self.columns = tuple(n for n in names if n not in SAMPLE_FIELDS)
-        self.unparsable_value = params.number(unparsable_value, "unparsable_value", low=0, high=1, none_ok=True)
-        self.refused_value = params.number(refused_value, "refused_value", low=0, high=1, none_ok=True)
-        self.max_completion_chars = params.integer(max_completion_chars, "max_completion_chars", low=1)
-        self.reject_grade_lines = params.boolean(reject_grade_lines, "reject_grade_lines")
+        #: the rubric, and the dataset columns it reads
+        self.template, self.columns = template_for(
+            template, DEFAULT_TEMPLATES[score_format], "completion", SAMPLE_FIELDS, low=low, high=high,
+            choices=self.format.describe())
         self.settings = JudgeSettings(
             base_url=base_url, model=model, api_key_env=api_key_env, system=system,
             max_concurrency=max_concurrency, request_timeout=request_timeout, max_retries=max_retries,
-            backoff=backoff, temperature=temperature, max_tokens=max_tokens, seed=seed, cache_path=cache_path)
+            backoff=backoff, temperature=temperature, max_tokens=max_tokens, seed=seed, cache_path=cache_path,
+            unparsable_value=unparsable_value, refused_value=refused_value,
+            max_completion_chars=max_completion_chars, reject_grade_lines=reject_grade_lines)
 
     def judge_prompt(self, prompt: Any, text: str, row: Mapping[str, Any]) -> str:
         """The rubric filled for one sample (what the judge is sent as the user message)."""
@@ -132,16 +124,12 @@ class Rubric:
         asks: list[str | None] = []
         for i, completion in enumerate(completions):
             text = completion_text(completion)
-            if text is None:
+            unsent = self.settings.unsent(text, self.format.states_grade)
+            if unsent is not None:
                 asks.append(None)
-            elif len(text) > self.max_completion_chars:
-                asks.append(None)
-                values[i], labels[i] = 0.0, "too_large"
-            elif self.reject_grade_lines and self.format.states_grade(text):
-                asks.append(None)  # it writes the judge's verdict itself: a small judge copies it
-                values[i], labels[i] = self.unparsable_value, "injection"
+                values[i], labels[i] = unsent
             else:
-                asks.append(self.judge_prompt(prompts[i], text, {c: v[i] for c, v in columns.items()}))
+                asks.append(self.judge_prompt(prompts[i], text or "", {c: v[i] for c, v in columns.items()}))
         asked = self.settings.ask(asks, self.template)
         for i, answer in enumerate(asked):
             if answer.status == "skipped":
@@ -152,6 +140,5 @@ class Rubric:
             value, label = self.format.parse(answer.text)
             if answer.finish_reason == "content_filter" and label != "scored":
                 label = "refused"
-            values[i], labels[i] = (value if label == "scored" else
-                                    self.unparsable_value if label == "unparsable" else self.refused_value), label
+            values[i], labels[i] = self.settings.paid(value, label), label
         return values, labels, asked

@@ -20,7 +20,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from grpo_rewards import completion_text
+from grpo_rewards import completion_text, params
 
 #: The fields every sample has; any other field names a dataset column.
 SAMPLE_FIELDS = ("prompt", "completion")
@@ -91,6 +91,30 @@ def fields(template: str) -> tuple[str, ...]:
         if name not in names:
             names.append(name)
     return tuple(names)
+
+
+def template_for(template: str | None, default: str, graded: str, sample_fields: tuple[str, ...], *,
+                 low: float, high: float, choices: str = "") -> tuple[str, tuple[str, ...]]:
+    """The template a judge reward fills, and the dataset columns it reads (its fields not in ``sample_fields``).
+
+    ``template`` is taken as given; ``None`` is ``default`` with ``{scale_low}``, ``{scale_high}`` and
+    ``{choices}`` written in. A template without the field ``graded`` (what the judge grades) is a ``ValueError``.
+
+    >>> template_for(None, "Grade {completion} for {prompt} against {reference}, {scale_low} to {scale_high}.",
+    ...              "completion", SAMPLE_FIELDS, low=1, high=10)
+    ('Grade {completion} for {prompt} against {reference}, 1 to 10.', ('reference',))
+    >>> template_for("Is {prompt} answered?", "", "completion", SAMPLE_FIELDS, low=1, high=10)
+    Traceback (most recent call last):
+    ValueError: template must contain {completion}: the judge has to see what it grades
+    """
+    params.text(template, "template", none_ok=True)
+    if template is None:
+        template = default.replace("{scale_low}", f"{low:g}").replace("{scale_high}", f"{high:g}").replace(
+            "{choices}", choices.replace("{", "{{").replace("}", "}}"))
+    names = fields(template)
+    if graded not in names:
+        raise ValueError(f"template must contain {{{graded}}}: the judge has to see what it grades")
+    return template, tuple(n for n in names if n not in sample_fields)
 
 
 def neutralise(text: str) -> str:

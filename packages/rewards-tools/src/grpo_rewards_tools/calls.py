@@ -131,26 +131,34 @@ def _load_object(body: str) -> Any:
         raise CallError(f"not a JSON object: {type(exc).__name__}") from None
 
 
+#: the constants of a Python literal that are JSON values (their exact types: ``ast`` makes no subclasses)
+_JSON_CONSTANTS = frozenset((str, int, float, bool, type(None)))
+_BARE_NAMES = {"True": True, "true": True, "False": False, "false": False, "None": None, "null": None}
+
+
 def _literal(node: ast.AST) -> Any:
     """The value of a literal expression node (constants, lists, tuples, dicts, sets, signed numbers,
     ``True``/``False``/``None`` also as bare names); raises CallError for anything else."""
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, (str, int, float, bool)) or node.value is None:
-            return node.value
-        raise CallError(f"a {type(node.value).__name__} literal is not a JSON value")
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        return [_literal(item) for item in node.elts]
-    if isinstance(node, ast.Dict):
-        if any(key is None for key in node.keys):
+    kind = type(node)
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[attr-defined]
+        if type(value) in _JSON_CONSTANTS:
+            return value
+        raise CallError(f"a {type(value).__name__} literal is not a JSON value")
+    if kind is ast.List or kind is ast.Tuple or kind is ast.Set:
+        return [_literal(item) for item in node.elts]  # type: ignore[attr-defined]
+    if kind is ast.Dict:
+        keys: list[ast.AST | None] = node.keys  # type: ignore[attr-defined]
+        if None in keys:
             raise CallError("a ** inside a dict")
-        return {_key(key): _literal(value) for key, value in zip(node.keys, node.values)}  # type: ignore[arg-type]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _literal(node.operand)
+        return {_key(key): _literal(value) for key, value in zip(keys, node.values)}  # type: ignore[arg-type, attr-defined]
+    if kind is ast.UnaryOp and isinstance(node.op, (ast.USub, ast.UAdd)):  # type: ignore[attr-defined]
+        value = _literal(node.operand)  # type: ignore[attr-defined]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise CallError("a sign before something that is not a number")
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.Name) and node.id in ("True", "False", "None", "true", "false", "null"):
-        return {"True": True, "true": True, "False": False, "false": False}.get(node.id)
+        return -value if isinstance(node.op, ast.USub) else value  # type: ignore[attr-defined]
+    if kind is ast.Name and node.id in _BARE_NAMES:  # type: ignore[attr-defined]
+        return _BARE_NAMES[node.id]  # type: ignore[attr-defined]
     raise CallError(f"the value {ast.unparse(node)[:60]!r} is not a literal")
 
 
@@ -170,16 +178,18 @@ def _dotted(node: ast.AST) -> str:
 
 
 def _python_call(node: ast.AST) -> Call:
-    if not isinstance(node, ast.Call):
+    if type(node) is not ast.Call:
         raise CallError("an item of the list is not a call")
-    name = _dotted(node.func)
+    func = node.func
+    name = func.id if type(func) is ast.Name else _dotted(func)
     if node.args:
         raise CallError(f"{name}: positional arguments (arguments must be named)")
     arguments: dict[str, Any] = {}
     for keyword in node.keywords:
-        if keyword.arg is None:
+        key = keyword.arg
+        if key is None:
             raise CallError(f"{name}: **arguments")
-        arguments[keyword.arg] = _literal(keyword.value)
+        arguments[key] = _literal(keyword.value)
     return Call(name, arguments)
 
 
@@ -272,6 +282,8 @@ def _structured(message: Mapping[str, Any]) -> Any:
 
 def read_calls(completion: Any) -> ReadCalls:
     """Every call a completion made (this module's docstring says where calls are read from)."""
+    if type(completion) is str:  # the common case: one unparsed assistant message
+        return text_calls(completion) if completion else ReadCalls()
     messages = trajectory_messages(completion)
     assistant = [m for m in messages if m.get("role", "assistant") == "assistant"]
     parsed = any(_structured(m) is not None for m in assistant) or any(m.get("role") == "tool" for m in messages)

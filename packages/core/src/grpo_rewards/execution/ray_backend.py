@@ -31,7 +31,9 @@ and values are the same on both. What differs is where the work runs:
   connected to, logged as a warning on the ``grpo_rewards.execution.ray_backend`` logger; when
   that fails the batch raises :class:`~grpo_rewards.errors.ExecutionError`. Nothing ever falls
   back to local execution. (A driver connected to a head that dies is ended by Ray itself, after
-  its ``gcs_rpc_server_reconnect_timeout_s``: that is Ray's loud failure, not one of ours.)
+  its ``gcs_rpc_server_reconnect_timeout_s``: that is Ray's loud failure, not one of ours; an
+  environment on Ray avoids it with :meth:`RayBackend.cluster_lost`, which gives the connection up
+  at once when a failed call finds the cluster gone.)
 - Ray Client addresses (``ray://``) are refused with a clear error: Ray Client cannot run the
   generator tasks the deadlines need.
 
@@ -186,6 +188,26 @@ class RayBackend:
                 self._lost = why
             else:
                 self._task = None
+
+    def cluster_lost(self, why: str) -> str | None:
+        """After work failed for a reason of Ray's (``why``): None while the cluster connected to still
+        takes a connection at its address; else why it is lost. The connection is then given up at
+        once (``ray.shutdown()``: a driver left without its head's GCS is ended by Ray after
+        ``gcs_rpc_server_reconnect_timeout_s``), logged, and the next :meth:`connect` reconnects once."""
+        with self._lock:
+            address = self.connected_address or self.address
+            try:
+                _check_reachable(address)
+                return None
+            except ConnectionError as exc:
+                lost = f"{why}; the Ray cluster at {address} does not answer ({exc})"
+            import ray
+
+            log.warning("%s: giving up the connection now (ray.shutdown()); the next use reconnects once", lost)
+            if self._task is not None:
+                self._lost = lost
+            ray.shutdown()
+            return lost
 
     def slots(self) -> int:
         """How many tasks the cluster can run at once now."""

@@ -23,6 +23,16 @@ one rollout as it does locally.
 - The connection is the Ray backend's (:func:`~.ray_backend.get_ray_backend`): the same address, the
   same clear error when the cluster cannot be reached, the same one reconnect after a lost one
   (the actors made before it are forgotten; the next ``reset`` of each instance makes a new one).
+- A lost cluster: a call that fails for a reason of Ray's (or overruns) asks the backend whether
+  the cluster still answers (:meth:`~.ray_backend.RayBackend.cluster_lost`); when it does not, the
+  connection is given up at once (``ray.shutdown()``, so Ray does not end this process after
+  ``gcs_rpc_server_reconnect_timeout_s`` without its GCS) and the call is a tool error saying so.
+  Every instance's actor went with the connection: its later calls are errors until its next
+  ``reset``. A ``reset`` that cannot start a rollout on the cluster (the reconnect fails, the actor
+  cannot start) returns None and logs a warning; the rollout's calls are errors and its reward
+  None (``env_error``). The first ``reset`` after the cluster is back reconnects once and makes a
+  new actor. No call waits on a lost cluster, and only the environment's own errors leave a
+  ``reset``.
 - ``get_reward`` stays hidden from TRL (no method of the stand-in); :func:`remote_reward` asks the
   actor for it and for the environment's ``outcome`` label, so the core scores it once under the
   environment's name (:mod:`grpo_rewards.env_reward`).
@@ -35,6 +45,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import logging
 import os
 import sys
 from typing import Any
@@ -43,13 +54,15 @@ from ..errors import ExecutionError, PluginError
 from .batch import STARTUP_TIMEOUT
 from .ray_backend import _first_line
 
-__all__ = ["ACTOR_CPUS", "DEFAULT_TIMEOUT", "RemoteEnvironment", "remote_environment_class", "remote_reward"]
+__all__ = ["ACTOR_CPUS", "DEFAULT_TIMEOUT", "RemoteEnvironment", "RolloutLost", "remote_environment_class", "remote_reward"]
 
 #: The CPUs each environment actor reserves: enough to keep it off CPU-less nodes, little enough that
 #: a hundred instances share one CPU (they mostly wait for the model).
 ACTOR_CPUS = 0.01
 #: Seconds one remote tool call (or ``reset``, ``get_reward``) may take unless the entry says ``timeout:``.
 DEFAULT_TIMEOUT = 60.0
+
+log = logging.getLogger(__name__)
 
 
 class _Holder:
@@ -83,6 +96,15 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
+def _unbuilt(cause: str) -> ExecutionError:
+    return ExecutionError(f"environment on Ray: the environment cannot be built on the cluster: {cause} (install the "
+                          "environment's package on every node)")
+
+
+class RolloutLost(RuntimeError):
+    """A call that did not run for a reason of Ray's (the actor or the cluster lost, a deadline)."""
+
+
 class RemoteEnvironment:
     """The local half of an environment on Ray (subclassed per environment class by
     :func:`remote_environment_class`): forwards ``reset`` and the tools to its actor."""
@@ -97,12 +119,15 @@ class RemoteEnvironment:
         self.outcome: str | None = None
         self._connection = -1  # the backend's connection the actor was made on
 
+    def _backend(self) -> Any:
+        from .ray_backend import get_ray_backend
+
+        return get_ray_backend(self._grpo_remote_address)
+
     def _ray(self) -> Any:
         """Ray, connected as the backend connects (a lost connection: one reconnect); an actor made
         on an earlier connection is forgotten (it went with it)."""
-        from .ray_backend import get_ray_backend
-
-        backend = get_ray_backend(self._grpo_remote_address)
+        backend = self._backend()
         backend.connect()
         connection = backend.stats["connects"] + backend.stats["reconnects"]
         if connection != self._connection:
@@ -110,6 +135,14 @@ class RemoteEnvironment:
         import ray
 
         return ray
+
+    def _connected(self) -> bool:
+        """Whether this process is still on the connection the actor was made on (never a call on a
+        handle of a connection given up: a bare ``ray.get`` would start a new local Ray)."""
+        ray = sys.modules.get("ray")
+        stats = self._backend().stats
+        return (ray is not None and ray.is_initialized()
+                and self._connection == stats["connects"] + stats["reconnects"])
 
     def _new_actor(self) -> None:
         ray = self._ray()
@@ -121,60 +154,82 @@ class RemoteEnvironment:
         except ray.exceptions.RayTaskError as exc:  # the environment could not be built there
             self._drop()
             cause = getattr(exc, "cause", None)
-            raise ExecutionError(f"environment on Ray cannot be built on the cluster: "
-                                 f"{type(cause).__name__ if cause else 'error'}: {cause or exc} (install the "
-                                 "environment's package on every node)") from None
+            raise _unbuilt(f"{type(cause).__name__}: {cause}" if cause else _first_line(exc)) from None
         except ray.exceptions.GetTimeoutError:
             self._drop()
             raise ExecutionError(f"environment on Ray: its actor did not start within {STARTUP_TIMEOUT:g} s (does a "
                                  f"node of the cluster have {ACTOR_CPUS:g} CPU free?)") from None
-        except ray.exceptions.RayError as exc:  # its __init__ raised, its node died
-            self._drop()
-            raise ExecutionError(f"environment on Ray: its actor could not start: {type(exc).__name__}: "
-                                 f"{_first_line(exc)} (install the environment's package on every node)") from None
+        except ray.exceptions.RayError as exc:  # its __init__ raised, its node died, the cluster went
+            if getattr(exc, "actor_init_failed", False):  # the environment could not be built there
+                self._drop()
+                lines = [line for line in str(exc).splitlines() if line.strip()]
+                raise _unbuilt(lines[-1].strip() if lines else type(exc).__name__) from None
+            why = f"its actor could not start: {type(exc).__name__}: {_first_line(exc)}"
+            lost = self._backend().cluster_lost(why)
+            if lost is None:
+                self._drop()
+            self._actor = None
+            raise ExecutionError(f"environment on Ray: {lost or why}") from None
 
     def _drop(self) -> None:
-        if self._actor is not None:
+        actor, self._actor = self._actor, None
+        if actor is not None and self._connected():
             import ray
 
             try:
-                ray.kill(self._actor)
+                ray.kill(actor)
             except Exception:
                 pass
-            self._actor = None
 
     def _remote(self, method: str, *args: Any, what: str) -> Any:
+        if self._actor is not None and not self._connected():  # the connection was given up since (a lost cluster)
+            self._actor = None
+            self._lost = "the connection to the Ray cluster its actor was on is gone; this rollout's state is lost"
+        if self._actor is None:
+            raise RolloutLost(f"environment on Ray: {self._lost or 'no rollout started (reset was not called)'}; "
+                              f"{what} did not run")
         import ray
 
-        if self._actor is None:
-            raise RuntimeError(f"environment on Ray: {self._lost or 'no rollout started (reset was not called)'}; "
-                               f"{what} did not run")
-        ref = getattr(self._actor, method).remote(*args)
         try:
-            return ray.get(ref, timeout=self._grpo_remote_timeout)
+            return ray.get(getattr(self._actor, method).remote(*args), timeout=self._grpo_remote_timeout)
         except ray.exceptions.GetTimeoutError:
-            self._drop()
-            self._lost = (f"{what} exceeded its {self._grpo_remote_timeout:g} s deadline; the environment's actor "
-                          "was killed and this rollout's state is lost")
-            raise RuntimeError(f"environment on Ray: {self._lost}") from None
+            why = f"{what} exceeded its {self._grpo_remote_timeout:g} s deadline"
+            lost = self._backend().cluster_lost(why)
+            if lost is None:
+                self._drop()
+            self._actor = None
+            self._lost = (f"{why}; the environment's actor was killed and this rollout's state is lost" if lost is None
+                          else f"{lost}; this rollout's state is lost")
+            raise RolloutLost(f"environment on Ray: {self._lost}") from None
         except ray.exceptions.RayTaskError as exc:  # the environment's own error: re-raised as it is
             cause = getattr(exc, "cause", None)
             raise (cause if isinstance(cause, BaseException) else RuntimeError(str(exc))) from None
-        except ray.exceptions.RayError as exc:  # the actor died, its node was lost
+        except ray.exceptions.RayError as exc:  # the actor died, its node was lost, the cluster went
             self._actor = None
-            self._lost = f"the environment's actor was lost ({type(exc).__name__}); this rollout's state is lost"
-            raise RuntimeError(f"environment on Ray: {self._lost}") from None
+            why = f"the environment's actor was lost ({type(exc).__name__})"
+            self._lost = f"{self._backend().cluster_lost(why) or why}; this rollout's state is lost"
+            raise RolloutLost(f"environment on Ray: {self._lost}") from None
 
     def reset(self, **row: Any) -> Any:
+        """The real ``reset``'s result; None (and a warning) when the rollout cannot start on the cluster
+        (lost, or the actor cannot start): its tool calls are then errors and its reward None."""
         self._lost = None
         self.outcome = None
+        try:
+            return self._start(row)
+        except (RolloutLost, ExecutionError) as exc:
+            self._lost = f"the rollout could not start: {str(exc).removeprefix('environment on Ray: ')}"
+            log.warning("environment on Ray: %s; its tool calls are errors and its reward None", self._lost)
+            return None
+
+    def _start(self, row: dict[str, Any]) -> Any:
         self._ray()
         if self._actor is None:
             self._new_actor()
         try:
             return self._remote("call", "reset", (), row, what="reset")
-        except RuntimeError:
-            if self._actor is not None:  # the environment's own error
+        except RolloutLost:
+            if not self._connected():  # the cluster was lost: the next reset reconnects
                 raise
         # the actor was lost since the last rollout (its node died) or its reset overran: one new actor
         self._lost = None
