@@ -157,7 +157,7 @@ def main() -> None:
             ours_s.append(best_of(1, ours))
             theirs_s.append(best_of(1, theirs))
         a, b = min(ours_s), min(theirs_s)
-        print(f"| {name} | {loop} | {a * 1000:.1f} | {b * 1000:.1f} | {b / a:.2f}x |")
+        print(f"| {name} | {loop} | {a * 1000:.2f} | {b * 1000:.2f} | {b / a:.2f}x |")
     if not args.skip_embeddings:
         embeddings(replies, refs, args.repeats)
 

@@ -127,8 +127,48 @@ def test_the_registered_reward_reads_conversations_unreadable_and_huge_replies()
     result = similarity.score(prompts=[None] * 3, completions=[[{"role": "assistant", "content": REPLIES[0]}], None,
                                                             "Paris " * 200_000 + "\udcc3"],
                               reference=[REFERENCE] * 3)
-    assert result.labels == ["ok", "unreadable", "ok"] and result.values[1] == 0.0
+    # the registered options of every text reward: unreadable 0.0, more than 200,000 characters 0.0 unread
+    assert result.labels == ["ok", "unreadable", "too_large"] and result.values[1:] == [0.0, 0.0]
     assert result.values[0] > 0.9
+
+
+# The replies it does not read get what the core's effective options say (reward_options), as text.fuzzy's do:
+# read (28 characters), unreadable, 60 characters, read (15), and a row without a reference.
+_OPTION_REPLIES = [REPLIES[0], None, "Paris " * 10, REPLIES[1], REPLIES[0]]
+
+
+def _option_result(reward):
+    result = reward.score(prompts=[None] * 5, completions=_OPTION_REPLIES, reference=[REFERENCE] * 4 + [None],
+                          reward_options=["a column of that name is never passed"] * 5)
+    return result.values, result.labels
+
+
+def test_the_cores_effective_options_decide_the_replies_it_does_not_read(model, tmp_path):
+    import grpo_rewards
+    from grpo_rewards_text.definitions import MAX_CHARS
+
+    read = Similarity()(prompts=[None] * 2, completions=[REPLIES[0], REPLIES[1]], reference=[REFERENCE] * 2).values
+    assert read == pytest.approx([_theirs(model, r, REFERENCE) for r in REPLIES[:2]], abs=2e-6)
+    # get_reward's options over the registered ones
+    reward = grpo_rewards.get_reward("text.similarity", options={"max_chars": 40, "too_large_value": 0.25,
+                                                                 "invalid_value": 0.5})
+    assert _option_result(reward) == ([read[0], 0.5, 0.25, read[1], None],
+                                      ["ok", "unreadable", "too_large", "ok", "no_reference"])
+    # a reward set entry's options
+    path = tmp_path / "rewards.yaml"
+    path.write_text("rewards:\n  - use: text.similarity\n    max_chars: 20\n    too_large_value: -1.0\n"
+                    "    invalid_value: 0.75\n", encoding="utf-8")
+    (entry,) = grpo_rewards.load_reward_set(path).reward_funcs
+    assert _option_result(entry) == ([-1.0, 0.75, -1.0, read[1], -1.0],
+                                     ["too_large", "unreadable", "too_large", "ok", "too_large"])
+    # nothing put over them: the registered ones (0.0 for both, 200,000 characters)
+    default = grpo_rewards.get_reward("text.similarity")
+    assert default.options.max_chars == MAX_CHARS
+    assert _option_result(default) == ([read[0], 0.0, pytest.approx(_theirs(model, "Paris " * 10, REFERENCE), abs=2e-6),
+                                        read[1], None], ["ok", "unreadable", "ok", "ok", "no_reference"])
+    # called directly, without reward_options: the registered ones too
+    direct = Similarity()(prompts=[None] * 2, completions=[None, "x" * (MAX_CHARS + 1)], reference=[REFERENCE] * 2)
+    assert (direct.values, direct.labels) == ([0.0, 0.0], ["unreadable", "too_large"])
 
 
 def test_check_hacks_finds_no_overpaid_entry_for_the_embedding_reward():

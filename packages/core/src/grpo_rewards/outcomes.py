@@ -27,6 +27,7 @@ __all__ = ["Tally"]
 
 _LOCK = threading.Lock()
 _PENDING_CALLS = 32  # calls a tally keeps uncounted before it adds them up (the lock once per 32 calls)
+_FEW_LABELS = 8  # a call with at most this many distinct labels counts each with one C-level list.count
 _CORE_LABELS = frozenset(LOGGED_OUTCOMES)
 
 #: ``(name, labels seen, "timing/<name>", "<name>/outcome" or None, ((label, "outcomes/<name>/<label>"), ...))``
@@ -45,17 +46,26 @@ class Tally:
     def __init__(self) -> None:
         self._counts: Counter[str] = Counter()
         self._seconds = 0.0
-        #: ``(seconds, labels)`` of calls not yet added to :attr:`counts` and :attr:`seconds`
-        self.pending: deque[tuple[float, tuple[str, ...]]] = deque()
+        #: ``(seconds, {label: count})`` of calls not yet added to :attr:`counts` and :attr:`seconds`
+        self.pending: deque[tuple[float, Mapping[str, int]]] = deque()
         #: every label counted so far (``ok``/``none`` too); each is logged from the call it first occurs on
         self.seen: set[str] = set()
         self._names: LogNames | None = None
 
     def add(self, seconds: float, labels: Sequence[str]) -> None:
-        """Count one call's labels and seconds (the labels are copied: the caller may change its list)."""
+        """Count one call's labels and seconds (counted now: the caller may change its list). A call's few
+        distinct labels are each counted with one C-level ``count`` (512 labels: ~3 µs when they are all one,
+        ~10 µs for a few, against ~40 µs for a ``Counter``; bench/text.md), more of them with a ``Counter``."""
+        counted: Mapping[str, int]
+        if labels and labels.count(labels[0]) == len(labels):  # a batch of one label (often: all ok)
+            counted = {labels[0]: len(labels)}
+        else:
+            distinct = dict.fromkeys(labels)  # (in the order they first occur, as a Counter counts them)
+            counted = {label: labels.count(label) for label in distinct} if len(distinct) <= _FEW_LABELS \
+                else Counter(labels)
         pending = self.pending
-        pending.append((seconds, tuple(labels)))
-        self.seen.update(labels)
+        pending.append((seconds, counted))
+        self.seen.update(counted)
         if len(pending) > _PENDING_CALLS:
             self.tally()
 
@@ -69,11 +79,11 @@ class Tally:
             counts = self._counts
             while pending:
                 try:
-                    seconds, labels = pending.popleft()
+                    seconds, counted = pending.popleft()
                 except IndexError:  # another thread took the last one first
                     break
                 self._seconds += seconds
-                counts.update(labels)
+                counts.update(counted)
 
     @property
     def counts(self) -> Counter[str]:

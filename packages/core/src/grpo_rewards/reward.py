@@ -285,7 +285,7 @@ class Reward:
                 self._in_workers(todo, values, labels)
         seconds = time.perf_counter() - started
         outcomes = self.outcomes  # TRL may call one reward from several threads: a Tally's adds are atomic
-        outcomes.add(seconds, labels)  # (it copies the labels: the record's list is the caller's to change)
+        outcomes.add(seconds, labels)  # (it counts the labels now: the record's list is the caller's to change)
         log_metric = kwargs.get("log_metric")
         log_extra = kwargs.get("log_extra")
         if log_metric is not None or log_extra is not None:

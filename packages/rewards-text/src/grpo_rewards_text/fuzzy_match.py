@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from grpo_rewards import RewardOptions, RewardResult, completion_text, params
+from grpo_rewards import RewardOptions, RewardResult, params
 
 from .answer import read_answer, references, valid_text
-from .reference import NO_ANSWER, NO_REFERENCE, ReferenceMetric
+from .reference import NO_ANSWER, NO_REFERENCE, BatchOptions, ReferenceMetric
 
 #: ``scorer``: the ``rapidfuzz.fuzz`` functions, by name.
 SCORERS = ("ratio", "partial_ratio", "token_sort_ratio", "token_set_ratio", "token_ratio", "partial_token_sort_ratio",
@@ -75,7 +75,7 @@ _MARKERS = ("\\boxed", "\\fbox", "<answer>")
 _ROW_FIELDS = ("prompt", "completion", "completion_ids")
 
 
-class BatchFuzzy(Fuzzy):
+class BatchFuzzy(Fuzzy, BatchOptions):
     """``text.fuzzy`` as registered (batch form): :class:`Fuzzy`'s values and labels for a whole batch.
 
     Unit: none (a score in its range; no length is measured).
@@ -96,21 +96,15 @@ class BatchFuzzy(Fuzzy):
     ([0.9565217391304348, 0.0, 1.0], ['ok', 'unreadable', 'ok'])
     """
 
-    @property
-    def options(self) -> RewardOptions:
-        """``text.fuzzy``'s registered options: what a call without ``reward_options`` applies."""
-        from .definitions import FUZZY
-
-        return FUZZY.options
+    registered_as = "FUZZY"
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any],  # type: ignore[override]
                  completion_ids: Any = None, *, reward_options: RewardOptions | None = None,
                  **columns: Any) -> RewardResult:
         n = len(completions)
         column = self._column(prompts, completions, completion_ids, columns, n)
-        options = reward_options if reward_options is not None else self.options
-        max_chars = options.max_chars
-        fast = self._common_case(completions, column, max_chars)
+        options = self.effective_options(reward_options)
+        fast = self._common_case(completions, column, options.max_chars)
         if fast is not None:
             return fast
         values: list[float | None] = [None] * n
@@ -118,16 +112,16 @@ class BatchFuzzy(Fuzzy):
         texts: list[str] = []
         todo: list[int] = []
         for i in range(n):
-            completion = completions[i]
-            text = completion if type(completion) is str else completion_text(completion)
-            if text is None:
-                values[i], labels[i] = options.invalid_value, "unreadable"
-            elif max_chars is not None and len(text) > max_chars:
-                values[i], labels[i] = options.too_large_value, "too_large"
-            else:
-                texts.append(text)
+            read = self.reply(completions[i], options)
+            if isinstance(read, str):
+                texts.append(read)
                 todo.append(i)
-        answers = self._answers(texts)
+            else:
+                values[i], labels[i] = read
+        joined = "\0".join(texts)
+        answers = self._answers(texts, self._marked(joined))
+        if not _encodable(joined):  # (else valid_text changes nothing)
+            answers = [None if a is None else valid_text(a) for a in answers]
         pairs_a: list[str] = []
         pairs_r: list[str] = []
         spans: list[tuple[int, int, int]] = []  # (sample, first pair, pair count)
@@ -158,16 +152,28 @@ class BatchFuzzy(Fuzzy):
     def _common_case(self, completions: Sequence[Any], column: Sequence[Any],
                      max_chars: int | None) -> RewardResult | None:
         """The batch scored without a loop per sample, when every reply is a string of at most ``max_chars``
-        and every reference one ASCII string, and every reply has an answer; else None."""
-        if not completions or set(map(type, completions)) != {str} or set(map(type, column)) != {str}:
+        and every reference one string, none with a lone surrogate, and every reply has an answer; else None.
+
+        Each check is one C-level pass over the batch (bench/text.md): ``join`` raises unless every item is
+        a ``str``; the joined replies are at most ``max_chars`` long only when each reply is; a joined text
+        that encodes to UTF-8 has no lone surrogate, so :func:`valid_text` would change none of its parts.
+        """
+        if not completions:
             return None
-        too_long = max_chars is not None and max(map(len, completions)) > max_chars
-        if too_long or not "\0".join(column).isascii():
+        try:
+            joined = "\0".join(completions)
+            joined_refs = "\0".join(column)
+        except TypeError:  # a reply that is not a string (a conversation, None) or a list of references
             return None
-        answers = self._answers(list(completions))
-        if None in answers:
+        if max_chars is not None and len(joined) > max_chars and max(map(len, completions)) > max_chars:
             return None
-        scores = self._scores(answers, list(column))  # (no answer is None: checked)
+        if not (_encodable(joined) and _encodable(joined_refs)):
+            return None
+        marked = self._marked(joined)
+        answers = self._answers(completions, marked)  # (valid_text changes none: checked)
+        if marked and None in answers:  # only a box or a tag can leave a reply without an answer
+            return None
+        scores = self._scores(answers, column)  # (no answer is None: checked)
         if self.threshold is None:
             return RewardResult(scores, ["ok"] * len(scores))
         threshold, label = self.threshold, self.label
@@ -189,25 +195,42 @@ class BatchFuzzy(Fuzzy):
                              f"{', '.join(have) or 'none'}. To read another column, set reference_column")
         return column
 
-    def _answers(self, texts: list[str]) -> list[str | None]:
-        """Each text's answer, as :meth:`ReferenceMetric.answer` reads it (one scan of the batch when it can)."""
-        joined = "\0".join(texts)
-        if self.answer_format == "whole" or (self.answer_format == "any" and not any(m in joined for m in _MARKERS)):
-            answers: list[str | None] = list(map(str.strip, texts))  # what read_answer gives without a box or tag
-        else:
-            answers = [read_answer(t, self.answer_format, self.answer_position) for t in texts]
-        if joined.isascii():  # valid_text changes nothing
-            return answers
-        return [None if a is None else valid_text(a) for a in answers]
+    def _marked(self, joined: str) -> bool:
+        """Whether the answer is read from a box or a tag in some text of ``joined`` (else each whole text, stripped)."""
+        if self.answer_format == "whole":
+            return False
+        if self.answer_format != "any":
+            return True
+        # one C scan for each marker's first character before the slower search for the markers themselves
+        return ("\\" in joined or "<" in joined) and any(m in joined for m in _MARKERS)
 
-    def _scores(self, answers: Sequence[str | None], refs: list[str]) -> list[Any]:
+    def _answers(self, texts: Sequence[str], marked: bool) -> list[str | None]:
+        """Each text's answer, as :meth:`ReferenceMetric.answer` reads it before :func:`valid_text`; ``marked``:
+        :meth:`_marked` of the joined texts (when False, each text is read whole, stripped)."""
+        if not marked:
+            return list(map(str.strip, texts))  # what read_answer gives without a box or tag
+        return [read_answer(t, self.answer_format, self.answer_position) for t in texts]
+
+    def _scores(self, answers: Sequence[str | None], refs: Sequence[str]) -> list[Any]:
         """``fuzz.<scorer>(answer, reference, processor=...) / 100`` for each pair, in one rapidfuzz call."""
         import numpy as np
         from rapidfuzz import process
 
         function, processor = self._fuzz()
         scores = process.cpdist(answers, refs, scorer=function, processor=processor, dtype=np.float64)
-        return (scores / 100).tolist()
+        scores /= 100  # (in place: the same division, one array less)
+        return scores.tolist()
 
 
 _NOTHING = object()
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is valid UTF-8 (no lone surrogate), so that :func:`valid_text` returns it unchanged."""
+    if text.isascii():  # (a flag of the string: no scan)
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -15,7 +15,7 @@ from typing import Any
 
 from grpo_rewards import params
 
-from .reference import NO_ANSWER, NO_REFERENCE, ReferenceMetric
+from .reference import ReferenceMetric
 
 MULTI = ("best", "joint")
 #: ``smooth_method`` of sentence BLEU (sacrebleu's names).
@@ -54,15 +54,9 @@ class _Sacre(ReferenceMetric):
     def metric(self, answer: str, reference: str) -> float:
         return _unit(self.scorer().sentence_score(answer, [reference]).score)
 
-    def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
+    def compare(self, answer: str, refs: tuple[str, ...]) -> tuple[float | None, str]:
         if self.references == "best":
-            return super().__call__(text, **row)
-        refs = self._references(row.get(self.reference_column))
-        if not refs:
-            return NO_REFERENCE
-        answer = self.answer(text)
-        if answer is None:
-            return NO_ANSWER
+            return super().compare(answer, refs)
         return _unit(self.scorer().sentence_score(answer, list(refs)).score), "ok"
 
 
