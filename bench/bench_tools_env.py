@@ -66,7 +66,7 @@ def main(rounds: int) -> None:
 def against(commit: str, rounds: int) -> None:
     """Warm ``run_python`` round trips with this checkout's harness and with ``commit``'s, alternating."""
     from grpo_rewards_code import languages
-    from grpo_rewards_code import sandbox as sandbox_module
+    from grpo_rewards_code import sandbox_command as sandbox_module
     from grpo_rewards_code.harness import PARTS, source
 
     with tempfile.TemporaryDirectory() as directory:

@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["__init__", "constraints", "rewards", "hacks", "ifeval", "ifevalg", "scans", "tasks", "text", "language"]
+MODULES = ["__init__", "constraints", "rewards", "hacks", "ifeval", "ifevalg", "scans", "tasks", "text", "language",
+           "ifbench", "ifbench_common", "ifbench_count", "ifbench_custom", "ifbench_format"]
 
 
 @pytest.mark.parametrize("module", MODULES)
