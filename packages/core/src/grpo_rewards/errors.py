@@ -9,6 +9,7 @@ The tree::
     ├── EnvironmentNotFoundError     an unknown environment name (also a KeyError)
     ├── RewardError                  a reward raised or broke the contract on a batch
     ├── ExecutionError               an execution backend cannot be used (Ray missing or unreachable)
+    │   └── RolloutLost              an environment's call on Ray did not run (actor or cluster lost, deadline)
     ├── ProblemsError                a list of problems found in one pass (``.problems``)
     │   ├── RewardSetError           a reward set failed validation
     │   └── ConfigError              a training config failed validation
@@ -171,6 +172,11 @@ class RewardError(GrpoRewardsError):
 
 class ExecutionError(GrpoRewardsError):
     """An execution backend cannot be used: Ray is not installed, or its cluster cannot be reached."""
+
+
+class RolloutLost(ExecutionError, RuntimeError):
+    """An environment's call on Ray did not run for a reason of Ray's (the actor or the cluster lost, a
+    deadline): a tool error for TRL, and ``None`` (``env_error``) for the rollout's reward."""
 
 
 class ProblemsError(GrpoRewardsError):

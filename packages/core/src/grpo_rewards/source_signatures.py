@@ -143,21 +143,41 @@ def _source_node(reference: str) -> tuple[ast.ClassDef | ast.FunctionDef, _Sourc
     return module.definitions[attribute], module
 
 
-def _source_classes(node: ast.ClassDef, module: _SourceModule) -> list[tuple[ast.ClassDef, _SourceModule]] | None:
-    """The class and its base classes, in method-resolution order for single inheritance, read from
-    source (a base defined in the module or in its package); ``None`` when a base cannot be read
-    that way or a class has several (only ``object`` may be left out)."""
-    chain = [(node, module)]
-    while len(chain) <= 4:
-        cls, where = chain[-1]
-        bases = [b for b in cls.bases if not (isinstance(b, ast.Name) and b.id == "object")]
-        if not bases:
-            return chain
-        base = where.class_def(bases[0]) if len(bases) == 1 else None
-        if base is None:
+def _source_classes(node: ast.ClassDef, module: _SourceModule, depth: int = 0
+                    ) -> list[tuple[ast.ClassDef, _SourceModule]] | None:
+    """The class and its base classes in Python's method-resolution order (C3), read from source
+    (bases defined in the module or in its package); ``None`` when a base cannot be read that way
+    (only ``object`` may be left out), the hierarchy is deeper than 4, or it has no consistent order."""
+    bases = [b for b in node.bases if not (isinstance(b, ast.Name) and b.id == "object")]
+    if not bases:
+        return [(node, module)]
+    if depth >= 4:
+        return None
+    orders: list[list[tuple[ast.ClassDef, _SourceModule]]] = []
+    for expr in bases:
+        base = module.class_def(expr)
+        order = _source_classes(base[0], base[1], depth + 1) if base is not None else None
+        if order is None:
             return None
-        chain.append(base)
-    return None
+        orders.append(order)
+    heads = [order[0] for order in orders]
+    merged: list[tuple[ast.ClassDef, _SourceModule]] = [(node, module)]
+    pending = [list(order) for order in [*orders, heads]]
+    key = _class_key
+    while any(pending):
+        for order in pending:
+            if order and not any(key(order[0]) in {key(c) for c in other[1:]} for other in pending):
+                chosen = order[0]
+                break
+        else:
+            return None  # no consistent order: Python itself refuses such a class
+        merged.append(chosen)
+        pending = [[c for c in order if key(c) != key(chosen)] for order in pending]
+    return merged
+
+
+def _class_key(entry: tuple[ast.ClassDef, _SourceModule]) -> tuple[str, str]:
+    return entry[1].name, entry[0].name
 
 
 def _source_init(node: ast.ClassDef, module: _SourceModule) -> tuple[ast.FunctionDef, _SourceModule] | None:

@@ -50,7 +50,7 @@ import os
 import sys
 from typing import Any
 
-from ..errors import ExecutionError, PluginError
+from ..errors import ExecutionError, PluginError, RolloutLost
 from .batch import STARTUP_TIMEOUT
 from .ray_backend import _first_line
 
@@ -99,10 +99,6 @@ async def _awaited(value: Any) -> Any:
 def _unbuilt(cause: str) -> ExecutionError:
     return ExecutionError(f"environment on Ray: the environment cannot be built on the cluster: {cause} (install the "
                           "environment's package on every node)")
-
-
-class RolloutLost(RuntimeError):
-    """A call that did not run for a reason of Ray's (the actor or the cluster lost, a deadline)."""
 
 
 class RemoteEnvironment:
