@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from _pytest.reports import TestReport
-from scale_netns import INSIDE, refuse_outside_namespace
+from scale_netns import INSIDE, free_port, refuse_outside_namespace, start_cluster
 
 #: Seconds one module's child pytest may take.
 MODULE_TIMEOUT = 600
@@ -136,4 +136,24 @@ def ray_start() -> Any:
     ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
     yield ray
     ray.shutdown()
+    ray_backend._backends.clear()
+
+
+@pytest.fixture
+def cluster() -> Any:
+    """A one-node cluster on a free loopback port (as ``ray start --head --port=PORT`` makes one) and
+    the driver connected to it: ``(port, clusters)``, where a test appends the clusters it starts again
+    on that port; all stopped after."""
+    refuse_outside_namespace()
+    import ray
+
+    from grpo_rewards.execution import ray_backend
+
+    port = free_port()
+    clusters = [start_cluster(port)]
+    ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR")
+    yield port, clusters
+    ray.shutdown()
+    for one in clusters:
+        one.shutdown()
     ray_backend._backends.clear()

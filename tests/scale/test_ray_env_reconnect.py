@@ -14,10 +14,9 @@ from __future__ import annotations
 import logging
 import os
 import time
-from typing import Any
 
 import pytest
-from scale_netns import free_port, refuse_outside_namespace, start_cluster, stop_head
+from scale_netns import start_cluster, stop_head
 
 from grpo_rewards.env_reward import EnvironmentReward, run_tool
 from grpo_rewards.environment import EnvironmentFactory, EnvironmentInfo
@@ -29,23 +28,11 @@ ENVIRONMENT_LOG = "grpo_rewards.execution.ray_environment"
 GCS_RECONNECT_TIMEOUT = 10
 
 
-@pytest.fixture
-def cluster(monkeypatch) -> Any:
-    """A one-node cluster on a free loopback port, and the driver connected to it; all stopped after."""
-    refuse_outside_namespace()
-    import ray
-
-    from grpo_rewards.execution import ray_backend
-
+@pytest.fixture(autouse=True)
+def short_gcs_limit(monkeypatch) -> None:
+    """Ray's own limit on a driver without its GCS, made short (before ``cluster`` connects: autouse
+    fixtures come first) so that the test outlives it."""
     monkeypatch.setenv("RAY_gcs_rpc_server_reconnect_timeout_s", str(GCS_RECONNECT_TIMEOUT))
-    port = free_port()
-    clusters = [start_cluster(port)]
-    ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR")
-    yield port, clusters
-    ray.shutdown()
-    for one in clusters:
-        one.shutdown()
-    ray_backend._backends.clear()
 
 
 def _messages(caplog, logger: str) -> list[str]:

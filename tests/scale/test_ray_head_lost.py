@@ -10,11 +10,10 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from typing import Any
 
 import pytest
 import scale_scorers
-from scale_netns import free_port, refuse_outside_namespace, start_cluster, stop_head
+from scale_netns import start_cluster, stop_head
 
 from grpo_rewards import Reward
 from grpo_rewards.errors import ExecutionError
@@ -25,23 +24,11 @@ LOGGER = "grpo_rewards.execution.ray_backend"
 GCS_RECONNECT_TIMEOUT = 10
 
 
-@pytest.fixture
-def cluster(monkeypatch) -> Any:
-    """A one-node cluster on a free loopback port, and the driver connected to it; all stopped after."""
-    refuse_outside_namespace()
-    import ray
-
-    from grpo_rewards.execution import ray_backend
-
+@pytest.fixture(autouse=True)
+def short_gcs_limit(monkeypatch) -> None:
+    """Ray's own limit on a driver without its GCS, made short (before ``cluster`` connects: autouse
+    fixtures come first) so that the test outlives it."""
     monkeypatch.setenv("RAY_gcs_rpc_server_reconnect_timeout_s", str(GCS_RECONNECT_TIMEOUT))
-    port = free_port()
-    clusters = [start_cluster(port)]
-    ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR")
-    yield port, clusters
-    ray.shutdown()
-    for one in clusters:
-        one.shutdown()
-    ray_backend._backends.clear()
 
 
 def test_a_head_lost_between_two_batches_is_a_clear_error_at_once_and_the_batch_after_its_return_reconnects(

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import Any
 
 import pytest
 import scale_scorers
-from scale_netns import free_port, refuse_outside_namespace, start_cluster
+from scale_netns import start_cluster
 
 from grpo_rewards import Reward
 from grpo_rewards.errors import ExecutionError
@@ -23,24 +22,6 @@ from grpo_rewards.execution import pool
 
 LOGGER = "grpo_rewards.execution.ray_backend"
 TEXTS = ["a", "bb", "ccc"]
-
-
-@pytest.fixture
-def cluster() -> Any:
-    """A one-node cluster on a free loopback port, and the driver connected to it; all stopped after."""
-    refuse_outside_namespace()
-    import ray
-
-    from grpo_rewards.execution import ray_backend
-
-    port = free_port()
-    clusters = [start_cluster(port)]
-    ray.init(address=f"127.0.0.1:{port}", logging_level="ERROR")
-    yield port, clusters
-    ray.shutdown()
-    for one in clusters:
-        one.shutdown()
-    ray_backend._backends.clear()
 
 
 def _reward(port: int) -> Reward:
