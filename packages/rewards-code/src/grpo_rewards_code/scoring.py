@@ -39,10 +39,12 @@ from .formats import (
     row_language,
 )
 from .judging import (
+    CHECKER_ORDERS,
     JUDGING_COLUMNS,
     Subtask,
     grader_files,
     row_checker,
+    row_checker_order,
     row_subtasks,
     run_checker,
     subtask_value,
@@ -115,6 +117,7 @@ def _toolchain_problems(rows: Any, max_problems: int = 5) -> list[str]:
                 continue  # check_rows names it
             try:
                 row_checker(row)
+                row_checker_order(row)
                 row_subtasks(row, n_tests)
                 grader_files(row, "cpp")
             except TestFormatError as exc:
@@ -135,7 +138,8 @@ class TestsPassed:
     test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB) and
     ``total_time_limit`` seconds of wall clock for the whole row (the tests it leaves are ``timeout``);
     stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values, or judged
-    by the row's checker (a score in [0, 1] per test); with subtasks the value is the points of the subtasks
+    by the row's checker (a score in [0, 1] per test; its files in ``checker_order``, ``testlib``'s ``input output
+    answer`` or ``cms``'s ``input answer output``, unset: the row's); with subtasks the value is the points of the subtasks
     whose tests all pass over the total (:mod:`grpo_rewards_code.judging`). Languages: ``python``, ``cpp``,
     ``java``, ``javascript``, ``rust`` (:mod:`grpo_rewards_code.languages`). A sandbox failure, a missing
     toolchain or a failing checker gives ``None`` (``sandbox_error``).
@@ -153,7 +157,8 @@ class TestsPassed:
 
     def __init__(self, language: str | None = None, time_limit: float | None = None, memory_limit_mb: int | None = None,
                  max_tests: int | None = None, stop_on_first_failure: bool = False, comparison: str = "tokens",
-                 tolerance: float = TOLERANCE, total_time_limit: float = DEFAULT_TOTAL) -> None:
+                 tolerance: float = TOLERANCE, total_time_limit: float = DEFAULT_TOTAL,
+                 checker_order: str | None = None) -> None:
         #: the language every row is scored in; None: each row's own (else python)
         self.language = None if language is None else checks.choice(language, "language", LANGUAGES)
         self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=60, none_ok=True)
@@ -163,6 +168,9 @@ class TestsPassed:
         self.comparison = checks.choice(comparison, "comparison", COMPARISONS)
         self.tolerance = checks.number(tolerance, "tolerance", low=0.0, high=1.0)
         self.total_time_limit = checks.number(total_time_limit, "total_time_limit", low=1.0, high=DEFAULT_TOTAL * 1.5)
+        #: the order every row's checker takes its files in (testlib or cms); None: each row's own
+        self.checker_order = None if checker_order is None else checks.choice(
+            checker_order, "checker_order", tuple(CHECKER_ORDERS))
         self.runner: Runner = LocalRunner()
         self._last_error: str | None = None
         if self.language is not None and (problem := missing(self.language)) is not None:
@@ -222,6 +230,7 @@ class TestsPassed:
         anything else) and the row's subtasks (None when it has none: see :mod:`grpo_rewards_code.judging`)."""
         tests = normalise_tests(row)
         checker = row_checker(row)
+        order = None if checker is None else self.checker_order or row_checker_order(row)
         subtasks = row_subtasks(row, len(tests))
         if subtasks is None:
             tests = select_tests(tests, self.max_tests)
@@ -255,7 +264,8 @@ class TestsPassed:
             test = tests[i]
             assert isinstance(test, StdioTest)
             cases.append((test.input, test.output, raws[i].stdout))
-        verdicts = dict(zip(judged, run_checker(self.runner, checker, cases)))
+        assert order is not None
+        verdicts = dict(zip(judged, run_checker(self.runner, checker, cases, order=order)))
         failure = next((why for score, why in verdicts.values() if score is None), None)
         if failure is not None:  # the checker, not the program: the sample is left out
             self._last_error = failure
