@@ -19,6 +19,7 @@ a Python problem); ``unsupported_language`` (``None``: the row asks for a langua
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -39,7 +40,10 @@ from .formats import (
     row_language,
 )
 from .judging import (
+    CHECKER_LIMITS,
+    CHECKER_MEMORY_MB,
     CHECKER_ORDERS,
+    CHECKER_TIME,
     JUDGING_COLUMNS,
     Subtask,
     grader_files,
@@ -139,7 +143,8 @@ class TestsPassed:
     ``total_time_limit`` seconds of wall clock for the whole row (the tests it leaves are ``timeout``);
     stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values, or judged
     by the row's checker (a score in [0, 1] per test; its files in ``checker_order``, ``testlib``'s ``input output
-    answer`` or ``cms``'s ``input answer output``, unset: the row's); with subtasks the value is the points of the subtasks
+    answer`` or ``cms``'s ``input answer output``, unset: the row's; ``checker_time_limit`` CPU seconds and
+    ``checker_memory_limit_mb`` of address space per verdict); with subtasks the value is the points of the subtasks
     whose tests all pass over the total (:mod:`grpo_rewards_code.judging`). Languages: ``python``, ``cpp``,
     ``java``, ``javascript``, ``rust`` (:mod:`grpo_rewards_code.languages`). A sandbox failure, a missing
     toolchain or a failing checker gives ``None`` (``sandbox_error``).
@@ -158,7 +163,8 @@ class TestsPassed:
     def __init__(self, language: str | None = None, time_limit: float | None = None, memory_limit_mb: int | None = None,
                  max_tests: int | None = None, stop_on_first_failure: bool = False, comparison: str = "tokens",
                  tolerance: float = TOLERANCE, total_time_limit: float = DEFAULT_TOTAL,
-                 checker_order: str | None = None) -> None:
+                 checker_order: str | None = None, checker_time_limit: float = CHECKER_TIME,
+                 checker_memory_limit_mb: int = CHECKER_MEMORY_MB) -> None:
         #: the language every row is scored in; None: each row's own (else python)
         self.language = None if language is None else checks.choice(language, "language", LANGUAGES)
         self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=60, none_ok=True)
@@ -171,6 +177,9 @@ class TestsPassed:
         #: the order every row's checker takes its files in (testlib or cms); None: each row's own
         self.checker_order = None if checker_order is None else checks.choice(
             checker_order, "checker_order", tuple(CHECKER_ORDERS))
+        self.checker_time_limit = checks.number(checker_time_limit, "checker_time_limit", low=0.01, high=60)
+        self.checker_memory_limit_mb = checks.integer(checker_memory_limit_mb, "checker_memory_limit_mb", low=16,
+                                                      high=16384)
         self.runner: Runner = LocalRunner()
         self._last_error: str | None = None
         if self.language is not None and (problem := missing(self.language)) is not None:
@@ -213,6 +222,11 @@ class TestsPassed:
         megabytes = self.memory_limit_mb or _row_number(row.get("memory_limit")) or DEFAULT_MEMORY_MB
         return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20,
                       total=self.total_time_limit)
+
+    def checker_limits(self) -> Limits:
+        """A checker's limits per verdict: ``checker_time_limit`` CPU seconds, ``checker_memory_limit_mb``."""
+        return dataclasses.replace(CHECKER_LIMITS, time=self.checker_time_limit,
+                                   memory=self.checker_memory_limit_mb << 20)
 
     def language_of(self, row: Mapping[str, Any]) -> str:
         """The language a row's code is run in: the ``language`` parameter, else the row's, else ``python``
@@ -265,7 +279,7 @@ class TestsPassed:
             assert isinstance(test, StdioTest)
             cases.append((test.input, test.output, raws[i].stdout))
         assert order is not None
-        verdicts = dict(zip(judged, run_checker(self.runner, checker, cases, order=order)))
+        verdicts = dict(zip(judged, run_checker(self.runner, checker, cases, self.checker_limits(), order)))
         failure = next((why for score, why in verdicts.values() if score is None), None)
         if failure is not None:  # the checker, not the program: the sample is left out
             self._last_error = failure
