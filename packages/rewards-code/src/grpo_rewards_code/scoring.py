@@ -39,6 +39,7 @@ from .formats import (
     normalise_tests,
     row_language,
 )
+from .js_calls import call_as_stdin, js_call_tests, read_value, with_driver
 from .judging import (
     CHECKER_LIMITS,
     CHECKER_MEMORY_MB,
@@ -256,18 +257,28 @@ class TestsPassed:
             return ["no_code"], tests, [], subtasks
         if other is not None:
             return ["wrong_language"], tests, [], subtasks
-        if not LANGUAGE_TABLE[language].calls:  # compiled languages and Node.js read stdin, write stdout
+        calls = [t for t in tests if isinstance(t, CallTest)]
+        fn = js_call_tests(calls) if language == "javascript" and len(calls) == len(tests) else None
+        run: Sequence[Test] = tests
+        if fn is not None and checker is None:  # JSON call tests, through a driver (js_calls)
+            code, run = with_driver(code, fn), [call_as_stdin(t) for t in calls]
+        elif not LANGUAGE_TABLE[language].calls:  # compiled languages and Node.js read stdin, write stdout
             if subtasks is not None and not all(isinstance(t, StdioTest) for t in tests):
                 raise TestFormatError(f"{language} programs run stdin/stdout tests only; the row's subtasks name others")
             tests = [t for t in tests if isinstance(t, StdioTest)]
+            run = tests
         stop_early = self.stop_on_first_failure or self.require_all
+
+        def read(raw: RawResult) -> RawResult:  # a driver's value from stdout's last line
+            return read_value(raw) if run is not tests else raw
 
         def stop(i: int, raw: RawResult) -> bool:
             if checker is not None:  # only the checker can say an output is wrong
                 return stop_early and raw.status not in ("ok", "skipped")
-            return stop_early and verdict(tests[i], raw, self.comparison, self.tolerance) != "passed"
+            return stop_early and verdict(tests[i], read(raw), self.comparison, self.tolerance) != "passed"
 
-        raws = self.runner.run(Program(code, language, grader_files(row, language)), tests, self.limits(row), stop)
+        raws = [read(raw) for raw in self.runner.run(Program(code, language, grader_files(row, language)), run,
+                                                     self.limits(row), stop)]
         self._last_error = next((r.error for r in raws if r.status == "sandbox_error"), None)
         if checker is None or self._last_error is not None:
             labels = [verdict(t, r, self.comparison, self.tolerance) for t, r in zip(tests, raws)]
