@@ -104,6 +104,50 @@ def test_rouge_with_the_stemmer_is_rouge_score_with_it(reply, reference):
     assert Rouge(answer_format="whole", kind="rouge1", use_stemmer=True)(reply, reference=reference)[0] == theirs
 
 
+#: words whose Porter stems, case, digits and punctuation exercise rouge-score's tokeniser; few, so
+#: that replies and references share tokens and repeat them (LCS and n-gram counts with ties)
+_ROUGE_WORDS = ("the", "The", "running", "runs", "Runner's", "cats", "caresses", "ponies", "agreed", "generously",
+                "İstanbul", "naïve", "Straße", "x2", "3.14", "co-operate", "—", "ÆON", "a", "dog,", "dogs!", "ies")
+
+
+def _rouge_texts(rng: random.Random, count: int) -> list[str]:
+    texts = []
+    for _ in range(count):
+        words = [rng.choice(_ROUGE_WORDS) for _ in range(rng.randint(0, 14))]
+        texts.append(" ".join(words) if rng.random() < 0.8 else "\n".join(words))
+    return texts
+
+
+@pytest.mark.parametrize("kind", ["rouge1", "rouge2", "rougeL", "rougeLsum"])
+@pytest.mark.parametrize(("use_stemmer", "tokenizer"), [(False, "default"), (True, "default"), (False, "whitespace")])
+def test_rouge_is_rouge_score_on_many_generated_pairs_each_measure(kind, use_stemmer, tokenizer):
+    """One scorer per setting over 300 (reply, reference) pairs, references repeated in runs of
+    one to nine as in GRPO groups, so a kept reference is reused and then replaced."""
+    from grpo_rewards_text.rouge_scores import WhitespaceTokenizer
+
+    rng = random.Random(f"{kind}{use_stemmer}{tokenizer}")
+    theirs = rouge_scorer.RougeScorer([kind], use_stemmer=use_stemmer,
+                                      tokenizer=WhitespaceTokenizer() if tokenizer == "whitespace" else None)
+    ours = {measure: Rouge(answer_format="whole", kind=kind, measure=measure, use_stemmer=use_stemmer,
+                           tokenizer=tokenizer) for measure in ("f", "precision", "recall")}
+    pairs = 0
+    while pairs < 300:
+        reference = _rouge_texts(rng, 1)[0]
+        for reply in _rouge_texts(rng, rng.randint(1, 9)):
+            score = theirs.score(reference, reply)[kind]
+            expected = {"f": score.fmeasure, "precision": score.precision, "recall": score.recall}
+            got = {measure: rouge(reply, reference=reference) for measure, rouge in ours.items()}
+            assert got == {m: (v, "ok") for m, v in expected.items()}, (reply, reference)
+            pairs += 1
+
+
+def test_rouge_l_equals_rouge_scores_on_1500_word_texts():
+    a, b = " ".join(LONG_A.split()[:1500]), " ".join(LONG_B.split()[:1500])
+    theirs = rouge_scorer.RougeScorer(["rougeL"]).score(b, a)["rougeL"]
+    assert Rouge(answer_format="whole")(a, reference=b) == (theirs.fmeasure, "ok")
+    assert Rouge(answer_format="whole", measure="recall")(a, reference=b) == (theirs.recall, "ok")
+
+
 def test_rouges_default_tokeniser_drops_russian_and_the_whitespace_one_keeps_it():
     reply, reference = "Москва — столица России.", "Столица России — Москва."
     assert Rouge(answer_format="whole", kind="rouge1")(reply, reference=reference) == (0.0, "ok")
