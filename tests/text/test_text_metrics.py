@@ -89,6 +89,36 @@ def test_chrf_options_are_sacrebleus(reply, reference):
     assert ours(reply, reference=reference)[0] == theirs.sentence_score(reply, [reference]).score / 100
 
 
+#: words with punctuation at either end, single characters, case, Unicode, for chrF's counts
+_CHRF_WORDS = ("The", "the", "cat", "cat.", "(sat", "on", "mat!", ",", "a", "Straße", "東京", "naïve", "x", "--",
+               "don't", "#tag", "'tis", "\"quoted\"", "ÉCOLE", "école", "🙂", "aa", "aaa")
+
+
+@pytest.mark.parametrize(("char_order", "word_order", "beta", "lowercase", "whitespace", "eps_smoothing"), [
+    (6, 0, 2, False, False, False), (6, 2, 2, False, False, False), (4, 1, 1, True, True, False),
+    (3, 3, 0, False, True, True), (6, 2, 3, True, False, True), (1, 0, 2, False, False, False)])
+def test_chrf_is_sacrebleus_on_many_generated_pairs(char_order, word_order, beta, lowercase, whitespace, eps_smoothing):
+    """One reward per setting over 300 pairs, references repeated in runs of one to nine as in GRPO
+    groups (the kept reference n-grams reused, then replaced); empty texts and runs of spaces included."""
+    rng = random.Random(f"{char_order}{word_order}{beta}{lowercase}{whitespace}{eps_smoothing}")
+    options = {"char_order": char_order, "word_order": word_order, "beta": beta, "lowercase": lowercase,
+               "whitespace": whitespace, "eps_smoothing": eps_smoothing}
+    theirs = sacrebleu.metrics.CHRF(**options)
+    ours = Chrf(answer_format="whole", **options)
+
+    def text() -> str:
+        return rng.choice([" ", "  ", "\t"]).join(rng.choice(_CHRF_WORDS) for _ in range(rng.randint(0, 12)))
+
+    pairs = 0
+    while pairs < 300:
+        reference = text()
+        for _ in range(rng.randint(1, 9)):
+            reply = text()
+            assert ours(reply, reference=reference) == (theirs.sentence_score(reply, [reference]).score / 100, "ok"), (
+                reply, reference)
+            pairs += 1
+
+
 @pytest.mark.parametrize(("reply", "reference"), PAIRS, ids=IDS)
 @pytest.mark.parametrize("kind", ["rouge1", "rouge2", "rougeL", "rougeLsum"])
 @pytest.mark.parametrize(("measure", "field"), [("f", "fmeasure"), ("precision", "precision"), ("recall", "recall")])
