@@ -5,6 +5,8 @@ emoji, empty strings and a 6,000-word text; and SQuAD exact match / F1 on worked
 from __future__ import annotations
 
 import random
+import re
+import string
 
 import pytest
 import sacrebleu
@@ -329,6 +331,20 @@ SQUAD_CASES = [
 def test_exact_match_and_f1_are_squads(prediction, gold, exact, f1):
     assert ExactMatch(answer_format="whole")(prediction, reference=gold)[0] == exact
     assert F1(answer_format="whole")(prediction, reference=gold)[0] == pytest.approx(f1, abs=0, rel=1e-15)
+
+
+def test_the_normaliser_is_squads_normalize_answer_on_every_ascii_character_and_on_unicode_text():
+    """SQuAD's normalize_answer written out as its script has it (ASCII texts take a bytes path here)."""
+    from grpo_rewards_text import Normalizer
+
+    def squad(s: str) -> str:
+        s = "".join(ch for ch in s.lower() if ch not in set(string.punctuation))
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", s).split())
+
+    texts = ["".join(map(chr, range(128))), "The (quick) fox's tail, a.k.a. #7!", "«Où?» dit-il, l'an 2000.",
+             "Zürich's \x7f\x00 the-end", "A\tan\nthe"]
+    for text in texts:
+        assert Normalizer()(text) == squad(text), text
 
 
 def test_unicode_punctuation_mode_removes_guillemets():
