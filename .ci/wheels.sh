@@ -131,12 +131,26 @@ for wheel in "$DIST"/*.whl; do
     "$PYTHON" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --find-links "$DIST" "$CORE_WHEEL" "$wheel" \
         || fail "pip install of $wheel"
-    namespaces="$("$venv/bin/python" - "$wheel" <<'PY'
-import configparser, sys, zipfile
-z = zipfile.ZipFile(sys.argv[1])
-eps = configparser.ConfigParser()
-eps.read_string(z.read(next(n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt"))).decode())
-print(" ".join(eps["grpo_rewards"]))
+    # this wheel's plugins, and those of the first-party reward packages it requires (text needs instructions)
+    namespaces="$("$venv/bin/python" - "$wheel" "$DIST" <<'PY'
+import configparser, re, sys, zipfile
+from email.parser import Parser
+from pathlib import Path
+
+def plugins(wheel, seen):
+    z = zipfile.ZipFile(wheel)
+    eps = configparser.ConfigParser()
+    eps.read_string(z.read(next(n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt"))).decode())
+    found = list(eps["grpo_rewards"])
+    meta = Parser().parsestr(z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode())
+    for req in meta.get_all("Requires-Dist") or []:
+        name = re.match(r"[A-Za-z0-9._-]+", req).group(0).replace("-", "_")
+        if name.startswith("grpo_rewards_") and "extra ==" not in req and name not in seen:
+            seen.add(name)
+            found += plugins(next(Path(sys.argv[2]).glob(f"{name}-*.whl")), seen)
+    return found
+
+print(" ".join(plugins(sys.argv[1], set())))
 PY
 )"
     "$venv/bin/grpo-rewards" list --json > "$venv/list.json"

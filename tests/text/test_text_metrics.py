@@ -5,6 +5,8 @@ emoji, empty strings and a 6,000-word text; and SQuAD exact match / F1 on worked
 from __future__ import annotations
 
 import random
+import re
+import string
 
 import pytest
 import sacrebleu
@@ -89,6 +91,36 @@ def test_chrf_options_are_sacrebleus(reply, reference):
     assert ours(reply, reference=reference)[0] == theirs.sentence_score(reply, [reference]).score / 100
 
 
+#: words with punctuation at either end, single characters, case, Unicode, for chrF's counts
+_CHRF_WORDS = ("The", "the", "cat", "cat.", "(sat", "on", "mat!", ",", "a", "Straße", "東京", "naïve", "x", "--",
+               "don't", "#tag", "'tis", "\"quoted\"", "ÉCOLE", "école", "🙂", "aa", "aaa")
+
+
+@pytest.mark.parametrize(("char_order", "word_order", "beta", "lowercase", "whitespace", "eps_smoothing"), [
+    (6, 0, 2, False, False, False), (6, 2, 2, False, False, False), (4, 1, 1, True, True, False),
+    (3, 3, 0, False, True, True), (6, 2, 3, True, False, True), (1, 0, 2, False, False, False)])
+def test_chrf_is_sacrebleus_on_many_generated_pairs(char_order, word_order, beta, lowercase, whitespace, eps_smoothing):
+    """One reward per setting over 300 pairs, references repeated in runs of one to nine as in GRPO
+    groups (the kept reference n-grams reused, then replaced); empty texts and runs of spaces included."""
+    rng = random.Random(f"{char_order}{word_order}{beta}{lowercase}{whitespace}{eps_smoothing}")
+    options = {"char_order": char_order, "word_order": word_order, "beta": beta, "lowercase": lowercase,
+               "whitespace": whitespace, "eps_smoothing": eps_smoothing}
+    theirs = sacrebleu.metrics.CHRF(**options)
+    ours = Chrf(answer_format="whole", **options)
+
+    def text() -> str:
+        return rng.choice([" ", "  ", "\t"]).join(rng.choice(_CHRF_WORDS) for _ in range(rng.randint(0, 12)))
+
+    pairs = 0
+    while pairs < 300:
+        reference = text()
+        for _ in range(rng.randint(1, 9)):
+            reply = text()
+            assert ours(reply, reference=reference) == (theirs.sentence_score(reply, [reference]).score / 100, "ok"), (
+                reply, reference)
+            pairs += 1
+
+
 @pytest.mark.parametrize(("reply", "reference"), PAIRS, ids=IDS)
 @pytest.mark.parametrize("kind", ["rouge1", "rouge2", "rougeL", "rougeLsum"])
 @pytest.mark.parametrize(("measure", "field"), [("f", "fmeasure"), ("precision", "precision"), ("recall", "recall")])
@@ -102,6 +134,50 @@ def test_rouge_is_rouge_score(reply, reference, kind, measure, field):
 def test_rouge_with_the_stemmer_is_rouge_score_with_it(reply, reference):
     theirs = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True).score(reference, reply)["rouge1"].fmeasure
     assert Rouge(answer_format="whole", kind="rouge1", use_stemmer=True)(reply, reference=reference)[0] == theirs
+
+
+#: words whose Porter stems, case, digits and punctuation exercise rouge-score's tokeniser; few, so
+#: that replies and references share tokens and repeat them (LCS and n-gram counts with ties)
+_ROUGE_WORDS = ("the", "The", "running", "runs", "Runner's", "cats", "caresses", "ponies", "agreed", "generously",
+                "İstanbul", "naïve", "Straße", "x2", "3.14", "co-operate", "—", "ÆON", "a", "dog,", "dogs!", "ies")
+
+
+def _rouge_texts(rng: random.Random, count: int) -> list[str]:
+    texts = []
+    for _ in range(count):
+        words = [rng.choice(_ROUGE_WORDS) for _ in range(rng.randint(0, 14))]
+        texts.append(" ".join(words) if rng.random() < 0.8 else "\n".join(words))
+    return texts
+
+
+@pytest.mark.parametrize("kind", ["rouge1", "rouge2", "rougeL", "rougeLsum"])
+@pytest.mark.parametrize(("use_stemmer", "tokenizer"), [(False, "default"), (True, "default"), (False, "whitespace")])
+def test_rouge_is_rouge_score_on_many_generated_pairs_each_measure(kind, use_stemmer, tokenizer):
+    """One scorer per setting over 300 (reply, reference) pairs, references repeated in runs of
+    one to nine as in GRPO groups, so a kept reference is reused and then replaced."""
+    from grpo_rewards_text.rouge_scores import WhitespaceTokenizer
+
+    rng = random.Random(f"{kind}{use_stemmer}{tokenizer}")
+    theirs = rouge_scorer.RougeScorer([kind], use_stemmer=use_stemmer,
+                                      tokenizer=WhitespaceTokenizer() if tokenizer == "whitespace" else None)
+    ours = {measure: Rouge(answer_format="whole", kind=kind, measure=measure, use_stemmer=use_stemmer,
+                           tokenizer=tokenizer) for measure in ("f", "precision", "recall")}
+    pairs = 0
+    while pairs < 300:
+        reference = _rouge_texts(rng, 1)[0]
+        for reply in _rouge_texts(rng, rng.randint(1, 9)):
+            score = theirs.score(reference, reply)[kind]
+            expected = {"f": score.fmeasure, "precision": score.precision, "recall": score.recall}
+            got = {measure: rouge(reply, reference=reference) for measure, rouge in ours.items()}
+            assert got == {m: (v, "ok") for m, v in expected.items()}, (reply, reference)
+            pairs += 1
+
+
+def test_rouge_l_equals_rouge_scores_on_1500_word_texts():
+    a, b = " ".join(LONG_A.split()[:1500]), " ".join(LONG_B.split()[:1500])
+    theirs = rouge_scorer.RougeScorer(["rougeL"]).score(b, a)["rougeL"]
+    assert Rouge(answer_format="whole")(a, reference=b) == (theirs.fmeasure, "ok")
+    assert Rouge(answer_format="whole", measure="recall")(a, reference=b) == (theirs.recall, "ok")
 
 
 def test_rouges_default_tokeniser_drops_russian_and_the_whitespace_one_keeps_it():
@@ -255,6 +331,20 @@ SQUAD_CASES = [
 def test_exact_match_and_f1_are_squads(prediction, gold, exact, f1):
     assert ExactMatch(answer_format="whole")(prediction, reference=gold)[0] == exact
     assert F1(answer_format="whole")(prediction, reference=gold)[0] == pytest.approx(f1, abs=0, rel=1e-15)
+
+
+def test_the_normaliser_is_squads_normalize_answer_on_every_ascii_character_and_on_unicode_text():
+    """SQuAD's normalize_answer written out as its script has it (ASCII texts take a bytes path here)."""
+    from grpo_rewards_text import Normalizer
+
+    def squad(s: str) -> str:
+        s = "".join(ch for ch in s.lower() if ch not in set(string.punctuation))
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", s).split())
+
+    texts = ["".join(map(chr, range(128))), "The (quick) fox's tail, a.k.a. #7!", "«Où?» dit-il, l'an 2000.",
+             "Zürich's \x7f\x00 the-end", "A\tan\nthe"]
+    for text in texts:
+        assert Normalizer()(text) == squad(text), text
 
 
 def test_unicode_punctuation_mode_removes_guillemets():

@@ -3,8 +3,10 @@
 ``followed`` (the share of a row's constraints a reply satisfies) and ``all_followed`` (1.0 when all
 hold) are plain TRL reward functions; ``make_followed(mode="loose")`` and ``make_all_followed(...)``
 take parameters. The same rewards are registered as ``instructions.followed`` and
-``instructions.all_followed``, with the task ``instructions:synthetic``. Importing this package is
-light: each name is imported from its module on first use.
+``instructions.all_followed``, with the task ``instructions:synthetic``. ``detect_language`` and
+``language_probabilities`` are the language detector (langdetect's, seeded, on numpy), which
+``text.language`` uses too. Importing this package is light: each name is imported from its module on
+first use.
 
 >>> from grpo_rewards_instructions import all_followed
 >>> all_followed(prompts=[None], completions=['"I love owls."'], instruction_id_list=[["startend:quotation"]],
@@ -35,6 +37,8 @@ _EXPORTS = {
     "INVALID_VALUE": "definitions",
     "make_followed": "definitions",
     "make_all_followed": "definitions",
+    "detect_language": "text",
+    "language_probabilities": "text",
 }
 #: the ready-made rewards with default parameters, built once on first use
 _BUILT = {
@@ -52,7 +56,9 @@ __all__ = [
     "Followed",
     "all_followed",
     "check_rows",
+    "detect_language",
     "followed",
+    "language_probabilities",
     "make_all_followed",
     "make_followed",
     "make_synthetic",
@@ -66,6 +72,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .definitions import INVALID_VALUE, make_all_followed, make_followed
     from .rewards import AllFollowed, Followed
     from .tasks import make_synthetic
+    from .text import detect_language, language_probabilities
 
     followed: Reward
     all_followed: Reward

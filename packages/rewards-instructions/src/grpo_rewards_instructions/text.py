@@ -94,3 +94,23 @@ def detect_language(text: str) -> str | None:
         return language.detect(text, LANGUAGE_SEED)
     except language.NoFeatures:
         return None
+
+
+def language_probabilities(text: str) -> list[tuple[str, float]]:
+    """``langdetect.detect_langs(text)`` with ``DetectorFactory.seed = 0``: (code, probability) of each
+    language above 0.1, most probable first, float for float; empty when it finds no feature (no letters).
+
+    The one language detector of the first-party packages (``text.language`` calls it too), run by
+    :mod:`grpo_rewards_instructions.language`.
+
+    >>> language_probabilities("Der Ausschuss wird seinen Bericht im nächsten Frühjahr veröffentlichen.")[0][0]
+    'de'
+    >>> language_probabilities("12345 !!!")
+    []
+    """
+    from grpo_rewards_instructions import language
+
+    try:
+        return language.probabilities(text, LANGUAGE_SEED)
+    except language.NoFeatures:
+        return []

