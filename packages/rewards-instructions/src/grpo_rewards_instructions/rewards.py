@@ -16,6 +16,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
+from . import text
 from .constraints import COLUMNS, Constraint, ConstraintError, check_rows, read_row
 
 MODES = ("strict", "loose")
@@ -80,6 +81,12 @@ class _Checked:
 
     def __call__(self, prompts: Sequence[Any] | None, completions: Sequence[Any],
                  completion_ids: Sequence[Sequence[int]] | None = None, **columns: Any) -> RewardResult:
+        try:
+            return self._score(completions, columns)
+        finally:
+            text.forget()  # a reply's sentences, tokens and language are shared by its constraints only
+
+    def _score(self, completions: Sequence[Any], columns: dict[str, Any]) -> RewardResult:
         n = len(completions)
         rows = _rows(n, columns)
         values: list[float | None] = []

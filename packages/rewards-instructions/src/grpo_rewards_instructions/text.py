@@ -10,6 +10,11 @@
 - Language: ``langdetect`` (the original's detector; its profiles ship in the wheel) with a fixed
   seed, so a verdict never changes between two calls on the same text.
 
+The sentences, tokens and language of the last :data:`RECENT` texts are remembered: a reply's
+constraints (and in ``loose`` mode its variants) are checked one after another, so a reply is split,
+tokenised and detected once however many of its constraints ask. Only an identical text is a hit,
+and the rewards call :func:`forget` when a batch ends, so nothing is carried from one batch to the next.
+
 >>> count_words("d3sCRi7 lArge lAnguagE M0del w1tH 20 w0RdS.")
 7
 >>> count_sentences("Mr. Smith went home. He slept!")
@@ -29,6 +34,8 @@ WORD = re.compile(r"\w+")
 #: The seed of the language detector (the original calls ``langdetect.detect`` unseeded, so its verdict
 #: on a borderline text can change between two runs; a reward must not).
 LANGUAGE_SEED = 0
+#: How many texts' sentences, tokens and language are remembered (a reply's eight loose variants, twice).
+RECENT = 16
 
 
 def count_words(text: str) -> int:
@@ -51,14 +58,19 @@ def _punkt() -> Any:
     return PunktSentenceTokenizer(params)
 
 
+@functools.lru_cache(maxsize=RECENT)
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(_punkt().tokenize(text))
+
+
 def sentences(text: str) -> list[str]:
     """``text`` split into sentences by NLTK's English Punkt model."""
-    return list(_punkt().tokenize(text))
+    return list(_sentences(text))
 
 
 def count_sentences(text: str) -> int:
     """The number of sentences Punkt finds in ``text``."""
-    return len(sentences(text))
+    return len(_sentences(text))
 
 
 @functools.cache
@@ -68,10 +80,15 @@ def _word_tokenizer() -> Any:
     return NLTKWordTokenizer()
 
 
+@functools.lru_cache(maxsize=RECENT)
+def _word_tokens(text: str) -> tuple[str, ...]:
+    tokenize = _word_tokenizer().tokenize
+    return tuple(token for sentence in _sentences(text) for token in tokenize(sentence))
+
+
 def word_tokens(text: str) -> list[str]:
     """``nltk.word_tokenize(text)``: the Treebank-style tokens of each Punkt sentence."""
-    tokenizer = _word_tokenizer()
-    return [token for sentence in sentences(text) for token in tokenizer.tokenize(sentence)]
+    return list(_word_tokens(text))
 
 
 @functools.cache
@@ -82,6 +99,7 @@ def languages() -> frozenset[str]:
     return frozenset(language.languages())
 
 
+@functools.lru_cache(maxsize=RECENT)
 def detect_language(text: str) -> str | None:
     """The language ``langdetect`` detects in ``text`` (seeded), or ``None`` when it finds no
     feature to go by (no letters): the original counts that case as followed.
@@ -94,3 +112,10 @@ def detect_language(text: str) -> str | None:
         return language.detect(text, LANGUAGE_SEED)
     except language.NoFeatures:
         return None
+
+
+def forget() -> None:
+    """Drop the remembered sentences, tokens and languages (the texts they are kept for with them)."""
+    _sentences.cache_clear()
+    _word_tokens.cache_clear()
+    detect_language.cache_clear()
