@@ -182,13 +182,17 @@ def languages() -> frozenset[str]:
     return frozenset(language.languages())
 
 
-@functools.lru_cache(maxsize=RECENT)
 def detect_language(text: str) -> str | None:
     """The language ``langdetect`` detects in ``text`` (seeded), or ``None`` when it finds no
     feature to go by (no letters): the original counts that case as followed.
 
     langdetect's algorithm on its profiles, run by :mod:`grpo_rewards_instructions.language` (the same
     verdict, computed with numpy)."""
+    return _language(text)
+
+
+@functools.lru_cache(maxsize=RECENT)
+def _language(text: str) -> str | None:
     from grpo_rewards_instructions import language
 
     try:
@@ -201,4 +205,4 @@ def forget() -> None:
     """Drop the remembered sentences, tokens and languages (the texts they are kept for with them)."""
     _sentences.cache_clear()
     _word_tokens.cache_clear()
-    detect_language.cache_clear()
+    _language.cache_clear()
