@@ -187,8 +187,23 @@ def detect_language(text: str) -> str | None:
     feature to go by (no letters): the original counts that case as followed.
 
     langdetect's algorithm on its profiles, run by :mod:`grpo_rewards_instructions.language` (the same
-    verdict, computed with numpy)."""
-    return _language(text)
+    verdict, computed with numpy); a text given to :func:`detect_ahead` is not detected again."""
+    known = _DETECTED.get(text, _UNKNOWN)
+    return _language(text) if known is _UNKNOWN else known
+
+
+_DETECTED: dict[str, Any] = {}
+_UNKNOWN = object()
+
+
+def detect_ahead(texts: list[str]) -> None:
+    """Detect the language of these texts together (:func:`language.detect_many`, the same verdicts
+    in a fraction of the time) for :func:`detect_language` to answer from, until :func:`forget`."""
+    from grpo_rewards_instructions import language
+
+    missing = [t for t in dict.fromkeys(texts) if t not in _DETECTED]
+    if missing:
+        _DETECTED.update(language.detect_many(missing, LANGUAGE_SEED))
 
 
 @functools.lru_cache(maxsize=RECENT)
@@ -206,3 +221,4 @@ def forget() -> None:
     _sentences.cache_clear()
     _word_tokens.cache_clear()
     _language.cache_clear()
+    _DETECTED.clear()
