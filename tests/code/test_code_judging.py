@@ -24,7 +24,7 @@ from grpo_rewards_code.judging import Subtask, row_checker, row_subtasks, subtas
 #: a problem with many answers: print any two numbers that sum to n (the checker reads the input)
 SUM_CHECKER = """
 import sys
-inp, expected, got = (open(p).read().split() for p in sys.argv[1:])
+inp, got, expected = (open(p).read().split() for p in sys.argv[1:])  # testlib's order: input output answer
 try:
     a, b = map(int, got)
 except ValueError:
@@ -43,11 +43,13 @@ def test_a_checker_accepts_any_right_answer_that_plain_comparison_rejects(sandbo
 
 
 def test_a_checker_in_cpp_is_compiled_and_its_partial_score_counts(sandbox):
-    # a CMS-style checker: the score on stdout; half marks when the first number is right but not the second
+    # a CMS-style checker (the row says so): the score on stdout; half marks when the first number is right but not
+    # the second
     checker = ("#include <cstdio>\nint main(int c, char** v) { FILE* e = fopen(v[2], \"r\"); FILE* o = fopen(v[3], \"r\");\n"
                "  long a, b, x = -1, y = -1; fscanf(e, \"%ld %ld\", &a, &b); fscanf(o, \"%ld %ld\", &x, &y);\n"
                "  printf(\"%s\\n\", a == x ? (b == y ? \"1\" : \"0.5\") : \"0\"); }")
-    row = {"tests": [{"input": "", "output": "1 2\n"}, {"input": "", "output": "1 3\n"}], "checker": checker}
+    row = {"tests": [{"input": "", "output": "1 2\n"}, {"input": "", "output": "1 3\n"}], "checker": checker,
+           "checker_order": "cms"}
     assert row_checker(row).language == "cpp"
     assert TestsPassed()("```python\nprint(1, 2)\n```", **row) == (0.75, "failed")
     assert AllPassed()("```python\nprint(1, 2)\n```", **row) == (0.0, "failed")

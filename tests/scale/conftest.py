@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,7 +69,7 @@ def _run_module(path: Path, items: list[pytest.Item]) -> dict[str, tuple[str, st
                    *[item.nodeid for item in items]]
         try:
             run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=MODULE_TIMEOUT)
-            output = run.stdout + run.stderr
+            output = f"{_ended(run.returncode)}\n{run.stdout}{run.stderr}"
         except subprocess.TimeoutExpired as exc:
             output = f"the namespace run of {path.name} took more than {MODULE_TIMEOUT} s\n{exc.stdout or ''}"
         results: dict[str, tuple[str, str]] = {}
@@ -84,6 +85,13 @@ def _run_module(path: Path, items: list[pytest.Item]) -> dict[str, tuple[str, st
         for item in items:
             results.setdefault(item.name, ("failed", f"no result from the namespace run:\n{output[-6000:]}"))
         return results
+
+
+def _ended(returncode: int) -> str:
+    """How the namespace run ended, in words (a child pytest ended by a signal or by Ray writes no report)."""
+    if returncode < 0:
+        return f"the namespace run was ended by signal {signal.Signals(-returncode).name}"
+    return f"the namespace run exited with status {returncode}"
 
 
 _results: dict[Path, dict[str, tuple[str, str]]] = {}

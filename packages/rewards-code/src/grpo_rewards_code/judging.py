@@ -1,8 +1,11 @@
 """Competitive-programming judging: special checkers and IOI-style subtasks, as rows carry them.
 
-**Checkers.** A row may carry a checker (testlib/CMS style): a program run as ``checker input expected
-output`` (three file names, in CMS's order as Open-R1 calls them: a Codeforces testlib checker reads ``input
-output answer`` and needs its last two swapped) for each test whose program ended cleanly. Its verdict:
+**Checkers.** A row may carry a checker (testlib/CMS style): a program run with three file names for each test
+whose program ended cleanly, in one of two orders (:data:`CHECKER_ORDERS`): testlib's ``input output answer``
+(the contestant's output before the jury's answer: a Codeforces/Polygon checker's ``registerTestlibCmd``), or
+CMS's ``input answer output`` (IOI's checkers; Open-R1 calls its Codeforces ``generated_checker`` and its IOI
+``checker/checker.cpp`` so). The reward's ``checker_order`` pins one; else the row's ``checker_order`` column;
+else ``cms`` for a checker taken from Open-R1's columns and ``testlib`` for a ``checker`` column. Its verdict:
 
 - stdout's last token a number in [0, 1]: that score (CMS and Open-R1's IOI checkers print it; a
   Codeforces-style checker prints ``1`` or ``0``);
@@ -15,7 +18,8 @@ output answer`` and needs its last two swapped) for each test whose program ende
 The checker runs in the sandbox as a job of its own, after the program's job has ended: a fresh
 supervisor in a sandbox whose ``/tmp`` was emptied, so nothing the program wrote or left running reaches
 it, and the expected outputs enter the sandbox only then, never while a program process exists. It has
-the program's rlimits and seccomp filter and :data:`CHECKER_LIMITS`.
+the program's rlimits and seccomp filter and :data:`CHECKER_LIMITS` (the reward's ``checker_time_limit`` and
+``checker_memory_limit_mb``).
 
 Where a row's checker comes from: a ``checker`` column (with ``checker_language``, else ``cpp`` when
 the source includes a header, else ``python``); Open-R1's Codeforces ``generated_checker`` (Python);
@@ -49,12 +53,18 @@ from .formats import TestFormatError, _json
 from .runner import FilesTest, Program, RawResult, Runner
 from .sandbox import Limits
 
-#: a checker's limits per test: CPU seconds, memory; its compile has the program's compile limits
-CHECKER_LIMITS = Limits(time=10.0, memory=1 << 30, total=300.0)
+#: a checker's default CPU seconds per verdict (the reward's ``checker_time_limit``)
+CHECKER_TIME = 10.0
+#: a checker's default address space per verdict, in MB (the reward's ``checker_memory_limit_mb``)
+CHECKER_MEMORY_MB = 1024
+#: a checker's default limits per verdict; its compile has the program's compile limits
+CHECKER_LIMITS = Limits(time=CHECKER_TIME, memory=CHECKER_MEMORY_MB << 20, total=300.0)
 #: the columns this module reads
-JUDGING_COLUMNS = ("checker", "generated_checker", "grader_files", "subtasks", "test_names")
-#: the checker's three files, in the order its command line names them
-CHECKER_FILES = ("input.txt", "correct_output.txt", "solution_output.txt")
+JUDGING_COLUMNS = ("checker", "checker_order", "generated_checker", "grader_files", "subtasks", "test_names")
+#: the checker's three files (the test's input, the jury's answer, the program's output), named on its command line
+#: in the order of its convention: testlib's ``input output answer`` or CMS's ``input answer output``
+CHECKER_ORDERS = {"testlib": ("input.txt", "solution_output.txt", "correct_output.txt"),
+                  "cms": ("input.txt", "correct_output.txt", "solution_output.txt")}
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,21 @@ def row_checker(row: Mapping[str, Any]) -> Program | None:
     if not isinstance(source, str) or not source.strip():
         raise TestFormatError("a checker must be the checker's source text")
     return Program(source, _checker_language(source, row.get("checker_language")))
+
+
+def row_checker_order(row: Mapping[str, Any]) -> str:
+    """The order the row's checker takes its files in (a key of :data:`CHECKER_ORDERS`): the row's
+    ``checker_order``, else ``cms`` for a checker from Open-R1's columns (``generated_checker``, an IOI
+    ``checker/checker.cpp``: Open-R1 calls them ``checker input answer output``), else ``testlib``; raises
+    TestFormatError for another value."""
+    named = row.get("checker_order")
+    if named is not None:
+        if not isinstance(named, str) or named not in CHECKER_ORDERS:
+            raise TestFormatError(f"'checker_order' must be one of {', '.join(CHECKER_ORDERS)}, not {named!r}"[:200])
+        return named
+    if row.get("checker") is None and (row.get("generated_checker") is not None or row.get("grader_files") is not None):
+        return "cms"
+    return "testlib"
 
 
 def _grader_files(row: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -190,9 +215,14 @@ def checker_verdict(raw: RawResult) -> tuple[float | None, str | None]:
 
 
 def run_checker(runner: Runner, checker: Program, cases: Sequence[tuple[str, str, str]],
-                limits: Limits = CHECKER_LIMITS) -> list[tuple[float | None, str | None]]:
-    """The checker's verdict on each (input, expected output, program output), run as one sandbox job."""
+                limits: Limits = CHECKER_LIMITS, order: str = "testlib") -> list[tuple[float | None, str | None]]:
+    """The checker's verdict on each (input, expected output, program output), run as one sandbox job, its files
+    named in ``order`` (a key of :data:`CHECKER_ORDERS`)."""
     if not cases:
         return []
-    tests = [FilesTest(tuple(zip(CHECKER_FILES, case))) for case in cases]
+    names = CHECKER_ORDERS[order]
+    tests = []
+    for given, expected, output in cases:
+        text = {"input.txt": given, "correct_output.txt": expected, "solution_output.txt": output}
+        tests.append(FilesTest(tuple((name, text[name]) for name in names)))
     return [checker_verdict(raw) for raw in runner.run(checker, tests, limits)]

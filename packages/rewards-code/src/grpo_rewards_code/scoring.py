@@ -19,6 +19,7 @@ a Python problem); ``unsupported_language`` (``None``: the row asks for a langua
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -38,11 +39,17 @@ from .formats import (
     normalise_tests,
     row_language,
 )
+from .js_calls import call_as_stdin, js_call_tests, read_value, with_driver
 from .judging import (
+    CHECKER_LIMITS,
+    CHECKER_MEMORY_MB,
+    CHECKER_ORDERS,
+    CHECKER_TIME,
     JUDGING_COLUMNS,
     Subtask,
     grader_files,
     row_checker,
+    row_checker_order,
     row_subtasks,
     run_checker,
     subtask_value,
@@ -115,6 +122,7 @@ def _toolchain_problems(rows: Any, max_problems: int = 5) -> list[str]:
                 continue  # check_rows names it
             try:
                 row_checker(row)
+                row_checker_order(row)
                 row_subtasks(row, n_tests)
                 grader_files(row, "cpp")
             except TestFormatError as exc:
@@ -135,7 +143,9 @@ class TestsPassed:
     test (unset: the row's ``time_limit`` / ``memory_limit`` columns, else 2 s and 512 MB) and
     ``total_time_limit`` seconds of wall clock for the whole row (the tests it leaves are ``timeout``);
     stdout is compared with ``comparison`` (``tokens`` or ``exact``), returned values as values, or judged
-    by the row's checker (a score in [0, 1] per test); with subtasks the value is the points of the subtasks
+    by the row's checker (a score in [0, 1] per test; its files in ``checker_order``, ``testlib``'s ``input output
+    answer`` or ``cms``'s ``input answer output``, unset: the row's; ``checker_time_limit`` CPU seconds and
+    ``checker_memory_limit_mb`` of address space per verdict); with subtasks the value is the points of the subtasks
     whose tests all pass over the total (:mod:`grpo_rewards_code.judging`). Languages: ``python``, ``cpp``,
     ``java``, ``javascript``, ``rust`` (:mod:`grpo_rewards_code.languages`). A sandbox failure, a missing
     toolchain or a failing checker gives ``None`` (``sandbox_error``).
@@ -153,7 +163,9 @@ class TestsPassed:
 
     def __init__(self, language: str | None = None, time_limit: float | None = None, memory_limit_mb: int | None = None,
                  max_tests: int | None = None, stop_on_first_failure: bool = False, comparison: str = "tokens",
-                 tolerance: float = TOLERANCE, total_time_limit: float = DEFAULT_TOTAL) -> None:
+                 tolerance: float = TOLERANCE, total_time_limit: float = DEFAULT_TOTAL,
+                 checker_order: str | None = None, checker_time_limit: float = CHECKER_TIME,
+                 checker_memory_limit_mb: int = CHECKER_MEMORY_MB) -> None:
         #: the language every row is scored in; None: each row's own (else python)
         self.language = None if language is None else checks.choice(language, "language", LANGUAGES)
         self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=60, none_ok=True)
@@ -163,6 +175,12 @@ class TestsPassed:
         self.comparison = checks.choice(comparison, "comparison", COMPARISONS)
         self.tolerance = checks.number(tolerance, "tolerance", low=0.0, high=1.0)
         self.total_time_limit = checks.number(total_time_limit, "total_time_limit", low=1.0, high=DEFAULT_TOTAL * 1.5)
+        #: the order every row's checker takes its files in (testlib or cms); None: each row's own
+        self.checker_order = None if checker_order is None else checks.choice(
+            checker_order, "checker_order", tuple(CHECKER_ORDERS))
+        self.checker_time_limit = checks.number(checker_time_limit, "checker_time_limit", low=0.01, high=60)
+        self.checker_memory_limit_mb = checks.integer(checker_memory_limit_mb, "checker_memory_limit_mb", low=16,
+                                                      high=16384)
         self.runner: Runner = LocalRunner()
         self._last_error: str | None = None
         if self.language is not None and (problem := missing(self.language)) is not None:
@@ -206,6 +224,11 @@ class TestsPassed:
         return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20,
                       total=self.total_time_limit)
 
+    def checker_limits(self) -> Limits:
+        """A checker's limits per verdict: ``checker_time_limit`` CPU seconds, ``checker_memory_limit_mb``."""
+        return dataclasses.replace(CHECKER_LIMITS, time=self.checker_time_limit,
+                                   memory=self.checker_memory_limit_mb << 20)
+
     def language_of(self, row: Mapping[str, Any]) -> str:
         """The language a row's code is run in: the ``language`` parameter, else the row's, else ``python``
         (a language the sandbox does not run comes back as the row writes it)."""
@@ -222,6 +245,7 @@ class TestsPassed:
         anything else) and the row's subtasks (None when it has none: see :mod:`grpo_rewards_code.judging`)."""
         tests = normalise_tests(row)
         checker = row_checker(row)
+        order = None if checker is None else self.checker_order or row_checker_order(row)
         subtasks = row_subtasks(row, len(tests))
         if subtasks is None:
             tests = select_tests(tests, self.max_tests)
@@ -233,18 +257,28 @@ class TestsPassed:
             return ["no_code"], tests, [], subtasks
         if other is not None:
             return ["wrong_language"], tests, [], subtasks
-        if not LANGUAGE_TABLE[language].calls:  # compiled languages and Node.js read stdin, write stdout
+        calls = [t for t in tests if isinstance(t, CallTest)]
+        fn = js_call_tests(calls) if language == "javascript" and len(calls) == len(tests) else None
+        run: Sequence[Test] = tests
+        if fn is not None and checker is None:  # JSON call tests, through a driver (js_calls)
+            code, run = with_driver(code, fn), [call_as_stdin(t) for t in calls]
+        elif not LANGUAGE_TABLE[language].calls:  # compiled languages and Node.js read stdin, write stdout
             if subtasks is not None and not all(isinstance(t, StdioTest) for t in tests):
                 raise TestFormatError(f"{language} programs run stdin/stdout tests only; the row's subtasks name others")
             tests = [t for t in tests if isinstance(t, StdioTest)]
+            run = tests
         stop_early = self.stop_on_first_failure or self.require_all
+
+        def read(raw: RawResult) -> RawResult:  # a driver's value from stdout's last line
+            return read_value(raw) if run is not tests else raw
 
         def stop(i: int, raw: RawResult) -> bool:
             if checker is not None:  # only the checker can say an output is wrong
                 return stop_early and raw.status not in ("ok", "skipped")
-            return stop_early and verdict(tests[i], raw, self.comparison, self.tolerance) != "passed"
+            return stop_early and verdict(tests[i], read(raw), self.comparison, self.tolerance) != "passed"
 
-        raws = self.runner.run(Program(code, language, grader_files(row, language)), tests, self.limits(row), stop)
+        raws = [read(raw) for raw in self.runner.run(Program(code, language, grader_files(row, language)), run,
+                                                     self.limits(row), stop)]
         self._last_error = next((r.error for r in raws if r.status == "sandbox_error"), None)
         if checker is None or self._last_error is not None:
             labels = [verdict(t, r, self.comparison, self.tolerance) for t, r in zip(tests, raws)]
@@ -255,7 +289,8 @@ class TestsPassed:
             test = tests[i]
             assert isinstance(test, StdioTest)
             cases.append((test.input, test.output, raws[i].stdout))
-        verdicts = dict(zip(judged, run_checker(self.runner, checker, cases)))
+        assert order is not None
+        verdicts = dict(zip(judged, run_checker(self.runner, checker, cases, self.checker_limits(), order)))
         failure = next((why for score, why in verdicts.values() if score is None), None)
         if failure is not None:  # the checker, not the program: the sample is left out
             self._last_error = failure
