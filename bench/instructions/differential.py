@@ -92,12 +92,19 @@ def time_both(cases: list[dict[str, Any]], runs: int) -> tuple[list[tuple[float,
     columns = {"instruction_id_list": [c["instruction_id_list"] for c in cases], "kwargs": [c["kwargs"] for c in cases]}
     prompts, replies = [c["prompt"] for c in cases], [c["response"] for c in cases]
     spent = [0.0]
-    detect = text.detect_language
+    detect, ahead = text.detect_language, text.detect_ahead
 
     def timed_detect(value: str) -> str | None:
         started = time.perf_counter()
         try:
             return detect(value)
+        finally:
+            spent[0] += time.perf_counter() - started
+
+    def timed_ahead(values: list[str]) -> None:  # the reward detects a batch's texts together first
+        started = time.perf_counter()
+        try:
+            ahead(values)
         finally:
             spent[0] += time.perf_counter() - started
 
@@ -113,6 +120,7 @@ def time_both(cases: list[dict[str, Any]], runs: int) -> tuple[list[tuple[float,
         if proc.stdout.readline().strip() != "ready":
             raise RuntimeError("the peer did not start")
         text.detect_language = timed_detect  # type: ignore[assignment]
+        text.detect_ahead = timed_ahead  # type: ignore[assignment]
         try:
             for _ in range(runs):
                 spent[0] = 0.0
@@ -125,6 +133,7 @@ def time_both(cases: list[dict[str, Any]], runs: int) -> tuple[list[tuple[float,
                 theirs.append((seconds, lang))
         finally:
             text.detect_language = detect  # type: ignore[assignment]
+            text.detect_ahead = ahead  # type: ignore[assignment]
             proc.stdin.close()
     return mine, theirs
 

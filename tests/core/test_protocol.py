@@ -1,4 +1,6 @@
-from grpo_rewards import completion_text
+import pytest
+
+from grpo_rewards import check_each_row, completion_text
 
 
 def test_string_completion_is_its_own_text():
@@ -41,3 +43,41 @@ def test_unreadable_completions_have_no_text():
     assert completion_text(42) is None
     assert completion_text([{"role": "user", "content": "hi"}]) is None
     assert completion_text([]) is None
+
+
+class _BadRow(ValueError):
+    pass
+
+
+def _needs_answer(row):
+    if not isinstance(row, dict):
+        raise _BadRow(f"a row is a {type(row).__name__}")
+    if not row.get("answer"):
+        raise _BadRow("no answer")
+    return row["answer"]
+
+
+def test_check_each_row_names_each_bad_row_by_its_index_from_zero():
+    rows = [{"answer": "4"}, {}, "text", {"answer": "5"}]
+    assert check_each_row(rows, _needs_answer, _BadRow) == ["row 1: no answer", "row 2: a row is a str"]
+
+
+def test_check_each_row_stops_reading_after_max_problems():
+    read = []
+
+    def check(row):
+        read.append(row)
+        _needs_answer(row)
+
+    assert check_each_row(iter([{}, {}, {}, {}]), check, _BadRow, max_problems=2) == ["row 0: no answer", "row 1: no answer"]
+    assert len(read) == 2
+    assert check_each_row([{}], check, _BadRow, max_problems=0) == []
+
+
+def test_check_each_row_lets_an_error_of_another_type_through():
+    with pytest.raises(KeyError):
+        check_each_row([{"answer": "4"}], lambda row: row["missing"], (_BadRow, TypeError))
+
+
+def test_check_each_row_reports_nothing_for_good_rows():
+    assert check_each_row([{"answer": "4"}, {"answer": "x"}], _needs_answer, _BadRow) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,30 @@ def test_detect_language_names_the_language_or_none_without_features() -> None:
     assert text.detect_language("12345 !!!") is None
     assert text.languages() == frozenset(language.languages())
     assert len(language.languages()) == 55
+
+
+def _langdetects_language(factory: DetectorFactory, value: str, seed: int) -> str | None:
+    said = langdetect_says(factory, value, seed)
+    if said == "no features":
+        return None
+    assert isinstance(said, list)
+    return said[0][0] if said else "unknown"
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="detect_many computes nothing where sum is compensated")
+def test_texts_detected_together_get_langdetects_language_each(factory: DetectorFactory) -> None:
+    values = [*EDGES, *replies(), *seeded_texts(120, seed=3), EDGES[4]]  # a text twice
+    together = language.detect_many(values, 0)
+    assert set(together) == set(values)
+    assert together == {v: _langdetects_language(factory, v, 0) for v in values}
+    assert language.detect_many(values[:5], 7) == {v: _langdetects_language(factory, v, 7) for v in values[:5]}
+
+
+def test_a_text_detected_ahead_is_not_detected_again_until_forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = "Das ist ein kurzer Satz auf Deutsch, geschrieben für den Test."
+    text.detect_ahead([value])
+    monkeypatch.setattr(language, "detect", None)  # detecting now would fail
+    assert text.detect_language(value) == "de"
+    text.forget()
+    with pytest.raises(TypeError):
+        text.detect_language(value)

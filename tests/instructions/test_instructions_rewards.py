@@ -102,3 +102,25 @@ def test_reward_survives_a_pickle_round_trip(reward):
     assert clone.__name__ == f"instructions.{reward}"
     assert clone(prompts=[None], completions=["no commas"], instruction_id_list=[["punctuation:no_comma"]],
                  kwargs=[[{}]]) == [1.0]
+
+
+def test_a_reply_is_split_into_sentences_once_for_all_its_constraints_and_nothing_is_kept_after_the_batch(monkeypatch):
+    from grpo_rewards_instructions import text
+
+    tokenizer = text._punkt()
+    split = []
+
+    def counted(value: str) -> list[str]:
+        split.append(value)
+        return type(tokenizer).tokenize(tokenizer, value)
+
+    monkeypatch.setattr(tokenizer, "tokenize", counted)
+    ids = [["length_constraints:number_sentences", "length_constraints:number_sentences",
+            "change_case:capital_word_frequency"]]
+    kwargs = [[{"relation": "less than", "num_sentences": 3}, {"relation": "at least", "num_sentences": 2},
+               {"capital_relation": "at least", "capital_frequency": 1}]]
+    replies = ["Owls hunt at night. They see WELL.", "One sentence only."]
+    assert ins.followed.score(prompts=[None] * 2, completions=replies, instruction_id_list=ids * 2,
+                              kwargs=kwargs * 2).values == [1.0, 1 / 3]
+    assert split == replies
+    assert text._sentences.cache_info().currsize == text._word_tokens.cache_info().currsize == 0

@@ -103,6 +103,7 @@ def test_conversational_completions_read_the_last_assistant_message():
     (r"\boxed{\text{New York}}", "boxed", "last", "New York"),
     (r"\boxed{a} and \fbox{b}", "boxed", "last", "b"),
     (r"\boxed{unclosed", "boxed", "last", None),
+    (r"\boxed{a \} b} c", "boxed", "last", r"a \} b"),                     # an escaped brace is a character
     ("Paris.", "boxed", "last", None),
     ("Paris.", "answer_tag", "last", None),
     ("  Paris. \n", "any", "last", "Paris."),

@@ -12,7 +12,7 @@ into that call (:class:`grpo_rewards.Reward`). Everything the core reads from a 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -96,7 +96,8 @@ class Scorer(Protocol):
       read from the registered class too. An exception is shown as ``unknown (...)``. Default: nothing shown.
     - ``check_rows(rows) -> list[str]``: problems in a training dataset's rows that the reward
       cannot score, one line each naming the row; reported with the other configuration problems
-      before any model is loaded. A static or class method. Default: no problems.
+      before any model is loaded. A static or class method. Default: no problems. A reward that
+      reads its rows one at a time builds it with :func:`check_each_row`.
 
     And these attributes of a built scorer (:data:`SCORER_ATTRIBUTES`), read the same way:
     ``columns`` (the dataset columns this instance reads, when its parameters decide them: a
@@ -225,3 +226,31 @@ def trajectory_messages(completion: Any) -> list[Message]:
     if isinstance(completion, (list, tuple)):
         return [message for message in completion if isinstance(message, dict)]
     return []
+
+
+def check_each_row(rows: Iterable[Any], check: Callable[[Any], object],
+                   errors: type[Exception] | tuple[type[Exception], ...], *, max_problems: int = 5) -> list[str]:
+    """The lines of a scorer's ``check_rows`` for rows that are read one at a time.
+
+    ``check(row)`` is called on each row in order (its result is ignored); an exception of the
+    ``errors`` types becomes the line ``row <index>: <message>`` (index from 0, as ``datasets``
+    numbers rows), and the rows after the ``max_problems``-th line are not read. Any other
+    exception propagates: it is a bug in ``check``, not a bad row.
+
+    >>> def has_answer(row):
+    ...     if not row.get("answer"):
+    ...         raise ValueError("no answer column")
+    >>> check_each_row([{"answer": "4"}, {}, {"answer": ""}, {}], has_answer, ValueError, max_problems=2)
+    ['row 1: no answer column', 'row 2: no answer column']
+    """
+    problems: list[str] = []
+    if max_problems <= 0:
+        return problems
+    for index, row in enumerate(rows):
+        try:
+            check(row)
+        except errors as exc:
+            problems.append(f"row {index}: {exc}")
+            if len(problems) >= max_problems:
+                break
+    return problems

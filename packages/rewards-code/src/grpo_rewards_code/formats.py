@@ -40,6 +40,8 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from grpo_rewards import check_each_row
+
 from .asserts import assert_lines, humaneval_tests
 from .testcases import AssertTest, CallTest, StdioTest, Test, TestFormatError
 
@@ -260,15 +262,13 @@ def normalise_tests(row: Mapping[str, Any]) -> list[Test]:
                           + " (with entry_point for HumanEval's 'test')")
 
 
+def _has_tests(row: Any) -> None:
+    if not isinstance(row, Mapping):
+        raise TestFormatError(f"a row is a {type(row).__name__}, not a mapping of columns")
+    if not normalise_tests(row):
+        raise TestFormatError("no tests")
+
+
 def check_rows(rows: Any, *, max_problems: int = 5) -> list[str]:
     """A problem line per row whose tests cannot be read (at most ``max_problems``), naming the row."""
-    problems = []
-    for index, row in enumerate(rows):
-        try:
-            if not normalise_tests(row):
-                raise TestFormatError("no tests")
-        except TestFormatError as exc:
-            problems.append(f"row {index}: {exc}")
-            if len(problems) >= max_problems:
-                break
-    return problems
+    return check_each_row(rows, _has_tests, TestFormatError, max_problems=max_problems)

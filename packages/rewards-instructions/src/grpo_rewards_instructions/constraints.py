@@ -31,6 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from grpo_rewards import check_each_row
+
 from . import ifbench, ifevalg
 from .ifeval import CHECKS as IFEVAL_CHECKS
 from .ifeval import RELATIONS
@@ -331,27 +333,22 @@ def _pairs(row: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
     return list(ids), list(kwargs)
 
 
+def _constraints(row: Mapping[str, Any]) -> tuple[Constraint, ...]:
+    """The constraints of one row (a ``ValueError`` naming the column, the id or the argument otherwise)."""
+    ids, kwargs = _pairs(row)
+    if not ids:
+        raise ValueError("the row has no constraints")
+    return tuple(make_constraint(i, k) for i, k in zip(ids, kwargs))
+
+
 def read_row(row: Mapping[str, Any], *, where: str = "row") -> tuple[Constraint, ...]:
     """The constraints of one row; a :class:`ConstraintError` starting with ``where`` otherwise."""
     try:
-        ids, kwargs = _pairs(row)
-        if not ids:
-            raise ValueError("the row has no constraints")
-        return tuple(make_constraint(i, k) for i, k in zip(ids, kwargs))
-    except ConstraintError:
-        raise
+        return _constraints(row)
     except ValueError as exc:
         raise ConstraintError(f"{where}: {exc}") from None
 
 
 def check_rows(rows: Any, *, max_problems: int = 5) -> list[str]:
     """A problem line per row whose constraints cannot be read (at most ``max_problems``), naming the row."""
-    problems = []
-    for index, row in enumerate(rows):
-        try:
-            read_row(row, where=f"row {index}")
-        except ConstraintError as exc:
-            problems.append(str(exc))
-            if len(problems) >= max_problems:
-                break
-    return problems
+    return check_each_row(rows, _constraints, ValueError, max_problems=max_problems)

@@ -238,3 +238,11 @@ CHECKS: dict[str, Callable[[str, Args], bool]] = {
     "punctuation:no_comma": _no_comma,
     "startend:quotation": _quotation,
 }
+
+#: The checkers that detect their text's language, each with the test of the texts it detects (its
+#: other condition comes first): the rewards detect a batch's texts together before checking.
+DETECTS: dict[str, Callable[[str], bool]] = {
+    "language:response_language": lambda value: True,
+    "change_case:english_capital": str.isupper,
+    "change_case:english_lowercase": str.islower,
+}

@@ -194,7 +194,6 @@ def probabilities(text: str, seed: int | None) -> list[tuple[str, float]]:
     import random
 
     import numpy as np
-    from langdetect.language import Language
 
     known, table, langlist = _profiles()
     found = ngrams(prepare(text))
@@ -243,6 +242,122 @@ def probabilities(text: str, seed: int | None) -> list[tuple[str, float]]:
             i += 5
         draws.finish(1 + i)
         langprob += prob / N_TRIAL
+    return _ranked(langprob, langlist)
+
+
+class _Trials:
+    """One text's trials in :func:`detect_many`: its n-gram rows, its generator and its draws."""
+
+    def __init__(self, text: str, picks: Any, rows: Any, seed: int | None) -> None:
+        import random
+
+        import numpy as np
+
+        self.text, self.picks, self.rows = text, picks, rows
+        self.rng = random.Random()
+        self.rng.seed(seed)
+        self.draws = _Choices(self.rng, len(picks))
+        self.langprob = np.zeros(rows.shape[1], dtype=np.float64)
+        self.trial = self.updates = 0
+        self.weight = 0.0
+
+    def start(self, prob: Any, blocks: Any) -> None:
+        """A trial begins: ``prob`` (a row, in place) after update 0; ``blocks`` the factors of the next blocks."""
+        n = len(prob)
+        prob[:] = 1.0 / n
+        self.weight = (ALPHA + self.rng.gauss(0.0, 1.0) * ALPHA_WIDTH) / BASE_FREQ
+        self.draws.start()
+        first = self.draws.take(1 + 5 * AHEAD)
+        prob *= self.weight + self.rows[self.picks[first[0]]]
+        blocks[:] = (self.weight + self.rows[self.picks[first[1:]]]).reshape(AHEAD, 5, n)
+        self.updates = 0
+
+    def refill(self, blocks: Any) -> None:
+        n = len(self.langprob)
+        blocks[:] = (self.weight + self.rows[self.picks[self.draws.take(5 * AHEAD)]]).reshape(AHEAD, 5, n)
+
+
+def detect_many(texts: list[str], seed: int | None) -> dict[str, str | None]:
+    """:func:`detect` of several texts (``None`` for a text without features), in lockstep.
+
+    Each step runs one block of five updates of every text's current trial as a few numpy operations
+    on a (texts x languages) array, so numpy's per-call cost is paid once a step, not once a text.
+    Every number is the one :func:`probabilities` computes: the same operations in the same order on
+    each row, a row's sum being the sequential ``np.add.accumulate``, which is Python 3.11's ``sum``
+    of floats. On Python 3.12 and later (a compensated ``sum``) nothing is computed here (an empty
+    dict), nor for a text whose probabilities all vanish (where :func:`probabilities` raises): the
+    caller detects those alone.
+    """
+    import sys
+
+    import numpy as np
+
+    if sys.version_info >= (3, 12):
+        return {}
+    known, table, langlist = _profiles()
+    n = len(langlist)
+    found: dict[str, str | None] = {}
+    active: list[_Trials] = []
+    for text in dict.fromkeys(texts):
+        grams = ngrams(prepare(text))
+        if not grams:
+            found[text] = None
+            continue
+        local: dict[int, int] = {}
+        picks = np.array([local.setdefault(known[w], len(local)) for w in grams], dtype=np.intp)
+        active.append(_Trials(text, picks, table[list(local)], seed))
+    prob = np.empty((len(active), n), dtype=np.float64)
+    blocks = np.empty((len(active), AHEAD, 5, n), dtype=np.float64)
+    block = np.zeros(len(active), dtype=np.intp)
+    for row, trials in enumerate(active):
+        trials.start(prob[row], blocks[row])
+    while active:
+        totals = np.add.accumulate(prob, axis=1)[:, -1]
+        converged = (prob.max(axis=1) / totals > CONV_THRESHOLD).tolist()
+        stepping, staying = [], []
+        for row, trials in enumerate(active):
+            if totals[row] == 0.0:
+                continue  # probabilities() raises ZeroDivisionError here, as langdetect does
+            if converged[row] or trials.updates >= ITERATION_LIMIT:
+                trials.draws.finish(1 + trials.updates)
+                trials.langprob += (prob[row] / totals[row]) / N_TRIAL
+                trials.trial += 1
+                if trials.trial == N_TRIAL:
+                    found[trials.text] = _best(trials.langprob, langlist)
+                    continue
+                trials.start(prob[row], blocks[row])
+                block[row] = 0
+            else:
+                if block[row] == AHEAD:
+                    trials.refill(blocks[row])
+                    block[row] = 0
+                stepping.append(row)
+                trials.updates += 5
+            staying.append(row)
+        if stepping:
+            rows = np.array(stepping, dtype=np.intp)
+            factors = blocks[rows, block[rows]]
+            step = prob[rows] / totals[rows, None]
+            for q in range(5):  # ((prob * f1) * f2) ... * f5, in that order
+                step *= factors[:, q]
+            prob[rows] = step
+            block[rows] += 1
+        if len(staying) < len(active):
+            keep = np.array(staying, dtype=np.intp)
+            active = [active[row] for row in staying]
+            prob, blocks, block = prob[keep], blocks[keep], block[keep]
+    return found
+
+
+def _best(langprob: Any, langlist: list[str]) -> str:
+    ranked = _ranked(langprob, langlist)
+    return ranked[0][0] if ranked else "unknown"
+
+
+def _ranked(langprob: Any, langlist: list[str]) -> list[tuple[str, float]]:
+    """``Detector.get_probabilities()`` of the final probabilities: above 0.1, sorted as langdetect sorts."""
+    from langdetect.language import Language
+
     ranked = [Language(lang, p) for lang, p in zip(langlist, langprob.tolist()) if p > PROB_THRESHOLD]
     ranked.sort(reverse=True)
     return [(str(r.lang), float(r.prob)) for r in ranked]

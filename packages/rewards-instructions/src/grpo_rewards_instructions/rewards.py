@@ -16,7 +16,9 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
+from . import text
 from .constraints import COLUMNS, Constraint, ConstraintError, check_rows, read_row
+from .ifeval import DETECTS
 
 MODES = ("strict", "loose")
 #: The columns a row's constraints are read from (``kwargs`` goes with ``instruction_id_list``).
@@ -80,13 +82,20 @@ class _Checked:
 
     def __call__(self, prompts: Sequence[Any] | None, completions: Sequence[Any],
                  completion_ids: Sequence[Sequence[int]] | None = None, **columns: Any) -> RewardResult:
+        try:
+            return self._score(completions, columns)
+        finally:
+            text.forget()  # a reply's sentences, tokens and language are shared by its constraints only
+
+    def _score(self, completions: Sequence[Any], columns: dict[str, Any]) -> RewardResult:
         n = len(completions)
         rows = _rows(n, columns)
-        values: list[float | None] = []
-        labels: list[str] = []
+        values: list[float | None] = [None] * n
+        labels: list[str] = [""] * n
         checked: dict[str, int] = {}
         followed: dict[str, int] = {}
         cache: dict[str, tuple[Constraint, ...] | str] = {}  # a group's rows repeat: read each once per call
+        todo: list[tuple[int, str, tuple[Constraint, ...]]] = []
         for i, completion in enumerate(completions):
             key = repr([rows[i].get(c) for c in ROW_COLUMNS])
             constraints = cache.get(key)
@@ -96,28 +105,31 @@ class _Checked:
                 except ConstraintError as exc:
                     constraints = cache[key] = str(exc)
                     _warn_once(str(exc))
+            reply = None if isinstance(constraints, str) else completion_text(completion)
             if isinstance(constraints, str):  # check_rows reports it before training; here: not applicable
-                values.append(None)
-                labels.append("bad_row")
-                continue
-            reply = completion_text(completion)
-            if reply is None:
-                values.append(0.0)
-                labels.append("unreadable")
-                continue
-            if len(reply) > self.max_reply_chars:
-                values.append(0.0)
-                labels.append("too_large")
-                continue
+                labels[i] = "bad_row"
+            elif reply is None:
+                values[i], labels[i] = 0.0, "unreadable"
+            elif len(reply) > self.max_reply_chars:
+                values[i], labels[i] = 0.0, "too_large"
+            else:
+                todo.append((i, reply, constraints))
+        text.detect_ahead([candidate for _, reply, constraints in todo for c in constraints if c.id in DETECTS
+                           for candidate in self._candidates(reply) if DETECTS[c.id](candidate)])
+        for i, reply, constraints in todo:
             verdicts = [follows(reply, c, self.mode) for c in constraints]
             for constraint, verdict in zip(constraints, verdicts):
                 checked[constraint.id] = checked.get(constraint.id, 0) + 1
                 followed[constraint.id] = followed.get(constraint.id, 0) + verdict
-            values.append(self._value(verdicts))
-            labels.append("followed" if all(verdicts) else "partly_followed" if any(verdicts) else "not_followed")
+            values[i] = self._value(verdicts)
+            labels[i] = "followed" if all(verdicts) else "partly_followed" if any(verdicts) else "not_followed"
         metrics = {f"checked:{k}": float(v) for k, v in sorted(checked.items())}
         metrics.update({f"followed:{k}": float(followed[k]) for k in sorted(followed)})
         return RewardResult(values=values, labels=labels, metrics=metrics)
+
+    def _candidates(self, reply: str) -> list[str]:
+        """The texts :func:`follows` may check for ``reply``."""
+        return [c for c in ([reply] if self.mode == "strict" else loose_variants(reply)) if visible(c)]
 
 
 def _warn_once(problem: str) -> None:

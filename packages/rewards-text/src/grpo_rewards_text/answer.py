@@ -10,7 +10,7 @@ The answer is read with the math package's parameter names and values (``answer_
 
 ``answer_position="first"`` reads the first box or tag instead of the last. A box holding one
 ``\text{…}`` (or ``\textbf``, ``\mathrm``, ``\mbox``) is read as its content. A reply cut off inside
-its last ``<answer>`` tag is read to its end (as math reads it).
+its last ``<answer>`` tag is read to its end (as math reads it when no closed tag comes before).
 
 References come from a column (``reference`` unless a parameter names another): one string or a
 list of acceptable strings, the best match counting. A text that is not valid UTF-8 (lone surrogates,
@@ -56,17 +56,34 @@ def valid_text(text: str) -> str:
 
 
 def _braced(text: str, start: int) -> tuple[str, int] | None:
-    """The content of the ``{…}`` group opening at ``text[start]`` and the index after it (balanced braces)."""
+    r"""The content of the ``{…}`` group opening at ``text[start]`` and the index after it (balanced braces;
+    ``\{`` and ``\}`` are characters, as in TeX).
+
+    The math package's ``latex_lexer.braced_group`` is the same scan. It stays written twice on purpose:
+    a reward package may not import another's internals, and the core's public names hold no LaTeX.
+    What the two packages build on it differs (their answer contracts): math joins a run of boxes
+    (``\boxed{2}, \boxed{5}`` is ``2, 5``), reads ``\boxed 5``, skips an empty last box and reads the last
+    closed ``<answer>`` before a cut-off one; a text answer is the last (or first) box alone,
+    ``\text{…}`` unwrapped, and the last ``<answer>`` read to its end.
+
+    >>> _braced(r"{a\}b}c", 0), _braced("{a{b}", 0)
+    (('a\\}b', 6), None)
+    """
     depth = 0
     end = min(len(text), start + MAX_ANSWER_CHARS + 2)
-    for i in range(start, end):
+    i = start
+    while i < end:
         ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
         if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
             if depth == 0:
                 return text[start + 1:i], i + 1
+        i += 1
     return None
 
 

@@ -12,6 +12,7 @@ import operator
 from collections.abc import Mapping
 from typing import Any
 
+from grpo_rewards import check_each_row
 from grpo_rewards import params as checks
 
 from .arguments import STRING_RULES, Comparison
@@ -114,6 +115,12 @@ class CallMatch(_ToolReward):
         return result.value(self.mode), result.label
 
 
+def _validate_tools(row: Mapping[str, Any]) -> None:
+    """Each of the row's tools has parameters that are a valid JSON Schema (a RowFormatError otherwise)."""
+    for tool in read_row(row).tools:
+        validator(tool)
+
+
 class SchemaValid(_ToolReward):
     r"""Whether the completion's calls name the row's tools with arguments their JSON schemas accept, in [0, 1] (unit: none).
 
@@ -144,18 +151,7 @@ class SchemaValid(_ToolReward):
     def check_rows(rows: Any) -> list[str]:
         """Before training: a line per row (at most 5) whose tools cannot be read, that has none, or whose
         tool's parameters are not a valid JSON Schema."""
-        problems = check_rows(rows, need_gold=False, need_tools=True)
-        if problems:
-            return problems
-        for index, row in enumerate(rows):
-            try:
-                for tool in read_row(row).tools:
-                    validator(tool)
-            except RowFormatError as exc:
-                problems.append(f"row {index}: {exc}")
-                if len(problems) >= 5:
-                    break
-        return problems
+        return check_rows(rows, need_gold=False, need_tools=True) or check_each_row(rows, _validate_tools, RowFormatError)
 
     def __call__(self, text: str, completion: Any = None, **row: Any) -> tuple[float | None, str]:
         try:

@@ -31,7 +31,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
+
+from grpo_rewards import check_each_row
 
 from .arguments import DictPattern
 from .calls import Call, CallError, _load_object, call_from_object, text_calls
@@ -333,18 +336,15 @@ def read_row(row: Mapping[str, Any]) -> ToolRow:
                          "question/function/ground_truth (BFCL), conversations (Hermes, ToolACE) or system/chat (Glaive)")
 
 
+def _check_row(row: Mapping[str, Any], need_gold: bool, need_tools: bool) -> None:
+    read = read_row(row)
+    if need_gold and read.gold is None:
+        raise RowFormatError("no gold calls")
+    if need_tools and not read.tools:
+        raise RowFormatError("no tools")
+
+
 def check_rows(rows: Any, *, need_gold: bool = True, need_tools: bool = False, max_problems: int = 5) -> list[str]:
     """A problem line per row that cannot be read (at most ``max_problems``), naming the row."""
-    problems = []
-    for index, row in enumerate(rows):
-        try:
-            read = read_row(row)
-            if need_gold and read.gold is None:
-                raise RowFormatError("no gold calls")
-            if need_tools and not read.tools:
-                raise RowFormatError("no tools")
-        except RowFormatError as exc:
-            problems.append(f"row {index}: {exc}")
-            if len(problems) >= max_problems:
-                break
-    return problems
+    return check_each_row(rows, partial(_check_row, need_gold=need_gold, need_tools=need_tools), RowFormatError,
+                          max_problems=max_problems)

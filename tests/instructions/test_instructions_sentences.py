@@ -1,0 +1,47 @@
+"""The package's Punkt gives NLTK's sentences: its written-out ``text_contains_sentbreak`` decides every
+candidate break as NLTK's ``PunktSentenceTokenizer`` does with the same parameters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+from grpo_rewards_instructions import text
+
+DATA = Path(__file__).parent / "data"
+#: characters and words that reach every branch of Punkt's two passes: abbreviations ("dr", "e.g",
+#: "u.s"), initials ("J."), numbers ("1."), ellipses, collocation and sentence-starter words, case
+PIECES = [*"aAzZ09 .....??!!--,;:'\"()\n\n", "Dr", "dr", "U.S", "etc", "Mr", "e.g", "J", "No", "The", "i.e", "vs",
+          "St", "1.", "A.", "However", "jan", "Inc"]
+
+
+def _nltk() -> PunktSentenceTokenizer:
+    return PunktSentenceTokenizer(text._punkt()._params)
+
+
+def _contexts(value: str) -> list[str]:
+    return [context for _, context in _nltk()._match_potential_end_contexts(value)]
+
+
+def test_every_candidate_break_of_gpt4s_ifeval_replies_is_decided_as_nltk_decides_it():
+    ours, theirs = text._punkt(), _nltk()
+    replies = [json.loads(line)["response"] for line in (DATA / "ifeval_gpt4.jsonl").read_text("utf-8").splitlines()]
+    contexts = [context for reply in replies for context in _contexts(reply)]
+    assert len(contexts) > 5000
+    assert [ours.text_contains_sentbreak(c) for c in contexts] == \
+        [PunktSentenceTokenizer.text_contains_sentbreak(theirs, c) for c in contexts]
+    assert [ours.tokenize(r) for r in replies] == [theirs.tokenize(r) for r in replies]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_generated_texts_get_nltks_sentences(value):
+    theirs = _nltk()
+    for context in _contexts(value):
+        assert text._punkt().text_contains_sentbreak(context) == \
+            PunktSentenceTokenizer.text_contains_sentbreak(theirs, context), context
+    assert text.sentences(value) == theirs.tokenize(value)
