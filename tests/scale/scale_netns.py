@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from typing import Any
 
 #: Set in the child pytest that runs inside the namespace.
@@ -49,8 +50,38 @@ def start_cluster(port: int) -> Any:
     return cluster
 
 
-def stop_head(cluster: Any) -> None:
+#: Seconds :func:`stop_head` waits for the driver's object references to be released.
+RELEASE_TIMEOUT = 120
+
+
+def wait_until_released(timeout: float = RELEASE_TIMEOUT) -> None:
+    """Wait until this driver holds no object reference (the last batch's tasks have ended on the
+    cluster, their arguments and results released); raise after ``timeout`` seconds, naming what is held.
+
+    A head lost while the driver still owns an object in the head's object store ends the driver: Ray
+    tries to recover the object, finds the connection to the store broken and terminates the process
+    (``connection.cc``: "The connection to the plasma store is failed. Terminate the process"). On a
+    busy machine a batch's last task can still be finishing when its result is already in, so the tests
+    lose the head between two batches only once the last one has ended, as in a training run, where
+    generation lies between two reward batches."""
+    import ray
+
+    if not ray.is_initialized():
+        return
+    core_worker = ray._private.worker.global_worker.core_worker
+    deadline = time.monotonic() + timeout
+    while held := core_worker.get_all_reference_counts():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the driver still holds {len(held)} object reference(s) after {timeout:g} s: {held}")
+        time.sleep(0.1)
+
+
+def stop_head(cluster: Any) -> float:
     """Stop the head node's processes (its GCS, raylet and workers) while a driver is still connected to
-    it, as when the head goes down under a run (``Cluster.shutdown`` refuses to, for a connected driver)."""
+    it, as when the head goes down under a run (``Cluster.shutdown`` refuses to, for a connected driver),
+    between two batches (:func:`wait_until_released`). Returns when the stopping began (``time.monotonic()``)."""
+    wait_until_released()
+    began = time.monotonic()
     cluster.head_node.kill_all_processes(check_alive=False, allow_graceful=True, wait=True)
     cluster.head_node = None
+    return began

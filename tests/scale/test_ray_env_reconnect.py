@@ -54,8 +54,7 @@ def test_a_lost_cluster_is_a_tool_error_and_once_it_is_back_the_next_reset_gets_
     assert idle.reset() == "total 0"
     pid = environment.pid()
 
-    stopped = time.monotonic()
-    stop_head(clusters[0])  # the head goes down mid-rollout
+    stopped = stop_head(clusters[0])  # the head goes down mid-rollout
     with caplog.at_level(logging.WARNING):
         error = run_tool(environment, "add", {"k": 1})  # at once: not after the call's 600 s deadline
     lost = (f"the environment's actor was lost (ActorDiedError); the Ray cluster at {address} does not answer "

@@ -45,8 +45,7 @@ def test_a_head_lost_between_two_batches_is_a_clear_error_at_once_and_the_batch_
                     execution={"backend": "ray", "address": address})
     assert reward(prompts=["p"] * 3, completions=["a", "bb", "ccc"]) == [1.0, 2.0, 3.0]
 
-    stopped = time.monotonic()
-    stop_head(clusters[0])  # the head goes down between two steps
+    stopped = stop_head(clusters[0])  # the head goes down between two steps
     refused = f"nothing answers at {address} ([Errno 111] Connection refused)"
     lost = f"the cluster went away since the last batch; the Ray cluster at {address} does not answer ({refused})"
     with caplog.at_level(logging.WARNING, logger=LOGGER), pytest.raises(ExecutionError) as err:
