@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 CALL = {"type": "function", "function": {"name": "calculate", "arguments": {"expression": "1234 * 56"}}}
 EXAMPLE = ("You have a calculator tool. Use it for every computation, then give the final answer as \\boxed{ANSWER}.\n"
@@ -51,22 +52,33 @@ def main() -> None:
                 "fewshot-turns": (CALCULATOR_SYSTEM, SHOT)}
     torch.manual_seed(0)
     for name, (system, shot) in variants.items():
-        calls = boxed = n = 0
         start = time.time()
-        for row in rows:
-            messages = [{"role": "system", "content": system}, *shot, row["prompt"][1]]
-            ids = tokenizer.apply_chat_template(messages, tools=[calculator.calculate], add_generation_prompt=True,
-                                                return_tensors="pt", return_dict=True)
-            out = model.generate(**ids, do_sample=True, temperature=1.0, max_new_tokens=args.tokens,
-                                 num_return_sequences=args.samples, pad_token_id=tokenizer.eos_token_id)
-            for sequence in out:
-                text = tokenizer.decode(sequence[ids["input_ids"].shape[1]:], skip_special_tokens=False)
-                n += 1
-                calls += "<tool_call>" in text
-                boxed += "\\boxed" in text
-        print(f"{name}: {calls}/{n} completions with a tool call, {boxed}/{n} with a boxed answer "
-              f"({ids['input_ids'].shape[1]} prompt tokens, {time.time() - start:.0f} s)", flush=True)
+        conversations = [[{"role": "system", "content": system}, *shot, row["prompt"][1]] for row in rows]
+        counts = sample_counts(model, tokenizer, [calculator.calculate], conversations, args.samples, args.tokens)
+        n = counts["samples"]
+        print(f"{name}: {counts['opened']}/{n} completions with a tool call, {counts['boxed']}/{n} with a boxed answer "
+              f"({counts['prompt_tokens']} prompt tokens, {time.time() - start:.0f} s)", flush=True)
 
+
+def sample_counts(model: Any, tokenizer: Any, tools: list[Any], conversations: list[list[dict[str, Any]]],
+                  samples: int, tokens: int) -> dict[str, int]:
+    """Sample ``samples`` completions (temperature 1.0, ``tokens`` new tokens) of each conversation rendered
+    with ``tools``; count those that open a ``<tool_call>``, those with a whole one (opened and closed) and
+    those with a ``\\boxed`` answer (``prompt_tokens``: the last prompt's length)."""
+    counts = {"samples": 0, "opened": 0, "whole": 0, "boxed": 0, "prompt_tokens": 0}
+    for messages in conversations:
+        ids = tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=True,
+                                            return_tensors="pt", return_dict=True)
+        counts["prompt_tokens"] = ids["input_ids"].shape[1]
+        out = model.generate(**ids, do_sample=True, temperature=1.0, max_new_tokens=tokens,
+                             num_return_sequences=samples, pad_token_id=tokenizer.eos_token_id)
+        for sequence in out:
+            text = tokenizer.decode(sequence[counts["prompt_tokens"]:], skip_special_tokens=False)
+            counts["samples"] += 1
+            counts["opened"] += "<tool_call>" in text
+            counts["whole"] += "<tool_call>" in text and "</tool_call>" in text
+            counts["boxed"] += "\\boxed" in text
+    return counts
 
 if __name__ == "__main__":
     main()

@@ -93,17 +93,11 @@ def main() -> None:
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
 
-    calls = boxed = n = 0
-    for row in make_calculator(args.probe, seed=PROBE_SEED):
-        ids = tokenizer.apply_chat_template(row["prompt"], tools=tools, add_generation_prompt=True,
-                                            return_tensors="pt", return_dict=True)
-        sampled = model.generate(**ids, do_sample=True, temperature=1.0, max_new_tokens=48, num_return_sequences=6,
-                                 pad_token_id=tokenizer.eos_token_id)
-        for sequence in sampled:
-            text = tokenizer.decode(sequence[ids["input_ids"].shape[1]:], skip_special_tokens=False)
-            n += 1
-            calls += "<tool_call>" in text and "</tool_call>" in text
-            boxed += "\\boxed" in text
+    from probe_tool_calls import sample_counts  # bench/, beside this script
+
+    conversations = [row["prompt"] for row in make_calculator(args.probe, seed=PROBE_SEED)]
+    counts = sample_counts(model, tokenizer, tools, conversations, samples=6, tokens=48)
+    calls, boxed, n = counts["whole"], counts["boxed"], counts["samples"]
     print(f"saved to {out}; sampled after the warm-up: {calls}/{n} completions with a whole tool call, "
           f"{boxed}/{n} with a boxed answer ({time.time() - start:.0f} s in all)", flush=True)
 
