@@ -8,7 +8,10 @@ a server or a Ray cluster, or builds a model. Nothing needs saying for a new tes
   below, the folders' ``serve``, ``ray_start``, ``fixture_site``: add a new slow fixture's name there);
 - so is every test of a module in :data:`lanes.SLOW_MODULES` (with why) and of every ``test_ray*``
   module; a module may instead say ``pytestmark = pytest.mark.slow`` itself, and a single test
-  ``@pytest.mark.slow``.
+  ``@pytest.mark.slow``;
+- so is every test listed in ``tests/measured_slow.txt``: the ones a quiet fast-lane run measured at
+  half a second or more (a real sandbox, worker processes, a sweep); ``python tests/lanes.py
+  junit.xml`` adds those of a new ``pytest -m "not slow" --junitxml=junit.xml`` run.
 
 **Parallel runs** (``pytest-xdist``). Tests that share one expensive thing run on one worker
 (:func:`lanes.one_worker_group`: each Ray module's namespace run, the one ``transformers serve``); everything a
@@ -42,6 +45,7 @@ from lanes import (  # noqa: E402
     RAY_MODULE_TIMEOUT,
     SLOW_FIXTURES,
     is_slow_module,
+    measured_slow,
     one_worker_group,
     register_profiles,
 )
@@ -59,9 +63,11 @@ register_profiles()
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark ``slow`` each test that uses a slow fixture; keep the tests of one shared resource on one worker."""
     slow = pytest.mark.slow
+    measured = measured_slow()
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
-        if (used & SLOW_FIXTURES or is_slow_module(item.path)) and item.get_closest_marker("slow") is None:
+        if (used & SLOW_FIXTURES or is_slow_module(item.path) or item.nodeid in measured) \
+                and item.get_closest_marker("slow") is None:
             item.add_marker(slow)
         group = one_worker_group(item.path, used)
         if group is not None:

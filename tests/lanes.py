@@ -6,8 +6,10 @@ True
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 TESTS = Path(__file__).resolve().parent
 
@@ -41,6 +43,55 @@ SLOW_MODULES = {
     "train/test_model.py": "converts the embedded model",
     "train/test_tiny.py": "writes tiny models",
 }
+
+
+#: Tests measured slow: each one that took at least :data:`MEASURED_SLOW_S` seconds in a quiet fast-lane
+#: run (mostly a real sandbox, worker processes, a gym contract sweep), by node id, one per line. It is
+#: written by ``python tests/lanes.py junit.xml ...`` from ``pytest -m "not slow" --junitxml=junit.xml``
+#: runs and keeps the fast lane near two minutes (bench/README.md); the ids already in it stay.
+MEASURED_SLOW = TESTS / "measured_slow.txt"
+MEASURED_SLOW_S = 0.5
+
+
+def measured_slow() -> frozenset[str]:
+    """The node ids of :data:`MEASURED_SLOW` (empty when the file is missing)."""
+    try:
+        lines = MEASURED_SLOW.read_text("utf-8").splitlines()
+    except FileNotFoundError:
+        return frozenset()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+def slow_in_junit(paths: Iterable[Path], seconds: float = MEASURED_SLOW_S, root: Path = TESTS.parent) -> set[str]:
+    """The node ids (relative to ``root``, pytest's rootdir) of the tests that ran for at least ``seconds``
+    in the JUnit XML reports at ``paths``; skipped tests are left out."""
+    import xml.etree.ElementTree as ET
+
+    found = set()
+    for path in paths:
+        for case in ET.parse(path).iter("testcase"):
+            if float(case.get("time", 0)) < seconds or case.find("skipped") is not None:
+                continue
+            parts = case.get("classname", "").split(".")
+            # the module is the longest prefix of the class name that is a file (the rest are classes)
+            for cut in range(len(parts), 0, -1):
+                if (root / Path(*parts[:cut])).with_suffix(".py").is_file():
+                    found.add("::".join(["/".join(parts[:cut]) + ".py", *parts[cut:], case.get("name", "")]))
+                    break
+    return found
+
+
+def needs(*modules: str) -> Any:
+    """A mark that skips a test (or, as ``pytestmark``, a module) unless each of ``modules`` is installed.
+
+    Unlike ``pytest.importorskip`` at a module's top it imports nothing: importing torch, transformers
+    or trl while pytest collects costs seconds in every xdist worker, even when ``-m "not slow"`` then
+    leaves the module's tests out. The tests import what they use themselves.
+    """
+    import pytest
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}")
 
 
 def is_slow_module(path: Path) -> bool:
@@ -103,3 +154,13 @@ def examples(ci: int, *, thorough: int) -> int:
     from hypothesis import settings
 
     return thorough if settings.get_current_profile_name() == "thorough" else ci
+
+
+if __name__ == "__main__":  # python tests/lanes.py junit.xml ...: add the slow tests of those runs to MEASURED_SLOW
+    import sys
+
+    ids = sorted(measured_slow() | slow_in_junit(map(Path, sys.argv[1:])))
+    header = (f"# Tests that took at least {MEASURED_SLOW_S} s in a quiet run of the fast lane, marked slow by\n"
+              "# tests/conftest.py. Written by: python tests/lanes.py junit.xml (see tests/lanes.py).\n")
+    MEASURED_SLOW.write_text(header + "".join(f"{i}\n" for i in ids), "utf-8")
+    print(f"{len(ids)} tests in {MEASURED_SLOW}")

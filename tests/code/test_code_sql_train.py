@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("trl")
+from lanes import needs
 
 from grpo_rewards.cli.train import train_command
+
+pytestmark = needs("trl")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "code_sql.yaml"
 

@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("trl")
+from lanes import needs
 
 from grpo_rewards.cli.train import train_command
 from grpo_rewards_code.scoring import TestsPassed
+
+pytestmark = needs("trl")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "code_stdio.yaml"
 

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lanes import needs
 
-pytest.importorskip("trl")
+pytestmark = needs("trl")
+
 pytest.importorskip("grpo_rewards_math")
 pytest.importorskip("grpo_rewards_length")
 pytest.importorskip("grpo_rewards_format")

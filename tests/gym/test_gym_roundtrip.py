@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from lanes import needs
 
 from grpo_rewards_gym import Accuracy, codec, make_mix, make_rows
 from grpo_rewards_gym.scoring import scorer_dataset
 
-datasets = pytest.importorskip("datasets")
+pytestmark = needs("datasets")
 
 
 def _golds_score(rows):
@@ -25,6 +26,8 @@ def arc_rows():
 def test_arc_golds_score_one_after_arrow_and_jsonl_round_trips(tmp_path, arc_rows):
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in arc_rows))
+    import datasets
+
     from_file = datasets.load_dataset("json", data_files=str(path), split="train").to_list()
     from_arrow = datasets.Dataset.from_list(arc_rows).to_list()
     assert from_file == arc_rows and from_arrow == arc_rows
@@ -41,6 +44,8 @@ def test_a_plain_json_round_trip_of_the_metadata_is_what_broke_arc_scoring(arc_r
 
 def test_rows_of_many_datasets_share_one_arrow_table_and_a_parquet_file(tmp_path):
     rows = make_mix(60, seed=4, tasks=["graph_color", "knights_knaves", "arc_1d", "leg_counting", "boxnet"])
+    import datasets
+
     table = datasets.Dataset.from_list(rows)
     assert table.column_names == ["prompt", "answer", "gym_dataset", "gym_config", "gym_entry"]
     table.to_parquet(str(tmp_path / "rows.parquet"))

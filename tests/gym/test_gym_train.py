@@ -7,11 +7,11 @@ import io
 import json
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("trl")
+from lanes import needs
 
 from grpo_rewards.cli.train import train_command
+
+pytestmark = needs("trl")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gym_arithmetic.yaml"
 

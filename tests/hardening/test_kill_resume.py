@@ -24,8 +24,9 @@ import time
 from pathlib import Path
 
 import pytest
+from lanes import needs
 
-pytest.importorskip("trl")
+pytestmark = needs("trl")
 
 MAX_STEPS = 6
 KILL_WAIT_S = 240.0

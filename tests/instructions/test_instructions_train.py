@@ -8,13 +8,13 @@ import io
 import json
 from pathlib import Path
 
-import pytest
 import yaml
-
-pytest.importorskip("trl")
+from lanes import needs
 
 import grpo_rewards
 from grpo_rewards.cli.train import train_command
+
+pytestmark = needs("trl")
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

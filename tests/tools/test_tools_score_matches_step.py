@@ -15,9 +15,9 @@ import json
 from typing import Any
 
 import pytest
+from lanes import needs
 
-pytest.importorskip("trl")
-pytestmark = pytest.mark.slow  # trains a step on the tiny model
+pytestmark = [pytest.mark.slow, needs("trl")]  # trains a step on the tiny model
 
 WRONG_SQL = "SELECT COUNT(*) FROM departments"
 

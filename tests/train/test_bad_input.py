@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from lanes import needs
 from train_helpers import tiny_config, toy_registry, write_config
-
-pytest.importorskip("trl")
 
 from grpo_rewards.cli import main
 from grpo_rewards.cli.train import train_command
 from grpo_rewards.errors import ConfigError, RunDirError
+
+pytestmark = needs("trl")
 
 
 def _config(tmp_path, tiny_model=None, **changes):

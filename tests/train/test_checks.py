@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from lanes import needs
 from train_helpers import tiny_config, toy_registry, write_config
-
-pytest.importorskip("trl")
 
 from grpo_rewards.cli import main
 from grpo_rewards.cli.train import PLOT, train_command
 from grpo_rewards.errors import ConfigError
 from grpo_rewards.train import checks
+
+pytestmark = needs("trl")
 
 
 def _dry_run(tmp_path, tiny_model, *overrides, **config_changes):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-pytest.importorskip("datasets")
+from lanes import needs
 
 from grpo_rewards.train.data import DatasetError, load_dataset_from_config, with_system_prompt
+
+pytestmark = needs("datasets")
 
 
 def _jsonl(path, rows):

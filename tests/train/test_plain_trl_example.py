@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from lanes import needs
 
-pytest.importorskip("trl")
+pytestmark = needs("trl")
+
 for _module in ("grpo_rewards_math", "grpo_rewards_format", "grpo_rewards_length"):
     pytest.importorskip(_module)
 

@@ -6,13 +6,14 @@ import subprocess
 import sys
 
 import pytest
+from lanes import needs
 from train_helpers import tiny_config, toy_registry, write_config
-
-pytest.importorskip("trl")
 
 from grpo_rewards.errors import ConfigError
 from grpo_rewards.train import plan as planning
 from grpo_rewards.train import runner
+
+pytestmark = needs("trl")
 
 
 def test_without_a_gpu_use_cpu_and_float32_are_filled_in_when_the_config_leaves_them_unset(tmp_path, monkeypatch,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from lanes import needs
 from train_helpers import tiny_config, toy_registry, write_config
-
-pytest.importorskip("trl")
 
 from grpo_rewards.cli import main
 from grpo_rewards.cli.train import train_command
@@ -23,6 +22,8 @@ from grpo_rewards.train.rundir import (
     run_id,
     write_marker,
 )
+
+pytestmark = needs("trl")
 
 
 def _snapshot(folder):

@@ -11,13 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from lanes import needs
 from train_helpers import child_as_from_a_terminal, ctrl_c, tiny_config, toy_registry, write_config
-
-pytest.importorskip("trl")
 
 from grpo_rewards.cli.train import train_command
 from grpo_rewards.errors import RunDirError
 from grpo_rewards.train.lock import LOCK, RunLock, check_free, holder
+
+pytestmark = needs("trl")
 
 HOLD = """
 import sys, time

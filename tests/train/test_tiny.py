@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
+from lanes import needs
 
-pytest.importorskip("transformers")
+pytestmark = needs("transformers")
 
 
 def test_tiny_model_loads_with_its_tokenizer_and_chat_template(tmp_path):

@@ -13,12 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from lanes import needs
 from train_helpers import tiny_config, toy_registry, write_config
-
-pytest.importorskip("trl")
 
 from grpo_rewards.cli.train import PLOT, train_command
 from grpo_rewards.errors import RunDirError, TrainError
+
+pytestmark = needs("trl")
 
 HERE = Path(__file__).parent
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from lanes import needs
 
-pytest.importorskip("trl")
+pytestmark = needs("trl")
+
 pytest.importorskip("grpo_rewards_math")
 pytest.importorskip("grpo_rewards_length")
 
