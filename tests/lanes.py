@@ -35,6 +35,7 @@ SLOW_MODULES = {
     "code/test_code_train.py": "trains on the tiny model",
     "e2e/test_third_party_plugin.py": "installs the example plugin package and trains",
     "hardening/test_kill_resume.py": "trains, kills and resumes runs",
+    "hardening/test_fuzz_rewards.py": "fuzzes every registered reward with hypothesis (a third of the fast lane's time)",
     "judge/test_judge_train.py": "trains against a served judge",
     "kit/test_kit_scaffold.py": "installs the scaffolded package",
     "train/test_train.py": "trains",
