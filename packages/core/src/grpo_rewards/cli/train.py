@@ -34,7 +34,7 @@ def train_parser() -> argparse.ArgumentParser:
     parser = new_parser(
         "train",
         "Train with TRL's GRPOTrainer, the installed reward plugins and one config file. "
-        "With no config: the embedded SmolLM2-135M-Instruct on math:arithmetic, offline, about 7 minutes "
+        "With no config: the embedded SmolLM2-135M-Instruct on math:arithmetic, offline, about 20 minutes "
         "on 2 CPU cores. model=tiny: a tiny random model, for checking a config end to end (about half a minute "
         "on 2 CPU cores).",
         epilog=EPILOG,

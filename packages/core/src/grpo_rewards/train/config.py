@@ -45,7 +45,7 @@ OWNED_GRPO_KEYS = {
 }
 
 #: The embedded default: SmolLM2-135M-Instruct on a+b, 40 steps of 2 prompts x 4 completions x at most
-#: 48 tokens, about 7 minutes on 2 CPU cores; the reward curves of the recorded runs are in bench/train.md.
+#: 48 tokens, about 20 minutes on 2 CPU cores; the reward curves of the recorded runs are in bench/train.md.
 DEFAULT_CONFIG: dict[str, Any] = {
     "model": "embedded",
     "output_dir": "runs/arithmetic",
