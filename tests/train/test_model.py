@@ -102,3 +102,26 @@ def test_the_model_command_prints_only_the_folder_it_wrote(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout == f"{tmp_path / 'cache' / 'tiny-random-qwen2'}\n"
     assert (tmp_path / "cache" / "tiny-random-qwen2" / "model.safetensors").is_file()
+
+
+def test_a_gguf_file_is_parsed_once_within_a_conversion_and_gguf_is_restored_after(tmp_path):
+    gguf = pytest.importorskip("gguf")
+    path = tmp_path / "small.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_block_count(2)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    make_reader, make_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    arch = gguf.MODEL_ARCH.LLAMA
+    with pytest.raises(RuntimeError, match="inside"):
+        with model._gguf_read_once():
+            first = gguf.GGUFReader(path)
+            assert gguf.GGUFReader(str(path)) is first and gguf.GGUFReader(path, "r") is first
+            assert first.fields["llama.block_count"].contents() == 2
+            assert gguf.get_tensor_name_map(arch, 2) is gguf.get_tensor_name_map(arch, 2)
+            assert gguf.get_tensor_name_map(arch, 3) is not gguf.get_tensor_name_map(arch, 2)
+            raise RuntimeError("inside")
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (make_reader, make_map)
+    assert gguf.GGUFReader(path) is not gguf.GGUFReader(path)

@@ -11,11 +11,15 @@ together convert once and never see a half-written model.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.util
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import ModelError
 from .tiny import make_tiny_model
@@ -104,8 +108,9 @@ def convert_embedded(target: Path, gguf: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    with _gguf_read_once():
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     # The weights are dequantised on load; drop the GGUF quantizer so the model saves as plain weights.
     model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
@@ -117,6 +122,36 @@ def convert_embedded(target: Path, gguf: Path) -> None:
     (target / _MARKER).write_text(json.dumps({
         "source": str(gguf), "source_size": gguf.stat().st_size, "name": EMBEDDED_NAME,
     }, indent=2))
+
+
+@contextlib.contextmanager
+def _gguf_read_once() -> Iterator[None]:
+    """Within the block, each GGUF file is parsed once and each of gguf's tensor-name maps built once.
+
+    For one conversion transformers parses the file three times (the tokenizer's config, the model's
+    config, the weights: about 11 s each for the embedded model on this project's 2-core machine) and
+    builds ``gguf.get_tensor_name_map(arch, layers)`` again for every module of the model (397 times,
+    12 s); both are read-only once made, so the block hands out the first one again (bench/train.md:
+    the same tensors and tokenizer files, in a third of the time). transformers imports both names
+    from ``gguf`` inside its functions, so setting them on the module reaches every call.
+    """
+    import gguf as _gguf
+
+    gguf: Any = _gguf  # (its names are set to functions of the same signatures while the block runs)
+    make_reader, make_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    readers: dict[tuple[str, str], Any] = {}
+
+    def reader(path: Any, mode: str = "r") -> Any:
+        key = (os.fspath(path), mode)
+        if key not in readers:
+            readers[key] = make_reader(path, mode)
+        return readers[key]
+
+    gguf.GGUFReader, gguf.get_tensor_name_map = reader, functools.cache(make_map)
+    try:
+        yield
+    finally:
+        gguf.GGUFReader, gguf.get_tensor_name_map = make_reader, make_map
 
 
 def ensure_embedded(cache: Path | None = None, *, log: bool = True) -> Path:
