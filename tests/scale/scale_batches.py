@@ -38,10 +38,14 @@ COMPLETIONS: list[Any] = [
 
 def params_for(name: str) -> dict[str, Any]:
     """Values for the reward's required parameters, from its registered example (``judge.reward_model``:
-    a tiny random reward model built locally instead of the example's Hub model)."""
+    a tiny random reward model built locally instead of the example's Hub model; the code rewards half a
+    second of CPU a test, as their hack corpus runs them: the batch's sleeping program waits out each
+    test's wall-clock limit, which follows it)."""
     info = REGISTRY.rewards[name]
     if name == "judge.reward_model":
         return {"model": str(_tiny_reward_model())}
+    if name in ("code.tests_passed", "code.all_passed"):
+        return {"time_limit": 0.5}
     if not any(p.required for p in info.params.values()):
         return {}
     example = yaml.safe_load(info.example or "")
@@ -67,7 +71,7 @@ def batch_for(name: str) -> tuple[list[Any], list[Any], dict[str, list[Any]]]:
     if info.plugin == "code":
         from grpo_rewards_code.tasks import make_stdio
 
-        rows = make_stdio(6, 0, families=["sum"])
+        rows = make_stdio(6, 0, families=["sum"], tests=2)  # (the sleeping program waits out each test's limit)
         programs = ["```python\nprint(sum(map(int, input().split())))\n```",  # passes every test
                     "```python\nprint(0)\n```",  # fails them
                     "```python\nprint(sum(map(int, input().split()))\n```",  # a syntax error
