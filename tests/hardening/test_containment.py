@@ -112,6 +112,24 @@ def test_a_helper_the_reward_keeps_outlives_its_task_and_dies_with_the_pool(tmp_
     assert not _alive(kept)
 
 
+def test_a_pool_made_inside_a_worker_keeps_its_workers_across_tasks_and_they_still_contain_theirs(pool, tmp_path):
+    """A reward called by a reward run in workers (``grpo-rewards check``) makes a pool inside the worker: its
+    workers outlive the task that made them (their imports and caches stay warm), and what each of their own
+    tasks leaves is still killed."""
+    pid_file = str(tmp_path / "grandchild.pid")
+    first, second = (pool.map(cs.nested_task, [(pid_file,)], timeout=60)[0] for _ in range(2))
+    assert first.status == second.status == "ok"
+    (nested, grandchild), (nested_again, grandchild_again) = first.value, second.value
+    assert nested == nested_again and nested > 0 and _alive(nested)  # the same nested worker served both tasks
+    assert grandchild > 0 and grandchild_again > 0 and grandchild != grandchild_again
+    assert _survivors(Path(pid_file)) == []  # the nested worker killed what its task left
+    pool.close()
+    give_up = time.monotonic() + 10
+    while _alive(nested) and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert not _alive(nested)  # and it dies with the pool that holds it
+
+
 def test_linux_gives_the_workers_a_subreaper():
     assert containment.mechanism() == "subreaper"
 

@@ -117,6 +117,11 @@ def descendants(pid: int, spare: frozenset[int] | set[int] = frozenset()) -> lis
 #: The children of this process a reward keeps across tasks (:func:`keep_across_tasks`), with their
 #: start times: a pid the kernel gives again to another process is not kept.
 _kept: dict[int, str | None] = {}
+#: Whether this process is a pool worker, which kills what each task leaves (set by ``worker.serve``). A pool
+#: made inside one (a reward called by a reward run in workers: ``grpo-rewards check``, the contract tests)
+#: keeps its own workers across tasks with :func:`keep_across_tasks`, so that their warm state (imports, a
+#: scorer's caches) is not started again for every task: each still kills what its own tasks leave.
+contains_tasks = False
 
 
 def _start_time(pid: int) -> str | None:

@@ -238,7 +238,10 @@ class WorkerPool:
 
     def _spawn(self) -> None:
         self.stats["spawned"] += 1
-        self._workers.append(_spawner().submit(_Worker).result())
+        worker = _spawner().submit(_Worker).result()
+        if containment.contains_tasks:  # a pool inside a worker: its workers outlive the task that made them
+            containment.keep_across_tasks(worker.pid)
+        self._workers.append(worker)
 
     def _fill(self, wanted: int) -> None:
         while len(self._workers) < min(self.size, wanted):

@@ -57,6 +57,7 @@ def serve(conn: Connection) -> None:
     out = _Outbox(conn)
     global _clean
     _clean = ProcessState.capture()
+    containment.contains_tasks = True
     watch_signals()
     out.send(Ready(os.getpid()))
     while True:
