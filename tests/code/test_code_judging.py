@@ -64,8 +64,8 @@ def test_a_checker_in_cpp_is_compiled_and_its_partial_score_counts(sandbox):
 ])
 def test_a_checker_that_fails_is_none_and_never_a_zero(sandbox, checker, why):
     row = {**ANY_PAIR, "checker": checker}
-    with pytest.warns(RuntimeWarning, match=why):
-        assert TestsPassed()(PAIR, **row) == (None, "sandbox_error")
+    with pytest.warns(RuntimeWarning, match=why):  # (a second of CPU: the looping checker spins until its limit)
+        assert TestsPassed(checker_time_limit=1.0)(PAIR, **row) == (None, "sandbox_error")
 
 
 def test_the_checker_runs_after_the_program_and_sees_nothing_it_left(sandbox):
