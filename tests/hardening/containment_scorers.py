@@ -105,10 +105,9 @@ def nested_task(pid_file: str) -> tuple[int, int]:
     """Run :func:`escape` (a double-forked grandchild that leaves its session) in a pool made inside this
     worker, as a reward called by a reward run in workers does; the nested worker's pid and the grandchild's."""
     from grpo_rewards.execution import map_with_deadline
+    from grpo_rewards.execution.pool import get_pool
 
     Path(pid_file).unlink(missing_ok=True)
     [outcome] = map_with_deadline(escape, [(pid_file, "return")], timeout=30.0, workers=1, owner="nested")
-    from grpo_rewards.execution.pool import get_pool
-
     [nested] = get_pool(1, "nested").worker_pids
     return nested, int(Path(pid_file).read_text()) if outcome.status == "ok" else -1

@@ -44,8 +44,11 @@ def params_for(name: str) -> dict[str, Any]:
     info = REGISTRY.rewards[name]
     if name == "judge.reward_model":
         return {"model": str(_tiny_reward_model())}
-    if name in ("code.tests_passed", "code.all_passed"):
-        return {"time_limit": 0.5}
+    if info.plugin == "code":
+        from grpo_rewards_code.hacks import FAST
+
+        if name in FAST:
+            return dict(FAST[name])
     if not any(p.required for p in info.params.values()):
         return {}
     example = yaml.safe_load(info.example or "")
