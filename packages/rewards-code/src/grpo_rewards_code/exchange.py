@@ -149,6 +149,12 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
         if message.get("done") is True:
             done = True
             return True
+        if "binary" in message:  # a compile's binary, asked for by the job: before any test's result
+            if type(message["binary"]) is not str or results:
+                raise ValueError("a binary that is not text, or after a test's result")
+            if on_result is not None:
+                on_result(message)
+            return False
         i = message.get("i")
         if type(i) is not int or not 0 <= i < n_tests or i in seen or type(message.get("status")) is not str:
             raise ValueError(f"a result for no test of the job: {line[:200]!r}")

@@ -222,7 +222,8 @@ def job_parts(name: str, source: str, memory: int, compile_time: float, compile_
               files: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
     """The harness job's language fields for a program in ``name`` (not Python): where its source goes, how it
     is compiled (``compile``: argv, env, limits), how each test runs (``run``), its memory rlimit (the directories
-    to bind read-only: :func:`binds`). ``memory``: the test's memory limit in bytes."""
+    to bind read-only: :func:`binds`); for C++ and Rust, ``output``: the one binary the compile makes (what
+    :mod:`grpo_rewards_code.compile_cache` keeps). ``memory``: the test's memory limit in bytes."""
     language = LANGUAGES[name]
     tools = toolchain(name)
     assert isinstance(tools, dict), tools
@@ -254,7 +255,8 @@ def job_parts(name: str, source: str, memory: int, compile_time: float, compile_
         compile_argv = [tools["runtime"], "--check", source_path]
         run = [tools["runtime"], *(f.format(memory=mb) for f in NODE_FLAGS), source_path]
     memory_limit = memory if language.rlimit == "as" else memory + language.overhead
-    return {"source_path": source_path, "files": [[f"/tmp/{path}", text] for path, text in files],
+    output = {"output": run[0]} if name in ("cpp", "rust") else {}  # one binary: kept by compile_cache
+    return {**output, "source_path": source_path, "files": [[f"/tmp/{path}", text] for path, text in files],
             "compile": {"argv": compile_argv, "env": env, "rlimit": "data" if name == "java" else "as",
                         "time": compile_time, "memory": data},
             "run": {"argv": run, "env": env},

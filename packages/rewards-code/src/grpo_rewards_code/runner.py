@@ -12,10 +12,12 @@ ships :class:`LocalRunner` (the local sandbox, :mod:`grpo_rewards_code.sandbox`)
 
 from __future__ import annotations
 
+import binascii
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from . import compile_cache
 from .sandbox import Limits, Sandbox, get_sandbox
 from .testcases import AssertTest, CallTest, StdioTest, Test
 
@@ -150,8 +152,20 @@ class LocalRunner:
                             for i, t in enumerate(tests) if isinstance(t, AssertTest)}}
         deadline = limits.deadline(len(tests), compiled=program.language != "python")
         results: dict[int, RawResult] = {}
+        kept = compile_cache.key(job)
+        if kept is not None:
+            binary = compile_cache.CACHE.claim(kept, wait=limits.compile_time * 2 + 2)
+            if binary is not None:  # compiled by an earlier run: the harness writes it instead of compiling
+                job["binary"] = binascii.b2a_base64(binary, newline=False).decode("ascii")
+                kept = None
+            else:  # this run compiles: the harness sends the binary back before any test runs
+                job["send_binary"] = compile_cache.CACHE.max_binary
 
         def on_result(message: dict[str, Any]) -> bool:
+            if "binary" in message:  # the compile's binary (only ever sent when asked for): kept for later runs
+                if kept is not None:
+                    compile_cache.CACHE.done(kept, binascii.a2b_base64(message["binary"]))
+                return True
             raw = _raw(message)
             results[int(message["i"])] = raw
             return not (stop is not None and stop(int(message["i"]), raw))
@@ -160,6 +174,9 @@ class LocalRunner:
             _, fatal = self.sandbox.run(job, secret, deadline=deadline, on_result=on_result)
         except Exception as exc:  # the sandbox could not start at all
             fatal = f"{type(exc).__name__}: {exc}"
+        finally:
+            if kept is not None:  # no binary came (a compile error, a sandbox failure): waiting threads compile
+                compile_cache.CACHE.done(kept, None)
         stopped = stop is not None and any(stop(i, r) for i, r in results.items())
         out = []
         for i in range(len(tests)):
