@@ -73,7 +73,7 @@ def local_model(model: str, device: str) -> Any:
 
 
 class Similarity(BatchOptions):
-    """Cosine similarity of the answer's embedding with the references' (batch form; see the module).
+    """Cosine similarity of the answer's sentence embedding with the best reference's (local model or server).
 
     Unit: none (a score in its range; no length is measured).
 

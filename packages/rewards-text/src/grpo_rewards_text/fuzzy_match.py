@@ -76,9 +76,15 @@ _ROW_FIELDS = ("prompt", "completion", "completion_ids")
 
 
 class BatchFuzzy(Fuzzy, BatchOptions):
-    """``text.fuzzy`` as registered (batch form): :class:`Fuzzy`'s values and labels for a whole batch.
+    """Fuzzy string similarity (rapidfuzz) of the answer to the best reference, in [0, 1]; optional ``threshold``.
 
     Unit: none (a score in its range; no length is measured).
+
+    ``text.fuzzy`` as registered, scoring a whole batch at once. ``scorer`` is one of :data:`SCORERS`
+    (``rapidfuzz.fuzz.<scorer>(answer, reference, processor=...) / 100``; default ``ratio``, the normalised
+    Indel similarity); ``processor`` ``"none"`` (default) or ``"default"`` (``rapidfuzz.utils.default_process``);
+    with ``threshold`` (in [0, 1]) the reward is 1.0 when the value reaches it and 0.0 below (labels
+    ``match``/``no_match``), as OpenAI's ``text_similarity`` grader passes at ``pass_threshold``.
 
     The same parameters and the same value and label per sample as :class:`Fuzzy` run sample by
     sample through the core with the reward's options, which the core passes as ``reward_options``
