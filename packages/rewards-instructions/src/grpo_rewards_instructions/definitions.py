@@ -22,12 +22,12 @@ _COLUMNS = ["instruction_id_list", "kwargs"]
 FOLLOWED = RewardDefinition(
     "instructions.followed", "grpo_rewards_instructions.rewards:Followed", form="batch", invalid_value=INVALID_VALUE,
     hacks=corpus, output_range=(0.0, 1.0),
-    description="the fraction of the row's IFEval constraints the reply satisfies (strict or loose)",
+    description="The fraction of the row's instruction constraints (IFEval, IFBench) the reply satisfies, strict or loose.",
     example="{use: instructions.followed, with: {mode: loose}}")
 ALL_FOLLOWED = RewardDefinition(
     "instructions.all_followed", "grpo_rewards_instructions.rewards:AllFollowed", form="batch",
     invalid_value=INVALID_VALUE, hacks=corpus, output_range=(0.0, 1.0),
-    description="1.0 when the reply satisfies every IFEval constraint of its row (strict or loose)",
+    description="1.0 when the reply satisfies every instruction constraint (IFEval, IFBench) of its row, strict or loose.",
     example="{use: instructions.all_followed, weight: 0.5}")
 
 #: Every instructions reward, in the order the plugin registers them.
