@@ -50,6 +50,24 @@ def test_a_program_that_replaces_its_own_binary_leaves_the_kept_one_as_compiled(
     assert _outputs(first) == _outputs(second) == [("ok", "original"), ("ok", "replaced")]
 
 
+def test_a_15_mb_binary_comes_back_whole_and_runs_from_the_cache(sandbox, cache):
+    # a program with 15 MB of initialised data: its binary is one 20 MB line of the harness's output
+    source = ('#include <cstdio>\nchar a[15 << 20] = {1};\nint main(int c, char**) { a[c] = 0; a[(15 << 20) - 1] = 3;'
+              ' printf("%d\\n", (int)a[0] + (int)a[(15 << 20) - 1]); }\n')
+    runs = [LocalRunner(sandbox).run(Program(source, "cpp"), [StdioTest("", "4")], Limits()) for _ in range(2)]
+    assert [_outputs(r) for r in runs] == [[("ok", "4")]] * 2
+    assert (cache.hits, cache.misses) == (1, 1)
+    assert cache.size > 15 << 20
+
+
+def test_a_binary_over_the_size_limit_is_compiled_every_time(sandbox, cache, monkeypatch):
+    monkeypatch.setattr(cache, "max_binary", 1000)  # every binary is larger: the harness sends none back
+    runs = [LocalRunner(sandbox).run(Program('#include <cstdio>\nint main() { puts("hi"); }', "cpp"),
+                                     [StdioTest("", "hi")], Limits()) for _ in range(2)]
+    assert [_outputs(r) for r in runs] == [[("ok", "hi")]] * 2
+    assert (cache.hits, cache.misses, cache.size) == (0, 2, 0)
+
+
 def test_a_compile_error_is_never_kept(sandbox, cache):
     runner = LocalRunner(sandbox)
     for _ in range(2):

@@ -66,6 +66,11 @@ class CompileCache:
         self._compiling: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
 
+    @property
+    def size(self) -> int:
+        """The bytes of the binaries kept."""
+        return self._size
+
     def claim(self, name: str, wait: float) -> bytes | None:
         """The binary kept under ``name``; else None, and the caller compiles and must call :meth:`done` (with
         the binary, or None when it has none). When another thread is compiling ``name``, waits for it up to

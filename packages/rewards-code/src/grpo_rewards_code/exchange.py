@@ -130,7 +130,7 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
         except OSError:
             kill()  # bwrap is already gone
     errors = bytearray()
-    pending = b""
+    pending = bytearray()
     results: list[dict[str, Any]] = []
     seen: set[int] = set()
     fatal: str | None = None
@@ -192,8 +192,11 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
                     if pending.strip():
                         take(pending)
                     break
+                if b"\n" not in chunk:  # part of a long line (a compiled binary): kept, not copied again per chunk
+                    pending += chunk
+                    continue
                 lines = (pending + chunk).split(b"\n")
-                pending = lines.pop()
+                pending = bytearray(lines.pop())
                 for line in lines:
                     if take(line):
                         ended = True
