@@ -137,7 +137,7 @@ def exchange(payload: bytes, job_in: Any, results_out: Any, stderr: Any, n_tests
     done = stopped = fired = ended = False
     end = time.monotonic() + deadline
 
-    def take(line: bytes) -> bool:
+    def take(line: bytes | bytearray) -> bool:
         """Read one result line; True when reading ends."""
         nonlocal fatal, done, stopped
         message = json.loads(line)
