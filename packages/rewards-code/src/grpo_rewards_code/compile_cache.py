@@ -11,7 +11,8 @@ succeeded is kept, in memory, by the host process (at most :data:`MAX_BYTES` in 
 dropped first, no binary over :data:`MAX_BINARY`); nothing is written to disk.
 
 Runs of one source in several threads at once compile it once: the others wait for that compile (at most its
-own time limit) and then use its binary, or compile themselves when it failed.
+own time limit) and then use its binary, or compile themselves when it failed. A forked child keeps the binaries
+and starts with no compile in progress.
 
 >>> cache = CompileCache(max_bytes=10)
 >>> cache.claim("k", wait=0.0) is None   # nothing kept yet: this caller compiles
@@ -27,6 +28,7 @@ import hashlib
 import json
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -65,6 +67,14 @@ class CompileCache:
         self._size = 0
         self._compiling: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
+        _CACHES.add(self)
+
+    def _after_fork(self) -> None:
+        """In a forked child (``datasets.map(num_proc=...)``): a lock of its own (another thread of the parent
+        may have held this one at the fork) and no compile in progress (the parent's threads do not exist
+        here: nothing would end them). The binaries are kept."""
+        self._lock = threading.Lock()
+        self._compiling = {}
 
     @property
     def size(self) -> int:
@@ -114,5 +124,12 @@ class CompileCache:
             self._size = self.hits = self.misses = 0
 
 
+def _after_fork_in_child() -> None:
+    for cache in list(_CACHES):
+        cache._after_fork()
+
+
+_CACHES: weakref.WeakSet[CompileCache] = weakref.WeakSet()
+os.register_at_fork(after_in_child=_after_fork_in_child)
 #: this process's cache, used by :class:`grpo_rewards_code.runner.LocalRunner`
 CACHE = CompileCache()
