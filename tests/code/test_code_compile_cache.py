@@ -68,6 +68,14 @@ def test_a_binary_over_the_size_limit_is_compiled_every_time(sandbox, cache, mon
     assert (cache.hits, cache.misses, cache.size) == (0, 2, 0)
 
 
+def test_a_program_run_from_the_cache_finds_its_source_where_a_compile_leaves_it(sandbox, cache):
+    source = ('#include <cstdio>\nint main() { FILE* f = fopen("/tmp/solution.cpp", "r"); long n = 0;'
+              ' if (f) { while (fgetc(f) != EOF) n++; } printf("%ld\\n", f ? n : -1L); }\n')
+    runs = [LocalRunner(sandbox).run(Program(source, "cpp"), [StdioTest("", "")], Limits()) for _ in range(2)]
+    assert [_outputs(r) for r in runs] == [[("ok", str(len(source)))]] * 2
+    assert (cache.hits, cache.misses) == (1, 1)
+
+
 def test_a_compile_error_is_never_kept(sandbox, cache):
     runner = LocalRunner(sandbox)
     for _ in range(2):

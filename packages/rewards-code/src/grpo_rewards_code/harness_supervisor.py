@@ -76,7 +76,15 @@ def _run_one(job, i, test, limits):
 def _compile(job, limits):
     """Write the program to ``job["source_path"]`` and run the job's ``compile`` command with its own limits (the
     compiler may start processes; no seccomp filter: it is the toolchain, not the program); None or an outcome.
-    A job that carries the compile's ``binary`` (kept on the host from an earlier run) has it written instead."""
+    A job that carries the compile's ``binary`` (kept on the host from an earlier run) has it written instead of
+    compiled, beside the same source files, so that the program finds what a compile would have left."""
+    for path, text in job.get("files", ()):  # files compiled with the program (graders), under /tmp
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    os.makedirs(os.path.dirname(job["source_path"]), exist_ok=True)
+    with open(job["source_path"], "w") as f:
+        f.write(job["program"])
     if "binary" in job:
         try:  # as the compiler's -o would (only the unsafe mode's /tmp, the host's, can hold one already)
             os.unlink(job["output"])
@@ -91,13 +99,6 @@ def _compile(job, limits):
         finally:
             os.close(fd)
         return None
-    for path, text in job.get("files", ()):  # files compiled with the program (graders), under /tmp
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-    os.makedirs(os.path.dirname(job["source_path"]), exist_ok=True)
-    with open(job["source_path"], "w") as f:
-        f.write(job["program"])
     c = job["compile"]
     argv = c["argv"]
     pipes = [os.pipe() for _ in range(3)]
