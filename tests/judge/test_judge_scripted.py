@@ -60,6 +60,33 @@ def test_no_more_than_max_concurrency_requests_are_in_flight():
     assert judge.most_in_flight == 3 and len(judge.received) == 9
 
 
+def test_after_a_timeout_the_batchs_requests_not_yet_sent_are_given_up_and_the_next_batch_tries_again():
+    # a server that stalls: 12 requests, 4 in flight, each would wait its own timeout; only the ones in flight do
+    stalled = [True]
+
+    def answer(body):
+        return Script("Score: 10", delay=3.0 if stalled[0] else 0.0)
+
+    with ScriptedJudge(answer) as judge:
+        reward = rubric(judge, max_concurrency=4, request_timeout=0.5)
+        result = reward(prompts=[PROMPT] * 12, completions=[f"{i}" for i in range(12)])
+        sent = len(judge.received)
+        assert 1 <= sent <= 4  # the first four start together; none after the first timeout
+        assert (result.values, result.labels) == ([None] * 12, ["timeout"] * 12)
+        assert result.metrics["judge_requests"] == float(sent)
+        stalled[0] = False
+        again = reward(prompts=[PROMPT] * 2, completions=["a", "b"])
+    assert (again.values, again.labels) == ([1.0, 1.0], ["scored", "scored"])
+
+
+def test_a_server_that_cannot_be_reached_is_tried_once_per_batch_one_request_at_a_time():
+    with ScriptedJudge([Script(status=503, body="busy")]) as judge, pytest.warns(RuntimeWarning, match="cannot be reached"):
+        result = rubric(judge, max_retries=1, max_concurrency=1)(prompts=[PROMPT] * 5, completions=list("abcde"))
+    assert (result.values, result.labels) == ([None] * 5, ["unreachable"] * 5)
+    assert len(judge.received) == 2  # the first request and its one retry; the other four not sent
+    assert result.metrics["judge_requests"] == 1.0
+
+
 def test_identical_judge_prompts_in_a_batch_are_sent_once():
     with ScriptedJudge([Script("Score: 7")]) as judge:
         result = rubric(judge)(prompts=[PROMPT] * 4, completions=["4", "4", "5", "4"])

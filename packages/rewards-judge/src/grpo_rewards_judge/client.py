@@ -5,7 +5,8 @@ Chat Completions API. Each request has a timeout (connect, read and write); a 42
 or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
 server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried, so a
 stalled server costs one timeout per request and no more. Requests of one batch run on at most
-``max_concurrency`` threads sharing one connection pool. The HTTP library (httpx,
+``max_concurrency`` threads sharing one connection pool; after one of them times out or cannot reach the
+server, the batch's requests not yet sent are given up (:meth:`ChatClient.complete_many`). The HTTP library (httpx,
 ``pip install 'grpo-rewards-judge[http]'``) is imported when the first request is sent.
 
 >>> ChatClient("http://127.0.0.1:9/v1", "m", request_timeout=0.5, max_retries=0).complete(
@@ -133,14 +134,32 @@ class ChatClient:
                 self._client = None
 
     def complete_many(self, conversations: Sequence[list[dict[str, str]]]) -> list[Reply]:
-        """One :class:`Reply` per conversation, in order, at most ``max_concurrency`` in flight."""
+        """One :class:`Reply` per conversation, in order, at most ``max_concurrency`` in flight.
+
+        Once a request of the batch ends ``timeout`` or ``unreachable`` (after its retries), the batch's
+        requests not yet sent are not sent: each gets the same status, its error saying why. A stalled or
+        dead server then costs a batch one timeout (or one request's retries) per request in flight, not
+        one per request: 64 requests at 8 in flight against a server that never answers took 8 timeouts.
+        The next batch tries the server again."""
         if not conversations:
             return []
+        gave_up: list[Reply] = []
+
+        def one(conversation: list[dict[str, str]]) -> Reply:
+            if gave_up:
+                first = gave_up[0]
+                return Reply(first.status, attempts=0, error=f"not sent: a request of this batch before it failed "
+                                                              f"({first.error})")
+            reply = self.complete(conversation)
+            if reply.status in ("timeout", "unreachable"):
+                gave_up.append(reply)
+            return reply
+
         if len(conversations) == 1 or self.max_concurrency == 1:
-            return [self.complete(c) for c in conversations]
+            return [one(c) for c in conversations]
         with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(conversations)),
                                 thread_name_prefix="judge") as pool:
-            return list(pool.map(self.complete, conversations))
+            return list(pool.map(one, conversations))
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
         """One chat completion, retried on 429/5xx and refused connections; never raises."""

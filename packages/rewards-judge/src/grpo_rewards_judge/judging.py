@@ -144,7 +144,7 @@ class JudgeSettings:
 
 def metrics(asked: Sequence[Asked]) -> dict[str, float]:
     """What a batch cost: mean seconds per request sent, tokens used, requests sent, cache hits."""
-    sent = {id(a.reply): a.reply for a in asked if a.reply is not None}.values()
+    sent = {id(a.reply): a.reply for a in asked if a.reply is not None and a.reply.attempts}.values()
     seconds = [r.seconds for r in sent]
     return {
         "judge_latency": sum(seconds) / len(seconds) if seconds else 0.0,
