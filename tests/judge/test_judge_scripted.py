@@ -70,10 +70,10 @@ def test_after_a_timeout_the_batchs_requests_not_yet_sent_are_given_up_and_the_n
     with ScriptedJudge(answer) as judge:
         reward = rubric(judge, max_concurrency=4, request_timeout=0.5)
         result = reward(prompts=[PROMPT] * 12, completions=[f"{i}" for i in range(12)])
-        sent = len(judge.received)
+        sent = result.metrics["judge_requests"]
         assert 1 <= sent <= 4  # the first four start together; none after the first timeout
+        assert len(judge.received) <= sent  # (a request the server has not read yet is not in it)
         assert (result.values, result.labels) == ([None] * 12, ["timeout"] * 12)
-        assert result.metrics["judge_requests"] == float(sent)
         stalled[0] = False
         again = reward(prompts=[PROMPT] * 2, completions=["a", "b"])
     assert (again.values, again.labels) == ([1.0, 1.0], ["scored", "scored"])
