@@ -3,8 +3,8 @@
 Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
 Chat Completions API. Each request has a timeout (connect, read and write); a 429 or 5xx answer
 or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
-server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried, so a
-stalled server costs one timeout per request and no more. Requests of one batch run on at most
+server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried. Requests of one
+batch run on at most
 ``max_concurrency`` threads sharing one connection pool; after one of them times out or cannot reach the
 server, the batch's requests not yet sent are given up (:meth:`ChatClient.complete_many`). The HTTP library (httpx,
 ``pip install 'grpo-rewards-judge[http]'``) is imported when the first request is sent.
@@ -139,8 +139,8 @@ class ChatClient:
         Once a request of the batch ends ``timeout`` or ``unreachable`` (after its retries), the batch's
         requests not yet sent are not sent: each gets the same status, its error saying why. A stalled or
         dead server then costs a batch one timeout (or one request's retries) per request in flight, not
-        one per request: 64 requests at 8 in flight against a server that never answers took 8 timeouts.
-        The next batch tries the server again."""
+        one per request (64 requests at 8 in flight to a server that never answers waited 8 timeouts in turn
+        before this; now one). The next batch tries the server again."""
         if not conversations:
             return []
         gave_up: list[Reply] = []
@@ -148,7 +148,7 @@ class ChatClient:
         def one(conversation: list[dict[str, str]]) -> Reply:
             if gave_up:
                 first = gave_up[0]
-                return Reply(first.status, attempts=0, error=f"not sent: a request of this batch before it failed "
+                return Reply(first.status, attempts=0, error=f"not sent: an earlier request of this batch failed "
                                                               f"({first.error})")
             reply = self.complete(conversation)
             if reply.status in ("timeout", "unreachable"):
