@@ -3,11 +3,11 @@
 Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
 Chat Completions API. Each request has a timeout (connect, read and write); a 429 or 5xx answer
 or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
-server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried. Requests of one
-batch run on at most
-``max_concurrency`` threads sharing one connection pool; after one of them times out or cannot reach the
-server, the batch's requests not yet sent are given up (:meth:`ChatClient.complete_many`). The HTTP library (httpx,
-``pip install 'grpo-rewards-judge[http]'``) is imported when the first request is sent.
+server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried. Requests of
+one batch run on at most ``max_concurrency`` threads sharing one connection pool; after one of them
+times out or cannot reach the server, the batch's requests not yet sent are given up
+(:meth:`ChatClient.complete_many`). The HTTP library (httpx, ``pip install 'grpo-rewards-judge[http]'``)
+is imported when the first request is sent.
 
 >>> ChatClient("http://127.0.0.1:9/v1", "m", request_timeout=0.5, max_retries=0).complete(
 ...     [{"role": "user", "content": "hi"}]).status
