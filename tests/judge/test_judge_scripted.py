@@ -87,6 +87,40 @@ def test_a_server_that_cannot_be_reached_is_tried_once_per_batch_one_request_at_
     assert result.metrics["judge_requests"] == 1.0
 
 
+def _echo_grade(body):
+    """The grade the completion names (``answer N``), a little late so that requests overlap."""
+    grade = re.search(r"answer (\d+)", body["messages"][-1]["content"]).group(1)
+    return Script(f"Score: {grade}", delay=0.2)
+
+
+def test_forked_children_get_their_own_connections_and_their_own_grades(tmp_path):
+    # the parent has used the judge (a keep-alive connection, an open cache file) before forking, as a script that
+    # scores rows in a forked pool does; a child that used the parent's connection read other processes' grades
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    with ScriptedJudge(_echo_grade) as judge:
+        reward = rubric(judge, max_concurrency=1, cache_path=str(tmp_path / "judge.sqlite"),
+                        template="{prompt}\nThe answer {completion}")
+        assert reward(prompts=[PROMPT], completions=["answer 10"]).values == [1.0]
+        out = context.Queue()
+
+        def child(k):
+            fresh = (reward.settings.client._client, reward.settings.cache._db)
+            values = reward(prompts=[PROMPT] * 3, completions=[f"answer {k}", f"answer {k + 1}", "answer 10"]).values
+            out.put((k, fresh, values))
+
+        children = [context.Process(target=child, args=(k,)) for k in range(1, 6)]
+        for process in children:
+            process.start()
+        assert reward(prompts=[PROMPT] * 2, completions=["answer 1", "answer 2"]).values == [0.0, 1 / 9]
+        for process in children:
+            process.join(timeout=120)
+        got = sorted(out.get(timeout=10) for _ in children)
+    assert [process.exitcode for process in children] == [0] * 5
+    assert got == [(k, (None, None), [(k - 1) / 9, k / 9, 1.0]) for k in range(1, 6)]
+
+
 def test_identical_judge_prompts_in_a_batch_are_sent_once():
     with ScriptedJudge([Script("Score: 7")]) as judge:
         result = rubric(judge)(prompts=[PROMPT] * 4, completions=["4", "4", "5", "4"])

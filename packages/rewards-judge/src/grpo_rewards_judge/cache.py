@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -43,6 +45,7 @@ class JudgeCache:
         self._memory: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        _CACHES.add(self)
         if self.path is not None and self.path.exists():  # refused now, before training; a new file is made on first use
             _open(self.path).close()
 
@@ -51,6 +54,14 @@ class JudgeCache:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["path"], state["max_entries"])  # type: ignore[misc]
+
+    def _after_fork(self) -> None:
+        """In a forked child: a lock and, on first use, a connection of its own. SQLite forbids using a connection
+        opened before ``fork()`` in the child; the inherited one is kept, unused and unclosed, for the parent."""
+        self._lock = threading.Lock()
+        if self._db is not None:
+            _INHERITED.append(self._db)
+            self._db = None
 
     def get(self, k: str) -> str | None:
         with self._lock:
@@ -111,3 +122,14 @@ def _open(path: Path) -> sqlite3.Connection:
     db.execute(f"CREATE TABLE IF NOT EXISTS {_TABLE} (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
     db.commit()
     return db
+
+
+def _after_fork_in_child() -> None:
+    for cache in list(_CACHES):
+        cache._after_fork()
+
+
+_CACHES: weakref.WeakSet[JudgeCache] = weakref.WeakSet()
+#: connections a forked child inherited: never used or closed there
+_INHERITED: list[sqlite3.Connection] = []
+os.register_at_fork(after_in_child=_after_fork_in_child)

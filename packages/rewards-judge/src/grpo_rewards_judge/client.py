@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -102,6 +103,7 @@ class ChatClient:
         self.body = dict(body or {})
         self._client: Any = None
         self._lock = threading.Lock()
+        _CLIENTS.add(self)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -111,6 +113,15 @@ class ChatClient:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._lock = threading.Lock()
+        _CLIENTS.add(self)
+
+    def _after_fork(self) -> None:
+        """In a forked child: a connection pool of its own. The parent's keep-alive connections are its
+        sockets too; a child sending on one reads whatever answer comes next on it, another process's
+        grade (seen: children of a forked pool scored with each other's replies). They are left to the
+        parent, never closed here."""
+        self._client = None
         self._lock = threading.Lock()
 
     def _http(self) -> Any:
@@ -247,3 +258,12 @@ def _retry_after(value: str | None) -> float | None:
     except ValueError:  # an HTTP date: fall back to the backoff
         return None
     return seconds if seconds is not None and seconds >= 0 else None
+
+
+def _after_fork_in_child() -> None:
+    for client in list(_CLIENTS):
+        client._after_fork()
+
+
+_CLIENTS: weakref.WeakSet[ChatClient] = weakref.WeakSet()
+os.register_at_fork(after_in_child=_after_fork_in_child)
