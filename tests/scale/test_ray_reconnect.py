@@ -76,3 +76,34 @@ def test_with_no_cluster_to_reconnect_to_every_batch_fails_loudly_and_nothing_ru
         assert message.endswith("rewards never fall back to local execution)")
     assert reward.stats == Counter({"ok": 3})
     assert not pool._pools, "a local worker pool was started"
+
+
+def test_a_process_forked_after_connecting_fails_loudly_instead_of_waiting_for_ever(cluster):
+    # Ray does not survive fork(): a child's first call waited for ever (seen with length.target on Ray)
+    import multiprocessing
+    import os
+
+    port, _ = cluster
+    reward = _reward(port)
+    assert reward(prompts=["p"] * 3, completions=TEXTS) == [1.0, 2.0, 3.0]
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+
+    def child():
+        try:
+            out.put(("scored", reward(prompts=["p"], completions=["dddd"]), bool(pool._pools)))
+        except ExecutionError as exc:
+            out.put(("raised", str(exc), bool(pool._pools)))
+
+    process = context.Process(target=child)
+    process.start()
+    process.join(timeout=120)
+    if process.is_alive():  # the hang this test is about: fail, leaving no process behind
+        process.kill()
+        process.join()
+    assert process.exitcode == 0
+    what, message, local_pool = out.get(timeout=10)
+    assert (what, local_pool) == ("raised", False)
+    assert message.startswith(f"execution backend ray cannot run in this process (pid {process.pid}): it was forked "
+                              f"from process {os.getpid()}, which had connected to Ray")
+    assert reward(prompts=["p"], completions=["dddd"]) == [4.0]  # the parent goes on

@@ -39,6 +39,9 @@ and values are the same on both. What differs is where the work runs:
   environment on Ray gives the connection up the same way when a failed call finds the cluster gone.)
 - Ray Client addresses (``ray://``) are refused with a clear error: Ray Client cannot run the
   generator tasks the deadlines need.
+- A process forked from one connected to Ray (``multiprocessing``'s fork, ``datasets.map(num_proc=…)``)
+  cannot use that connection (Ray does not survive ``fork()``: its first call would wait for ever):
+  every batch there raises :class:`~grpo_rewards.errors.ExecutionError` saying so.
 
 ``ray`` is imported on first use only (``pip install 'grpo-rewards[ray]'``). The cluster's workers
 need the reward's packages installed, as the training process has them.
@@ -117,6 +120,13 @@ class RayBackend:
             except ImportError as exc:
                 raise ExecutionError(f"execution backend ray needs Ray, which is not installed here ({exc}): "
                                      "pip install 'grpo-rewards[ray]'") from exc
+            if _forked_from is not None:
+                raise ExecutionError(
+                    f"execution backend ray cannot run in this process (pid {os.getpid()}): it was forked from process "
+                    f"{_forked_from}, which had connected to Ray, and Ray cannot be used across fork() (a call here "
+                    "would wait for ever). Score in the process that connected, or start this one with the spawn "
+                    "method (multiprocessing.get_context('spawn'); datasets.map without num_proc); rewards never "
+                    "fall back to local execution")
             if self._task is not None and self._lost is None and not ray.is_initialized():
                 self._lost = "Ray was shut down in this process"
             if self._task is not None and self._lost is None:
@@ -380,6 +390,25 @@ def _first_line(exc: BaseException) -> str:
 
 _backends: dict[tuple[str, float], RayBackend] = {}
 _backends_lock = threading.Lock()
+#: in a process forked from one connected to Ray: that process's pid (see the module's docstring)
+_forked_from: int | None = None
+
+
+def _after_fork_in_child() -> None:
+    global _backends_lock, _forked_from
+    _backends_lock = threading.Lock()
+    for backend in _backends.values():
+        backend._lock = threading.Lock()
+    ray = sys.modules.get("ray")
+    try:
+        connected = ray is not None and bool(ray.is_initialized())
+    except Exception:  # a partly imported ray: not connected
+        connected = False
+    if connected and _forked_from is None:
+        _forked_from = os.getppid()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def get_ray_backend(address: str = "auto", num_cpus_per_task: float = 1.0) -> RayBackend:
