@@ -181,3 +181,34 @@ def test_check_hacks_finds_no_overpaid_entry_for_the_embedding_reward():
     assert len(report.results) == 4 and [r.line() for r in report.overpaid] == []
     paid = {r.hack.name: r.paid for r in report.results}
     assert paid["copy_the_question"] > 0.8 > 0.1 > paid["injection"]  # a copy of the question is close in meaning
+
+
+def test_a_child_forked_after_the_parent_embedded_gets_the_same_values_and_never_hangs(model):
+    # with GNU OpenMP, torch's thread pool does not survive fork(): the child's first embedding waited for ever
+    # until grpo_rewards.forking set its torch threads to 1
+    import multiprocessing
+
+    from grpo_rewards import get_reward
+
+    reward = get_reward("text.similarity")
+    completions, references = ["Berlin is in Germany.", "cats"], ["Germany's capital is Berlin."] * 2
+    in_parent = reward(prompts=[None, None], completions=["The capital of France is Paris."] * 2,
+                       reference=["Paris is the capital of France."] * 2)
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+
+    def child():
+        out.put(reward(prompts=[None, None], completions=completions, reference=references))
+
+    process = context.Process(target=child)
+    process.start()
+    process.join(timeout=120)
+    if process.is_alive():  # the hang this test is about: fail, leaving no process behind
+        process.kill()
+        process.join()
+    assert process.exitcode == 0
+    in_child = out.get(timeout=10)  # (one torch thread there, two here: the sums may differ in the last bits)
+    assert in_child == pytest.approx(reward(prompts=[None, None], completions=completions, reference=references),
+                                     abs=1e-6)
+    assert in_child[0] > 0.5 > in_child[1]
+    assert in_parent[0] == in_parent[1] > 0.9

@@ -12,6 +12,7 @@ or sympy.
 
 from __future__ import annotations
 
+from . import forking  # noqa: F401 - its at-fork hook (torch's threads in a forked child), before any reward runs
 from .lazy import lazy_exports
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing alone costs ~15 ms
