@@ -212,3 +212,26 @@ def test_a_child_forked_after_the_parent_embedded_gets_the_same_values_and_never
                                      abs=1e-6)
     assert in_child[0] > 0.5 > in_child[1]
     assert in_parent[0] == in_parent[1] > 0.9
+
+
+@needs("datasets")
+@pytest.mark.timeout(240)  # the hang it is about fails here, not at the suite's 600 s
+def test_datasets_map_with_num_proc_scores_after_the_parent_embedded(model):
+    # the way users score a dataset offline: datasets.map(num_proc=2) forks after the reward ran here once
+    from datasets import Dataset
+
+    from grpo_rewards import get_reward
+
+    reward = get_reward("text.similarity")
+    assert reward(prompts=[None], completions=["Paris is in France."], reference=["France's capital is Paris."])[0] > 0.8
+    rows = {"completion": ["Berlin is in Germany.", "cats", "Rome is in Italy.", "dogs"],
+            "reference": ["Germany's capital is Berlin."] * 2 + ["Italy's capital is Rome."] * 2}
+
+    def score(batch):
+        return {"sim": reward(prompts=[None] * len(batch["completion"]), completions=batch["completion"],
+                              reference=batch["reference"])}
+
+    mapped = Dataset.from_dict(rows).map(score, batched=True, batch_size=2, num_proc=2)["sim"]
+    here = reward(prompts=[None] * 4, completions=rows["completion"], reference=rows["reference"])
+    assert mapped == pytest.approx(here, abs=1e-6)
+    assert mapped[0] > 0.5 > mapped[1] and mapped[2] > 0.5 > mapped[3]
