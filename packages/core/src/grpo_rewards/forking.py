@@ -1,9 +1,12 @@
-"""What a forked child must not take over from its parent, for every reward: torch's thread pool.
+"""What a forked child must not take over from its parent: torch's thread pool, and what objects hold.
 
 Imported with ``grpo_rewards`` itself (its ``__init__``), so the hook is in place before any plugin's reward
-runs and before any fork; it imports nothing. (Each owner of a connection or a pool resets its own at a fork:
-the worker pool, the code sandbox's warm sandboxes and compile cache, the judge's HTTP and cache connections,
-the Ray backend.)
+runs and before any fork; it imports nothing.
+
+An object that holds a lock, a connection or a pool a child must not share (the judge's HTTP client and its
+cache's SQLite connection, the code package's compile cache) calls :func:`renew_after_fork` on itself; in every
+child forked while it lives, its ``_after_fork()`` is called. (The worker pool, the warm sandboxes and the Ray
+backend reset their module-wide state themselves.)
 
 In a child forked from a process that imported torch, torch's intra-op threads are set to 1, as PyTorch's own
 DataLoader workers are: with GNU OpenMP the parent's thread pool does not survive ``fork()``, and the child's
@@ -15,6 +18,16 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
+from typing import Any
+
+#: the objects whose ``_after_fork()`` a forked child calls (:func:`renew_after_fork`)
+_renewed: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def renew_after_fork(owner: Any) -> None:
+    """Have ``owner._after_fork()`` called in every child forked from this process while ``owner`` lives."""
+    _renewed.add(owner)
 
 
 def torch_after_fork() -> None:
@@ -27,4 +40,10 @@ def torch_after_fork() -> None:
             pass
 
 
-os.register_at_fork(after_in_child=torch_after_fork)
+def _after_fork_in_child() -> None:
+    torch_after_fork()
+    for owner in list(_renewed):
+        owner._after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

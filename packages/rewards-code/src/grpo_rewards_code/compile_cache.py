@@ -28,9 +28,10 @@ import hashlib
 import json
 import os
 import threading
-import weakref
 from collections import OrderedDict
 from typing import Any
+
+from grpo_rewards.forking import renew_after_fork
 
 #: the most bytes of binaries one process keeps
 MAX_BYTES = 128 << 20
@@ -67,7 +68,7 @@ class CompileCache:
         self._size = 0
         self._compiling: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
-        _CACHES.add(self)
+        renew_after_fork(self)
 
     def _after_fork(self) -> None:
         """In a forked child (``datasets.map(num_proc=...)``): a lock of its own (another thread of the parent
@@ -124,12 +125,5 @@ class CompileCache:
             self._size = self.hits = self.misses = 0
 
 
-def _after_fork_in_child() -> None:
-    for cache in list(_CACHES):
-        cache._after_fork()
-
-
-_CACHES: weakref.WeakSet[CompileCache] = weakref.WeakSet()
-os.register_at_fork(after_in_child=_after_fork_in_child)
 #: this process's cache, used by :class:`grpo_rewards_code.runner.LocalRunner`
 CACHE = CompileCache()

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from grpo_rewards.forking import renew_after_fork
 
 #: The table a cache file holds; a file with any other content is refused, never overwritten.
 _TABLE = "grpo_rewards_judge_replies"
@@ -45,7 +45,7 @@ class JudgeCache:
         self._memory: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        _CACHES.add(self)
+        renew_after_fork(self)
         if self.path is not None and self.path.exists():  # refused now, before training; a new file is made on first use
             _open(self.path).close()
 
@@ -124,12 +124,5 @@ def _open(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _after_fork_in_child() -> None:
-    for cache in list(_CACHES):
-        cache._after_fork()
-
-
-_CACHES: weakref.WeakSet[JudgeCache] = weakref.WeakSet()
 #: connections a forked child inherited: never used or closed there
 _INHERITED: list[sqlite3.Connection] = []
-os.register_at_fork(after_in_child=_after_fork_in_child)

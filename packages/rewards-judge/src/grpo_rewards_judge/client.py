@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
+
+from grpo_rewards.forking import renew_after_fork
 
 #: HTTP statuses worth another try: rate limited, or the server failing for the moment.
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -103,7 +104,7 @@ class ChatClient:
         self.body = dict(body or {})
         self._client: Any = None
         self._lock = threading.Lock()
-        _CLIENTS.add(self)
+        renew_after_fork(self)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -114,7 +115,7 @@ class ChatClient:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
-        _CLIENTS.add(self)
+        renew_after_fork(self)
 
     def _after_fork(self) -> None:
         """In a forked child: a connection pool of its own. The parent's keep-alive connections are its
@@ -258,12 +259,3 @@ def _retry_after(value: str | None) -> float | None:
     except ValueError:  # an HTTP date: fall back to the backoff
         return None
     return seconds if seconds is not None and seconds >= 0 else None
-
-
-def _after_fork_in_child() -> None:
-    for client in list(_CLIENTS):
-        client._after_fork()
-
-
-_CLIENTS: weakref.WeakSet[ChatClient] = weakref.WeakSet()
-os.register_at_fork(after_in_child=_after_fork_in_child)
