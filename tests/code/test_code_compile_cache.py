@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from forked import Forked
 
 from grpo_rewards_code.compile_cache import CACHE, CompileCache, key
 from grpo_rewards_code.formats import StdioTest
@@ -153,26 +154,13 @@ def test_the_least_recently_used_binary_goes_first_and_an_oversized_one_is_never
 def test_a_forked_child_neither_waits_for_the_parents_compile_nor_for_its_lock():
     # at the fork, one thread of the parent holds the lock and another compile is in progress (as when
     # datasets.map(num_proc=...) forks beside a scoring thread): the child keeps the binaries and goes on
-    import multiprocessing
-
     cache = CompileCache()
     cache.claim("kept", wait=0.0)
     cache.done("kept", b"binary")
     assert cache.claim("compiling", wait=0.0) is None  # in progress, never done in the parent's lifetime here
-
-    def child(out):
-        out.put((cache.claim("kept", wait=0.0), cache.claim("compiling", wait=600.0), cache.misses))
-
-    out = multiprocessing.get_context("fork").Queue()
-    with cache._lock:
-        process = multiprocessing.get_context("fork").Process(target=child, args=(out,))
-        process.start()
-    process.join(timeout=120)
-    if process.is_alive():  # hung on the parent's lock or compile: the failure below, no process left behind
-        process.kill()
-        process.join()
-    assert process.exitcode == 0
-    assert out.get(timeout=10) == (b"binary", None, 3)
+    child = Forked(lambda: (cache.claim("kept", wait=0.0), cache.claim("compiling", wait=600.0), cache.misses),
+                   while_starting=cache._lock)
+    assert child.result() == (b"binary", None, 3)  # (hung on the parent's lock or compile: fails, nothing left)
 
 
 def test_the_modules_example_runs():

@@ -12,6 +12,7 @@ import sqlite3
 import time
 
 import pytest
+from forked import Forked
 from judge_servers import Script, ScriptedJudge
 
 from grpo_rewards import get_reward
@@ -96,28 +97,19 @@ def _echo_grade(body):
 def test_forked_children_get_their_own_connections_and_their_own_grades(tmp_path):
     # the parent has used the judge (a keep-alive connection, an open cache file) before forking, as a script that
     # scores rows in a forked pool does; a child that used the parent's connection read other processes' grades
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
     with ScriptedJudge(_echo_grade) as judge:
         reward = rubric(judge, max_concurrency=1, cache_path=str(tmp_path / "judge.sqlite"),
                         template="{prompt}\nThe answer {completion}")
         assert reward(prompts=[PROMPT], completions=["answer 10"]).values == [1.0]
-        out = context.Queue()
 
         def child(k):
             fresh = (reward.settings.client._client, reward.settings.cache._db)
             values = reward(prompts=[PROMPT] * 3, completions=[f"answer {k}", f"answer {k + 1}", "answer 10"]).values
-            out.put((k, fresh, values))
+            return k, fresh, values
 
-        children = [context.Process(target=child, args=(k,)) for k in range(1, 6)]
-        for process in children:
-            process.start()
+        children = [Forked(lambda k=k: child(k)) for k in range(1, 6)]
         assert reward(prompts=[PROMPT] * 2, completions=["answer 1", "answer 2"]).values == [0.0, 1 / 9]
-        for process in children:
-            process.join(timeout=120)
-        got = sorted(out.get(timeout=10) for _ in children)
-    assert [process.exitcode for process in children] == [0] * 5
+        got = [c.result() for c in children]
     assert got == [(k, (None, None), [(k - 1) / 9, k / 9, 1.0]) for k in range(1, 6)]
 
 

@@ -14,6 +14,7 @@ from collections import Counter
 
 import pytest
 import scale_scorers
+from forked import Forked
 from scale_netns import start_cluster
 
 from grpo_rewards import Reward
@@ -80,30 +81,21 @@ def test_with_no_cluster_to_reconnect_to_every_batch_fails_loudly_and_nothing_ru
 
 def test_a_process_forked_after_connecting_fails_loudly_instead_of_waiting_for_ever(cluster):
     # Ray does not survive fork(): a child's first call waited for ever (seen with length.target on Ray)
-    import multiprocessing
     import os
 
     port, _ = cluster
     reward = _reward(port)
     assert reward(prompts=["p"] * 3, completions=TEXTS) == [1.0, 2.0, 3.0]
-    context = multiprocessing.get_context("fork")
-    out = context.Queue()
 
     def child():
         try:
-            out.put(("scored", reward(prompts=["p"], completions=["dddd"]), bool(pool._pools)))
+            return "scored", reward(prompts=["p"], completions=["dddd"]), bool(pool._pools)
         except ExecutionError as exc:
-            out.put(("raised", str(exc), bool(pool._pools)))
+            return "raised", str(exc), bool(pool._pools)
 
-    process = context.Process(target=child)
-    process.start()
-    process.join(timeout=120)
-    if process.is_alive():  # the hang this test is about: fail, leaving no process behind
-        process.kill()
-        process.join()
-    assert process.exitcode == 0
-    what, message, local_pool = out.get(timeout=10)
+    forked = Forked(child)
+    what, message, local_pool = forked.result()  # (the hang this test is about fails there, nothing left behind)
     assert (what, local_pool) == ("raised", False)
-    assert message.startswith(f"execution backend ray cannot run in this process (pid {process.pid}): it was forked "
+    assert message.startswith(f"execution backend ray cannot run in this process (pid {forked.pid}): it was forked "
                               f"from process {os.getpid()}, which had connected to Ray")
     assert reward(prompts=["p"], completions=["dddd"]) == [4.0]  # the parent goes on

@@ -9,6 +9,7 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from forked import Forked
 from lanes import needs
 
 from grpo_rewards_text import Similarity, similarity
@@ -186,28 +187,14 @@ def test_check_hacks_finds_no_overpaid_entry_for_the_embedding_reward():
 def test_a_child_forked_after_the_parent_embedded_gets_the_same_values_and_never_hangs(model):
     # with GNU OpenMP, torch's thread pool does not survive fork(): the child's first embedding waited for ever
     # until grpo_rewards.forking set its torch threads to 1
-    import multiprocessing
-
     from grpo_rewards import get_reward
 
     reward = get_reward("text.similarity")
     completions, references = ["Berlin is in Germany.", "cats"], ["Germany's capital is Berlin."] * 2
     in_parent = reward(prompts=[None, None], completions=["The capital of France is Paris."] * 2,
                        reference=["Paris is the capital of France."] * 2)
-    context = multiprocessing.get_context("fork")
-    out = context.Queue()
-
-    def child():
-        out.put(reward(prompts=[None, None], completions=completions, reference=references))
-
-    process = context.Process(target=child)
-    process.start()
-    process.join(timeout=120)
-    if process.is_alive():  # the hang this test is about: fail, leaving no process behind
-        process.kill()
-        process.join()
-    assert process.exitcode == 0
-    in_child = out.get(timeout=10)  # (one torch thread there, two here: the sums may differ in the last bits)
+    # (one torch thread there, two here: the sums may differ in the last bits)
+    in_child = Forked(lambda: reward(prompts=[None, None], completions=completions, reference=references)).result()
     assert in_child == pytest.approx(reward(prompts=[None, None], completions=completions, reference=references),
                                      abs=1e-6)
     assert in_child[0] > 0.5 > in_child[1]
