@@ -262,7 +262,7 @@ def _python_test(job, test):
     _std_streams()
     sys.path[:0] = job.get("sys_path", [])
     if test["kind"] == "files":  # a checker: its files are arguments
-        sys.argv = ["checker.py", *(f"{FILES_DIR}/{name}" for name, _ in test["files"])]
+        sys.argv = ["checker.py", *(f"{files_dir(job)}/{name}" for name, _ in test["files"])]
     namespace = _load_program(job)
     if test["kind"] in ("stdio", "files"):
         _flush_and_exit(0)
@@ -350,3 +350,10 @@ def _assert_test(test, requests, replies, limit):
 
 #: where a ``files`` test's files are written (each a plain name; the test's command line names them in order)
 FILES_DIR = "/tmp/files"
+
+
+def files_dir(job):
+    """:data:`FILES_DIR`, or its place under the job's ``scratch`` directory where the sandbox has no private
+    ``/tmp`` of its own (the unshare and unsafe modes: :func:`grpo_rewards_code.sandbox.relocate`)."""
+    scratch = job.get("scratch")
+    return FILES_DIR if scratch is None else scratch + FILES_DIR[len("/tmp"):]

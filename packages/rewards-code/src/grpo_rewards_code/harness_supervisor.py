@@ -17,7 +17,6 @@ import time
 from .harness import _json_line, _len, _type
 from .harness_child import (
     _STREAMS,
-    FILES_DIR,
     PR_CAPBSET_DROP,
     PR_SET_DUMPABLE,
     _assert_test,
@@ -26,6 +25,7 @@ from .harness_child import (
     _make_streams,
     _program_server,
     _python_test,
+    files_dir,
 )
 from .harness_watch import (
     _IN_NAMESPACE,  # noqa: F401 - main sets it (``global``): joined, the parts share one namespace
@@ -46,9 +46,10 @@ def _run_one(job, i, test, limits):
     data = test.get("input", "").encode() if test["kind"] == "stdio" else b""
     args = []
     if test["kind"] == "files":  # a checker's test: its files, written afresh, named on its command line
-        os.makedirs(FILES_DIR, exist_ok=True)
+        where = files_dir(job)
+        os.makedirs(where, exist_ok=True)
         for name, text in test["files"]:
-            args.append(f"{FILES_DIR}/{name}")
+            args.append(f"{where}/{name}")
             with open(args[-1], "w") as f:
                 f.write(text)
     if data:
@@ -86,7 +87,7 @@ def _compile(job, limits):
     with open(job["source_path"], "w") as f:
         f.write(job["program"])
     if "binary" in job:
-        try:  # as the compiler's -o would (only the unsafe mode's /tmp, the host's, can hold one already)
+        try:  # as the compiler's -o would (a binary left by an earlier test of this sandbox)
             os.unlink(job["output"])
         except FileNotFoundError:
             pass

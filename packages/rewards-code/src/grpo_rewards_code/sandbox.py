@@ -37,6 +37,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -131,8 +132,9 @@ class Sandbox:
                     "seccomp: no new processes (no read-only file-system view: bwrap could not start)")
         return "UNSAFE: no sandbox (GRPO_REWARDS_CODE_SANDBOX=unsafe): rlimits and seccomp only, full file system and network"
 
-    def start(self, read_only: tuple[str, ...] = (), warm: bool = False, **popen: Any) -> SandboxProcess:
-        """Start this sandbox's command (a one-shot harness, or a warm sandbox's zygote) as a process of its own."""
+    def start(self, read_only: tuple[str, ...] = (), warm: bool = False, cwd: str = "/", **popen: Any) -> SandboxProcess:
+        """Start this sandbox's command (a one-shot harness, or a warm sandbox's zygote) as a process of its own, in
+        ``cwd`` (bwrap: the sandbox's own ``/tmp`` whatever it is)."""
         userns = _root_userns() if self.backend == "bwrap" and as_root() else None
         fds = [] if userns is None else [userns]
         info = os.pipe() if self.backend == "bwrap" else None
@@ -141,7 +143,7 @@ class Sandbox:
         try:
             proc = SandboxProcess(_command(self.backend, self.binary, read_only, warm, userns,
                                            None if info is None else info[1]),
-                                  start_new_session=True, env={"PATH": "/usr/bin:/bin"}, cwd="/", close_fds=True,
+                                  start_new_session=True, env={"PATH": "/usr/bin:/bin"}, cwd=cwd, close_fds=True,
                                   pass_fds=tuple(fds), **popen)
         except BaseException:
             if info is not None:
@@ -169,20 +171,29 @@ class Sandbox:
 
         # every language's toolchain too: one warm sandbox per thread runs them all
         read_only = (*read_only, *(d for d in binds() if d not in read_only))
-        payload = frame(job) + (frame(secret or {"tests": {}}) if any(
-            t["kind"] == "assert" for t in job["tests"]) else b"")
-        if self.warm and self.backend == "bwrap":
-            from . import warm
-
-            if warm.usable():
-                return warm.run_warm(self, payload, len(job["tests"]), deadline, on_result, read_only)
-        proc = self.start(read_only, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        scratch = None
+        if self.backend != "bwrap":  # no private /tmp: the job's files go to a directory of its own
+            scratch = tempfile.mkdtemp(prefix="grpo-rewards-code-")
+            job = relocate(job, scratch)
         try:
-            return exchange(payload, proc.stdin, proc.stdout, proc.stderr, len(job["tests"]), deadline, on_result,
-                            lambda done: proc.end(), proc.end, watch=proc.pid)
+            payload = frame(job) + (frame(secret or {"tests": {}}) if any(
+                t["kind"] == "assert" for t in job["tests"]) else b"")
+            if self.warm and self.backend == "bwrap":
+                from . import warm
+
+                if warm.usable():
+                    return warm.run_warm(self, payload, len(job["tests"]), deadline, on_result, read_only)
+            proc = self.start(read_only, cwd=scratch or "/", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+            assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+            try:
+                return exchange(payload, proc.stdin, proc.stdout, proc.stderr, len(job["tests"]), deadline, on_result,
+                                lambda done: proc.end(), proc.end, watch=proc.pid)
+            finally:
+                proc.release()
         finally:
-            proc.release()
+            if scratch is not None:
+                _remove_tree(scratch)
 
     def run_python(self, source: str, tests: list[dict[str, Any]], limits: Limits | None = None,
                    deadline: float | None = None, sys_path: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -202,6 +213,51 @@ class Sandbox:
         if fatal is not None:
             raise SandboxUnavailable(fatal)
         return results
+
+
+#: the job's keys that name places under ``/tmp`` (never its program or tests): what :func:`relocate` moves
+_PLACES = ("source_path", "output", "files", "compile", "run")
+
+
+def relocate(job: dict[str, Any], scratch: str) -> dict[str, Any]:
+    """``job`` with every place it names under ``/tmp`` (where the source, the binary, a grader or a checker's
+    files go; a compiler's ``-d``/``-o``, ``HOME``, ``TMPDIR``) moved under ``scratch`` instead, and ``scratch``
+    named as the job's (``files`` tests write there). For the modes without a private ``/tmp`` (unshare, unsafe):
+    a job never writes the host's ``/tmp/solution.cpp``, and two jobs at once never write each other's.
+
+    >>> relocate({"source_path": "/tmp/solution.cpp", "program": "/tmp/x", "run": {"argv": ["/tmp/solution"]}},
+    ...          "/tmp/grpo-rewards-code-1")
+    {'source_path': '/tmp/grpo-rewards-code-1/solution.cpp', 'program': '/tmp/x', 'run': {'argv': ['/tmp/grpo-rewards-code-1/solution']}, 'scratch': '/tmp/grpo-rewards-code-1'}
+    """
+
+    def move(value: Any) -> Any:
+        if isinstance(value, str):
+            return scratch + value[4:] if value == "/tmp" or value.startswith("/tmp/") else value
+        if isinstance(value, list):
+            return [move(v) for v in value]
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        return value
+
+    return {**{k: move(v) if k in _PLACES else v for k, v in job.items()}, "scratch": scratch}
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a job's scratch directory (only what the job wrote: it was made empty for it), first making the
+    directories the program closed (mode 000) usable again; symbolic links are removed, never followed."""
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        return
+    for top, dirs, _ in os.walk(path):
+        for name in dirs:
+            inner = os.path.join(top, name)
+            if not os.path.islink(inner):
+                try:
+                    os.chmod(inner, 0o700)
+                except OSError:
+                    pass
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def host_sys_path() -> tuple[str, ...]:

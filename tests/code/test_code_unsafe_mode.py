@@ -1,0 +1,102 @@
+"""The unsafe mode (``GRPO_REWARDS_CODE_SANDBOX=unsafe``: no sandbox) has no private ``/tmp``: each job writes its
+source, binary, graders and a checker's files in a directory of its own, removed after it, never at fixed places on
+the host's ``/tmp`` (where a user's ``/tmp/solution.cpp`` was overwritten, and two jobs at once wrote each other's
+program)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+
+import pytest
+
+from grpo_rewards_code.formats import StdioTest
+from grpo_rewards_code.languages import missing
+from grpo_rewards_code.runner import FilesTest, LocalRunner, Program
+from grpo_rewards_code.sandbox import Limits, Sandbox
+
+#: the fixed places a compiled job used on the host's /tmp before
+FIXED = ("/tmp/solution", "/tmp/solution.cpp", "/tmp/solution.rs", "/tmp/Main.java", "/tmp/files",
+         "/tmp/graders", "/tmp/checker")
+
+#: prints where it runs and where its binary is, and leaves a file, a closed directory and a link to a
+#: folder of the user's behind
+WHERE = r"""#include <climits>
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+int main() {
+  char cwd[PATH_MAX], exe[PATH_MAX];
+  getcwd(cwd, sizeof cwd);
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n < 0 ? 0 : n] = 0;
+  FILE* f = fopen("left.txt", "w");
+  fputs("x", f);
+  fclose(f);
+  mkdir("closed", 0700);
+  fclose(fopen("closed/inside", "w"));
+  chmod("closed", 0);
+  symlink("OUTSIDE", "link");
+  printf("%s %s\n", cwd, exe);
+}
+"""
+
+
+def _fixed_state():
+    """What the host's /tmp holds at the fixed places (a user's files there must stay as they are)."""
+    state = {}
+    for path in FIXED:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            state[path] = None
+        else:
+            state[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
+    return state
+
+
+@pytest.fixture
+def unsafe():
+    if missing("cpp"):
+        pytest.skip(missing("cpp"))
+    return LocalRunner(Sandbox("unsafe"))
+
+
+def test_a_compiled_job_runs_in_a_directory_of_its_own_removed_after_it(unsafe, tmp_path):
+    outside = tmp_path / "users-folder"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    before = _fixed_state()
+    [result] = unsafe.run(Program(WHERE.replace("OUTSIDE", str(outside)), "cpp"), [StdioTest("", "")], Limits())
+    assert result.status == "ok", result
+    cwd, exe = result.stdout.split()
+    assert os.path.dirname(cwd) == tempfile.gettempdir() and os.path.basename(cwd).startswith("grpo-rewards-code-")
+    assert exe == f"{cwd}/solution"
+    assert not os.path.exists(cwd)  # removed, with the closed directory; the link removed, never followed
+    assert (outside / "keep.txt").read_text() == "mine"
+    assert _fixed_state() == before
+
+
+def test_a_checkers_files_are_written_in_the_jobs_directory(unsafe):
+    checker = "import os, sys\nprint(os.getcwd() == os.path.dirname(os.path.dirname(sys.argv[1])), open(sys.argv[2]).read())"
+    before = _fixed_state()
+    [result] = LocalRunner(Sandbox("unsafe")).run(Program(checker), [FilesTest((("input", "1 2"), ("answer", "3")))],
+                                                   Limits())
+    assert (result.status, result.stdout) == ("ok", "True 3\n")
+    assert _fixed_state() == before
+
+
+def test_two_compiled_jobs_at_once_each_run_their_own_program(unsafe):
+    outputs: dict[int, list[str]] = {}
+
+    def job(k):
+        source = f'#include <cstdio>\nint main() {{ puts("program {k}"); }}\n'
+        outputs[k] = [r.stdout.strip() for r in unsafe.run(Program(source, "cpp"), [StdioTest("", "")] * 3, Limits())]
+
+    threads = [threading.Thread(target=job, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert outputs == {k: [f"program {k}"] * 3 for k in range(4)}
