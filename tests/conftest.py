@@ -44,6 +44,7 @@ from lanes import (  # noqa: E402
     HELPER_DIRS,
     RAY_MODULE_TIMEOUT,
     SLOW_FIXTURES,
+    group_not_kept,
     is_slow_module,
     measured_slow,
     one_worker_group,
@@ -60,8 +61,12 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 register_profiles()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``slow`` each test that uses a slow fixture; keep the tests of one shared resource on one worker."""
+    """Mark ``slow`` each test that uses a slow fixture; keep the tests of one shared resource on one worker.
+
+    First (``tryfirst``): pytest-xdist's ``--dist loadgroup`` reads the ``xdist_group`` marks in its own hook of
+    this name, which a worker calls before a conftest's; a mark added after it keeps no test together."""
     slow = pytest.mark.slow
     measured = measured_slow()
     for item in items:
@@ -74,6 +79,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
         if group is not None and group.startswith("ray:") and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(RAY_MODULE_TIMEOUT))  # one test's time is its whole module's run
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A grouped test that pytest-xdist would not keep with its group fails (:func:`lanes.group_not_kept`)."""
+    problem = group_not_kept(item)
+    if problem is not None:
+        pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from _pytest.reports import TestReport
+from lanes import group_not_kept, without_group
 from scale_netns import INSIDE, free_port, refuse_outside_namespace, start_cluster
 
 #: Seconds one module's child pytest may take.
@@ -66,7 +67,7 @@ def _run_module(path: Path, items: list[pytest.Item]) -> dict[str, tuple[str, st
         prefix, _ = namespace_command()
         command = [*(prefix or []), "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable,
                    "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", f"--junitxml={report}",
-                   *[item.nodeid for item in items]]
+                   *[without_group(item.nodeid) for item in items]]
         try:
             run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=MODULE_TIMEOUT)
             output = f"{_ended(run.returncode)}\n{run.stdout}{run.stderr}"
@@ -115,7 +116,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return None
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    outcome, text = _outcome(item)
+    problem = group_not_kept(item)
+    outcome, text = ("failed", problem) if problem is not None else _outcome(item)
     keywords = {k: 1 for k in item.keywords}
     longrepr: Any = None
     if outcome == "skipped":
