@@ -50,8 +50,14 @@ def wait_for(url: str, process: subprocess.Popen[Any] | None, seconds: float, lo
     raise RuntimeError(f"{url} did not answer within {seconds:g} s")
 
 
+#: seconds a served model may stay idle before ``transformers serve`` unloads it: longer than any test run
+MODEL_TIMEOUT = 24 * 3600
+
+
 class TransformersServe:
-    """``transformers serve`` on 127.0.0.1, offline, one torch thread (the machine is shared)."""
+    """``transformers serve`` on 127.0.0.1, offline, one torch thread (the machine is shared); a model it loaded
+    stays loaded for the session (its default unloads one idle for 300 s: in a parallel run the judge tests are
+    spread over the whole run, and each reload cost ~20 s)."""
 
     def __init__(self, log: Path, threads: int = 1) -> None:
         self.port = free_port()
@@ -62,7 +68,7 @@ class TransformersServe:
         script = Path(sys.executable).parent / "transformers"
         self.process = subprocess.Popen(
             [str(script), "serve", "--host", "127.0.0.1", "--port", str(self.port), "--device", "cpu",
-             "--dtype", "float32", "--log-level", "warning"],
+             "--dtype", "float32", "--log-level", "warning", "--model-timeout", str(MODEL_TIMEOUT)],
             stdout=log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
             wait_for(f"http://127.0.0.1:{self.port}/health", self.process, 180.0, log)
