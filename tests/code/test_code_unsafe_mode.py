@@ -5,13 +5,16 @@ program)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tempfile
 import threading
 
 import pytest
 
-from grpo_rewards_code.formats import StdioTest
+from grpo_rewards_code.formats import StdioTest, TestFormatError
+from grpo_rewards_code.judging import row_checker
 from grpo_rewards_code.languages import missing
 from grpo_rewards_code.runner import FilesTest, LocalRunner, Program
 from grpo_rewards_code.sandbox import Limits, Sandbox
@@ -100,3 +103,19 @@ def test_two_compiled_jobs_at_once_each_run_their_own_program(unsafe):
     for t in threads:
         t.join(120)
     assert outputs == {k: [f"program {k}"] * 3 for k in range(4)}
+
+
+def test_a_rows_file_names_never_leave_the_jobs_directory(unsafe, tmp_path):
+    # an IOI row's checker header, or a program's files, named to climb out of the directory they are written in
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    climb = f"checker/../../../../../../..{victim}/planted.h"
+    row = {"grader_files": json.dumps([["checker/checker.cpp", '#include "testlib.h"\nint main() {}'],
+                                       [climb, "// a row's text"], ["checker/testlib.h", "// testlib"]])}
+    with pytest.raises(TestFormatError, match=re.escape(f"a checker file must be checker/<name>, not {climb!r}")):
+        row_checker(row)
+    with pytest.raises(ValueError, match=re.escape("must be a relative path without '.' or '..' parts")):
+        unsafe.run(Program("int main() {}", "cpp", ((f"x/../..{victim}/p.h", ""),)), [StdioTest("", "")], Limits())
+    with pytest.raises(ValueError, match=r"a files test's file must be a plain file name, not '\.\./p'"):
+        unsafe.run(Program("print(1)"), [FilesTest((("../p", "x"),))], Limits())
+    assert list(victim.iterdir()) == []

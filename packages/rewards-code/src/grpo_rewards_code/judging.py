@@ -97,7 +97,10 @@ def row_checker(row: Mapping[str, Any]) -> Program | None:
         files = _grader_files(row)
         source = dict(files).get("checker/checker.cpp")
         if source is not None:  # with the headers beside it (testlib.h)
-            return Program(source, "cpp", tuple((n, t) for n, t in files if n.startswith("checker/") and n.endswith(".h")))
+            headers = tuple((n, t) for n, t in files if n.startswith("checker/") and n.endswith(".h"))
+            for name, _ in headers:
+                _one_file_in(name, "checker")
+            return Program(source, "cpp", headers)
     if source is None:
         return None
     if not isinstance(source, str) or not source.strip():
@@ -130,6 +133,15 @@ def _grader_files(row: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [(str(name), content) for name, content in files if isinstance(content, str)]
 
 
+def _one_file_in(name: str, folder: str) -> None:
+    """Raise TestFormatError unless ``name`` is ``<folder>/<name>``: one plain file name in that folder (a row's
+    ``../`` or a hidden name would be written elsewhere)."""
+    parts = name.split("/")
+    if len(parts) != 2 or parts[0] != folder or not parts[1] or parts[1].startswith("."):
+        kind = "grader" if folder == "graders" else folder
+        raise TestFormatError(f"a {kind} file must be {folder}/<name>, not {name!r}")
+
+
 def grader_files(row: Mapping[str, Any], language: str) -> tuple[tuple[str, str], ...]:
     """The files an Open-R1 IOI row compiles the program with (``graders/...``: the problem's header and
     ``grader.cpp`` or ``stub.cpp``), for a C++ program; ``()`` for a row without them. Raises TestFormatError for
@@ -139,9 +151,7 @@ def grader_files(row: Mapping[str, Any], language: str) -> tuple[tuple[str, str]
         return ()
     files = [(name, text) for name, text in _grader_files(row) if name.startswith("graders/")]
     for name, _ in files:
-        parts = name.split("/")
-        if len(parts) != 2 or not parts[1] or parts[1].startswith("."):
-            raise TestFormatError(f"a grader file must be graders/<name>, not {name!r}")
+        _one_file_in(name, "graders")
     config = dict(files).get("graders/grader_config.json")
     if config is not None:
         task_type = _json(config, "'graders/grader_config.json'")

@@ -225,6 +225,10 @@ def job_parts(name: str, source: str, memory: int, compile_time: float, compile_
     to bind read-only: :func:`binds`); for C++ and Rust, ``output``: the one binary the compile makes (what
     :mod:`grpo_rewards_code.compile_cache` keeps). ``memory``: the test's memory limit in bytes."""
     language = LANGUAGES[name]
+    for path, _ in files:
+        if not path or path.startswith("/") or any(p in ("", ".", "..") for p in path.split("/")):
+            raise ValueError(f"a file compiled with the program must be a relative path without '.' or '..' parts, "
+                             f"not {path!r}")
     tools = toolchain(name)
     assert isinstance(tools, dict), tools
     mb = max(16, memory // MB)

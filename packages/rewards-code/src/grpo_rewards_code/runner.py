@@ -78,6 +78,9 @@ def _public(test: Test | FilesTest) -> dict[str, Any]:
     if isinstance(test, CallTest):
         return {"kind": "call", "fn": test.fn, "args": encode(list(test.args))}
     if isinstance(test, FilesTest):
+        for name, _ in test.files:
+            if not name or "/" in name or name in (".", ".."):
+                raise ValueError(f"a files test's file must be a plain file name, not {name!r}")
         return {"kind": "files", "files": [list(pair) for pair in test.files]}
     return {"kind": "assert"}
 
