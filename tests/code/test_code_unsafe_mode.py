@@ -84,8 +84,7 @@ def test_a_compiled_job_runs_in_a_directory_of_its_own_removed_after_it(unsafe, 
 def test_a_checkers_files_are_written_in_the_jobs_directory(unsafe):
     checker = "import os, sys\nprint(os.getcwd() == os.path.dirname(os.path.dirname(sys.argv[1])), open(sys.argv[2]).read())"
     before = _fixed_state()
-    [result] = LocalRunner(Sandbox("unsafe")).run(Program(checker), [FilesTest((("input", "1 2"), ("answer", "3")))],
-                                                   Limits())
+    [result] = unsafe.run(Program(checker), [FilesTest((("input", "1 2"), ("answer", "3")))], Limits())
     assert (result.status, result.stdout) == ("ok", "True 3\n")
     assert _fixed_state() == before
 
