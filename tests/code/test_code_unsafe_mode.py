@@ -12,11 +12,13 @@ import tempfile
 import threading
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grpo_rewards_code.formats import StdioTest, TestFormatError
-from grpo_rewards_code.judging import row_checker
-from grpo_rewards_code.languages import missing
-from grpo_rewards_code.runner import FilesTest, LocalRunner, Program
+from grpo_rewards_code.judging import _one_file_in, row_checker
+from grpo_rewards_code.languages import job_parts, missing
+from grpo_rewards_code.runner import FilesTest, LocalRunner, Program, _public
 from grpo_rewards_code.sandbox import Limits, Sandbox
 
 #: the fixed places a compiled job used on the host's /tmp before
@@ -118,3 +120,33 @@ def test_a_rows_file_names_never_leave_the_jobs_directory(unsafe, tmp_path):
     with pytest.raises(ValueError, match=r"a files test's file must be a plain file name, not '\.\./p'"):
         unsafe.run(Program("print(1)"), [FilesTest((("../p", "x"),))], Limits())
     assert list(victim.iterdir()) == []
+
+
+#: path parts a row's file name is built from: climbing, empty and hidden parts, separators, the folders themselves
+_PARTS = st.sampled_from(["..", ".", "", "a", "b.h", ".h", "checker", "graders", "/", "x/..", "\\", "\0", "~"])
+_NAMES = st.one_of(st.lists(_PARTS, max_size=6).map("/".join), st.text(max_size=12))
+
+
+@given(name=_NAMES)
+def test_every_file_name_a_row_can_give_is_refused_or_stays_in_its_folder(name):
+    root = "/tmp/grpo-rewards-code-job"
+    for folder in ("checker", "graders"):
+        try:
+            _one_file_in(name, folder)
+        except TestFormatError:
+            pass
+        else:
+            assert os.path.dirname(os.path.normpath(os.path.join(root, name))) == f"{root}/{folder}", name
+    try:
+        _public(FilesTest(((name, "x"),)))
+    except ValueError:
+        pass
+    else:
+        assert os.path.dirname(os.path.normpath(os.path.join(root, "files", name))) == f"{root}/files", name
+    if not missing("cpp"):
+        try:
+            job_parts("cpp", "int main() {}", 1 << 28, 10.0, 1 << 30, ((name, ""),))
+        except ValueError:
+            pass
+        else:
+            assert os.path.normpath(os.path.join(root, name)).startswith(root + "/"), name
