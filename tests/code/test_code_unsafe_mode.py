@@ -19,7 +19,7 @@ from grpo_rewards_code.formats import StdioTest, TestFormatError
 from grpo_rewards_code.judging import _one_file_in, row_checker
 from grpo_rewards_code.languages import job_parts, missing
 from grpo_rewards_code.runner import FilesTest, LocalRunner, Program, _public
-from grpo_rewards_code.sandbox import Limits, Sandbox
+from grpo_rewards_code.sandbox import Limits, Sandbox, relocate
 
 #: the fixed places a compiled job used on the host's /tmp before
 FIXED = ("/tmp/solution", "/tmp/solution.cpp", "/tmp/solution.rs", "/tmp/Main.java", "/tmp/files",
@@ -150,3 +150,14 @@ def test_every_file_name_a_row_can_give_is_refused_or_stays_in_its_folder(name):
             pass
         else:
             assert os.path.normpath(os.path.join(root, name)).startswith(root + "/"), name
+
+
+def test_relocating_a_job_moves_where_its_files_go_never_what_they_say():
+    job = {"source_path": "/tmp/graders/sum.cpp", "program": "/tmp/x in the program", "tests": [{"input": "/tmp/y"}],
+           "files": [["/tmp/graders/sum.h", "/tmp/ is in the text"], ["/tmp/graders/grader.cpp", "/tmp"]],
+           "compile": {"argv": ["g++", "-o", "/tmp/solution", "/tmp/graders/sum.cpp"], "env": {"HOME": "/tmp"}}}
+    assert relocate(job, "/tmp/job") == {
+        "source_path": "/tmp/job/graders/sum.cpp", "program": "/tmp/x in the program", "tests": [{"input": "/tmp/y"}],
+        "files": [["/tmp/job/graders/sum.h", "/tmp/ is in the text"], ["/tmp/job/graders/grader.cpp", "/tmp"]],
+        "compile": {"argv": ["g++", "-o", "/tmp/job/solution", "/tmp/job/graders/sum.cpp"], "env": {"HOME": "/tmp/job"}},
+        "scratch": "/tmp/job"}

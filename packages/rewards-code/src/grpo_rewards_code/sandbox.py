@@ -215,8 +215,9 @@ class Sandbox:
         return results
 
 
-#: the job's keys that name places under ``/tmp`` (never its program or tests): what :func:`relocate` moves
-_PLACES = ("source_path", "output", "files", "compile", "run")
+#: the job's keys that name places under ``/tmp`` (never its program or tests): what :func:`relocate` moves (and
+#: the path of each of its ``files``, never their text)
+_PLACES = ("source_path", "output", "compile", "run")
 
 
 def relocate(job: dict[str, Any], scratch: str) -> dict[str, Any]:
@@ -228,6 +229,8 @@ def relocate(job: dict[str, Any], scratch: str) -> dict[str, Any]:
     >>> relocate({"source_path": "/tmp/solution.cpp", "program": "/tmp/x", "run": {"argv": ["/tmp/solution"]}},
     ...          "/tmp/grpo-rewards-code-1")
     {'source_path': '/tmp/grpo-rewards-code-1/solution.cpp', 'program': '/tmp/x', 'run': {'argv': ['/tmp/grpo-rewards-code-1/solution']}, 'scratch': '/tmp/grpo-rewards-code-1'}
+    >>> relocate({"files": [["/tmp/graders/a.h", "/tmp/ is in the text"]]}, "/tmp/j")["files"]
+    [['/tmp/j/graders/a.h', '/tmp/ is in the text']]
     """
 
     def move(value: Any) -> Any:
@@ -239,7 +242,10 @@ def relocate(job: dict[str, Any], scratch: str) -> dict[str, Any]:
             return {k: move(v) for k, v in value.items()}
         return value
 
-    return {**{k: move(v) if k in _PLACES else v for k, v in job.items()}, "scratch": scratch}
+    moved = {k: move(v) if k in _PLACES else v for k, v in job.items()}
+    if "files" in job:
+        moved["files"] = [[move(path), text] for path, text in job["files"]]
+    return {**moved, "scratch": scratch}
 
 
 def _remove_tree(path: str) -> None:
