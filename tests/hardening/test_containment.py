@@ -137,10 +137,11 @@ def test_linux_gives_the_workers_a_subreaper():
 def test_a_3_gb_allocation_past_the_cap_is_labelled_memory_and_the_parent_stays_healthy():
     reward = Reward(cs.allocate_for_text, metric="hardening.allocate", timeout=60.0, workers=1,
                     options=RewardOptions(max_memory="1 GiB", on_error="raise"))
+    before = _rss_kib()  # (what earlier tests left in this test process: ~1 GB in one CI run)
     values = reward(completions=["3000", "1", "3000"])
     assert values == [None, 1.0, None]
     assert reward.stats["memory"] == 2 and reward.stats["ok"] == 1
-    assert _rss_kib() < 1_000_000  # the parent never held the allocation
+    assert _rss_kib() - before < 1_000_000  # the parent never held the allocation
     assert reward(completions=["2", "3"]) == [2.0, 3.0]
 
 
