@@ -201,6 +201,22 @@ def test_a_child_forked_after_the_parent_embedded_gets_the_same_values_and_never
     assert in_parent[0] == in_parent[1] > 0.9
 
 
+def test_a_child_forked_while_another_thread_loads_a_model_loads_its_own_and_never_hangs(model):
+    # the model lock is held for the seconds a model loads: a fork from another thread meanwhile (as
+    # datasets.map(num_proc=...) beside a scoring thread) left the child's copy held, its first call waiting for ever
+    from grpo_rewards import get_reward
+    from grpo_rewards_text import embeddings
+
+    reward = get_reward("text.similarity")
+    completions, references = ["Berlin is in Germany.", "cats"], ["Germany's capital is Berlin."] * 2
+    child = Forked(lambda: reward(prompts=[None, None], completions=completions, reference=references),
+                   while_starting=embeddings._locks.models)
+    in_child = child.result()  # (waiting on the parent's lock: killed after the hang limit, and fails)
+    assert in_child == pytest.approx(reward(prompts=[None, None], completions=completions, reference=references),
+                                     abs=1e-6)
+    assert in_child[0] > 0.5 > in_child[1]
+
+
 @needs("datasets")
 @pytest.mark.timeout(240)  # the hang it is about fails here, not at the suite's 600 s
 def test_datasets_map_with_num_proc_scores_after_the_parent_embedded(model):

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from grpo_rewards import RewardOptions, RewardResult, params
+from grpo_rewards.forking import renew_after_fork
 
 from .answer import FORMATS, POSITIONS, read_answer, references, valid_text
 from .reference import BatchOptions
@@ -38,9 +39,25 @@ EMBEDDED = "all-MiniLM-L6-v2"
 MAX_EMBED_CHARS = 8_000
 
 _models: dict[tuple[str, str], Any] = {}
-_models_lock = threading.Lock()
 _caches: dict[tuple[str, ...], OrderedDict[str, Any]] = {}
-_caches_lock = threading.Lock()
+
+
+class _Locks:
+    """The module's two locks, new in every forked child: ``models`` is held while a model loads (seconds), and
+    a fork from another thread meanwhile (``datasets.map(num_proc=...)``, a worker pool) would leave the
+    child's copy held for good, its first ``text.similarity`` call waiting for ever. The model being loaded is
+    not in the child's ``_models``; the child loads its own."""
+
+    def __init__(self) -> None:
+        self._after_fork()
+        renew_after_fork(self)
+
+    def _after_fork(self) -> None:
+        self.models = threading.Lock()
+        self.caches = threading.Lock()
+
+
+_locks = _Locks()
 
 
 def embedded_model_path() -> Path:
@@ -56,7 +73,7 @@ def embedded_model_path() -> Path:
 def local_model(model: str, device: str) -> Any:
     """The sentence-transformers model ``model`` (the embedded one, or a local folder) on ``device``, loaded once."""
     key = (model, device)
-    with _models_lock:
+    with _locks.models:
         found = _models.get(key)
         if found is None:
             path = embedded_model_path() if model == EMBEDDED else Path(model)
@@ -171,7 +188,7 @@ class Similarity(BatchOptions):
     def embeddings(self, texts: Sequence[str]) -> dict[str, Any]:
         """``{text: unit vector}`` for ``texts``: remembered ones from the cache, the others embedded now."""
         key = self._key()
-        with _caches_lock:
+        with _locks.caches:
             cache = _caches.setdefault(key, OrderedDict())
             found = {t: cache[t] for t in texts if t in cache} if self.cache_size else {}
         new = [t for t in dict.fromkeys(texts) if t not in found]
@@ -179,7 +196,7 @@ class Similarity(BatchOptions):
             vectors = self._embed_new(new)
             found.update(zip(new, vectors))
             if self.cache_size:
-                with _caches_lock:
+                with _locks.caches:
                     for text, vector in zip(new, vectors):
                         cache[text] = vector
                     while len(cache) > self.cache_size:
