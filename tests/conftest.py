@@ -14,9 +14,10 @@ a server or a Ray cluster, or builds a model. Nothing needs saying for a new tes
   junit.xml`` adds those of a new ``pytest -m "not slow" --junitxml=junit.xml`` run.
 
 **Parallel runs** (``pytest-xdist``). Tests that share one expensive thing run on one worker
-(:func:`lanes.one_worker_group`: each Ray module's namespace run, the one ``transformers serve``); everything a
-test writes goes under its ``tmp_path`` (each worker has its own), servers bind port 0, and the model
-cache converts under a file lock. ``pytest-timeout`` stops a test that hangs (``timeout`` in
+(:func:`lanes.one_worker_group`: the one ``transformers serve``, the installs from the repository's folders).
+The Ray modules' namespace runs start in the background when collection ends, and their tests come last
+(tests/scale/ray_runs.py). Everything a test writes goes under its ``tmp_path`` (each worker has its own),
+servers bind port 0, and the model cache converts under a file lock. ``pytest-timeout`` stops a test that hangs (``timeout`` in
 pyproject.toml; a test that needs longer says ``@pytest.mark.timeout(...)``).
 
 **Helper modules.** Every folder under ``tests/`` is on ``sys.path`` and on ``PYTHONPATH`` (for the
@@ -42,9 +43,10 @@ if str(TESTS) not in sys.path:
 
 from lanes import (  # noqa: E402
     HELPER_DIRS,
-    RAY_MODULE_TIMEOUT,
+    RAY_WAIT_TIMEOUT,
     SLOW_FIXTURES,
     group_not_kept,
+    is_ray_module,
     is_slow_module,
     measured_slow,
     one_worker_group,
@@ -63,10 +65,12 @@ register_profiles()
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``slow`` each test that uses a slow fixture; keep the tests of one shared resource on one worker.
+    """Mark ``slow`` each test that uses a slow fixture; keep the tests of one shared resource on one worker; put
+    the Ray tests last (their modules run in the background meanwhile: tests/scale/ray_runs.py).
 
     First (``tryfirst``): pytest-xdist's ``--dist loadgroup`` reads the ``xdist_group`` marks in its own hook of
     this name, which a worker calls before a conftest's; a mark added after it keeps no test together."""
+    items.sort(key=lambda item: is_ray_module(item.path))  # stable: the others keep their order
     slow = pytest.mark.slow
     measured = measured_slow()
     for item in items:
@@ -77,8 +81,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = one_worker_group(item.path, used)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
-        if group is not None and group.startswith("ray:") and item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(RAY_MODULE_TIMEOUT))  # one test's time is its whole module's run
+        if is_ray_module(item.path) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(RAY_WAIT_TIMEOUT))  # it may wait for its module's background run
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

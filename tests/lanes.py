@@ -84,8 +84,8 @@ def without_group(nodeid: str) -> str:
     """``nodeid`` without the ``@group`` pytest-xdist's ``--dist loadgroup`` adds to a grouped test's id in a worker
     (pytest-xdist's own rule: an ``@`` after the last ``]``).
 
-    >>> without_group("tests/scale/test_ray_nodes.py::test_x@ray:test_ray_nodes.py"), without_group("t.py::t[a@b]")
-    ('tests/scale/test_ray_nodes.py::test_x', 't.py::t[a@b]')
+    >>> without_group("tests/judge/test_judge_serve.py::test_x@transformers-serve"), without_group("t.py::t[a@b]")
+    ('tests/judge/test_judge_serve.py::test_x', 't.py::t[a@b]')
     """
     at = nodeid.rfind("@")
     return nodeid[:at] if at > nodeid.rfind("]") else nodeid
@@ -130,10 +130,17 @@ def is_slow_module(path: Path) -> bool:
         relative = path.resolve().relative_to(TESTS).as_posix()
     except ValueError:
         return False
-    return relative in SLOW_MODULES or path.name.startswith("test_ray")
+    return relative in SLOW_MODULES or is_ray_module(path)
 
-#: Seconds the first test of a Ray module may take: it runs the whole module in a child pytest (tests/scale/conftest.py)
-RAY_MODULE_TIMEOUT = 900
+
+def is_ray_module(path: Path) -> bool:
+    """Whether the module at ``path`` is a Ray module, run in a private network namespace (tests/scale/conftest.py)."""
+    return path.name.startswith("test_ray")
+
+
+#: Seconds a Ray test may wait for its module's namespace run, which runs in the background with the others
+#: (tests/scale/ray_runs.py: each module at most its own 600 s, two at a time)
+RAY_WAIT_TIMEOUT = 3600
 
 #: Fixtures and modules that pip-install a folder of this repository (see :func:`one_worker_group`).
 INSTALLING_FIXTURES = frozenset({"fixture_site", "dupe_site"})
@@ -146,15 +153,12 @@ PROFILES = ("ci", "thorough")
 def one_worker_group(path: Path, fixtures: Iterable[str]) -> str | None:
     """The ``xdist_group`` of a test that must share a worker with others, or None.
 
-    Each Ray module runs once, as a whole, in a child pytest inside a network namespace (see
-    tests/scale/conftest.py): its tests stay together. The tests of the one ``transformers serve``
+    The tests of the one ``transformers serve``
     (a session fixture) share a worker, so it starts once. The tests that pip-install a package from
     a folder of this repository share one too: setuptools writes ``build/`` and ``*.egg-info`` beside
     the sources, so two installs of one folder at once would race.
     """
     used = set(fixtures)
-    if path.name.startswith("test_ray"):
-        return f"ray:{path.name}"
     if "serve" in used:
         return "transformers-serve"
     if used & INSTALLING_FIXTURES or path.name in INSTALLING_MODULES:

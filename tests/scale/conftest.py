@@ -4,109 +4,63 @@ Ray binds to the machine's own address and probes an outside one to find it. The
 ``test_ray_*.py`` files may send traffic to loopback only, so each such module is run again, once,
 in a child ``pytest`` inside ``unshare --net`` (a new network namespace whose only interface is
 ``lo``, brought up with ``ip link set lo up``; as root, or through a user namespace); its outcome is
-reported here test by test. Where a namespace cannot be made (no ``unshare``, no root or user
+reported here test by test. Those runs start in the background when collection ends, beside the
+other tests (:mod:`ray_runs`). Where a namespace cannot be made (no ``unshare``, no root or user
 namespaces) the tests skip, saying why.
 Inside the namespace :func:`ray_start` refuses to start Ray unless ``lo`` is the only interface.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import xml.etree.ElementTree as ET
-from pathlib import Path
+import uuid
 from typing import Any
 
 import pytest
+import ray_runs
 from _pytest.reports import TestReport
-from lanes import group_not_kept, without_group
+from lanes import is_ray_module
 from scale_netns import INSIDE, free_port, refuse_outside_namespace, start_cluster
 
-#: Seconds one module's child pytest may take.
-MODULE_TIMEOUT = 600
-ROOT = Path(__file__).resolve().parents[2]
+
+def _run_id(config: pytest.Config) -> str:
+    """The test run's id, the same in each of its xdist workers."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return str(workerinput["testrunuid"])
+    if not hasattr(config, "_grpo_ray_run_id"):
+        config._grpo_ray_run_id = uuid.uuid4().hex  # type: ignore[attr-defined]
+    return str(config._grpo_ray_run_id)  # type: ignore[attr-defined]
 
 
-def is_ray_module(path: Path) -> bool:
-    return path.name.startswith("test_ray")
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the Ray modules' namespace runs in the background (:mod:`ray_runs`), once per test run."""
+    config = session.config
+    if os.environ.get(INSIDE) == "1" or config.option.collectonly or ray_runs.namespace_command()[0] is None:
+        return
+    modules: dict[str, list[str]] = {}
+    for item in session.items:
+        if is_ray_module(item.path):
+            modules.setdefault(item.path.name, []).append(item.nodeid)
+    if modules:
+        # the run's main process: the xdist controller (a worker's parent), or this pytest
+        ray_runs.launch(_run_id(config), modules, os.getppid() if hasattr(config, "workerinput") else os.getpid())
 
 
-#: How to enter a new network namespace: as root, or as a user through a user namespace too.
-UNSHARE = (["unshare", "--net"], ["unshare", "--user", "--map-root-user", "--net"])
-
-
-@functools.cache
-def namespace_command() -> tuple[list[str] | None, str]:
-    """The ``unshare`` prefix that makes a private network namespace here, or None and why not."""
-    missing = [tool for tool in ("unshare", "ip") if shutil.which(tool) is None]
-    if missing:
-        return None, f"no {' or '.join(missing)} on PATH: cannot make a private network namespace for Ray"
-    why = ""
-    for prefix in UNSHARE:
-        probe = subprocess.run([*prefix, "sh", "-c", "ip link set lo up"], capture_output=True, text=True,
-                               timeout=60)
-        if probe.returncode == 0:
-            return prefix, ""
-        why = probe.stderr.strip() or f"exit status {probe.returncode}"
-    return None, f"cannot make a private network namespace for Ray ({' / '.join(map(' '.join, UNSHARE))}: {why})"
-
-
-def _run_module(path: Path, items: list[pytest.Item]) -> dict[str, tuple[str, str]]:
-    """Run ``items`` (one module's) in a child pytest inside a fresh network namespace.
-
-    Returns ``{item name: (outcome, text)}`` with outcome ``passed``, ``failed`` or ``skipped``.
-    """
-    with tempfile.TemporaryDirectory(prefix="grpo-netns-") as tmp:
-        report = Path(tmp) / "report.xml"
-        env = {**os.environ, INSIDE: "1"}
-        prefix, _ = namespace_command()
-        command = [*(prefix or []), "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable,
-                   "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", f"--junitxml={report}",
-                   *[without_group(item.nodeid) for item in items]]
-        try:
-            run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=MODULE_TIMEOUT)
-            output = f"{_ended(run.returncode)}\n{run.stdout}{run.stderr}"
-        except subprocess.TimeoutExpired as exc:
-            output = f"the namespace run of {path.name} took more than {MODULE_TIMEOUT} s\n{exc.stdout or ''}"
-        results: dict[str, tuple[str, str]] = {}
-        if report.exists():
-            for case in ET.parse(report).getroot().iter("testcase"):
-                outcome, text = "passed", ""
-                for child in case:
-                    if child.tag in ("failure", "error"):
-                        outcome, text = "failed", (child.text or child.get("message") or "")
-                    elif child.tag == "skipped":
-                        outcome, text = "skipped", child.get("message") or ""
-                results[case.get("name", "")] = (outcome, text)
-        for item in items:
-            results.setdefault(item.name, ("failed", f"no result from the namespace run:\n{output[-6000:]}"))
-        return results
-
-
-def _ended(returncode: int) -> str:
-    """How the namespace run ended, in words (a child pytest ended by a signal or by Ray writes no report)."""
-    if returncode < 0:
-        return f"the namespace run was ended by signal {signal.Signals(-returncode).name}"
-    return f"the namespace run exited with status {returncode}"
-
-
-_results: dict[Path, dict[str, tuple[str, str]]] = {}
+_results: dict[str, ray_runs.Results] = {}
 
 
 def _outcome(item: pytest.Item) -> tuple[str, str]:
-    prefix, problem = namespace_command()
+    prefix, problem = ray_runs.namespace_command()
     if prefix is None:
         return "skipped", problem
-    path = item.path
-    if path not in _results:
-        items = [i for i in item.session.items if i.path == path]
-        _results[path] = _run_module(path, items)
-    return _results[path][item.name]
+    module = item.path.name
+    if module not in _results:
+        found = ray_runs.results(_run_id(item.config), module)
+        if found is None:  # not in the background runner's plan: run it here
+            found = ray_runs.run_module([i.nodeid for i in item.session.items if i.path == item.path])
+        _results[module] = found
+    return _results[module][item.name]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -116,8 +70,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return None
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    problem = group_not_kept(item)
-    outcome, text = ("failed", problem) if problem is not None else _outcome(item)
+    outcome, text = _outcome(item)
     keywords = {k: 1 for k in item.keywords}
     longrepr: Any = None
     if outcome == "skipped":

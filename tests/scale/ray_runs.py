@@ -1,0 +1,251 @@
+"""The Ray modules' namespace runs, started in the background as soon as a test run has collected them.
+
+Each ``test_ray_*.py`` module runs once, as a whole, in a child pytest inside a private network namespace
+(``conftest.py``). Those runs mostly wait (clusters starting, a lost head outliving Ray's own limit): about
+290 of a full run's ~1,040 worker-seconds, at a load under 1. Run by the worker that reached a Ray test, each
+held that worker for its whole length. Now the first process of a test run that finishes collecting (an
+xdist worker, or pytest alone) writes a plan and starts a **runner**, a process detached from it (not its
+child: nothing the tests do to their own children touches it), which runs the selected modules, :data:`LANES`
+at a time, longest first, and writes each module's outcomes to the run's folder; the root conftest puts the
+Ray tests last, and each reports what the runner wrote, usually at once by the time it is reached.
+
+The runner watches the test run's main process (the xdist controller, or pytest alone): when it ends, the
+runner stops the namespace runs still going and removes the run's folder.
+
+>>> [m for m in order(["test_ray_nodes.py", "test_ray_new.py", "test_ray_head_lost.py"])]
+['test_ray_new.py', 'test_ray_head_lost.py', 'test_ray_nodes.py']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from lanes import without_group
+from scale_netns import INSIDE, alive
+
+#: Seconds one module's child pytest may take.
+MODULE_TIMEOUT = 600
+#: Namespace runs at once (each a Ray cluster of 1-2 CPUs, mostly waiting, beside the test run's own workers).
+LANES = 2
+#: Seconds a module took alone on a quiet 2-core machine (2026-12-06): the longest go first. A module not
+#: listed counts as long (it goes first too).
+SECONDS = {"test_ray_backend.py": 65, "test_ray_env_reconnect.py": 69, "test_ray_head_lost.py": 62,
+           "test_ray_tools.py": 28, "test_ray_reconnect.py": 22, "test_ray_nodes.py": 11,
+           "test_ray_unreachable.py": 10}
+#: Seconds a consumer waits for the runner to say it started before it counts as lost.
+START_TIMEOUT = 120
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+#: How to enter a new network namespace: as root, or as a user through a user namespace too.
+UNSHARE = (["unshare", "--net"], ["unshare", "--user", "--map-root-user", "--net"])
+
+Results = dict[str, tuple[str, str]]
+
+
+def order(modules: Iterable[str]) -> list[str]:
+    """``modules`` (file names), longest first by :data:`SECONDS` (unknown ones first of all)."""
+    return sorted(modules, key=lambda m: -SECONDS.get(m, 10**6))
+
+
+_namespace: tuple[list[str] | None, str] | None = None
+
+
+def namespace_command() -> tuple[list[str] | None, str]:
+    """The ``unshare`` prefix that makes a private network namespace here, or None and why not."""
+    global _namespace
+    if _namespace is None:
+        missing = [tool for tool in ("unshare", "ip") if shutil.which(tool) is None]
+        if missing:
+            _namespace = None, f"no {' or '.join(missing)} on PATH: cannot make a private network namespace for Ray"
+            return _namespace
+        why = ""
+        for prefix in UNSHARE:
+            probe = subprocess.run([*prefix, "sh", "-c", "ip link set lo up"], capture_output=True, text=True,
+                                   timeout=60)
+            if probe.returncode == 0:
+                _namespace = prefix, ""
+                return _namespace
+            why = probe.stderr.strip() or f"exit status {probe.returncode}"
+        _namespace = None, f"cannot make a private network namespace for Ray ({' / '.join(map(' '.join, UNSHARE))}: {why})"
+    return _namespace
+
+
+def run_module(nodeids: list[str], started: Callable[[subprocess.Popen[str]], None] = lambda p: None) -> Results:
+    """Run the tests ``nodeids`` (one module's) in a child pytest inside a fresh network namespace.
+
+    Returns ``{test name: (outcome, text)}`` with outcome ``passed``, ``failed`` or ``skipped``; a test the
+    run did not report is ``failed`` with the end of its output. ``started`` is called with the child."""
+    prefix, _ = namespace_command()
+    with tempfile.TemporaryDirectory(prefix="grpo-netns-") as tmp:
+        report = Path(tmp) / "report.xml"
+        env = {**os.environ, INSIDE: "1"}
+        command = [*(prefix or []), "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable,
+                   "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", f"--junitxml={report}",
+                   f"--basetemp={Path(tmp) / 'basetemp'}", *[without_group(n) for n in nodeids]]
+        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 text=True, start_new_session=True)
+        started(child)
+        try:
+            out, _ = child.communicate(timeout=MODULE_TIMEOUT)
+            output = f"{_ended(child.returncode)}\n{out}"
+        except subprocess.TimeoutExpired:
+            stop(child)
+            out, _ = child.communicate()
+            output = f"the namespace run took more than {MODULE_TIMEOUT} s\n{out or ''}"
+        results: Results = {}
+        if report.exists():
+            for case in ET.parse(report).getroot().iter("testcase"):
+                outcome, text = "passed", ""
+                for part in case:
+                    if part.tag in ("failure", "error"):
+                        outcome, text = "failed", (part.text or part.get("message") or "")
+                    elif part.tag == "skipped":
+                        outcome, text = "skipped", part.get("message") or ""
+                results[case.get("name", "")] = (outcome, text)
+        for nodeid in nodeids:
+            results.setdefault(without_group(nodeid).rsplit("::", 1)[-1],
+                               ("failed", f"no result from the namespace run:\n{output[-6000:]}"))
+        return results
+
+
+def stop(child: subprocess.Popen[str]) -> None:
+    """Kill ``child``'s process group (the namespace run and what it started in it)."""
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _ended(returncode: int) -> str:
+    """How the namespace run ended, in words (a child pytest ended by a signal or by Ray writes no report)."""
+    if returncode < 0:
+        return f"the namespace run was ended by signal {signal.Signals(-returncode).name}"
+    return f"the namespace run exited with status {returncode}"
+
+
+def _write(path: Path, data: object) -> None:
+    """Write ``data`` as JSON to ``path`` at once (a reader sees the whole file or none)."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(data), "utf-8")
+    part.replace(path)
+
+
+# -- the launching side ---------------------------------------------------------------------------------------
+
+
+def run_dir(run_id: str) -> Path:
+    """The folder the runner of test run ``run_id`` writes to (shared by the run's xdist workers)."""
+    return Path(tempfile.gettempdir()) / f"grpo-ray-runs-{run_id}"
+
+
+def launch(run_id: str, modules: dict[str, list[str]], watch: int) -> bool:
+    """Start the runner for ``modules`` (file name: node ids), unless another process of the run did; True if
+    this call started it. The runner outlives this process and ends with process ``watch`` (the run's main)."""
+    folder = run_dir(run_id)
+    try:
+        folder.mkdir()
+    except FileExistsError:
+        return False
+    _write(folder / "plan.json", {"watch": watch, "modules": {m: modules[m] for m in order(modules)}})
+    # sh starts the runner in the background and exits: the runner is nobody's child here
+    # (its imports: this folder and tests/, where lanes.py is)
+    path = os.pathsep.join([str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")])
+    subprocess.run(["sh", "-c", 'exec "$0" "$@" </dev/null >"$RUNNER_LOG" 2>&1 &', sys.executable, "-m", "ray_runs",
+                    str(folder)], cwd=ROOT, env={**os.environ, "RUNNER_LOG": str(folder / "runner.log"),
+                                                 "PYTHONPATH": path}, check=True)
+    return True
+
+
+def results(run_id: str, module: str) -> Results | None:
+    """The outcomes the runner of ``run_id`` wrote for ``module``, once it has (waiting for them); None when no
+    runner of that run has ``module`` in its plan (the caller runs it itself)."""
+    folder = run_dir(run_id)
+    plan = folder / "plan.json"
+    if not plan.exists() or module not in json.loads(plan.read_text("utf-8"))["modules"]:
+        return None
+    done, pid_file = folder / f"{module}.json", folder / "runner.pid"
+    since = time.monotonic()
+    while not done.exists():
+        if pid_file.exists():
+            if not alive(int(pid_file.read_text("ascii"))) and not done.exists():
+                return _lost(folder, module, "the background runner ended without writing this module's outcomes")
+        elif time.monotonic() - since > START_TIMEOUT:
+            return _lost(folder, module, f"the background runner did not start in {START_TIMEOUT} s")
+        time.sleep(0.5)
+    return {name: (outcome, text) for name, (outcome, text) in json.loads(done.read_text("utf-8")).items()}
+
+
+def _lost(folder: Path, module: str, why: str) -> Results:
+    plan = json.loads((folder / "plan.json").read_text("utf-8"))
+    log = folder / "runner.log"
+    text = f"{why}; its log:\n{log.read_text('utf-8', 'replace')[-6000:] if log.exists() else '(none)'}"
+    return {without_group(n).rsplit("::", 1)[-1]: ("failed", text) for n in plan["modules"][module]}
+
+
+# -- the runner -----------------------------------------------------------------------------------------------
+
+
+def main(folder: Path) -> None:
+    """Run the plan in ``folder``: :data:`LANES` namespace runs at a time, each module's outcomes written as
+    ``<module>.json``; stop them when the watched process ends, and remove ``folder`` once it has."""
+    os.setsid()  # a terminal's Ctrl-C reaches the test run, which this then outlives to clean up after it
+    (folder / "runner.pid").write_text(str(os.getpid()), "ascii")
+    plan = json.loads((folder / "plan.json").read_text("utf-8"))
+    watch, todo = int(plan["watch"]), list(plan["modules"].items())
+    running: set[subprocess.Popen[str]] = set()
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def lane() -> None:
+        while True:
+            with lock:
+                if not todo or stopping.is_set():
+                    return
+                module, nodeids = todo.pop(0)
+
+            def started(child: subprocess.Popen[str]) -> None:
+                with lock:
+                    running.add(child)
+                    if stopping.is_set():
+                        stop(child)
+
+            outcome = run_module(nodeids, started)
+            with lock:
+                running.difference_update([c for c in running if c.poll() is not None])
+            if not stopping.is_set():
+                _write(folder / f"{module}.json", outcome)
+                print(f"{time.strftime('%H:%M:%S')} {module}: "
+                      f"{sum(o == 'passed' for o, _ in outcome.values())}/{len(outcome)} passed", flush=True)
+
+    lanes = [threading.Thread(target=lane, daemon=True) for _ in range(LANES)]
+    for one in lanes:
+        one.start()
+    while alive(watch):
+        if not any(one.is_alive() for one in lanes):
+            break
+        time.sleep(1.0)
+    while alive(watch):  # the outcomes are read until the run ends
+        time.sleep(1.0)
+    stopping.set()
+    with lock:
+        for child in running:
+            stop(child)
+    for one in lanes:  # each removes its namespace run's folder
+        one.join(timeout=30)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":  # python -m ray_runs FOLDER: the runner (started by launch)
+    main(Path(sys.argv[1]))

@@ -1,0 +1,81 @@
+"""The Ray modules' background runner (ray_runs.py), on a scratch module of plain tests: each test's outcome comes
+back once, and the runner, its namespace runs and its folder are gone when the test run's main process ends."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+import ray_runs
+from scale_netns import alive
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(ray_runs.namespace_command()[0] is None,
+                                                   reason=ray_runs.namespace_command()[1] or "no namespace")]
+
+SCRATCH = """
+import os, pathlib, time, pytest
+
+def test_passes():
+    assert os.environ["GRPO_REWARDS_NETNS"] == "1"
+
+def test_fails():
+    assert 1 == 2
+
+def test_skips():
+    pytest.skip("not here")
+
+def test_waits():
+    pathlib.Path(os.environ["SCRATCH_PID"]).write_text(str(os.getpid()))
+    time.sleep(600)
+"""
+
+
+def _until(condition, seconds: float = 60.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+@pytest.fixture
+def main_process():
+    """A process standing for the test run's main one: it ends when its stdin is closed."""
+    process = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    yield process
+    process.kill()
+    process.wait()
+
+
+def test_each_tests_outcome_comes_back_and_the_runner_is_gone_with_the_run(tmp_path, main_process):
+    (tmp_path / "test_ray_scratch.py").write_text(SCRATCH)
+    ids = [f"{tmp_path}/test_ray_scratch.py::{name}" for name in ("test_passes", "test_fails", "test_skips")]
+    run_id = uuid.uuid4().hex
+    assert ray_runs.launch(run_id, {"test_ray_scratch.py": ids}, main_process.pid)
+    assert not ray_runs.launch(run_id, {"test_ray_scratch.py": ids}, main_process.pid)  # one runner per run
+    outcomes = ray_runs.results(run_id, "test_ray_scratch.py")
+    assert outcomes is not None
+    assert {name: outcome for name, (outcome, _) in outcomes.items()} == {
+        "test_passes": "passed", "test_fails": "failed", "test_skips": "skipped"}
+    assert "assert 1 == 2" in outcomes["test_fails"][1] and outcomes["test_skips"][1] == "not here"
+    assert ray_runs.results(run_id, "test_ray_other.py") is None  # not in the plan: the caller runs it itself
+    runner = int((ray_runs.run_dir(run_id) / "runner.pid").read_text())
+    assert alive(runner)  # the outcomes stay readable while the run goes on
+    main_process.stdin.close()
+    assert _until(lambda: not alive(runner) and not ray_runs.run_dir(run_id).exists())
+
+
+def test_a_run_that_ends_early_stops_the_namespace_runs_still_going(tmp_path, main_process, monkeypatch):
+    (tmp_path / "test_ray_scratch.py").write_text(SCRATCH)
+    pid_file = tmp_path / "waiting.pid"
+    monkeypatch.setenv("SCRATCH_PID", str(pid_file))
+    run_id = uuid.uuid4().hex
+    ray_runs.launch(run_id, {"test_ray_scratch.py": [f"{tmp_path}/test_ray_scratch.py::test_waits"]}, main_process.pid)
+    assert _until(pid_file.exists)
+    waiting = int(pid_file.read_text())
+    main_process.kill()  # as an interrupted pytest: nothing reads the outcomes any more
+    assert _until(lambda: not alive(waiting) and not ray_runs.run_dir(run_id).exists())
