@@ -70,7 +70,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     First (``tryfirst``): pytest-xdist's ``--dist loadgroup`` reads the ``xdist_group`` marks in its own hook of
     this name, which a worker calls before a conftest's; a mark added after it keeps no test together."""
-    items.sort(key=lambda item: is_ray_module(item.path))  # stable: the others keep their order
     slow = pytest.mark.slow
     measured = measured_slow()
     for item in items:
@@ -83,6 +82,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
         if is_ray_module(item.path) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(RAY_WAIT_TIMEOUT))  # it may wait for its module's background run
+    items.sort(key=lambda item: is_ray_module(item.path))  # stable: the others keep their order
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
