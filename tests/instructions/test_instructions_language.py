@@ -87,6 +87,11 @@ EDGES = [
     "Москва is the capital of Россия and Киев of Украина, said the English speaker to Иван.",
     "word " * 3000,  # past the 10,000 characters langdetect reads
     "Ça va très bien, merci beaucoup. Et vous, comment allez-vous aujourd'hui ?",
+    # close calls between related languages, where the trials disagree and all seven are run
+    "Hij zegt dat het huis groot ist und der Garten klein, maar de kat is zwart.",
+    "El perro come pão e a menina bebe leche en la casa do avô.",
+    "Jeg tror at det er godt, men jag vet inte om det är sant.",
+    "hotel taxi menu radio piano",
 ]
 
 
