@@ -17,8 +17,8 @@ a server or a Ray cluster, or builds a model. Nothing needs saying for a new tes
 (:func:`lanes.one_worker_group`: the one ``transformers serve``, the installs from the repository's folders).
 The Ray modules' namespace runs start in the background when collection ends, and their tests come last
 (tests/scale/ray_runs.py). Everything a test writes goes under its ``tmp_path`` (each worker has its own),
-servers bind port 0, and the model cache converts under a file lock. ``pytest-timeout`` stops a test that hangs (``timeout`` in
-pyproject.toml; a test that needs longer says ``@pytest.mark.timeout(...)``).
+servers bind port 0, and the model cache converts under a file lock. ``pytest-timeout`` stops a test that
+hangs (``timeout`` in pyproject.toml; a test that needs longer says ``@pytest.mark.timeout(...)``).
 
 **Helper modules.** Every folder under ``tests/`` is on ``sys.path`` and on ``PYTHONPATH`` (for the
 processes a test starts: workers, ``python -c`` scripts, torchrun), so ``import judge_models`` works

@@ -154,11 +154,16 @@ def launch(run_id: str, modules: dict[str, list[str]], watch: int) -> bool:
     """Start the runner for ``modules`` (file name: node ids), unless another process of the run did; True if
     this call started it. The runner outlives this process and ends with process ``watch`` (the run's main)."""
     folder = run_dir(run_id)
-    try:
-        folder.mkdir()
-    except FileExistsError:
+    if folder.exists():
         return False
-    _write(folder / "plan.json", {"watch": watch, "modules": {m: modules[m] for m in order(modules)}})
+    # the folder appears with its plan in it (a rename), so whoever sees it can read which modules it runs
+    draft = Path(tempfile.mkdtemp(prefix=f"{folder.name}.draft-", dir=folder.parent))
+    _write(draft / "plan.json", {"watch": watch, "modules": {m: modules[m] for m in order(modules)}})
+    try:
+        draft.rename(folder)
+    except OSError:  # another process of the run was first
+        shutil.rmtree(draft, ignore_errors=True)
+        return False
     # sh starts the runner in the background and exits: the runner is nobody's child here
     # (its imports: this folder and tests/, where lanes.py is)
     path = os.pathsep.join([str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")])

@@ -79,3 +79,22 @@ def test_a_run_that_ends_early_stops_the_namespace_runs_still_going(tmp_path, ma
     waiting = int(pid_file.read_text())
     main_process.kill()  # as an interrupted pytest: nothing reads the outcomes any more
     assert _until(lambda: not alive(waiting) and not ray_runs.run_dir(run_id).exists())
+
+
+def test_processes_launching_at_once_start_one_runner_and_leave_no_draft(tmp_path, main_process):
+    # the xdist workers of a run finish collecting at about the same time; a worker that sees the run's folder
+    # reads its plan at once (a folder without one would have it run the module itself, a second time)
+    from concurrent.futures import ThreadPoolExecutor
+
+    (tmp_path / "test_ray_scratch.py").write_text(SCRATCH)
+    plan = {"test_ray_scratch.py": [f"{tmp_path}/test_ray_scratch.py::test_passes"]}
+    run_id = uuid.uuid4().hex
+    folder = ray_runs.run_dir(run_id)
+    with ThreadPoolExecutor(4) as pool:
+        started = list(pool.map(lambda _: ray_runs.launch(run_id, plan, main_process.pid), range(4)))
+    assert started.count(True) == 1
+    assert (folder / "plan.json").is_file()
+    assert list(folder.parent.glob(f"{folder.name}.draft-*")) == []
+    assert ray_runs.results(run_id, "test_ray_scratch.py") == {"test_passes": ("passed", "")}
+    main_process.stdin.close()
+    assert _until(lambda: not folder.exists())
