@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -184,7 +185,7 @@ def results(run_id: str, module: str) -> Results | None:
     since = time.monotonic()
     while not done.exists():
         if pid_file.exists():
-            if not alive(int(pid_file.read_text("ascii"))) and not done.exists():
+            if not alive(int(json.loads(pid_file.read_text("utf-8")))) and not done.exists():
                 return _lost(folder, module, "the background runner ended without writing this module's outcomes")
         elif time.monotonic() - since > START_TIMEOUT:
             return _lost(folder, module, f"the background runner did not start in {START_TIMEOUT} s")
@@ -206,7 +207,7 @@ def main(folder: Path) -> None:
     """Run the plan in ``folder``: :data:`LANES` namespace runs at a time, each module's outcomes written as
     ``<module>.json``; stop them when the watched process ends, and remove ``folder`` once it has."""
     os.setsid()  # a terminal's Ctrl-C reaches the test run, which this then outlives to clean up after it
-    (folder / "runner.pid").write_text(str(os.getpid()), "ascii")
+    _write(folder / "runner.pid", os.getpid())
     plan = json.loads((folder / "plan.json").read_text("utf-8"))
     watch, todo = int(plan["watch"]), list(plan["modules"].items())
     running: set[subprocess.Popen[str]] = set()
@@ -226,7 +227,11 @@ def main(folder: Path) -> None:
                     if stopping.is_set():
                         stop(child)
 
-            outcome = run_module(nodeids, started)
+            try:
+                outcome = run_module(nodeids, started)
+            except Exception:  # the waiting tests get the reason instead of waiting for the run's end
+                reason = f"the background runner could not run the module:\n{traceback.format_exc()}"
+                outcome = {without_group(n).rsplit("::", 1)[-1]: ("failed", reason) for n in nodeids}
             with lock:
                 running.difference_update([c for c in running if c.poll() is not None])
             if not stopping.is_set():

@@ -63,7 +63,7 @@ def test_each_tests_outcome_comes_back_and_the_runner_is_gone_with_the_run(tmp_p
         "test_passes": "passed", "test_fails": "failed", "test_skips": "skipped"}
     assert "assert 1 == 2" in outcomes["test_fails"][1] and outcomes["test_skips"][1] == "not here"
     assert ray_runs.results(run_id, "test_ray_other.py") is None  # not in the plan: the caller runs it itself
-    runner = int((ray_runs.run_dir(run_id) / "runner.pid").read_text())
+    runner = int((ray_runs.run_dir(run_id) / "runner.pid").read_text())  # (JSON: a number)
     assert alive(runner)  # the outcomes stay readable while the run goes on
     main_process.stdin.close()
     assert _until(lambda: not alive(runner) and not ray_runs.run_dir(run_id).exists())
@@ -98,3 +98,16 @@ def test_processes_launching_at_once_start_one_runner_and_leave_no_draft(tmp_pat
     assert ray_runs.results(run_id, "test_ray_scratch.py") == {"test_passes": ("passed", "")}
     main_process.stdin.close()
     assert _until(lambda: not folder.exists())
+
+
+def test_a_test_the_namespace_run_does_not_report_fails_with_the_runs_output(tmp_path, main_process):
+    (tmp_path / "test_ray_scratch.py").write_text("import no_such_module_here\n")
+    run_id = uuid.uuid4().hex
+    ray_runs.launch(run_id, {"test_ray_scratch.py": [f"{tmp_path}/test_ray_scratch.py::test_passes"]},
+                    main_process.pid)
+    outcomes = ray_runs.results(run_id, "test_ray_scratch.py")
+    assert outcomes is not None
+    outcome, text = outcomes["test_passes"]  # (junit names the module's collection error after the module too)
+    assert outcome == "failed" and text.startswith("no result from the namespace run:") and "no_such_module_here" in text
+    main_process.stdin.close()
+    assert _until(lambda: not ray_runs.run_dir(run_id).exists())
