@@ -1,15 +1,20 @@
-"""A C++ or Rust source is compiled once per process (grpo_rewards_code.compile_cache): a row's checker is the same
-program for every completion, and testlib's took about 7 s of g++ on each. The cache keeps what the compiler made,
-never what a program did afterwards, and never a failed compile."""
+"""A C++ or Rust source is compiled once (grpo_rewards_code.compile_cache), by the process and the worker processes
+it starts together: a row's checker is the same program for every completion, and testlib's took about 7 s of g++
+on each. The cache keeps what the compiler made, never what a program did afterwards, and never a failed compile."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 from forked import Forked
 
-from grpo_rewards_code.compile_cache import CACHE, CompileCache, key
+from grpo_rewards_code.compile_cache import CACHE, FOLDER_ENV, CompileCache, key
 from grpo_rewards_code.formats import StdioTest
 from grpo_rewards_code.languages import job_parts, missing
 from grpo_rewards_code.runner import LocalRunner, Program
@@ -161,6 +166,96 @@ def test_a_forked_child_neither_waits_for_the_parents_compile_nor_for_its_lock()
     child = Forked(lambda: (cache.claim("kept", wait=0.0), cache.claim("compiling", wait=600.0), cache.misses),
                    while_starting=cache._lock)
     assert child.result() == (b"binary", None, 3)  # (hung on the parent's lock or compile: fails, nothing left)
+
+
+def test_a_process_takes_the_binary_another_process_compiles_instead_of_compiling_it_too(tmp_path):
+    # the workers of the core's pool judge one group's completions: the first to reach the row's checker compiles
+    # it, the others wait on its lock (or find the binary already there) and compile nothing
+    folder = tmp_path / "shared"
+    here = CompileCache(folder=folder)
+    assert here.claim("k", wait=0.0) is None  # this process compiles, holding the key's lock
+    child = Forked(lambda: (lambda other: (other.claim("k", wait=600.0), other.hits, other.misses))(
+        CompileCache(folder=folder)))
+    here.done("k", b"binary")
+    assert child.result() == (b"binary", 1, 0)  # (waiting on a lock never released: killed, and fails)
+    assert (folder / "k.bin").read_bytes() == b"binary" and (here.hits, here.misses) == (0, 1)
+    assert os.stat(folder).st_mode & 0o777 == 0o700
+
+
+def test_after_another_processs_failed_compile_a_process_compiles_itself(tmp_path):
+    folder = tmp_path / "shared"
+    here = CompileCache(folder=folder)
+    assert here.claim("k", wait=0.0) is None
+    child = Forked(lambda: (lambda other: (other.claim("k", wait=600.0), other.misses))(CompileCache(folder=folder)))
+    here.done("k", None)  # a compile error: nothing kept, nothing written
+    assert child.result() == (None, 1)
+    assert list(folder.iterdir()) == [folder / "k.lock"]
+
+
+@pytest.mark.timeout(300)
+def test_a_process_killed_while_compiling_holds_no_one_up(tmp_path):
+    folder = tmp_path / "shared"
+    context = multiprocessing.get_context("fork")
+    claimed = context.Event()
+
+    def compile_for_ever() -> None:
+        CompileCache(folder=folder).claim("k", wait=0.0)
+        claimed.set()
+        time.sleep(600)
+
+    process = context.Process(target=compile_for_ever)
+    process.start()
+    assert claimed.wait(60)
+    process.kill()
+    process.join()
+    # the kernel released its lock: this claim compiles at once (with the lock kept, it waits 600 s: fails)
+    assert CompileCache(folder=folder).claim("k", wait=600.0) is None
+
+
+def test_the_shared_folder_keeps_the_most_recently_used_binaries_within_the_size_limit(tmp_path):
+    folder = tmp_path / "shared"
+    cache = CompileCache(max_bytes=10, folder=folder)
+    for name in ("a", "b", "c"):
+        assert cache.claim(name, wait=0.0) is None
+        cache.done(name, name.encode() * 6)
+        time.sleep(0.01)  # (distinct modification times)
+    assert sorted(p.name for p in folder.glob("*.bin")) == ["c.bin"]  # 6 bytes; two would be 12
+
+
+def test_a_folder_open_to_other_users_is_not_shared(tmp_path):
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o777)
+    os.chmod(folder, 0o777)
+    (folder / "k.bin").write_bytes(b"planted")
+    cache = CompileCache(folder=folder)
+    assert cache.claim("k", wait=0.0) is None  # compiled here, the planted binary never read
+    cache.done("k", b"binary")
+    assert (folder / "k.bin").read_bytes() == b"planted" and cache.claim("k", wait=0.0) == b"binary"
+
+
+def test_the_processes_started_from_here_share_the_folder_and_it_goes_with_the_process_that_named_it(tmp_path):
+    assert CACHE.folder is not None and os.environ[FOLDER_ENV] == str(CACHE.folder)
+    show = "from grpo_rewards_code.compile_cache import CACHE; print(CACHE.folder)"
+    assert subprocess.run([sys.executable, "-c", show], capture_output=True, text=True,
+                          check=True).stdout.strip() == str(CACHE.folder)
+    env = {k: v for k, v in os.environ.items() if k != FOLDER_ENV}
+    assert subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, check=True,
+                          env={**env, FOLDER_ENV: "off"}).stdout.strip() == "None"
+    named = ("import sys; from grpo_rewards_code.compile_cache import CACHE; CACHE.claim('k', 0.0); "
+             "CACHE.done('k', b'binary'); print(CACHE.folder); assert (CACHE.folder / 'k.bin').is_file()")
+    folder = subprocess.run([sys.executable, "-c", named], capture_output=True, text=True, check=True,
+                            env=env).stdout.strip()
+    assert folder.startswith(os.path.join(tempfile_dir(), "grpo-rewards-compiled-")) and not os.path.exists(folder)
+    mine = tmp_path / "mine"  # a folder the user names stays
+    subprocess.run([sys.executable, "-c", named], capture_output=True, text=True, check=True,
+                   env={**env, FOLDER_ENV: str(mine)})
+    assert (mine / "k.bin").read_bytes() == b"binary"
+
+
+def tempfile_dir() -> str:
+    import tempfile
+
+    return tempfile.gettempdir()
 
 
 def test_the_modules_example_runs():

@@ -1,4 +1,4 @@
-"""Compiled programs kept between runs: a C++ or Rust source is compiled once per process, not once per run.
+"""Compiled programs kept between runs: a C++ or Rust source is compiled once, not once per run.
 
 A row's checker is the same program for every completion of the row: without this, each completion's verdict
 compiled it again (testlib's ``ncmp.cpp`` with ``testlib.h``: about 7 s of g++ each time). The first run of a
@@ -8,11 +8,20 @@ same source write that binary into the sandbox instead of compiling. What is com
 key covers (:func:`key`: the language, the compiler's command line and binary, the source and the files compiled
 with it), so a run from the cache does exactly what a compile would have made it do. Only a compile that
 succeeded is kept, in memory, by the host process (at most :data:`MAX_BYTES` in all, the least recently used
-dropped first, no binary over :data:`MAX_BINARY`); nothing is written to disk.
+dropped first, no binary over :data:`MAX_BINARY`).
 
 Runs of one source in several threads at once compile it once: the others wait for that compile (at most its
 own time limit) and then use its binary, or compile themselves when it failed. A forked child keeps the binaries
 and starts with no compile in progress.
+
+**Shared by the worker processes.** The rewards run in the core's worker pool, and a group's completions are
+spread over its workers: kept per process, a row's checker was compiled once by every worker that judged one of
+them (up to the group's size). So the binaries are also written to a folder the process and the workers it
+starts share (:data:`FOLDER_ENV`, set on import to a new folder under the temporary directory, mode 0700, that
+the process which chose it removes when it exits; a folder the user names is used and never removed; ``off``: in
+memory only), at most :data:`MAX_BYTES` there too, and a compile in progress in one process holds a lock
+(``flock``) on its key that the others wait on, as threads wait on each other: one compile for the whole pool.
+The kernel releases the lock of a process that dies mid-compile.
 
 >>> cache = CompileCache(max_bytes=10)
 >>> cache.claim("k", wait=0.0) is None   # nothing kept yet: this caller compiles
@@ -24,19 +33,29 @@ True
 
 from __future__ import annotations
 
+import atexit
+import fcntl
 import hashlib
 import json
 import os
+import secrets
+import shutil
+import stat
+import tempfile
 import threading
+import time
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from grpo_rewards.forking import renew_after_fork
 
-#: the most bytes of binaries one process keeps
+#: the most bytes of binaries one process keeps (and the shared folder holds)
 MAX_BYTES = 128 << 20
 #: the largest binary kept (a larger one is compiled on every run)
 MAX_BINARY = 16 << 20
+#: the environment variable naming the folder the processes share (``off``: none)
+FOLDER_ENV = "GRPO_REWARDS_CODE_COMPILED"
 
 
 def key(job: dict[str, Any]) -> str | None:
@@ -59,23 +78,120 @@ def key(job: dict[str, Any]) -> str | None:
 
 class CompileCache:
     """Binaries by :func:`key`, least recently used dropped first; thread-safe. ``hits`` and ``misses`` count
-    :meth:`claim`'s answers."""
+    :meth:`claim`'s answers (a binary read from ``folder`` is a hit). ``folder``: where the processes that share
+    it keep their binaries and lock each compile in progress (None: this process's memory only)."""
 
-    def __init__(self, max_bytes: int = MAX_BYTES, max_binary: int = MAX_BINARY) -> None:
+    def __init__(self, max_bytes: int = MAX_BYTES, max_binary: int = MAX_BINARY, folder: Path | None = None) -> None:
         self.max_bytes, self.max_binary = max_bytes, max_binary
+        self.folder = folder
         self.hits = self.misses = 0
         self._kept: OrderedDict[str, bytes] = OrderedDict()
         self._size = 0
         self._compiling: dict[str, threading.Event] = {}
+        self._held: dict[str, int] = {}  # the lock files of this process's compiles in progress
         self._lock = threading.Lock()
         renew_after_fork(self)
 
     def _after_fork(self) -> None:
         """In a forked child (``datasets.map(num_proc=...)``): a lock of its own (another thread of the parent
         may have held this one at the fork) and no compile in progress (the parent's threads do not exist
-        here: nothing would end them). The binaries are kept."""
+        here: nothing would end them); the parent's lock files closed here, still held by the parent. The
+        binaries are kept."""
         self._lock = threading.Lock()
         self._compiling = {}
+        for fd in self._held.values():
+            os.close(fd)
+        self._held = {}
+
+    def _shared(self) -> Path | None:
+        """``folder``, made if needed; None when it is not this user's alone (then nothing is shared)."""
+        if self.folder is None:
+            return None
+        try:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            info = os.stat(self.folder, follow_symlinks=False)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None  # another user's, or open to others: a binary there could be anyone's
+        return self.folder
+
+    def _read(self, folder: Path, name: str) -> bytes | None:
+        path = folder / f"{name}.bin"
+        try:
+            binary = path.read_bytes()
+        except OSError:  # none yet
+            return None
+        try:
+            os.utime(path)  # recently used
+        except OSError:  # just dropped by another process's trim
+            pass
+        return binary
+
+    def _claim_shared(self, name: str, wait: float) -> bytes | None:
+        """The binary another process kept under ``name``, waiting up to ``wait`` seconds for one compiling it;
+        else None with this process holding the key's lock (released by :meth:`done`)."""
+        folder = self._shared()
+        if folder is None:
+            return None
+        binary = self._read(folder, name)
+        if binary is not None:
+            return binary
+        try:
+            fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return None
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:  # another process compiles it
+                binary = self._read(folder, name)
+                if binary is not None or time.monotonic() > deadline:
+                    os.close(fd)
+                    return binary
+                time.sleep(0.05)
+        binary = self._read(folder, name)  # written just before the lock was free
+        if binary is not None:
+            os.close(fd)
+            return binary
+        with self._lock:
+            self._held[name] = fd
+        return None
+
+    def _done_shared(self, name: str, binary: bytes | None) -> None:
+        with self._lock:
+            fd = self._held.pop(name, None)
+        if fd is None:
+            return
+        try:
+            folder = self._shared()
+            if folder is not None and binary is not None and len(binary) <= self.max_binary:
+                part = folder / f".{name}.{os.getpid()}.part"
+                part.write_bytes(binary)
+                part.replace(folder / f"{name}.bin")
+                self._trim(folder)
+        except OSError:
+            pass  # (a full disk: the binary stays in this process's memory)
+        finally:
+            os.close(fd)  # the lock goes with it
+
+    def _trim(self, folder: Path) -> None:
+        """Drop the least recently used binaries of ``folder`` past :attr:`max_bytes`."""
+        found = []
+        for path in folder.glob("*.bin"):
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            found.append((info.st_mtime_ns, info.st_size, path))
+        total = sum(size for _, size, _ in found)
+        for _, size, path in sorted(found):
+            if total <= self.max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
 
     @property
     def size(self) -> int:
@@ -96,17 +212,27 @@ class CompileCache:
                 compiling = self._compiling.get(name)
                 if compiling is None:
                     self._compiling[name] = threading.Event()
-                    self.misses += 1
-                    return None
+                    break
             compiling.wait(wait)
-        with self._lock:  # the other compile failed or is still running: compile as well
+        else:
+            with self._lock:  # the other compile failed or is still running: compile as well
+                self.misses += 1
+                self._compiling.setdefault(name, threading.Event())
+            return None
+        binary = self._claim_shared(name, wait)  # this thread's claim: another process may have it, or compile it
+        if binary is not None:
+            self.done(name, binary)
+            with self._lock:
+                self.hits += 1
+            return binary
+        with self._lock:
             self.misses += 1
-            self._compiling.setdefault(name, threading.Event())
         return None
 
     def done(self, name: str, binary: bytes | None) -> None:
         """The compile claimed by :meth:`claim` ended: keep ``binary`` (None: it made none) and wake the
         threads waiting for it. Called again for the same compile, does nothing."""
+        self._done_shared(name, binary)
         with self._lock:
             if binary is not None and len(binary) <= self.max_binary and name not in self._kept:
                 self._kept[name] = binary
@@ -119,11 +245,35 @@ class CompileCache:
             compiling.set()
 
     def clear(self) -> None:
-        """Forget every binary (and the counts)."""
+        """Forget every binary (and the counts), the shared folder's too (the binaries written there, by name)."""
         with self._lock:
             self._kept.clear()
             self._size = self.hits = self.misses = 0
+        if self.folder is not None and self.folder.is_dir():
+            for path in self.folder.glob("*.bin"):
+                if len(path.stem) == 64 and all(c in "0123456789abcdef" for c in path.stem):
+                    path.unlink(missing_ok=True)
+
+
+def _shared_folder() -> Path | None:
+    """The folder of :data:`FOLDER_ENV`; when unset, a new one is named there (the worker processes started from
+    here inherit it) and removed when this process exits."""
+    named = os.environ.get(FOLDER_ENV)
+    if named == "off":
+        return None
+    if named:
+        return Path(named)
+    folder = Path(tempfile.gettempdir()) / f"grpo-rewards-compiled-{os.getpid()}-{secrets.token_hex(6)}"
+    os.environ[FOLDER_ENV] = str(folder)
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner:  # (a forked child runs its parent's exit handlers too)
+            shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(remove)
+    return folder
 
 
 #: this process's cache, used by :class:`grpo_rewards_code.runner.LocalRunner`
-CACHE = CompileCache()
+CACHE = CompileCache(folder=_shared_folder())
