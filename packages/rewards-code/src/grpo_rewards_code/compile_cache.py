@@ -18,8 +18,8 @@ and starts with no compile in progress.
 spread over its workers: kept per process, a row's checker was compiled once by every worker that judged one of
 them (up to the group's size). So the binaries are also written to a folder the process and the workers it
 starts share (:data:`FOLDER_ENV`, set on import to a new folder under the temporary directory, mode 0700, that
-the process which chose it removes when it exits; a folder the user names is used and never removed; ``off``: in
-memory only), at most :data:`MAX_BYTES` there too, and a compile in progress in one process holds a lock
+the process which chose it removes when it exits; a folder the user names is used and never removed, unless
+another user could write to it: then nothing is shared, with a warning; ``off``: in memory only), at most :data:`MAX_BYTES` there too, and a compile in progress in one process holds a lock
 (``flock``) on its key that the others wait on, as threads wait on each other: one compile for the whole pool.
 The kernel releases the lock of a process that dies mid-compile.
 
@@ -44,6 +44,7 @@ import stat
 import tempfile
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,7 @@ class CompileCache:
         self._size = 0
         self._compiling: dict[str, threading.Event] = {}
         self._held: dict[str, int] = {}  # the lock files of this process's compiles in progress
+        self._warned = False
         self._lock = threading.Lock()
         renew_after_fork(self)
 
@@ -104,17 +106,26 @@ class CompileCache:
         self._held = {}
 
     def _shared(self) -> Path | None:
-        """``folder``, made if needed; None when it is not this user's alone (then nothing is shared)."""
+        """``folder``, made if needed; None when it cannot be used or others could write to it (then nothing is
+        shared: a binary there could be anyone's), with a warning the first time."""
         if self.folder is None:
             return None
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             info = os.stat(self.folder, follow_symlinks=False)
-        except OSError:
+        except OSError as exc:
+            self._unshared(f"it cannot be made or read ({exc})")
             return None
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-            return None  # another user's, or open to others: a binary there could be anyone's
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+            self._unshared("it is not a folder of this user's that only this user can write to")
+            return None
         return self.folder
+
+    def _unshared(self, why: str) -> None:
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"compiled programs are not shared with the other worker processes through {self.folder} "
+                          f"({FOLDER_ENV}): {why}; each process compiles for itself", RuntimeWarning, stacklevel=5)
 
     def _read(self, folder: Path, name: str) -> bytes | None:
         path = folder / f"{name}.bin"
