@@ -168,9 +168,11 @@ def launch(run_id: str, modules: dict[str, list[str]], watch: int) -> bool:
     # sh starts the runner in the background and exits: the runner is nobody's child here
     # (its imports: this folder and tests/, where lanes.py is)
     path = os.pathsep.join([str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")])
+    # (not this process's compiled-programs folder: it goes when this process ends, which the runner outlives)
+    env = {k: v for k, v in os.environ.items() if k != "GRPO_REWARDS_CODE_COMPILED"}
     subprocess.run(["sh", "-c", 'exec "$0" "$@" </dev/null >"$RUNNER_LOG" 2>&1 &', sys.executable, "-m", "ray_runs",
-                    str(folder)], cwd=ROOT, env={**os.environ, "RUNNER_LOG": str(folder / "runner.log"),
-                                                 "PYTHONPATH": path}, check=True)
+                    str(folder)], cwd=ROOT, env={**env, "RUNNER_LOG": str(folder / "runner.log"), "PYTHONPATH": path},
+                   check=True)
     return True
 
 
