@@ -36,13 +36,13 @@ def _run_id(config: pytest.Config) -> str:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the Ray modules' namespace runs in the background (:mod:`ray_runs`), once per test run."""
     config = session.config
-    if os.environ.get(INSIDE) == "1" or config.option.collectonly or ray_runs.namespace_command()[0] is None:
+    if os.environ.get(INSIDE) == "1" or config.option.collectonly:
         return
     modules: dict[str, list[str]] = {}
     for item in session.items:
         if is_ray_module(item.path):
             modules.setdefault(item.path.name, []).append(item.nodeid)
-    if modules:
+    if modules and ray_runs.namespace_command()[0] is not None:  # (probed only where a Ray test was collected)
         # the run's main process: the xdist controller (a worker's parent), or this pytest
         ray_runs.launch(_run_id(config), modules, os.getppid() if hasattr(config, "workerinput") else os.getpid())
 

@@ -18,6 +18,7 @@ runner stops the namespace runs still going and removes the run's folder.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -60,27 +61,25 @@ def order(modules: Iterable[str]) -> list[str]:
     return sorted(modules, key=lambda m: -SECONDS.get(m, 10**6))
 
 
-_namespace: tuple[list[str] | None, str] | None = None
-
-
+@functools.cache
 def namespace_command() -> tuple[list[str] | None, str]:
     """The ``unshare`` prefix that makes a private network namespace here, or None and why not."""
-    global _namespace
-    if _namespace is None:
-        missing = [tool for tool in ("unshare", "ip") if shutil.which(tool) is None]
-        if missing:
-            _namespace = None, f"no {' or '.join(missing)} on PATH: cannot make a private network namespace for Ray"
-            return _namespace
-        why = ""
-        for prefix in UNSHARE:
-            probe = subprocess.run([*prefix, "sh", "-c", "ip link set lo up"], capture_output=True, text=True,
-                                   timeout=60)
-            if probe.returncode == 0:
-                _namespace = prefix, ""
-                return _namespace
-            why = probe.stderr.strip() or f"exit status {probe.returncode}"
-        _namespace = None, f"cannot make a private network namespace for Ray ({' / '.join(map(' '.join, UNSHARE))}: {why})"
-    return _namespace
+    missing = [tool for tool in ("unshare", "ip") if shutil.which(tool) is None]
+    if missing:
+        return None, f"no {' or '.join(missing)} on PATH: cannot make a private network namespace for Ray"
+    why = ""
+    for prefix in UNSHARE:
+        probe = subprocess.run([*prefix, "sh", "-c", "ip link set lo up"], capture_output=True, text=True,
+                               timeout=60)
+        if probe.returncode == 0:
+            return prefix, ""
+        why = probe.stderr.strip() or f"exit status {probe.returncode}"
+    return None, f"cannot make a private network namespace for Ray ({' / '.join(map(' '.join, UNSHARE))}: {why})"
+
+
+def reported_name(nodeid: str) -> str:
+    """The name a node id's test has in the namespace run's report (and ``item.name``)."""
+    return without_group(nodeid).rsplit("::", 1)[-1]
 
 
 def run_module(nodeids: list[str], started: Callable[[subprocess.Popen[str]], None] = lambda p: None) -> Results:
@@ -116,8 +115,7 @@ def run_module(nodeids: list[str], started: Callable[[subprocess.Popen[str]], No
                         outcome, text = "skipped", part.get("message") or ""
                 results[case.get("name", "")] = (outcome, text)
         for nodeid in nodeids:
-            results.setdefault(without_group(nodeid).rsplit("::", 1)[-1],
-                               ("failed", f"no result from the namespace run:\n{output[-6000:]}"))
+            results.setdefault(reported_name(nodeid), ("failed", f"no result from the namespace run:\n{output[-6000:]}"))
         return results
 
 
@@ -199,7 +197,7 @@ def _lost(folder: Path, module: str, why: str) -> Results:
     plan = json.loads((folder / "plan.json").read_text("utf-8"))
     log = folder / "runner.log"
     text = f"{why}; its log:\n{log.read_text('utf-8', 'replace')[-6000:] if log.exists() else '(none)'}"
-    return {without_group(n).rsplit("::", 1)[-1]: ("failed", text) for n in plan["modules"][module]}
+    return {reported_name(n): ("failed", text) for n in plan["modules"][module]}
 
 
 # -- the runner -----------------------------------------------------------------------------------------------
@@ -233,7 +231,7 @@ def main(folder: Path) -> None:
                 outcome = run_module(nodeids, started)
             except Exception:  # the waiting tests get the reason instead of waiting for the run's end
                 reason = f"the background runner could not run the module:\n{traceback.format_exc()}"
-                outcome = {without_group(n).rsplit("::", 1)[-1]: ("failed", reason) for n in nodeids}
+                outcome = {reported_name(n): ("failed", reason) for n in nodeids}
             with lock:
                 running.difference_update([c for c in running if c.poll() is not None])
             if not stopping.is_set():
