@@ -284,9 +284,10 @@ def detect_many(texts: list[str], seed: int | None) -> dict[str, str | None]:
     on a (texts x languages) array, so numpy's per-call cost is paid once a step, not once a text.
     Every number is the one :func:`probabilities` computes: the same operations in the same order on
     each row, a row's sum being the sequential ``np.add.accumulate``, which is Python 3.11's ``sum``
-    of floats. A text's last trials are left out once they cannot change its verdict (:func:`_decided`). On Python 3.12 and later (a compensated ``sum``) nothing is computed here (an empty
-    dict), nor for a text whose probabilities all vanish (where :func:`probabilities` raises): the
-    caller detects those alone.
+    of floats. A text's last trials are left out once they cannot change its verdict (:func:`_decided`).
+    On Python 3.12 and later (a compensated ``sum``) nothing is computed here (an empty dict), nor for a
+    text whose probabilities all vanish (where :func:`probabilities` raises): the caller detects those
+    alone.
     """
     import sys
 
@@ -322,7 +323,7 @@ def detect_many(texts: list[str], seed: int | None) -> dict[str, str | None]:
                 trials.draws.finish(1 + trials.updates)
                 trials.langprob += (prob[row] / totals[row]) / N_TRIAL
                 trials.trial += 1
-                if trials.trial == N_TRIAL or _decided(trials.langprob, N_TRIAL - trials.trial):
+                if _decided(trials.langprob, N_TRIAL - trials.trial):
                     found[trials.text] = _best(trials.langprob, langlist)
                     continue
                 trials.start(prob[row], blocks[row])
@@ -350,10 +351,11 @@ def detect_many(texts: list[str], seed: int | None) -> dict[str, str | None]:
 
 
 def _decided(langprob: Any, left: int) -> bool:
-    """Whether the ``left`` trials still to come cannot change the most probable language of ``langprob``
-    (the sum so far of each finished trial's probabilities over ``N_TRIAL``): a trial's probabilities sum to
-    one, so it adds at most ``1 / N_TRIAL`` to any language. The lead must exceed what they could give the
-    runner-up (a margin of 1e-9 for the rounding of those sums); it is then also above ``PROB_THRESHOLD``.
+    """Whether the ``left`` trials still to come (none: decided) cannot change the most probable language of
+    ``langprob`` (the sum so far of each finished trial's probabilities over ``N_TRIAL``): a trial's
+    probabilities sum to one, so it adds at most ``1 / N_TRIAL`` to any language. The lead must exceed what
+    they could give the runner-up (a margin of 1e-9 for the rounding of those sums); it is then also above
+    ``PROB_THRESHOLD``.
     :func:`detect` is the argmax alone, so its verdict is the one all seven trials give; a clear text is
     decided after four.
 
