@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -246,17 +247,12 @@ def test_the_processes_started_from_here_share_the_folder_and_it_goes_with_the_p
              "CACHE.done('k', b'binary'); print(CACHE.folder); assert (CACHE.folder / 'k.bin').is_file()")
     folder = subprocess.run([sys.executable, "-c", named], capture_output=True, text=True, check=True,
                             env=env).stdout.strip()
-    assert folder.startswith(os.path.join(tempfile_dir(), "grpo-rewards-compiled-")) and not os.path.exists(folder)
+    assert folder.startswith(os.path.join(tempfile.gettempdir(), "grpo-rewards-compiled-"))
+    assert not os.path.exists(folder)
     mine = tmp_path / "mine"  # a folder the user names stays
     subprocess.run([sys.executable, "-c", named], capture_output=True, text=True, check=True,
                    env={**env, FOLDER_ENV: str(mine)})
     assert (mine / "k.bin").read_bytes() == b"binary"
-
-
-def tempfile_dir() -> str:
-    import tempfile
-
-    return tempfile.gettempdir()
 
 
 def test_the_modules_example_runs():

@@ -19,9 +19,10 @@ spread over its workers: kept per process, a row's checker was compiled once by 
 them (up to the group's size). So the binaries are also written to a folder the process and the workers it
 starts share (:data:`FOLDER_ENV`, set on import to a new folder under the temporary directory, mode 0700, that
 the process which chose it removes when it exits; a folder the user names is used and never removed, unless
-another user could write to it: then nothing is shared, with a warning; ``off``: in memory only), at most :data:`MAX_BYTES` there too, and a compile in progress in one process holds a lock
-(``flock``) on its key that the others wait on, as threads wait on each other: one compile for the whole pool.
-The kernel releases the lock of a process that dies mid-compile.
+another user could write to it: then nothing is shared, with a warning; ``off``: in memory only), at most
+:data:`MAX_BYTES` there too, and a compile in progress in one process holds a lock (``flock``) on its key that
+the others wait on, as threads wait on each other: one compile for the whole pool. The kernel releases the lock
+of a process that dies mid-compile.
 
 >>> cache = CompileCache(max_bytes=10)
 >>> cache.claim("k", wait=0.0) is None   # nothing kept yet: this caller compiles
