@@ -215,12 +215,16 @@ def test_a_process_killed_while_compiling_holds_no_one_up(tmp_path):
 
 def test_the_shared_folder_keeps_the_most_recently_used_binaries_within_the_size_limit(tmp_path):
     folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / "notes.bin").write_bytes(b"a user's file, bigger than the limit")  # in a folder the user named
     cache = CompileCache(max_bytes=10, folder=folder)
-    for name in ("a", "b", "c"):
+    for name in ("a" * 64, "b" * 64, "c" * 64):  # (keys: 64 hexadecimal digits)
         assert cache.claim(name, wait=0.0) is None
-        cache.done(name, name.encode() * 6)
+        cache.done(name, name[:6].encode())
         time.sleep(0.01)  # (distinct modification times)
-    assert sorted(p.name for p in folder.glob("*.bin")) == ["c.bin"]  # 6 bytes; two would be 12
+    assert sorted(p.name for p in folder.glob("*.bin")) == ["c" * 64 + ".bin", "notes.bin"]  # 6 bytes; two are 12
+    cache.clear()
+    assert sorted(p.name for p in folder.glob("*.bin")) == ["notes.bin"]
 
 
 def test_a_folder_others_can_write_to_is_not_shared_and_says_so(tmp_path):

@@ -190,9 +190,10 @@ class CompileCache:
             os.close(fd)  # the lock goes with it
 
     def _trim(self, folder: Path) -> None:
-        """Drop the least recently used binaries of ``folder`` past :attr:`max_bytes`."""
+        """Drop the least recently used binaries of ``folder`` past :attr:`max_bytes` (only those this cache names:
+        a folder the user names may hold other files)."""
         found = []
-        for path in folder.glob("*.bin"):
+        for path in _binaries(folder):
             try:
                 info = path.stat()
             except OSError:
@@ -262,9 +263,13 @@ class CompileCache:
             self._kept.clear()
             self._size = self.hits = self.misses = 0
         if self.folder is not None and self.folder.is_dir():
-            for path in self.folder.glob("*.bin"):
-                if len(path.stem) == 64 and all(c in "0123456789abcdef" for c in path.stem):
-                    path.unlink(missing_ok=True)
+            for path in _binaries(self.folder):
+                path.unlink(missing_ok=True)
+
+
+def _binaries(folder: Path) -> list[Path]:
+    """The binaries in ``folder`` written by a cache: ``<key>.bin``, a :func:`key` being 64 hexadecimal digits."""
+    return [p for p in folder.glob("*.bin") if len(p.stem) == 64 and all(c in "0123456789abcdef" for c in p.stem)]
 
 
 def _shared_folder() -> Path | None:
