@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lanes import examples
 from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 from langdetect.lang_detect_exception import LangDetectException
 
@@ -152,3 +155,24 @@ def test_a_text_detected_ahead_is_not_detected_again_until_forgotten(monkeypatch
     text.forget()
     with pytest.raises(TypeError):
         text.detect_language(value)
+
+
+@given(trials=st.lists(st.lists(st.floats(0.0, 1.0), min_size=4, max_size=4).filter(lambda w: sum(w) > 1e-6),
+                       min_size=language.N_TRIAL, max_size=language.N_TRIAL),
+       close=st.booleans())
+@settings(max_examples=examples(500, thorough=20_000))
+def test_a_text_decided_early_gets_the_language_all_seven_trials_give(trials, close) -> None:
+    # any seven trials' probabilities (each summing to one, as a trial's do), close calls between two languages
+    # included: where _decided stops after t trials, the leader then is the leader after all seven
+    import numpy as np
+
+    rows = np.array(trials, dtype=np.float64)
+    if close:  # two languages trading the lead, as es/pt and da/sv do
+        rows[:, 2:] = 0.0
+        rows[rows.sum(axis=1) == 0.0] = [0.5, 0.5, 0.0, 0.0]
+    rows /= rows.sum(axis=1, keepdims=True)
+    sums = np.cumsum(rows / language.N_TRIAL, axis=0)  # the sum after each trial, as detect_many adds them up
+    for t in range(1, language.N_TRIAL):
+        if language._decided(sums[t - 1], language.N_TRIAL - t):
+            assert int(np.argmax(sums[t - 1])) == int(np.argmax(sums[-1])), (t, sums[t - 1], sums[-1])
+            break
