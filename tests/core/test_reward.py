@@ -550,6 +550,32 @@ def test_a_batch_results_large_finite_values_and_numpy_floats_are_accepted_as_fl
     assert labels == ["a", "b", "c"]
 
 
+def test_a_batch_reward_may_return_a_numpy_float_array_and_trl_gets_python_floats():
+    import numpy as np
+
+    from grpo_rewards.execution.calls import checked_batch
+
+    def halves(prompts, completions, **kwargs):
+        return np.array([len(c) / 2 for c in completions], dtype=np.float32)
+
+    reward = Reward(halves, metric="halves", form="batch")
+    values = reward(prompts=["p", "p", "p"], completions=["a", "abc", ""])
+    assert values == [0.5, 1.5, 0.0] and [type(v) for v in values] == [float, float, float]
+    result = reward.score(["p"], ["abcd"])
+    assert result.values == [2.0] and type(result.values) is list and result.labels == ["ok"]
+    # checked as a list is: a nan names its sample, a wrong length is refused, other arrays go value by value
+    with pytest.raises(RewardError, match="on sample 1: returned nan, expected a finite float or None"):
+        checked_batch("r", RewardResult(np.array([0.5, np.nan]), ["a", "b"]), 2)
+    with pytest.raises(RewardError, match="returned 2 values for 3 completions"):
+        checked_batch("r", np.array([0.5, 1.0]), 3)
+    assert checked_batch("r", np.array([1, 2]), 2)[0] == [1.0, 2.0]  # integers: one at a time, as floats
+    masked = np.ma.array([0.5, 0.7], mask=[False, True])
+    with pytest.raises(RewardError, match="on sample 1: returned MaskedConstant"):
+        checked_batch("r", masked, 2)
+    with pytest.raises(RewardError, match="on sample 0: returned ndarray"):
+        checked_batch("r", np.zeros((2, 2)), 2)
+
+
 def test_only_the_builder_calls_reward_in_the_core():
     """One way in: every public constructor of a registered reward goes through ``building.build``
     (docs/architecture.md, "Building a reward: one way"); no other core module calls ``Reward(...)``."""

@@ -146,7 +146,7 @@ class BatchFuzzy(Fuzzy, BatchOptions):
                 pairs_a.extend([answer] * len(refs))
                 pairs_r.extend(refs)
         if spans:
-            scores = self._scores(pairs_a, pairs_r)
+            scores = self._scores(pairs_a, pairs_r).tolist()
             threshold = self.threshold
             label = self.label
             for i, start, count in spans:
@@ -183,7 +183,7 @@ class BatchFuzzy(Fuzzy, BatchOptions):
         if self.threshold is None:
             return RewardResult(scores, ["ok"] * len(scores))
         threshold, label = self.threshold, self.label
-        values: list[Any] = [float(s >= threshold) for s in scores]
+        values: list[Any] = [float(s >= threshold) for s in scores.tolist()]
         return RewardResult(values, [label(v) for v in values])
 
     def _column(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
@@ -217,15 +217,16 @@ class BatchFuzzy(Fuzzy, BatchOptions):
             return list(map(str.strip, texts))  # what read_answer gives without a box or tag
         return [read_answer(t, self.answer_format, self.answer_position) for t in texts]
 
-    def _scores(self, answers: Sequence[str | None], refs: Sequence[str]) -> list[Any]:
-        """``fuzz.<scorer>(answer, reference, processor=...) / 100`` for each pair, in one rapidfuzz call."""
+    def _scores(self, answers: Sequence[str | None], refs: Sequence[str]) -> Any:
+        """``fuzz.<scorer>(answer, reference, processor=...) / 100`` for each pair, in one rapidfuzz call: a float64
+        numpy array, which a batch result may carry as its values (the core makes the list TRL gets in one call)."""
         import numpy as np
         from rapidfuzz import process
 
         function, processor = self._fuzz()
         scores = process.cpdist(answers, refs, scorer=function, processor=processor, dtype=np.float64)
         scores /= 100  # (in place: the same division, one array less)
-        return scores.tolist()
+        return scores
 
 
 _NOTHING = object()
