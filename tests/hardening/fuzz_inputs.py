@@ -21,17 +21,11 @@ from hypothesis import strategies as st
 
 def _tiny_reward_model() -> str:
     """A tiny random sequence-classification model for judge.reward_model, written once per process."""
-    import tempfile
-    from pathlib import Path
+    from judge_models import tiny_reward_model
 
-    if not _TINY_RM:
-        from judge_models import make_tiny_reward_model
-
-        _TINY_RM.append(str(make_tiny_reward_model(Path(tempfile.mkdtemp(prefix="fuzz-rm-")) / "rm")))
-    return _TINY_RM[0]
+    return str(tiny_reward_model())
 
 
-_TINY_RM: list[str] = []
 #: A judge server address where nothing listens: the judges' requests fail fast (label unreachable), so
 #: fuzzing reaches everything before the request (text, templates, grade lines) without a server.
 _NO_JUDGE = {"model": "fuzz-judge", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0}

@@ -20,9 +20,9 @@ def serve(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def reward_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random sequence-classification model (one label) with the tiny model's tokenizer."""
+def reward_model_dir() -> Path:
+    """A tiny random sequence-classification model (one label) with the tiny model's tokenizer, shared by the process."""
     pytest.importorskip("transformers")
-    from judge_models import make_tiny_reward_model
+    from judge_models import tiny_reward_model
 
-    return make_tiny_reward_model(tmp_path_factory.mktemp("rm") / "tiny-rm")
+    return tiny_reward_model()

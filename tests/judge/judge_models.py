@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 
@@ -27,3 +30,21 @@ def make_tiny_reward_model(path: Path, seed: int = 0, num_labels: int = 1) -> Pa
         if f.name.startswith(("tokenizer", "special_tokens", "chat_template")):
             shutil.copy(f, path / f.name)
     return path
+
+
+_SHARED: list[tuple[Path, int]] = []  # (the model, the process that wrote it)
+
+
+def tiny_reward_model() -> Path:
+    """:func:`make_tiny_reward_model`'s default model, written once per test process (a forked child uses
+    its parent's) into a temporary folder that the process that wrote it removes when it exits."""
+    if not _SHARED:
+        folder = Path(tempfile.mkdtemp(prefix="grpo-tiny-rm-"))
+        atexit.register(_remove, folder, os.getpid())
+        _SHARED.append((make_tiny_reward_model(folder / "tiny-rm"), os.getpid()))
+    return _SHARED[0][0]
+
+
+def _remove(folder: Path, owner: int) -> None:
+    if os.getpid() == owner:  # (an exiting forked child leaves it to the process that wrote it)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -6,8 +6,6 @@ synchronous call against the concurrent one) on the same inputs.
 
 from __future__ import annotations
 
-import functools
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +94,8 @@ def _ids(completions: list[Any]) -> list[list[int]]:
     return [list(range(len(t.split()))) for t in texts]
 
 
-@functools.cache
 def _tiny_reward_model() -> Path:
     """The judge tests' tiny sequence-classification model, written once per test process."""
-    from judge_models import make_tiny_reward_model
+    from judge_models import tiny_reward_model
 
-    return make_tiny_reward_model(Path(tempfile.mkdtemp(prefix="scale-rm-")) / "tiny-rm")
+    return tiny_reward_model()
