@@ -155,6 +155,7 @@ def test_two_processes_under_torchrun_log_rewards_of_both_ranks(tiny_model, tmp_
     config["rewards"] = [{"use": "toy.rank"}, {"use": "toy.digits"}]
     path = write_config(tmp_path / "run.yaml", config)
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT")}
+    env["TMPDIR"] = str(tmp_path)  # torchrun's own torchelastic_* log folder, which it leaves behind
     result = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port()),
          str(HERE / "train_launch.py"), str(path)],
