@@ -4,13 +4,16 @@ on each. The cache keeps what the compiler made, never what a program did afterw
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from forked import Forked
@@ -257,6 +260,59 @@ def test_the_processes_started_from_here_share_the_folder_and_it_goes_with_the_p
     subprocess.run([sys.executable, "-c", named], capture_output=True, text=True, check=True,
                    env={**env, FOLDER_ENV: str(mine)})
     assert (mine / "k.bin").read_bytes() == b"binary"
+
+
+def test_a_folder_whose_owner_was_killed_is_removed_by_the_next_process_that_makes_one(tmp_path):
+    # the owner removes its folder at exit; killed (SIGKILL, the OOM killer) it cannot: the next process does,
+    # and only that one: a live owner's folder, a folder without the owner's lock file and another user's stay
+    env = {**{k: v for k, v in os.environ.items() if k != FOLDER_ENV}, "TMPDIR": str(tmp_path)}
+    hold = ("import sys, time; from grpo_rewards_code.compile_cache import CACHE; CACHE.claim('k', 0.0); "
+            "CACHE.done('k', b'binary'); print(CACHE.folder, flush=True); time.sleep(600)")
+    killed = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True, env=env)
+    living = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert killed.stdout is not None and living.stdout is not None
+        dead, alive = Path(killed.stdout.readline().strip()), Path(living.stdout.readline().strip())
+        killed.kill()
+        killed.wait()
+        assert (dead / "k.bin").read_bytes() == b"binary" and (alive / "k.bin").is_file()
+        unowned = tmp_path / "grpo-rewards-compiled-1-0123456789ab"  # no .owner: a worker's, or an older version's
+        unowned.mkdir()
+        show = "from grpo_rewards_code.compile_cache import CACHE; print(CACHE.folder)"
+        made = Path(subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, check=True,
+                                   env=env, timeout=120).stdout.strip())
+        assert not dead.exists() and (alive / "k.bin").is_file() and unowned.is_dir() and not made.exists()
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, unowned.name])
+    finally:
+        living.kill()
+        living.wait()
+        killed.wait()
+    # a forked child of the owner keeps the folder in use after the owner is killed (it shares the owner's lock);
+    # once the child has ended too, the folder goes with the next process that makes one
+    forker = ("import os, time; from grpo_rewards_code.compile_cache import CACHE\n"
+              "child = os.fork()\nif child == 0:\n    os.dup2(os.open(os.devnull, os.O_RDWR), 1)\n    time.sleep(600)\n"
+              "    os._exit(0)\n"
+              "print(CACHE.folder, child, flush=True)\nos.kill(os.getpid(), 9)")
+    printed = subprocess.run([sys.executable, "-c", forker], stdout=subprocess.PIPE, text=True, env=env,
+                             timeout=120).stdout.split()  # (the child lets go of the pipe)
+    folder, child = Path(printed[0]), int(printed[1])
+    try:
+        subprocess.run([sys.executable, "-c", show], check=True, env=env, capture_output=True, timeout=120)
+        assert folder.is_dir()
+    finally:
+        os.kill(child, signal.SIGKILL)
+    with open(folder / ".owner") as owner:  # the lock is free once the child's files are closed by its end
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the killed child still holds the lock"
+                time.sleep(0.05)
+        fcntl.flock(owner, fcntl.LOCK_UN)
+    subprocess.run([sys.executable, "-c", show], check=True, env=env, capture_output=True, timeout=120)
+    assert not folder.exists()
 
 
 def test_the_modules_example_runs():

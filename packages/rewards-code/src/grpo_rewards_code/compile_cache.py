@@ -18,7 +18,8 @@ and starts with no compile in progress.
 spread over its workers: kept per process, a row's checker was compiled once by every worker that judged one of
 them (up to the group's size). So the binaries are also written to a folder the process and the workers it
 starts share (:data:`FOLDER_ENV`, set on import to a new folder under the temporary directory, mode 0700, that
-the process which chose it removes when it exits; a folder the user names is used and never removed, unless
+the process which chose it removes when it exits, or, when it was killed, the next process that chooses one;
+a folder the user names is used and never removed, unless
 another user could write to it: then nothing is shared, with a warning; ``off``: in memory only), at most
 :data:`MAX_BYTES` there too, and a compile in progress in one process holds a lock (``flock``) on its key that
 the others wait on, as threads wait on each other: one compile for the whole pool. The kernel releases the lock
@@ -39,6 +40,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -108,11 +110,13 @@ class CompileCache:
 
     def _shared(self) -> Path | None:
         """``folder``, made if needed; None when it cannot be used or others could write to it (then nothing is
-        shared: a binary there could be anyone's), with a warning the first time."""
+        shared: a binary there could be anyone's), with a warning the first time. A folder :func:`_shared_folder`
+        made is never made again here: gone, its owner has ended (a worker would leave a folder nobody removes)."""
         if self.folder is None:
             return None
         try:
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not _OWNED.fullmatch(self.folder.name):
+                self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             info = os.stat(self.folder, follow_symlinks=False)
         except OSError as exc:
             self._unshared(f"it cannot be made or read ({exc})")
@@ -272,15 +276,35 @@ def _binaries(folder: Path) -> list[Path]:
     return [p for p in folder.glob("*.bin") if len(p.stem) == 64 and all(c in "0123456789abcdef" for c in p.stem)]
 
 
+#: the name of a folder :func:`_shared_folder` makes (its owner's process id, 12 random hex digits), and of its draft
+_OWNED = re.compile(r"grpo-rewards-compiled-\d+-[0-9a-f]{12}")
+_DRAFT = ".grpo-rewards-compiled-draft-"
+#: the file in such a folder on which its owner holds a shared ``flock`` while it (or a forked child) lives
+OWNER_FILE = ".owner"
+_owner_fds: list[int] = []  # kept open: closing one would drop the owner's lock
+
+
 def _shared_folder() -> Path | None:
-    """The folder of :data:`FOLDER_ENV`; when unset, a new one is named there (the worker processes started from
-    here inherit it) and removed when this process exits."""
+    """The folder of :data:`FOLDER_ENV`; when unset, a new one is made under the temporary directory (the worker
+    processes started from here inherit its name) and removed when this process exits. Its owner holds a lock in
+    it while it lives; a folder of an owner that was killed (``SIGKILL``, the OOM killer), and so never removed,
+    is removed by the next process that makes one (:func:`_remove_abandoned`)."""
     named = os.environ.get(FOLDER_ENV)
     if named == "off":
         return None
     if named:
         return Path(named)
-    folder = Path(tempfile.gettempdir()) / f"grpo-rewards-compiled-{os.getpid()}-{secrets.token_hex(6)}"
+    tmp = Path(tempfile.gettempdir())
+    _remove_abandoned(tmp)
+    folder = tmp / f"grpo-rewards-compiled-{os.getpid()}-{secrets.token_hex(6)}"
+    try:  # made in a draft with the owner's lock already held, so no other process sees it unlocked
+        draft = Path(tempfile.mkdtemp(prefix=_DRAFT, dir=tmp))
+        fd = os.open(draft / OWNER_FILE, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        _owner_fds.append(fd)
+        draft.rename(folder)
+    except OSError:  # an unwritable temporary directory: CompileCache._shared says so when a binary is kept
+        pass
     os.environ[FOLDER_ENV] = str(folder)
     owner = os.getpid()
 
@@ -290,6 +314,36 @@ def _shared_folder() -> Path | None:
 
     atexit.register(remove)
     return folder
+
+
+def _remove_abandoned(tmp: Path) -> None:
+    """Remove the folders (and drafts) under ``tmp`` that :func:`_shared_folder` made for a process that no longer
+    runs: those of this user whose :data:`OWNER_FILE` this process can lock exclusively (the kernel drops the lock
+    of a process however it ends, and no forked child of it holds it any more). A folder without that file (made
+    by a worker for a user-named folder, or by an older version) is left alone."""
+    try:
+        names = [n for n in os.listdir(tmp) if n.startswith((_DRAFT, "grpo-rewards-compiled-"))]
+    except OSError:
+        return
+    for name in names:
+        if not (_OWNED.fullmatch(name) or name.startswith(_DRAFT)):
+            continue
+        folder = tmp / name
+        try:
+            if os.stat(folder, follow_symlinks=False).st_uid != os.getuid():
+                continue
+            fd = os.open(folder / OWNER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # its owner still runs
+            os.close(fd)
+            continue
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+        finally:
+            os.close(fd)
 
 
 #: this process's cache, used by :class:`grpo_rewards_code.runner.LocalRunner`
