@@ -86,14 +86,17 @@ class TransformersServe:
         return dict(response.json())
 
     def close(self) -> None:
+        """Ctrl-C, as a user stops it (its multiprocessing child then removes its ``/tmp/pymp-*`` folder, which a
+        SIGTERM left behind on every run); SIGTERM, then SIGKILL, if it has not ended 20 s later."""
         if self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGCONT)  # in case a test left it stopped
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(20)
+            for stop in (lambda: self.process.send_signal(signal.SIGINT), self.process.terminate, self.process.kill):
+                stop()
+                try:
+                    self.process.wait(20)
+                    return
+                except subprocess.TimeoutExpired:
+                    continue
 
 
 @dataclass
