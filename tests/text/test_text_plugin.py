@@ -123,6 +123,23 @@ def test_a_row_without_references_is_left_out():
     assert (result.values, result.labels) == ([None, None], ["no_reference", "no_reference"])
 
 
+@pytest.mark.parametrize("name", ["text.exact_match", "text.f1", "text.fuzzy", "text.bleu", "text.chrf", "text.rouge"])
+def test_references_are_read_as_datasets_carry_them(name):
+    import numpy as np
+
+    reward = grpo_rewards.get_reward(name)
+    replies = ["<answer>42</answer>", "The answer is \\boxed{42}", "0.5", "Denver Broncos", "Paris",
+               "The City of Light", "yes", "Paris", "Paris"]
+    refs = [42, 42.0, 0.5, {"text": ["Denver Broncos", "Broncos"], "answer_start": [177, 184]},
+            np.array(["Lyon", "Paris"], dtype=object), {"value": "Paris", "aliases": ["Paris", "The City of Light"]},
+            True, {"city": "Paris"}, [["Paris"]]]
+    result = reward.score(prompts=[None] * len(replies), completions=replies, reference=refs)
+    # a number is its text (42.0 as 42), SQuAD's answers their text, a numpy array its items, TriviaQA's answer its
+    # value and aliases; a bool, another mapping or a nested list is no reference
+    assert result.values[:6] == [1.0] * 6
+    assert result.values[6:] == [None] * 3 and result.labels[6:] == ["no_reference"] * 3
+
+
 def test_the_capitals_task_trains_with_exact_match_on_its_rows(registry):
     task = registry.tasks["text:capitals"]
     rows = task.factory(20, seed=3)

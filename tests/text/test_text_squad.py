@@ -40,6 +40,15 @@ def test_each_value_is_the_official_scripts(make, v1, v2):
     assert [i for i, r in enumerate(ROWS) if r[0] and values[i] != r[v1]] == []
 
 
+@pytest.mark.parametrize(("make", "v2"), [(make_exact_match, 4), (make_f1, 5)], ids=["exact_match", "f1"])
+def test_squads_own_answers_column_gives_the_official_values(make, v2):
+    # the column as the SQuAD datasets carry it: {"text": [...], "answer_start": [...]}, empty when unanswerable
+    answers = [{"text": r[0], "answer_start": [0] * len(r[0])} for r in ROWS]
+    values = make(reference_column="answers")(prompts=[None] * len(ROWS), completions=[r[1] for r in ROWS],
+                                              answers=answers)
+    assert [i for i, r in enumerate(ROWS) if values[i] != r[v2]] == []
+
+
 @pytest.mark.parametrize(("prediction", "golds", "exact", "f1"), [
     # v2.0 sets aside a gold that normalises to nothing when another does not ...
     (" ", ["The", "Paris"], 0.0, 0.0),

@@ -13,7 +13,8 @@ The answer is read with the math package's parameter names and values (``answer_
 its last ``<answer>`` tag is read to its end (as math reads it when no closed tag comes before).
 
 References come from a column (``reference`` unless a parameter names another): one string or a
-list of acceptable strings, the best match counting. A text that is not valid UTF-8 (lone surrogates,
+list of acceptable strings, the best match counting (numbers, SQuAD's and TriviaQA's answer objects are
+read too: :func:`references`). A text that is not valid UTF-8 (lone surrogates,
 as ``surrogateescape`` decoding leaves them) has each bad code point replaced by U+FFFD.
 
 >>> read_answer(r"I think it is \boxed{\text{Paris}}.", "any", "last")
@@ -28,7 +29,10 @@ as ``surrogateescape`` decoding leaves them) has each bad code point replaced by
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
+from collections.abc import Mapping
 from typing import Any
 
 #: ``answer_format``: math's values (``any``, ``boxed``, ``answer_tag``) and ``whole``.
@@ -159,9 +163,48 @@ def read_answer(text: str, answer_format: str = "any", answer_position: str = "l
 
 
 def references(value: Any) -> tuple[str, ...]:
-    """The acceptable references of one row's column value: a string, or a list/tuple of strings (others skipped)."""
+    """The acceptable references of one row's column value, as datasets carry them: a string; a number (its
+    decimal text, a float with an integral value as that integer: a numeric column with gaps, read through
+    pandas, holds 42 as 42.0); a list, tuple or numpy array of those; SQuAD's ``answers`` (``{"text": [...],
+    "answer_start": [...]}``, as SQuAD v2, XQuAD, MLQA and TyDi QA carry them; without text, SQuAD v2's
+    unanswerable question, the reference ``""``, as its official script reads it) and TriviaQA's ``answer``
+    (``{"value": ..., "aliases": [...]}``). Anything else (None, a bool, another mapping, nested lists) gives
+    none: the row is ``no_reference``.
+
+    >>> references(42), references(42.0), references(0.5), references(True)
+    (('42',), ('42',), ('0.5',), ())
+    >>> references({"text": ["Denver Broncos", "Broncos"], "answer_start": [177, 184]})
+    ('Denver Broncos', 'Broncos')
+    """
     if isinstance(value, str):
         return (valid_text(value),)
-    if isinstance(value, (list, tuple)):
-        return tuple(valid_text(v) for v in value if isinstance(v, str))
-    return ()
+    if isinstance(value, Mapping):
+        if "text" in value:  # SQuAD; no text is SQuAD v2's unanswerable question, whose gold evaluate-v2.0.py reads as ""
+            return references(value["text"]) or ("",)
+        if "aliases" in value or "value" in value:  # TriviaQA
+            return tuple(dict.fromkeys(references(value.get("value")) + references(value.get("aliases"))))
+        return ()
+    if not isinstance(value, (list, tuple)):
+        if hasattr(value, "tolist") and getattr(value, "ndim", 0) == 1:  # a numpy array (pandas' list cells)
+            value = value.tolist()
+        else:
+            number = _number_text(value)
+            return () if number is None else (number,)
+    found: list[str] = []
+    for item in value:
+        text = valid_text(item) if isinstance(item, str) else _number_text(item)
+        if text is not None:
+            found.append(text)
+    return tuple(found)
+
+
+def _number_text(value: Any) -> str | None:
+    """A number's text as a reference (see :func:`references`); None for anything else (a bool is no number)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    number = float(value)
+    if not math.isfinite(number):
+        return None
+    return str(int(number)) if number.is_integer() and abs(number) < 2 ** 53 else repr(number)

@@ -1,7 +1,7 @@
 """The shared part of the rewards that compare a reply's answer with reference texts.
 
 A :class:`ReferenceMetric` reads the answer (:mod:`.answer`: ``answer_format``,
-``answer_position``) and the references (the column ``reference_column``, one string or a list)
+``answer_position``) and the references (the column ``reference_column``, one string or a list: :func:`.answer.references`)
 and returns the best of ``metric(answer, reference)`` over the references. A row without a
 reference is left out (``None``, label ``no_reference``); a strict ``answer_format`` that finds no
 box or tag scores 0.0 with the label ``no_answer``. Subclasses define :meth:`ReferenceMetric.metric`.
