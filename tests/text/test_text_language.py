@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grpo_rewards_text import Language, language
-from grpo_rewards_text.detect import probabilities
+from grpo_rewards_text.detect import language_code, probabilities
 
 SENTENCES = {
     "en": "The committee will publish its final report on the new railway line next spring.",
@@ -40,10 +40,30 @@ def test_detection_is_the_same_on_every_call():
     assert len({tuple(probabilities(mixed)) for _ in range(20)}) == 1
 
 
-def test_zh_accepts_both_scripts_and_a_region_is_compared_whole():
+def test_zh_accepts_both_scripts_and_a_chinese_region_is_compared_whole():
     assert Language(language="zh")(SENTENCES["zh-cn"]) == (1.0, "match")
     assert Language(language="ZH_CN")(SENTENCES["zh-cn"]) == (1.0, "match")
     assert Language(language="zh-tw")(SENTENCES["zh-cn"]) == (0.0, "other")
+
+
+@pytest.mark.parametrize(("given", "code"), [
+    ("fr", "fr"), ("FR", "fr"), ("fr-FR", "fr"), ("fr_CA", "fr"), ("fra", "fr"), ("fre", "fr"), ("fra_Latn", "fr"),
+    ("French", "fr"), (" french ", "fr"), ("en-US", "en"), ("pt-BR", "pt"), ("por_Latn", "pt"), ("de-CH", "de"),
+    ("ger", "de"), ("arb_Arab", "ar"), ("jpn_Jpan", "ja"), ("iw", "he"), ("nb", "no"), ("Filipino", "tl"),
+    ("zh", "zh"), ("zh-CN", "zh-cn"), ("zh-Hans", "zh-cn"), ("zho_Hans", "zh-cn"), ("zh-Hant-HK", "zh-tw"),
+    ("zh-TW", "zh-tw"), ("Chinese", "zh"), ("xx", None), ("Klingon", None), ("", None), ("fr-", "fr"), (5, None),
+])
+def test_an_expected_language_is_read_as_datasets_write_it(given, code):
+    assert language_code(given) == code
+
+
+def test_a_language_the_detector_does_not_know_is_no_verdict_and_a_bad_parameter_is_refused():
+    values = language.score(prompts=[None] * 5, completions=[SENTENCES["fr"]] * 3 + [SENTENCES["zh-cn"]] * 2,
+                            language=["fr-FR", "French", "Klingon", "zh-Hant", "zho_Hans"])
+    assert (values.values, values.labels) == ([1.0, 1.0, None, 0.0, 1.0],
+                                              ["match", "match", "unknown_language", "other", "match"])
+    with pytest.raises(ValueError, match="language 'xx' is none of the detector's languages"):
+        Language(language="xx")
 
 
 def test_the_expected_language_comes_from_the_column_when_no_parameter_is_given():
