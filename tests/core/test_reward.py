@@ -576,6 +576,23 @@ def test_a_batch_reward_may_return_a_numpy_float_array_and_trl_gets_python_float
         checked_batch("r", np.zeros((2, 2)), 2)
 
 
+def test_a_batch_reward_may_return_a_torch_tensor_as_trl_accepts_one():
+    import torch
+
+    from grpo_rewards.execution.calls import checked_batch
+
+    def quarters(prompts, completions, **kwargs):
+        return torch.tensor([len(c) / 4 for c in completions], requires_grad=True)
+
+    values = Reward(quarters, metric="quarters", form="batch")(prompts=["p", "p"], completions=["ab", "abcde"])
+    assert values == [0.5, 1.25] and [type(v) for v in values] == [float, float]
+    with pytest.raises(RewardError, match="on sample 1: returned inf, expected a finite float or None"):
+        checked_batch("r", torch.tensor([0.5, float("inf")]), 2)
+    assert checked_batch("r", torch.tensor([1, 2]), 2)[0] == [1.0, 2.0]  # integers: one at a time, as floats
+    with pytest.raises(RewardError, match="on sample 0: returned bool True, expected a float or None"):
+        checked_batch("r", torch.tensor([True, False]), 2)
+
+
 def test_only_the_builder_calls_reward_in_the_core():
     """One way in: every public constructor of a registered reward goes through ``building.build``
     (docs/architecture.md, "Building a reward: one way"); no other core module calls ``Reward(...)``."""

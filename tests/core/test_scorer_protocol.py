@@ -133,7 +133,8 @@ def test_the_protocol_modules_examples_run():
     import doctest
 
     from grpo_rewards import outcomes
+    from grpo_rewards.execution import calls  # (checking what a batch reward returns)
 
-    for module in (protocol, scorer_hooks, outcomes):
+    for module in (protocol, scorer_hooks, outcomes, calls):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__

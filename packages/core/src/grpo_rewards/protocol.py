@@ -135,8 +135,8 @@ class RewardResult:
     ``metrics`` are numbers about the call itself (a judge's latency, the tokens it used), logged
     by the core beside ``timing/<metric>`` as ``<key>/<metric>``.
 
-    A batch-form reward may give its ``values`` as a one-dimensional numpy array of floats (what a
-    library that scores a batch at once returns): the core checks it and passes TRL a list of floats,
+    A batch-form reward may give its ``values`` as a one-dimensional numpy array or torch tensor of floats
+    (what a library that scores a batch at once returns): the core checks it and passes TRL a list of floats,
     as it does for a list; the results :meth:`grpo_rewards.Reward.score` returns always hold lists.
 
     >>> RewardResult(values=[1.0, 0.0], labels=["correct", "wrong"]).values
