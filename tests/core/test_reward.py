@@ -591,6 +591,14 @@ def test_a_batch_reward_may_return_a_torch_tensor_as_trl_accepts_one():
     assert checked_batch("r", torch.tensor([1, 2]), 2)[0] == [1.0, 2.0]  # integers: one at a time, as floats
     with pytest.raises(RewardError, match="on sample 0: returned bool True, expected a float or None"):
         checked_batch("r", torch.tensor([True, False]), 2)
+    # a per-sample scorer's 0-dimensional tensor or array is its item, as TRL takes it
+    import numpy as np
+
+    each = Reward(lambda text, **row: torch.tensor(len(text) / 2) if text else np.array(0.25), metric="each")
+    assert each(prompts=["p", "p"], completions=["abc", ""]) == [1.5, 0.25]
+    with pytest.raises(RewardError, match="on sample 0: returned nan, expected a finite float or None"):
+        Reward(lambda text, **row: torch.tensor(float("nan")), metric="nan", on_error="raise")(
+            prompts=["p"], completions=["a"])
 
 
 def test_only_the_builder_calls_reward_in_the_core():

@@ -14,6 +14,8 @@ from typing import Any
 
 from .errors import RewardError, quote
 
+_ARRAYS = {("torch", "Tensor"), ("numpy", "ndarray")}
+
 
 def check_value(name: str, value: Any, index: int) -> float | None:
     """``value`` as a finite ``float`` (or ``None``), else a :class:`RewardError` naming the sample."""
@@ -21,6 +23,8 @@ def check_value(name: str, value: Any, index: int) -> float | None:
         return None
     if type(value) is float and math.isfinite(value):  # the usual case, without the numbers.Real check
         return value
+    if (type(value).__module__, type(value).__name__) in _ARRAYS and value.ndim == 0:
+        value = value.item()  # a 0-dimensional torch tensor or numpy array, as TRL takes one (not a masked one)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
         raise RewardError(name, f"returned {type(value).__name__} {quote(value)}, expected a float or None", index)
     try:
