@@ -14,6 +14,7 @@ from typing import Any
 
 from .errors import RewardError, quote
 
+#: (module, name) of the array types whose 0-dimensional values :func:`check_value` reads as their item
 _ARRAYS = {("torch", "Tensor"), ("numpy", "ndarray")}
 
 
