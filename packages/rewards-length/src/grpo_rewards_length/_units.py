@@ -34,7 +34,8 @@ def count_tokens(ids: Sequence[int] | None, text: str | None, fallback_chars_per
         return math.ceil(len(text) / fallback_chars_per_token)
     raise ValueError(
         f"{reward} measures tokens and needs completion_ids, which this call does not have "
-        "(TRL's GRPOTrainer passes them; offline scoring needs a completion_ids column). "
+        "(TRL's GRPOTrainer passes them; offline, a completion_ids column, or grpo-rewards score --tokenizer MODEL "
+        "to make them). "
         "Pass completion_ids, choose unit='chars' or 'words', or set fallback_chars_per_token "
         "(e.g. 4.0) to estimate tokens from characters"
     )
