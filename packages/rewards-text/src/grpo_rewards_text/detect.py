@@ -81,6 +81,9 @@ def _matches(code: str, expected: str) -> bool:
 class Language:
     """1.0 when the reply's answer is in the expected language, else 0.0 (labels ``match``, ``other``, ``undetected``).
 
+    None for a row without an expected language (``no_language``) or naming one the detector does not know
+    (``unknown_language``).
+
     Unit: none (a score in its range; no length is measured).
 
     The expected language is the parameter ``language`` (``"fr"``; any form :func:`language_code` reads: ``fr-FR``,
