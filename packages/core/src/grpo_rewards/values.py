@@ -14,8 +14,15 @@ from typing import Any
 
 from .errors import RewardError, quote
 
-#: (module, name) of the array types whose 0-dimensional values :func:`check_value` reads as their item
-_ARRAYS = {("torch", "Tensor"), ("numpy", "ndarray")}
+#: (module, name) of the array types a reward may return values in, and the library's name
+_ARRAYS = {("numpy", "ndarray"): "numpy", ("torch", "Tensor"): "torch"}
+
+
+def array_kind(value: Any) -> str | None:
+    """``"numpy"`` for a numpy ``ndarray`` itself (not a masked array), ``"torch"`` for a torch tensor, else None:
+    read from the value's type, so neither library is imported here."""
+    kind = type(value)
+    return _ARRAYS.get((kind.__module__, kind.__name__))
 
 
 def check_value(name: str, value: Any, index: int) -> float | None:
@@ -24,7 +31,7 @@ def check_value(name: str, value: Any, index: int) -> float | None:
         return None
     if type(value) is float and math.isfinite(value):  # the usual case, without the numbers.Real check
         return value
-    if (type(value).__module__, type(value).__name__) in _ARRAYS and value.ndim == 0:
+    if array_kind(value) is not None and value.ndim == 0:
         value = value.item()  # a 0-dimensional torch tensor or numpy array, as TRL takes one (not a masked one)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
         raise RewardError(name, f"returned {type(value).__name__} {quote(value)}, expected a float or None", index)

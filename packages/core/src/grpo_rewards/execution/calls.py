@@ -22,7 +22,7 @@ from ..errors import RewardError
 from ..options import RewardOptions
 from ..protocol import RewardResult
 from ..scorer_hooks import warm_up
-from ..values import check_label, check_value, is_checked_label
+from ..values import array_kind, check_label, check_value, is_checked_label
 from . import default_workers, map_with_deadline, run_items
 from .messages import Outcome
 
@@ -150,7 +150,7 @@ def _array_values(raw: Any) -> tuple[list[Any], bool] | None:
     """``(values, all floats)`` of a one-dimensional numpy array (``ndarray`` itself, not a masked array) or torch
     tensor: its values as Python numbers in one C call (checking a float batch of 512 so took 17 µs, against
     183 µs for an array's values one at a time through :func:`check_value`, which refuses a tensor's: TRL itself
-    accepts a tensor); None for anything else. Neither library is imported here: the value's own type says.
+    accepts a tensor); None for anything else (:func:`~grpo_rewards.values.array_kind` says which).
 
     >>> import numpy as np, torch
     >>> _array_values(np.array([0.5, 1.0], dtype=np.float32)), _array_values(torch.tensor([1, 2]))
@@ -158,15 +158,10 @@ def _array_values(raw: Any) -> tuple[list[Any], bool] | None:
     >>> _array_values([0.5]), _array_values(np.zeros((1, 1))), _array_values(np.ma.array([0.5]))
     (None, None, None)
     """
-    kind = type(raw)
-    if kind.__module__ == "numpy" and kind.__name__ == "ndarray":
-        floats = raw.dtype.kind == "f"
-    elif kind.__module__ == "torch" and kind.__name__ == "Tensor":
-        floats = raw.dtype.is_floating_point
-    else:
+    kind = array_kind(raw)
+    if kind is None or raw.ndim != 1:
         return None
-    if raw.ndim != 1:
-        return None
+    floats = raw.dtype.kind == "f" if kind == "numpy" else raw.dtype.is_floating_point
     return raw.tolist(), floats
 
 
