@@ -322,12 +322,10 @@ def _remove_abandoned(tmp: Path) -> None:
     of a process however it ends, and no forked child of it holds it any more). A folder without that file (made
     by a worker for a user-named folder, or by an older version) is left alone."""
     try:
-        names = [n for n in os.listdir(tmp) if n.startswith((_DRAFT, "grpo-rewards-compiled-"))]
+        names = [n for n in os.listdir(tmp) if _OWNED.fullmatch(n) or n.startswith(_DRAFT)]
     except OSError:
         return
     for name in names:
-        if not (_OWNED.fullmatch(name) or name.startswith(_DRAFT)):
-            continue
         folder = tmp / name
         try:
             if os.stat(folder, follow_symlinks=False).st_uid != os.getuid():
