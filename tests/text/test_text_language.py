@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lanes import examples
 
 from grpo_rewards_text import Language, language
-from grpo_rewards_text.detect import language_code, probabilities
+from grpo_rewards_text.detect import _CHINESE, _CODES, language_code, probabilities
 
 SENTENCES = {
     "en": "The committee will publish its final report on the new railway line next spring.",
@@ -49,12 +52,29 @@ def test_zh_accepts_both_scripts_and_a_chinese_region_is_compared_whole():
 @pytest.mark.parametrize(("given", "code"), [
     ("fr", "fr"), ("FR", "fr"), ("fr-FR", "fr"), ("fr_CA", "fr"), ("fra", "fr"), ("fre", "fr"), ("fra_Latn", "fr"),
     ("French", "fr"), (" french ", "fr"), ("en-US", "en"), ("pt-BR", "pt"), ("por_Latn", "pt"), ("de-CH", "de"),
-    ("ger", "de"), ("arb_Arab", "ar"), ("jpn_Jpan", "ja"), ("iw", "he"), ("nb", "no"), ("Filipino", "tl"),
+    ("ger", "de"), ("mo", "ro"), ("arb_Arab", "ar"), ("jpn_Jpan", "ja"), ("iw", "he"), ("nb", "no"), ("Filipino", "tl"),
     ("zh", "zh"), ("zh-CN", "zh-cn"), ("zh-Hans", "zh-cn"), ("zho_Hans", "zh-cn"), ("zh-Hant-HK", "zh-tw"),
     ("zh-TW", "zh-tw"), ("Chinese", "zh"), ("xx", None), ("Klingon", None), ("", None), ("fr-", "fr"), (5, None),
 ])
 def test_an_expected_language_is_read_as_datasets_write_it(given, code):
     assert language_code(given) == code
+
+
+@settings(max_examples=examples(300, thorough=10_000))
+@given(alias=st.sampled_from(sorted(_CODES)), upper=st.lists(st.booleans(), min_size=12, max_size=12),
+       separator=st.sampled_from(["-", "_"]), subtag=st.sampled_from(["", "US", "fr", "Latn", "Cyrl", "419", "Hant",
+                                                                      "hans", "TW", "cn", "HK", "Arab"]),
+       padding=st.sampled_from(["", " ", "\t", " \n"]))
+def test_every_alias_in_any_case_with_any_region_or_script_reads_as_its_language(alias, upper, separator, subtag,
+                                                                              padding):
+    # the family of the cases above: each code, three-letter code and name of the table, its letters' case drawn,
+    # with a region or script subtag after either separator; only Chinese reads one (zh-cn or zh-tw)
+    written = "".join(c.upper() if u else c for c, u in zip(alias, upper + [False] * len(alias)))
+    if subtag:
+        written += separator + subtag
+    code = _CODES[alias]
+    expected = code if code != "zh" or not subtag else _CHINESE.get(subtag.lower(), "zh")
+    assert language_code(padding + written + padding) == expected
 
 
 def test_a_language_the_detector_does_not_know_is_no_verdict_and_a_bad_parameter_is_refused():

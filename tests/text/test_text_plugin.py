@@ -7,10 +7,13 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lanes import examples
 
 import grpo_rewards
 import grpo_rewards_text as text
-from grpo_rewards_text.answer import read_answer
+from grpo_rewards_text.answer import read_answer, references
 
 NAMES = ["text.bleu", "text.chrf", "text.exact_match", "text.f1", "text.fuzzy", "text.json", "text.language",
          "text.rouge", "text.similarity"]
@@ -138,6 +141,21 @@ def test_references_are_read_as_datasets_carry_them(name):
     # value and aliases; a bool, another mapping or a nested list is no reference
     assert result.values[:6] == [1.0] * 6
     assert result.values[6:] == [None] * 3 and result.labels[6:] == ["no_reference"] * 3
+
+
+@settings(max_examples=examples(300, thorough=20_000))
+@given(number=st.one_of(st.integers(-10**40, 10**40), st.floats(allow_nan=False, allow_infinity=False)))
+def test_a_number_reference_is_a_text_that_reads_back_as_that_number(number):
+    # the family of 42 and 42.0: any integer or finite float, alone or in a list beside a string and non-references
+    (text,) = references(number)
+    if isinstance(number, int):
+        assert text == str(number)
+    else:
+        assert float(text) == number
+        if number.is_integer() and abs(number) < 2 ** 53:
+            assert text == str(int(number))  # 42.0 is 42: no point, no exponent
+    assert references([number, "x", None, True, [number]]) == (text, "x")
+    assert references(float("nan")) == references(float("inf")) == ()
 
 
 def test_the_capitals_task_trains_with_exact_match_on_its_rows(registry):

@@ -41,7 +41,7 @@ et est ekk Estonian; fa fas per pes Persian Farsi; fi fin Finnish; fr fra fre Fr
 he heb iw Hebrew; hi hin Hindi; hr hrv Croatian; hu hun Hungarian; id ind in Indonesian; it ita Italian;
 ja jpn Japanese; kn kan Kannada; ko kor Korean; lt lit Lithuanian; lv lav lvs Latvian; mk mkd mac Macedonian;
 ml mal Malayalam; mr mar Marathi; ne nep npi Nepali; nl nld dut Dutch Flemish; no nor nob nno nb nn Norwegian;
-pa pan Punjabi Panjabi; pl pol Polish; pt por Portuguese; ro ron rum Romanian; ru rus Russian;
+pa pan Punjabi Panjabi; pl pol Polish; pt por Portuguese; ro ron rum mo mol Romanian Moldavian; ru rus Russian;
 sk slk slo Slovak; sl slv Slovenian Slovene; so som Somali; sq sqi alb als Albanian; sv swe Swedish;
 sw swa swh Swahili; ta tam Tamil; te tel Telugu; th tha Thai; tl tgl fil Tagalog Filipino; tr tur Turkish;
 uk ukr Ukrainian; ur urd Urdu; vi vie Vietnamese; zh zho chi cmn Chinese Mandarin
