@@ -115,3 +115,55 @@ def test_list_shows_a_count_and_the_first_tasks_and_every_task_with_tasks_or_jso
                          "--tasks shows all)"]
     assert every[1:] == [f"  {f'many:t{i}':<28} (task) task number {i}" for i in range(8)]
     assert [t["name"] for t in listing["plugins"][0]["tasks"]] == [f"many:t{i}" for i in range(8)]
+
+
+def _solution_matches(text: str, solution: str, **row: object) -> tuple[float, str]:
+    return (1.0, "right") if text == str(solution) else (0.0, "wrong")
+
+
+def _column_kinds() -> list[tuple[str, object]]:
+    """The containers a user has a column in: ``dataset["x"]`` (a datasets ``Column``), numpy, pandas, torch."""
+    datasets = pytest.importorskip("datasets")
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    torch = pytest.importorskip("torch")
+    ds = datasets.Dataset.from_dict({"completion": ["4", "7", "8"], "solution": ["4", "7", "9"], "n": [4, 7, 9]})
+    return [("datasets.Column", (ds["completion"], ds["solution"])),
+            ("numpy", (np.array(["4", "7", "8"]), np.array(["4", "7", "9"]))),
+            ("pandas", (pd.Series(["4", "7", "8"], index=[9, 8, 7]), pd.Series(["4", "7", "9"], index=[2, 1, 0]))),
+            ("torch", (["4", "7", "8"], torch.tensor([4, 7, 9])))]
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0], ids=["in process", "in workers"])
+def test_columns_given_as_a_dataset_column_numpy_pandas_or_torch_score_as_lists(timeout):
+    # dataset["solution"] is a datasets.Column, not a list: it was passed whole to every sample (a "needs
+    # dataset column 'solution'; the batch has: none" error, or None with bad_row for a reward without
+    # declared columns) instead of one item per sample
+    reward = Reward(_solution_matches, metric="m", timeout=timeout)
+    for kind, (completions, solutions) in _column_kinds():
+        result = reward.score(prompts=None, completions=completions, solution=solutions)
+        assert (result.values, result.labels) == ([1.0, 1.0, 0.0], ["right", "right", "wrong"]), kind
+
+
+def test_a_batch_reward_gets_lists_for_columns_given_in_other_containers():
+    seen: list[tuple[str, str]] = []
+
+    def batch(prompts, completions, solution, **kwargs):
+        seen.append((type(completions).__name__, type(solution).__name__))
+        return [float(c == str(s)) for c, s in zip(completions, solution)]
+
+    reward = Reward(batch, metric="b", form="batch")
+    for kind, (completions, solutions) in _column_kinds():
+        assert reward(prompts=None, completions=completions, solution=solutions) == [1.0, 1.0, 0.0], kind
+    assert seen == [("list", "list")] * 4
+
+
+def test_what_is_not_a_column_is_passed_on_as_it_is():
+    from grpo_rewards.protocol import as_column, batch_columns
+
+    np = pytest.importorskip("numpy")
+    assert [as_column(v) for v in ("abc", b"ab", {"a": 1}, 3, None, np.float64(2.0), np.array(2.0))] == [None] * 7
+    other = np.array([1, 2, 3])  # not one item per completion: not a column of this batch
+    assert batch_columns(None, ["a", "b"], {"k": other})[2]["k"] is other
+    calls = ["a", "b"], {"s": ["x", "y"]}
+    assert batch_columns(None, *calls) == (None, *calls) and batch_columns(None, *calls)[2] is calls[1]

@@ -26,7 +26,7 @@ from typing import Any
 
 from .environment import TAG, EnvironmentFactory, EnvironmentInfo, call_get_reward, tool_methods
 from .options import RewardOptions
-from .protocol import TRL_CONTROL_KWARGS, RewardResult
+from .protocol import TRL_CONTROL_KWARGS, RewardResult, batch_columns
 from .records import RewardInfo
 
 __all__ = ["EnvironmentReward", "environment_reward_info", "replay"]
@@ -129,9 +129,10 @@ class EnvironmentReward:
                  **kwargs: Any) -> RewardResult:
         environments = kwargs.pop("environments", None)  # TRL's (not a keyword parameter: the core binds those)
         params = {k: kwargs.pop(k) for k in list(kwargs) if k in self.info.params}
+        prompts, completions, kwargs = batch_columns(prompts, completions, kwargs)
         n = len(completions)
         columns = {k: v for k, v in kwargs.items()
-                   if k not in TRL_CONTROL_KWARGS and isinstance(v, (list, tuple)) and len(v) == n}
+                   if k not in TRL_CONTROL_KWARGS and type(v) in (list, tuple) and len(v) == n}
         values: list[float | None] = [None] * n
         labels = ["none"] * n
         for i in range(n):

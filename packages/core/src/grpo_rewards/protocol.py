@@ -12,9 +12,11 @@ into that call (:class:`grpo_rewards.Reward`). Everything the core reads from a 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from .values import array_kind
 
 Message = dict[str, Any]
 Completion = str | list[Message]
@@ -230,6 +232,66 @@ def trajectory_messages(completion: Any) -> list[Message]:
     if isinstance(completion, (list, tuple)):
         return [message for message in completion if isinstance(message, dict)]
     return []
+
+
+#: (module, name) of the other sequence types a column is held in: pandas' ``Series`` (not a ``Sequence``)
+_SERIES = {("pandas.core.series", "Series"), ("pandas", "Series")}
+
+
+def as_column(value: Any) -> list[Any] | tuple[Any, ...] | None:
+    """The items of ``value`` when it holds one item per sample, else ``None``.
+
+    TRL passes ``prompts``, ``completions`` and each dataset column as a list. A list or tuple is
+    returned as it is; a column as other libraries hold one becomes a list of its items: a
+    ``datasets`` ``Column`` (what ``dataset["name"]`` returns) or any other ``Sequence``, a pandas
+    ``Series`` (in order), a numpy array or torch tensor with at least one dimension (its rows, as
+    Python values). Strings, bytes and mappings are single values, never columns.
+
+    >>> import numpy as np
+    >>> as_column(np.array([1.5, 2.0])), as_column(range(2)), as_column("ab"), as_column({"a": 1})
+    ([1.5, 2.0], [0, 1], None, None)
+    """
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return value
+    if isinstance(value, (str, bytes, bytearray, Mapping)):
+        return None
+    if array_kind(value) is not None:
+        return value.tolist() if value.ndim >= 1 else None
+    if (kind.__module__, kind.__name__) in _SERIES:
+        return value.tolist()
+    if isinstance(value, Sequence):
+        return list(value)
+    return None
+
+
+def batch_columns(prompts: Any, completions: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+    """``prompts``, ``completions`` and the keyword arguments of a reward call, each column a list or tuple.
+
+    The one place that says what a per-sample column is (:func:`as_column`): ``completions`` and
+    ``prompts`` as lists, and every keyword argument that holds ``len(completions)`` items (TRL's
+    control arguments aside). Anything else is passed on as it is. A call in TRL's form (lists
+    throughout) is returned unchanged.
+
+    >>> import numpy as np
+    >>> batch_columns(None, np.array(["a", "b"]), {"solution": np.array([1, 2]), "k": 3, "other": [1, 2, 3]})
+    (None, ['a', 'b'], {'solution': [1, 2], 'k': 3, 'other': [1, 2, 3]})
+    """
+    if type(completions) is not list and type(completions) is not tuple:
+        completions = as_column(completions) or completions
+    if prompts is not None and type(prompts) is not list and type(prompts) is not tuple:
+        prompts = as_column(prompts) or prompts
+    converted: dict[str, Any] | None = None
+    for key, value in kwargs.items():
+        kind = type(value)
+        if kind is list or kind is tuple or value is None or key in TRL_CONTROL_KWARGS:
+            continue
+        items = as_column(value)
+        if items is not None and len(items) == len(completions):
+            if converted is None:
+                converted = dict(kwargs)
+            converted[key] = items
+    return prompts, completions, kwargs if converted is None else converted
 
 
 def check_each_row(rows: Iterable[Any], check: Callable[[Any], object],

@@ -30,7 +30,14 @@ from .execution import map_with_deadline
 from .execution.calls import BatchCall, batch_result_problem, checked_batch, run_samples, start_workers
 from .options import RewardOptions
 from .outcomes import Tally
-from .protocol import OPTIONS_KEYWORD, ROW_FIELDS, TRL_CONTROL_KWARGS, RewardResult, completion_text
+from .protocol import (
+    OPTIONS_KEYWORD,
+    ROW_FIELDS,
+    TRL_CONTROL_KWARGS,
+    RewardResult,
+    batch_columns,
+    completion_text,
+)
 from .records import column_params
 from .results import ResultCache
 from .scorer_hooks import quick
@@ -39,7 +46,7 @@ from .values import check_value, is_checked_label, split_label
 
 __all__ = ["ResultCache", "Reward", "batch_result_problem", "build_scorer"]
 
-_SEQUENCES = (list, tuple)  # what a per-sample column is
+_SEQUENCES = (list, tuple)  # what a per-sample column is once protocol.batch_columns has read the call
 _NOT_ACCEPTED: Any = object()  # never a scorer's value
 
 
@@ -196,6 +203,7 @@ class Reward:
         cache when another reward reads this one (computed once per batch), else computed."""
         if completions is None:
             raise RewardError(self.__name__, "called without completions")
+        prompts, completions, kwargs = batch_columns(prompts, completions, kwargs)
         cache = self.cache
         if not cache.has_readers:  # only then is a result kept for another reward (and looked up here)
             return self._compute(prompts, completions, completion_ids, kwargs, result)
