@@ -293,3 +293,76 @@ def test_the_last_line_says_done_and_counts_the_troubles_reported_above(plugins,
     out, err = capsys.readouterr()
     assert out.splitlines()[-1] == "done: scored 2 rows; 1 bad rows (above)"
     assert err.startswith("bad row: line 2: not JSON")
+
+
+TOOL_ROWS = [
+    {"prompt": "Weather in Paris?", "gold_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+     "completion": [{"role": "assistant", "content": "", "tool_calls": [
+         {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}]},
+    {"prompt": "Add 2 and 3", "gold_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}],
+     "completion": [{"role": "assistant", "content": "", "tool_calls": [
+         {"type": "function", "function": {"name": "add", "arguments": {"a": 2, "b": 4}}}]},
+         {"role": "tool", "name": "add", "content": "6"}, {"role": "assistant", "content": "6"}]},
+]
+
+
+def _scored_file(path, rewards, capsys):
+    out = path.parent / "scored.jsonl"
+    code = main(["score", str(path), "--rewards", rewards, "--out", str(out), "--no-progress"])
+    return code, [(s["rewards"], s["labels"]) for s in map(json.loads, out.read_text().splitlines())], capsys.readouterr()
+
+
+def test_parquet_and_save_to_disk_folders_of_trajectories_score_like_their_jsonl(tmp_path, capsys):
+    # datasets stores a message list with differently shaped tool calls as JSON text in Parquet: read as a
+    # plain Arrow table, every completion would be a list of strings (a bad row)
+    pytest.importorskip("grpo_rewards_tools")
+    datasets = pytest.importorskip("datasets")
+    jsonl = _write_rows(tmp_path / "rows.jsonl", TOOL_ROWS)
+    expected = _scored_file(jsonl, "tools.call_match", capsys)[1]
+    assert [r["tools.call_match"] for r, _ in expected] == [1.0, 0.0]
+    dataset = datasets.Dataset.from_list(TOOL_ROWS)
+    dataset.to_parquet(str(tmp_path / "rows.parquet"))
+    dataset.save_to_disk(str(tmp_path / "saved"))
+    for path in (tmp_path / "rows.parquet", tmp_path / "saved"):
+        code, scored, _ = _scored_file(path, "tools.call_match", capsys)
+        assert (code, scored) == (0, expected), path.name
+
+
+def test_csv_and_json_array_rows_are_read_and_their_bad_rows_named_by_row_number(tmp_path, capsys):
+    (tmp_path / "rows.csv").write_text("\ufeffprompt,completion,solution\n2+2?,\\boxed{4},4\n3+4?,\\boxed{8},7\n",
+                                       encoding="utf-8")  # as Excel writes it: with a byte-order mark
+    code, scored, _ = _scored_file(tmp_path / "rows.csv", "math.accuracy", capsys)
+    assert (code, [r["math.accuracy"] for r, _ in scored]) == (0, [1.0, 0.0])
+    (tmp_path / "rows.json").write_text(json.dumps([{"completion": "\\boxed{4}", "solution": "4"}, {"completion": 5},
+                                                    ["not a row"]]))  # pandas' to_json(orient="records")
+    code, scored, captured = _scored_file(tmp_path / "rows.json", "math.accuracy", capsys)
+    assert (code, [r["math.accuracy"] for r, _ in scored]) == (1, [1.0])
+    assert captured.err.splitlines() == [
+        "bad row: row 2: 'completion' must be a string or a list of messages, not int",
+        "bad row: row 3: expected an object with a 'completion' field"]
+
+
+def test_a_file_without_a_row_to_score_says_so_instead_of_blaming_the_reward_set(tmp_path, capsys):
+    # before: "entry 1 (math.accuracy): needs dataset column(s) 'solution'; the dataset has: prompt"
+    datasets = pytest.importorskip("datasets")
+    (tmp_path / "text.jsonl").write_text("What is 2 + 2?\n4\n")
+    (tmp_path / "empty.jsonl").write_text("\n")
+    (tmp_path / "bad.parquet").write_text("not parquet")
+    datasets.DatasetDict({"train": datasets.Dataset.from_dict({"completion": ["4"]}),
+                          "test": datasets.Dataset.from_dict({"completion": ["5"]})}).save_to_disk(str(tmp_path / "dd"))
+    capsys.readouterr()  # datasets' progress bars
+    (tmp_path / "folder").mkdir()
+    for name in ("text.jsonl", "empty.jsonl", "bad.parquet", "dd", "folder"):
+        assert main(["score", str(tmp_path / name), "--rewards", "math.accuracy", "--no-progress"]) == 2
+    err = capsys.readouterr().err.replace(str(tmp_path) + os.sep, "")
+    assert err.splitlines() == [
+        "grpo-rewards: error: no row of text.jsonl can be scored (2 bad: line 1: not JSON (Expecting value); line 2: "
+        "expected an object with a 'completion' field); expected JSONL, Parquet, CSV, a JSON array, or a folder "
+        "written by datasets' save_to_disk, each row with a 'completion'",
+        "grpo-rewards: error: no row of empty.jsonl can be scored (it is empty)",
+        "grpo-rewards: error: cannot read bad.parquet as Parquet: Could not open Parquet input source "
+        "'bad.parquet': Parquet magic bytes not found in footer. Either the file is corrupted or this is not a "
+        "parquet file.",
+        "grpo-rewards: error: dd holds the splits train, test: give one of their folders (dd/train)",
+        "grpo-rewards: error: not a file: folder (expected JSONL, Parquet, CSV, a JSON array, or a folder written by "
+        "datasets' save_to_disk)"]

@@ -34,7 +34,7 @@ from .registry import Registry, load_registry
 from .reward import Reward
 from .rewardset import get_reward, load_reward_set
 from .scoring import explain_row, prompt_batches, reason, score_groups
-from .scoring_input import atomic_writer, check_out, dump_row, read_rows
+from .scoring_input import atomic_writer, check_out, dump_row, read_rows, unit
 
 _TRUE = frozenset({"true", "yes", "correct", "right", "1", "1.0", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "wrong", "incorrect", "0", "0.0", "fail", "failed"})
@@ -240,10 +240,9 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     if not out and target.exists() and not _written_by_compare(target):
         raise GrpoRewardsError(f"{target} exists and was not written by compare; give --out FILE for the "
                                f"disagreeing rows")
-    numbered, bad = read_rows(path)
+    numbered, bad = read_rows(path)  # (an error when no row can be read)
     rows = [r.data for r in numbered]
-    if not rows:
-        raise GrpoRewardsError(f"{path}: no rows to compare")
+    where = unit(path)  # what the numbers count: JSONL lines, a table's rows
     columns = {k for row in rows for k in row} - ROW_FIELDS
     registry = registry or load_registry()
     a, b = _sides(specs, columns, registry)
@@ -266,7 +265,7 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     records = [_disagreement(cmp, i, rows[i], numbered[i].line) for i in disagreeing]
     for record, i in list(zip(records, disagreeing))[:show]:
         text = completion_text(rows[i]["completion"])
-        print(f"  line {record['line']}: {_shorten(rows[i]['completion'] if text is None else text)}", file=stream)
+        print(f"  {where} {record['line']}: {_shorten(rows[i]['completion'] if text is None else text)}", file=stream)
         for key in ("a", "b"):
             side = record[key]
             note = f"  {_shorten(side['explain'], 160)}" if "explain" in side else ""
@@ -276,7 +275,7 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
             fh.write(dump_row({**rows[i], "compare": record}) + "\n")
     print(f"wrote {len(disagreeing)} disagreeing rows to {target}", file=stream)
     for line, problem in bad:
-        print(f"bad row: line {line}: {problem}", file=sys.stderr)
+        print(f"bad row: {where} {line}: {problem}", file=sys.stderr)
     for problem in failures:
         print(f"reward error: {problem}", file=sys.stderr)
     return 1 if bad or failures else 0

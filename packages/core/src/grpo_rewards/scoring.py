@@ -31,7 +31,7 @@ from .protocol import ROW_FIELDS, UNLOGGED_LABELS
 from .reward import Reward
 from .rewardset import RewardSet, load_reward_set
 from .scorer_hooks import explainer
-from .scoring_input import RESERVED_COLUMNS, TokenIds, atomic_writer, check_out, dump_row, read_rows
+from .scoring_input import RESERVED_COLUMNS, TokenIds, atomic_writer, check_out, dump_row, read_rows, unit
 
 #: Seconds a scorer's ``explain`` may take for one row (``score --explain``, ``compare``).
 EXPLAIN_DEADLINE = 10.0
@@ -333,16 +333,18 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
                     record["explain"] = {m: explain_row(r, row) for m, r in explaining}
                 fh.write(dump_row(record) + "\n")
 
+    where = unit(path)  # what the numbers count: JSONL lines, a table's rows
     for line, message in bad:
-        print(f"bad row: line {line}: {message}", file=err)
+        print(f"bad row: {where} {line}: {message}", file=err)
     for (name, column), indices in missing.items():
         print(f"missing column: {name} reads {column!r}, which {len(indices)} row(s) lack "
-              f"(scored None): lines {line_ranges([numbered[i].line for i in indices])}", file=err)
+              f"(scored None): {where}s {line_ranges([numbered[i].line for i in indices])}", file=err)
     by_reason: dict[tuple[str, str], list[int]] = {}
     for index, metric, why in failures:
         by_reason.setdefault((metric, why), []).append(numbered[index].line)
     for (metric, why), lines in by_reason.items():
-        print(f"reward error: {metric} failed on {len(lines)} row(s) (lines {line_ranges(lines)}): {why}", file=err)
+        print(f"reward error: {metric} failed on {len(lines)} row(s) ({where}s {line_ranges(lines)}): {why}",
+              file=err)
     if reserved:
         print(f"note: column(s) {', '.join(map(repr, reserved))} not passed to the rewards "
               "(the names of the reward call's own arguments)", file=err)

@@ -1,10 +1,13 @@
-"""What ``grpo-rewards score`` reads and writes: JSONL rows, token ids, and the ``--out`` file (checked and
+"""What ``grpo-rewards score`` reads and writes: rows, token ids, and the ``--out`` file (checked and
 written by :mod:`.outfile`).
 
-Every line is read on its own, so one bad line never stops the others: a line that is not UTF-8,
-not JSON, nested too deeply, not an object, or without a usable ``completion`` is a *bad row*,
-reported with its line number and left out. A UTF-8 byte-order mark at the start of the file is
-skipped.
+Rows come from a JSONL file, or from a table as a dataset is saved: Parquet (``.parquet``, needs
+``datasets``), CSV (``.csv``, every field a string), a JSON file holding one
+array of objects (``.json``; one object per line is JSONL), or a folder ``Dataset.save_to_disk`` wrote
+(needs ``datasets``). A JSONL line is read on its own, so one bad line never stops the others: a line
+that is not UTF-8, not JSON, nested too deeply, not an object, or without a usable ``completion`` is a
+*bad row*, reported with its line number (a table's row: its row number, :func:`unit`) and left out.
+A UTF-8 byte-order mark at the start of the file is skipped.
 
 >>> rows, bad = parse_lines([b'\\xef\\xbb\\xbf{"completion": "4"}\\n', b'[1]\\n', b'{"completion": "5", "prompt": "p"}\\n'])
 >>> [(row.line, row.data["completion"]) for row in rows]
@@ -30,8 +33,8 @@ BOM = b"\xef\xbb\xbf"
 #: Row keys that cannot reach a reward as keyword arguments: the reward call's own argument names.
 RESERVED_COLUMNS = frozenset({"self", "text", "prompts", "completions"})
 
-__all__ = ["RESERVED_COLUMNS", "Row", "TokenIds", "atomic_writer", "check_out", "dump_row", "parse_lines",
-           "read_rows"]
+__all__ = ["FORMATS", "RESERVED_COLUMNS", "Row", "TokenIds", "atomic_writer", "check_out", "dump_row", "parse_lines",
+           "read_rows", "unit"]
 
 
 @dataclass
@@ -72,6 +75,12 @@ def parse_line(raw: bytes) -> dict[str, Any] | str:
         return "not read: JSON nested too deeply"
     except ValueError as exc:  # an integer past Python's digit limit (sys.get_int_max_str_digits)
         return f"not read: {unreadable_number(exc)}"
+    return checked_row(value)
+
+
+def checked_row(value: Any) -> dict[str, Any] | str:
+    """A row read from a file, or why it is a bad row (no ``completion``, or one that is not a string or
+    a list of messages; ``completion_ids`` that are not token ids)."""
     if not isinstance(value, dict) or "completion" not in value:
         return "expected an object with a 'completion' field"
     problem = _completion_problem(value["completion"]) or _ids_problem(value.get("completion_ids"))
@@ -95,18 +104,118 @@ def parse_lines(lines: Iterable[bytes]) -> tuple[list[Row], list[tuple[int, str]
     return rows, bad
 
 
+def check_records(records: Iterable[Any]) -> tuple[list[Row], list[tuple[int, str]]]:
+    """Rows and ``(row number, problem)`` pairs from a table's records (numbered from 1)."""
+    rows: list[Row] = []
+    bad: list[tuple[int, str]] = []
+    for number, record in enumerate(records, 1):
+        checked = checked_row(record)
+        if isinstance(checked, str):
+            bad.append((number, checked))
+        else:
+            rows.append(Row(number, checked))
+    return rows, bad
+
+
+#: What a file's rows are read as, by suffix (anything else is JSONL).
+TABLES = {".parquet": "Parquet", ".csv": "CSV"}
+FORMATS = "JSONL, Parquet, CSV, a JSON array, or a folder written by datasets' save_to_disk"
+
+
+def _saved_dataset(folder: Path) -> bool:
+    return (folder / "dataset_info.json").is_file() or (folder / "state.json").is_file() or (
+        folder / "dataset_dict.json").is_file()
+
+
+def unit(path: str | Path) -> str:
+    """What a row's number counts in the file at ``path``: ``line`` (JSONL), else ``row``."""
+    file = Path(path)
+    if file.is_dir() or file.suffix.lower() in TABLES:
+        return "row"
+    if file.suffix.lower() == ".json" and _json_array(file):
+        return "row"
+    return "line"
+
+
+def _json_array(file: Path) -> bool:
+    try:
+        with file.open("rb") as fh:
+            start = fh.read(4096).lstrip()
+    except OSError:
+        return False
+    return start.removeprefix(BOM).lstrip().startswith(b"[")
+
+
+def _datasets(file: Path) -> Any:
+    try:
+        import datasets
+    except ImportError as exc:
+        raise GrpoRewardsError(f"reading {file} needs datasets: pip install 'grpo-rewards[train]' (or datasets)") from exc
+    return datasets
+
+
+def _table_records(file: Path) -> list[Any]:
+    """The records of a Parquet or CSV file, a JSON array, or a ``save_to_disk`` folder (raises GrpoRewardsError)."""
+    suffix = file.suffix.lower()
+    if file.is_dir():
+        datasets = _datasets(file)
+        loaded = datasets.load_from_disk(str(file))
+        if isinstance(loaded, datasets.DatasetDict):
+            raise GrpoRewardsError(f"{file} holds the splits {', '.join(loaded)}: give one of their folders "
+                                   f"({file / next(iter(loaded))})")
+        return list(loaded.to_list())
+    if suffix == ".parquet":
+        # read by pyarrow into memory (nothing cached on disk), then as a datasets Dataset, which decodes the
+        # columns datasets wrote in its own types (a message list with tool calls is stored as JSON text)
+        datasets = _datasets(file)
+        import pyarrow.parquet as pq
+        from datasets.table import InMemoryTable
+
+        try:
+            table = pq.read_table(file)
+        except Exception as exc:  # pyarrow's ArrowInvalid for a file that is not Parquet, OSError
+            raise GrpoRewardsError(f"cannot read {file} as Parquet: {str(exc).splitlines()[0][:300]}") from exc
+        return list(datasets.Dataset(InMemoryTable(table)).to_list())
+    if suffix == ".csv":
+        import csv
+
+        try:
+            with file.open(encoding="utf-8-sig", newline="") as fh:
+                return list(csv.DictReader(fh))
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise GrpoRewardsError(f"cannot read {file} as CSV: {exc}") from exc
+    try:  # a JSON array of objects
+        value = json.loads(file.read_bytes().removeprefix(BOM))
+    except (ValueError, RecursionError) as exc:
+        raise GrpoRewardsError(f"cannot read {file} as a JSON array of rows: {str(exc)[:300]}") from exc
+    return list(value)
+
+
 def read_rows(path: str | Path) -> tuple[list[Row], list[tuple[int, str]]]:
-    """Read a JSONL file of completions: ``(rows, bad rows)``; a missing file or a folder is an error."""
+    """Read the rows of a file of completions (this module's docstring says which files): ``(rows, bad
+    rows)``. A missing file, a folder that is no saved dataset, or a file of no readable row is an error."""
     file = Path(path)
     if not file.exists():
         raise GrpoRewardsError(f"file not found: {path}")
-    if not file.is_file():
-        raise GrpoRewardsError(f"not a file: {path} (expected JSONL, one completion per line)")
+    if file.is_dir() and not _saved_dataset(file):
+        raise GrpoRewardsError(f"not a file: {path} (expected {FORMATS})")
+    if not file.is_dir() and not file.is_file():
+        raise GrpoRewardsError(f"not a file: {path} (expected {FORMATS})")
     try:
-        with file.open("rb") as fh:
-            return parse_lines(fh)
+        if unit(file) == "row":
+            rows, bad = check_records(_table_records(file))
+        else:
+            with file.open("rb") as fh:
+                rows, bad = parse_lines(fh)
     except OSError as exc:
         raise GrpoRewardsError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if not rows:
+        where = unit(file)
+        first = "; ".join(f"{where} {n}: {why}" for n, why in bad[:3])
+        raise GrpoRewardsError(f"no row of {path} can be scored" + (f" ({len(bad)} bad: {first})" if bad else
+                                                                       " (it is empty)")
+                               + (f"; expected {FORMATS}, each row with a 'completion'" if bad else ""))
+    return rows, bad
 
 
 # -- token ids ------------------------------------------------------------------------------------

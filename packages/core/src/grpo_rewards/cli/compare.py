@@ -11,7 +11,8 @@ from .command import Command, new_parser, positive_int
 def parser() -> argparse.ArgumentParser:
     p = new_parser("compare", "Score a JSONL file with two rewards (or a reward and a label column) and show where "
                               "they disagree.")
-    p.add_argument("file", help="JSONL: one object per line with 'completion' (and 'prompt', dataset columns)")
+    p.add_argument("file", help="JSONL, one object per line with 'completion' (and 'prompt', dataset columns); or Parquet, CSV, a JSON "
+                   "array, or a folder written by datasets' save_to_disk, with those columns")
     p.add_argument("--rewards", action="append", required=True, metavar="SIDE",
                    help="a reward name, a reward-set file (each entry a side), SET.yaml:ENTRY, or a column of "
                         "verdicts such as 'label'; give two sides")

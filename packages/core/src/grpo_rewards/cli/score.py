@@ -10,7 +10,8 @@ from .command import Command, new_parser, positive_int
 
 def parser() -> argparse.ArgumentParser:
     p = new_parser("score", "Score a JSONL file of completions with a reward set, as training would score them.")
-    p.add_argument("file", help="JSONL: one object per line with 'completion' (and 'prompt', dataset columns)")
+    p.add_argument("file", help="JSONL, one object per line with 'completion' (and 'prompt', dataset columns); or Parquet, CSV, a JSON "
+                   "array, or a folder written by datasets' save_to_disk, with those columns")
     p.add_argument("--rewards", required=True,
                    help="reward set YAML (a file with a 'rewards:' list), or one reward's name (math.accuracy)")
     p.add_argument("--out", help="write each row with its scores ('rewards', 'labels', 'reward') to this JSONL file")
