@@ -38,6 +38,14 @@ def test_the_system_and_interpreter_are_read_only_and_tmp_is_private(sandbox):
     assert run(sandbox, "import os\nprint(os.listdir('/tmp'))")["stdout"] == "[]\n"  # nothing kept between runs
 
 
+@pytest.mark.parametrize("folder", ["/tmp", "/", "/dev"])
+def test_a_folder_that_would_cover_the_sandboxs_own_tmp_or_dev_is_never_bound(sandbox, folder):
+    # bound read-only at its path, the host's /tmp replaced the private one: its files visible to the program
+    with pytest.raises(ValueError, match=f"cannot show the folder {folder} inside the sandbox"):
+        sandbox.run_python("print(1)", [{"kind": "stdio", "input": ""}], sys_path=(folder,))
+    assert run(sandbox, "import os\nprint(os.listdir('/tmp'))")["stdout"] == "[]\n"  # the sandbox still works
+
+
 def test_there_is_no_network_not_even_the_hosts_loopback(sandbox):
     import socket
 

@@ -4,6 +4,7 @@ the row forms (native, Spider, BIRD, gold rows), and the environment's failures 
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import sqlite3
 
@@ -204,3 +205,25 @@ def test_a_database_in_a_private_folder_is_bound_alone(shop):
     shop.parent.parent.chmod(0o700)  # as pytest's own folders are: the sandbox's user could not search it
     row = normalise_sql_row({"db_id": "shop", "query": "SELECT 1"}, str(shop.parent.parent))
     assert (row.db_path, row.folder) == (str(shop.resolve()), str(shop.resolve()))
+
+
+def test_a_database_directly_in_tmp_is_bound_alone_and_scored(score, shop):
+    # /tmp/x.sqlite: binding its folder would lay the host's /tmp over the sandbox's own (visible to the program,
+    # and the warm sandbox, failing to clean it, never started: None, sandbox_error, on every row)
+    import tempfile
+
+    from grpo_rewards_code.sql_rows import normalise_sql_row
+
+    if os.path.realpath(tempfile.gettempdir()) != "/tmp":
+        pytest.skip("the temporary folder is not /tmp here")
+    handle, name = tempfile.mkstemp(prefix="grpo-rewards-test-", suffix=".sqlite", dir="/tmp")
+    try:
+        with os.fdopen(handle, "wb") as fh:
+            fh.write(shop.read_bytes())
+        os.chmod(name, 0o644)
+        row = {"db_path": name, "query": "SELECT name FROM customers WHERE city = 'Oslo'"}
+        assert normalise_sql_row(row).folder == name
+        assert score(fenced("SELECT name FROM customers WHERE city = 'Oslo' ORDER BY id DESC"), **row) == (1.0, "matched")
+        assert score(fenced("SELECT name FROM customers"), **row) == (0.0, "mismatched")
+    finally:
+        os.unlink(name)

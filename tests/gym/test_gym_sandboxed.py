@@ -71,3 +71,13 @@ def test_a_module_missing_inside_the_sandbox_is_none_with_a_warning_never_zero(r
     monkeypatch.setattr(grpo_rewards_code.sandbox, "host_sys_path", lambda: ())  # the sandbox sees no site-packages
     with pytest.warns(RuntimeWarning, match="No module named 'reasoning_gym'"):
         assert Accuracy(sandbox=True)(f"<answer>{row['answer']}</answer>", **row) == (None, "sandbox_error")
+
+
+def test_a_script_run_from_tmp_scores_in_the_sandbox_as_elsewhere(row, monkeypatch):
+    # ``python /tmp/train.py`` puts /tmp first on sys.path; shown to the sandbox, the host's /tmp covered the
+    # sandbox's own and the right answer was paid 0.0 (unscorable)
+    from grpo_rewards_code.sandbox import host_sys_path
+
+    monkeypatch.syspath_prepend("/tmp")
+    assert "/tmp" not in host_sys_path()
+    assert Accuracy(sandbox=True)(f"<answer>{row['answer']}</answer>", **row) == (1.0, "correct")

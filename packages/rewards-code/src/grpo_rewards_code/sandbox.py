@@ -55,6 +55,7 @@ from .sandbox_command import (
     _read_inner,
     _root_userns,
     as_root,
+    hides_own_mount,
     interpreter,
 )
 
@@ -267,12 +268,17 @@ def _remove_tree(path: str) -> None:
 
 
 def host_sys_path() -> tuple[str, ...]:
-    """The directories of this process's ``sys.path`` outside the interpreter's own (site-packages, source trees)."""
+    """The directories of this process's ``sys.path`` outside the interpreter's own (site-packages, source trees).
+
+    A directory that would cover the sandbox's own ``/tmp``, ``/dev`` or ``/proc`` is left out
+    (:func:`hides_own_mount`): ``/tmp`` itself is ``sys.path[0]`` for a script run from there
+    (``python /tmp/train.py``), and what lies there is the user's scripts, not an installed package."""
     base = os.path.realpath(sys.base_prefix)
     out = []
     for entry in sys.path:
         path = os.path.realpath(entry) if entry else ""
-        if path and os.path.isdir(path) and not path.startswith(base + os.sep) and path not in out:
+        if path and os.path.isdir(path) and not path.startswith(base + os.sep) and path not in out \
+                and not hides_own_mount(path):
             out.append(path)
     return tuple(out)
 

@@ -24,6 +24,22 @@ class SandboxUnavailable(RuntimeError):
     """No sandbox can start on this machine (and unsafe mode was not chosen)."""
 
 
+#: the sandbox's own mounts: private (its /tmp, /dev/shm, /dev, /proc) or the system's, bound first
+OWN_MOUNTS = ("/tmp", "/dev/shm", "/dev", "/proc", "/usr")
+
+
+def hides_own_mount(path: str) -> bool:
+    """Whether a directory bound at ``path`` would cover one of the sandbox's own mounts (``/``, ``/tmp``, ``/dev``,
+    ...): the host's ``/tmp`` would replace the private one, visible to the program and never cleaned. A directory
+    under ``/tmp`` is fine (bound inside the private one); a file anywhere is.
+
+    >>> [hides_own_mount(p) for p in ("/tmp", "/", "/dev/shm", "/tmp/project", "/usr/lib/python3")]
+    [True, True, True, False, False]
+    """
+    path = os.path.normpath(path)
+    return path == "/" or any(mount == path or mount.startswith(path + "/") for mount in OWN_MOUNTS if mount != "/usr")
+
+
 @lru_cache(maxsize=1)
 def _harness_source() -> str:
     """The harness's source files joined into the one program the sandbox runs (:func:`harness.source`)."""
@@ -55,6 +71,10 @@ def _bind_args(read_only: tuple[str, ...] = ()) -> list[str]:
             args += ["--ro-bind", extra, extra]
     prefix = os.path.realpath(sys.base_prefix)
     binds = ([prefix] if not prefix.startswith("/usr/") else []) + [p for p in read_only if p != prefix]
+    for bound in binds:
+        if os.path.isdir(bound) and hides_own_mount(bound):
+            raise ValueError(f"cannot show the folder {bound} inside the sandbox: it would cover the sandbox's own "
+                             "/tmp, /dev or /proc (bind a folder below it, or the file itself)")
     made: list[str] = []
     for bound in binds:
         parent = os.path.dirname(bound)

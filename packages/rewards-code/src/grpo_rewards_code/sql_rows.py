@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .extract import fenced_blocks
+from .sandbox_command import hides_own_mount
 
 #: fence tags read as SQL (a block tagged with anything else is not a query: ``no_sql``)
 SQL_TAGS = frozenset({"sql", "sqlite", "sqlite3", "mysql", "postgresql", "postgres", "psql", "plsql", "tsql"})
@@ -170,8 +171,9 @@ def normalise_sql_row(row: Mapping[str, Any], database_dir: str | None = None) -
 
 def _bound(path: str, folder: str) -> str:
     """What to bind for ``path``: ``folder`` when everyone may read the file through it (the sandbox's user owns
-    nothing on the host), else the file alone (a folder of mode 700 is not searchable inside)."""
-    if os.path.commonpath([folder, path]) != folder:  # a db_id folder that is a link out of database_dir
+    nothing on the host), else the file alone (a folder of mode 700 is not searchable inside; ``/tmp`` or ``/``,
+    which would cover the sandbox's own, :func:`~grpo_rewards_code.sandbox_command.hides_own_mount`)."""
+    if os.path.commonpath([folder, path]) != folder or hides_own_mount(folder):  # a db_id folder linking out
         return path
     try:
         if os.stat(path).st_mode & 0o004 == 0:
