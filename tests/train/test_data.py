@@ -106,3 +106,24 @@ def test_rows_with_a_null_empty_or_blank_prompt_are_named_before_training(tmp_pa
                                           {"prompt": [{"role": "user", "content": ""}]}])
     with pytest.raises(DatasetError, match=r"1 of 2 rows have no prompt \(null, empty or only spaces; rows 2\)"):
         load_dataset_from_config({"path": str(chats)}, registry)
+
+
+def test_a_folder_written_by_save_to_disk_is_read_and_a_split_folder_named(tmp_path, registry):
+    # before: "dataset.path: file not found: data" for a folder that exists
+    import datasets
+
+    rows = [{"question": f"q{i}", "answer": str(i)} for i in range(3)]
+    datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "data"))
+    datasets.DatasetDict({"train": datasets.Dataset.from_list(rows)}).save_to_disk(str(tmp_path / "splits"))
+    (tmp_path / "plain").mkdir()
+    dataset = load_dataset_from_config({"path": str(tmp_path / "data"), "columns": {"prompt": "question"}, "n": 2},
+                                       registry)
+    assert dataset.to_list() == [{"prompt": "q0", "answer": "0"}, {"prompt": "q1", "answer": "1"}]
+    assert load_dataset_from_config({"path": str(tmp_path / "splits" / "train"), "columns": {"prompt": "question"}},
+                                    registry)["prompt"] == ["q0", "q1", "q2"]
+    with pytest.raises(DatasetError, match=r"^dataset.path: .*splits holds the splits train: give one of their "
+                                           r"folders \(.*splits/train\)$"):
+        load_dataset_from_config({"path": str(tmp_path / "splits")}, registry)
+    with pytest.raises(DatasetError, match=r"^dataset.path: not a file: .*plain \(a file, or a folder written by "
+                                           r"datasets' save_to_disk\)$"):
+        load_dataset_from_config({"path": str(tmp_path / "plain")}, registry)

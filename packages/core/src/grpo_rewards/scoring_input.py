@@ -122,9 +122,20 @@ TABLES = {".parquet": "Parquet", ".csv": "CSV"}
 FORMATS = "JSONL, Parquet, CSV, a JSON array, or a folder written by datasets' save_to_disk"
 
 
-def _saved_dataset(folder: Path) -> bool:
-    return (folder / "dataset_info.json").is_file() or (folder / "state.json").is_file() or (
-        folder / "dataset_dict.json").is_file()
+def saved_dataset(folder: Path) -> bool:
+    """Whether ``folder`` is one ``Dataset.save_to_disk`` (or ``DatasetDict.save_to_disk``) wrote."""
+    return any((folder / name).is_file() for name in ("state.json", "dataset_info.json", "dataset_dict.json"))
+
+
+def load_saved(folder: Path) -> Any:
+    """The ``Dataset`` saved in ``folder``; a GrpoRewardsError for a ``DatasetDict`` (naming its splits) or without
+    ``datasets``."""
+    datasets = _datasets(folder)
+    loaded = datasets.load_from_disk(str(folder))
+    if isinstance(loaded, datasets.DatasetDict):
+        raise GrpoRewardsError(f"{folder} holds the splits {', '.join(loaded)}: give one of their folders "
+                               f"({folder / next(iter(loaded))})")
+    return loaded
 
 
 def unit(path: str | Path) -> str:
@@ -158,12 +169,7 @@ def _table_records(file: Path) -> list[Any]:
     """The records of a Parquet or CSV file, a JSON array, or a ``save_to_disk`` folder (raises GrpoRewardsError)."""
     suffix = file.suffix.lower()
     if file.is_dir():
-        datasets = _datasets(file)
-        loaded = datasets.load_from_disk(str(file))
-        if isinstance(loaded, datasets.DatasetDict):
-            raise GrpoRewardsError(f"{file} holds the splits {', '.join(loaded)}: give one of their folders "
-                                   f"({file / next(iter(loaded))})")
-        return list(loaded.to_list())
+        return list(load_saved(file).to_list())
     if suffix == ".parquet":
         # read by pyarrow into memory (nothing cached on disk), then as a datasets Dataset, which decodes the
         # columns datasets wrote in its own types (a message list with tool calls is stored as JSON text)
@@ -197,7 +203,7 @@ def read_rows(path: str | Path) -> tuple[list[Row], list[tuple[int, str]]]:
     file = Path(path)
     if not file.exists():
         raise GrpoRewardsError(f"file not found: {path}")
-    if file.is_dir() and not _saved_dataset(file):
+    if file.is_dir() and not saved_dataset(file):
         raise GrpoRewardsError(f"not a file: {path} (expected {FORMATS})")
     if not file.is_dir() and not file.is_file():
         raise GrpoRewardsError(f"not a file: {path} (expected {FORMATS})")

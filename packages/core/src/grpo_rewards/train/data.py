@@ -1,4 +1,4 @@
-"""The training dataset: a plugin task, a local JSONL/Parquet/CSV file, or a Hub dataset.
+"""The training dataset: a plugin task, a local JSONL/Parquet/CSV file or ``save_to_disk`` folder, or a Hub dataset.
 
 After loading, ``columns:`` renames dataset columns to the names the trainer and the rewards read
 (``{prompt: question}``: the trainer's ``prompt`` is the dataset's ``question``), ``n`` keeps the
@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import DatasetError
+from ..errors import DatasetError, GrpoRewardsError
+from ..scoring_input import load_saved, saved_dataset
 from .config import path_rule
 
 FILE_FORMATS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
@@ -47,8 +48,15 @@ def _load_file(path_text: str) -> Any:
     from datasets import load_dataset
 
     path = Path(path_text).expanduser()
+    if path.is_dir() and saved_dataset(path):
+        try:
+            return load_saved(path)
+        except GrpoRewardsError as exc:
+            raise DatasetError(f"dataset.path: {exc}") from None
     if not path.is_file():
-        raise DatasetError(f"dataset.path: file not found: {path_text}{path_rule(path_text)}")
+        raise DatasetError(f"dataset.path: {'not a file' if path.is_dir() else 'file not found'}: {path_text}"
+                           f"{path_rule(path_text)}" + (" (a file, or a folder written by datasets' save_to_disk)"
+                                                        if path.is_dir() else ""))
     kind = FILE_FORMATS.get(path.suffix.lower())
     if kind is None:
         raise DatasetError(f"dataset.path: {path.name}: unsupported file type {path.suffix!r}; "
