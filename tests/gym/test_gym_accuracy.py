@@ -118,3 +118,19 @@ def test_the_docstrings_examples_run():
 
     for module in (grpo_rewards_gym.catalog, grpo_rewards_gym.codec, grpo_rewards_gym.scoring, grpo_rewards_gym.tasks):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_a_scorer_that_cannot_import_what_it_needs_gives_none_with_a_warning_never_zero(rows, monkeypatch):
+    # a scorer importing an optional module this machine lacks failed on every answer: paid 0.0 (unscorable), as
+    # if the model were wrong; free text it cannot parse stays the answer's fault
+    from reasoning_gym.arithmetic.leg_counting import LegCountingDataset
+
+    def needs_a_missing_module(self, answer, entry):
+        import grpo_rewards_no_such_module  # noqa: F401
+
+    row = rows["leg_counting"][0]
+    monkeypatch.setattr(LegCountingDataset, "score_answer", needs_a_missing_module)
+    with pytest.warns(RuntimeWarning, match=r"leg_counting's scorer cannot run here \(ModuleNotFoundError: No module "
+                                            r"named 'grpo_rewards_no_such_module'\); its samples get None"):
+        assert Accuracy()(f"<answer>{row['answer']}</answer>", **row) == (None, "scorer_error")
+    assert Accuracy()("<answer>two and a half</answer>", **rows["prime_factorization"][0]) == (0.0, "unscorable")

@@ -12,7 +12,8 @@ dataset's scorer could run as code, see below), ``unscorable`` (0.0: the dataset
 scorer raised on the answer, or returned something that is not a number), and ``None`` with
 ``no_gym_metadata`` for a row without the gym columns (a row from another source) or
 ``bad_gym_metadata`` when they cannot be read or the dataset cannot be rebuilt, ``sandbox_error`` when
-the sandbox could not run a scorer, and ``unevaluated`` (0.0) for an integration answer that holds an
+the sandbox could not run a scorer, ``scorer_error`` when the scorer failed for a reason of this machine
+(an ``ImportError``: a module it imports is missing; an ``OSError``), never the answer's, and ``unevaluated`` (0.0) for an integration answer that holds an
 unevaluated ``Integral``, ``Derivative``, ``Sum``, ``Limit`` or ``Product`` (the problem restated, not solved).
 
 Some reasoning-gym scorers evaluate the answer or a field of the row (``sympy.parse_expr``, which calls
@@ -44,7 +45,7 @@ from .sandboxed import SandboxFailed, score_in_sandbox
 from .scan import evaluators
 
 OUTCOMES = ("correct", "partial", "wrong", "no_answer", "several_answers", "refused", "unevaluated", "unscorable",
-            "no_gym_metadata", "bad_gym_metadata", "sandbox_error")
+            "no_gym_metadata", "bad_gym_metadata", "sandbox_error", "scorer_error")
 
 
 _ANSWER = re.compile(r"<answer>\s?(.*?)\s?</answer>", re.DOTALL)
@@ -130,16 +131,19 @@ def cached_datasets() -> int:
 _warned: set[str] = set()
 
 
+def _warn_once(message: str) -> None:
+    """A RuntimeWarning, once per message and process (at most 64): why samples get None."""
+    if message in _warned or len(_warned) >= 64:
+        return
+    _warned.add(message)
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
 def _warn_sandbox(name: str, exc: Exception) -> None:
     """Once per cause and process: the sandbox failed, so the samples of scorers that evaluate get None."""
-    cause = str(exc)
-    if cause in _warned:
-        return
-    _warned.add(cause)
-    warnings.warn(f"gym.accuracy: the sandbox could not run {name}'s scorer ({cause}); samples of the datasets whose "
-                  "scorers evaluate get None (label sandbox_error). Install grpo-rewards-code and bubblewrap, or set "
-                  "sandbox: false to score them in the worker behind the answer checks alone", RuntimeWarning,
-                  stacklevel=2)
+    _warn_once(f"gym.accuracy: the sandbox could not run {name}'s scorer ({exc}); samples of the datasets whose "
+               "scorers evaluate get None (label sandbox_error). Install grpo-rewards-code and bubblewrap, or set "
+               "sandbox: false to score them in the worker behind the answer checks alone")
 
 
 def _labelled(value: float) -> tuple[float, str]:
@@ -212,6 +216,10 @@ class Accuracy:
         except SandboxFailed as exc:  # the environment, not the answer: left out of training, and said why
             _warn_sandbox(name, exc)
             return None, "sandbox_error"
+        except (ImportError, OSError) as exc:  # this machine (a module the scorer imports is missing), not the answer
+            _warn_once(f"gym.accuracy: {name}'s scorer cannot run here ({type(exc).__name__}: {exc}); its samples get "
+                       "None (label scorer_error)")
+            return None, "scorer_error"
         except Exception:  # reasoning-gym scorers raise on free text (prime_factorization, ...)
             return 0.0, "unscorable"
         if not math.isfinite(value):
