@@ -329,10 +329,11 @@ def test_parquet_and_save_to_disk_folders_of_trajectories_score_like_their_jsonl
 
 
 def test_csv_and_json_array_rows_are_read_and_their_bad_rows_named_by_row_number(tmp_path, capsys):
-    (tmp_path / "rows.csv").write_text("\ufeffprompt,completion,solution\n2+2?,\\boxed{4},4\n3+4?,\\boxed{8},7\n",
-                                       encoding="utf-8")  # as Excel writes it: with a byte-order mark
-    code, scored, _ = _scored_file(tmp_path / "rows.csv", "math.accuracy", capsys)
-    assert (code, [r["math.accuracy"] for r, _ in scored]) == (0, [1.0, 0.0])
+    (tmp_path / "rows.csv").write_text("\ufeffprompt,completion,solution\n2+2?,\\boxed{4},4\n3+4?,\\boxed{8},7\n"
+                                       "5+5?,\\boxed{10},10,extra\n", encoding="utf-8")  # as Excel writes it: a BOM
+    code, scored, captured = _scored_file(tmp_path / "rows.csv", "math.accuracy", capsys)
+    assert (code, [r["math.accuracy"] for r, _ in scored]) == (1, [1.0, 0.0])
+    assert captured.err.splitlines() == ["bad row: row 3: more fields than the header line"]
     (tmp_path / "rows.json").write_text(json.dumps([{"completion": "\\boxed{4}", "solution": "4"}, {"completion": 5},
                                                     ["not a row"]]))  # pandas' to_json(orient="records")
     code, scored, captured = _scored_file(tmp_path / "rows.json", "math.accuracy", capsys)

@@ -104,12 +104,16 @@ def parse_lines(lines: Iterable[bytes]) -> tuple[list[Row], list[tuple[int, str]
     return rows, bad
 
 
+class Unreadable(str):
+    """A table's record that could not be read, as why (a string of another type than a row's)."""
+
+
 def check_records(records: Iterable[Any]) -> tuple[list[Row], list[tuple[int, str]]]:
     """Rows and ``(row number, problem)`` pairs from a table's records (numbered from 1)."""
     rows: list[Row] = []
     bad: list[tuple[int, str]] = []
     for number, record in enumerate(records, 1):
-        checked = checked_row(record)
+        checked = str(record) if type(record) is Unreadable else checked_row(record)
         if isinstance(checked, str):
             bad.append((number, checked))
         else:
@@ -117,8 +121,8 @@ def check_records(records: Iterable[Any]) -> tuple[list[Row], list[tuple[int, st
     return rows, bad
 
 
-#: What a file's rows are read as, by suffix (anything else is JSONL).
-TABLES = {".parquet": "Parquet", ".csv": "CSV"}
+#: The suffixes of the files read as tables (and a ``.json`` file holding an array); anything else is JSONL.
+TABLES = (".parquet", ".csv")
 FORMATS = "JSONL, Parquet, CSV, a JSON array, or a folder written by datasets' save_to_disk"
 
 
@@ -131,7 +135,11 @@ def load_saved(folder: Path) -> Any:
     """The ``Dataset`` saved in ``folder``; a GrpoRewardsError for a ``DatasetDict`` (naming its splits) or without
     ``datasets``."""
     datasets = _datasets(folder)
-    loaded = datasets.load_from_disk(str(folder))
+    try:
+        loaded = datasets.load_from_disk(str(folder))
+    except Exception as exc:  # a folder save_to_disk left unfinished, files of another datasets version, ...
+        raise GrpoRewardsError(f"cannot read {folder} as a saved dataset: {type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
     if isinstance(loaded, datasets.DatasetDict):
         raise GrpoRewardsError(f"{folder} holds the splits {', '.join(loaded)}: give one of their folders "
                                f"({folder / next(iter(loaded))})")
@@ -178,18 +186,19 @@ def _table_records(file: Path) -> list[Any]:
         from datasets.table import InMemoryTable
 
         try:
-            table = pq.read_table(file)
-        except Exception as exc:  # pyarrow's ArrowInvalid for a file that is not Parquet, OSError
+            return list(datasets.Dataset(InMemoryTable(pq.read_table(file))).to_list())
+        except Exception as exc:  # pyarrow's ArrowInvalid for a file that is not Parquet, OSError, ...
             raise GrpoRewardsError(f"cannot read {file} as Parquet: {str(exc).splitlines()[0][:300]}") from exc
-        return list(datasets.Dataset(InMemoryTable(table)).to_list())
     if suffix == ".csv":
         import csv
 
         try:
             with file.open(encoding="utf-8-sig", newline="") as fh:
-                return list(csv.DictReader(fh))
+                records = list(csv.DictReader(fh))
         except (UnicodeDecodeError, csv.Error) as exc:
             raise GrpoRewardsError(f"cannot read {file} as CSV: {exc}") from exc
+        # a line with more fields than the header: csv puts the rest under the key None (not a column name)
+        return [record if None not in record else Unreadable("more fields than the header line") for record in records]
     try:  # a JSON array of objects
         value = json.loads(file.read_bytes().removeprefix(BOM))
     except (ValueError, RecursionError) as exc:
