@@ -412,3 +412,48 @@ def test_explain_asks_the_judge_when_the_reply_is_not_cached_and_names_a_missing
         assert len(judge.received) == 1
         with pytest.raises(ValueError, match="'reference'"):
             judging.explain("4", prompt=PROMPT)
+
+
+def test_a_reply_cut_at_max_tokens_before_its_grade_is_truncated_with_a_warning_and_read_back_as_cut(tmp_path):
+    # a judge that reasons first, or a thinking model whose content stays empty because the budget went to its
+    # reasoning, stopped at max_tokens: before, 'unparsable' without a word of max_tokens (and, with empty content,
+    # no warning at all)
+    thinking = json.dumps({"choices": [{"index": 0, "finish_reason": "length", "message": {
+        "role": "assistant", "content": None, "reasoning_content": "The student says 4. Two plus two is"}}]})
+    script = [Script("Let me check the arithmetic step by step. First,", finish_reason="length"), Script(body=thinking),
+              Script("Score: 9", finish_reason="length")]
+    with ScriptedJudge(script) as judge:
+        reward = rubric(judge, max_tokens=12, max_concurrency=1, cache_path=str(tmp_path / "cache.sqlite"))
+        with pytest.warns(RuntimeWarning, match=r"replies were cut at max_tokens=12 before stating a grade \(label "
+                                                r"'truncated', paid unparsable_value\); raise max_tokens"):
+            result = reward(prompts=[PROMPT] * 3, completions=["4", "four", "2 + 2 = 4"])
+        expected = ([0.0, 0.0, pytest.approx(8 / 9)], ["truncated", "truncated", "scored"])
+        assert (result.values, result.labels) == expected
+        with pytest.warns(RuntimeWarning, match="label 'truncated'"):  # another reward: from the file
+            again = rubric(judge, max_tokens=12, cache_path=str(tmp_path / "cache.sqlite"))(
+                prompts=[PROMPT] * 3, completions=["4", "four", "2 + 2 = 4"])
+    # the cut replies with text come back from the file as cut; the empty one had nothing to keep and is asked again
+    # (the script's last answer repeats)
+    assert (again.values, again.labels) == ([0.0, pytest.approx(8 / 9), pytest.approx(8 / 9)],
+                                            ["truncated", "scored", "scored"])
+    assert len(judge.received) == 4
+
+
+def test_a_cache_file_of_the_earlier_layout_gains_the_finish_reason_and_keeps_its_replies(tmp_path):
+    # written before replies kept how they ended: (key, reply) only
+    import sqlite3
+
+    from grpo_rewards_judge.cache import JudgeCache, key
+
+    path = tmp_path / "old.sqlite"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE grpo_rewards_judge_replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
+    old.execute("INSERT INTO grpo_rewards_judge_replies VALUES (?, ?)", (key("m", "t", ["a"], {}), "Score: 7"))
+    old.commit()
+    old.close()
+    cache = JudgeCache(path)
+    assert cache.get(key("m", "t", ["a"], {})) == ("Score: 7", None)
+    cache.put(key("m", "t", ["b"], {}), "Let me", "length")
+    assert JudgeCache(path).get(key("m", "t", ["b"], {})) == ("Let me", "length")
+    columns = [row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(grpo_rewards_judge_replies)")]
+    assert columns == ["key", "reply", "finish_reason"]

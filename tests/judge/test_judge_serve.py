@@ -15,6 +15,7 @@ from judge_servers import StoppingRelay, free_port
 
 from grpo_rewards import get_reward
 from grpo_rewards_judge import Pairwise, Rubric
+from grpo_rewards_judge.judging import outcome
 from grpo_rewards_judge.parse import ScoreFormat, parse_numbered
 
 QUESTION = "What is the capital of France?"
@@ -41,9 +42,10 @@ def test_the_rubric_pays_what_the_served_judge_replies(warm, embedded_model):
                     max_tokens=8, system=None)
     result = rubric(prompts=[QUESTION] * 2, completions=ANSWERS[:2])
     replies = [direct_reply(warm, rubric, QUESTION, a) for a in ANSWERS[:2]]
-    expected = [ScoreFormat("yes_no").parse(r["choices"][0]["message"]["content"]) for r in replies]
+    parsed = [ScoreFormat("yes_no").parse(r["choices"][0]["message"]["content"]) for r in replies]
+    expected = [(value, outcome(label, r["choices"][0]["finish_reason"])) for (value, label), r in zip(parsed, replies)]
     assert list(zip(result.values, result.labels)) == [
-        (0.0 if label == "unparsable" else value, label) for value, label in expected]
+        (0.0 if label in ("unparsable", "truncated") else value, label) for value, label in expected]
     assert result.metrics["judge_tokens"] == sum(r["usage"]["total_tokens"] for r in replies)
     assert result.metrics["judge_requests"] == 2.0
 
@@ -54,7 +56,7 @@ def test_concurrent_requests_give_the_values_of_sequential_ones(warm, embedded_m
     sequential = Rubric(**settings, max_concurrency=1)(prompts=[QUESTION] * 4, completions=ANSWERS)
     concurrent = Rubric(**settings, max_concurrency=4)(prompts=[QUESTION] * 4, completions=ANSWERS)
     assert (concurrent.values, concurrent.labels) == (sequential.values, sequential.labels)
-    assert set(concurrent.labels) <= {"scored", "unparsable", "refused"}
+    assert set(concurrent.labels) <= {"scored", "unparsable", "truncated", "refused"}
 
 
 def test_a_repeated_batch_is_answered_from_the_cache(warm, embedded_model):
@@ -103,8 +105,9 @@ def test_pairwise_pays_what_the_served_judge_replies_for_the_group(warm, embedde
     assert judge.order(QUESTION, ANSWERS[:2]) == [1, 0]  # this seed shows them swapped: the mapping back matters
     result = judge(prompts=[QUESTION] * 2, completions=ANSWERS[:2])
     messages = judge.settings.messages(judge.judge_prompt(QUESTION, ANSWERS[:2], {}))
-    reply = warm.chat(embedded_model, messages, **judge.settings.sampling)["choices"][0]["message"]["content"]
-    shown = parse_numbered(reply, 2, judge.format)  # in the order the judge saw them
+    choice = warm.chat(embedded_model, messages, **judge.settings.sampling)["choices"][0]
+    shown = [(value, outcome(label, choice["finish_reason"]))  # in the order the judge saw them
+             for value, label in parse_numbered(choice["message"]["content"], 2, judge.format)]
     order = judge.order(QUESTION, ANSWERS[:2])
     expected = [shown[order.index(i)] for i in range(2)]
     assert list(zip(result.values, result.labels)) == [

@@ -39,8 +39,10 @@ def test_two_steps_train_with_a_judge_served_by_transformers_serve(serve, tiny_m
     steps = [s for s in steps if "rewards/judge.rubric/mean" in s]
     assert [s["step"] for s in steps] == [1, 2]
     for step in steps:
-        # the tiny random judge never states a grade: every completion is unparsable and paid 0.0
+        # the tiny random judge never states a grade: every completion is unparsable, or truncated at max_tokens 4
+        # before any grade, and paid 0.0
         assert step["rewards/judge.rubric/mean"] == 0.0
-        assert step["outcomes/judge.rubric/unparsable"] == 4.0 and "outcomes/judge.rubric/scored" not in step
+        assert step.get("outcomes/judge.rubric/unparsable", 0.0) + step.get("outcomes/judge.rubric/truncated", 0.0) \
+            == 4.0 and "outcomes/judge.rubric/scored" not in step
         assert step["judge_requests/judge.rubric"] + step["judge_cache_hits/judge.rubric"] >= 1.0
         assert step["judge_tokens/judge.rubric"] >= 0.0 and "judge_latency/judge.rubric" in step

@@ -3,13 +3,15 @@
 In memory always (bounded, oldest out first); on disk too when the reward is given a
 ``cache_path`` (an SQLite file it creates on first use, or one it created before), so a second
 ``grpo-rewards score`` of the same rows, or a completion a policy repeats across steps, costs no
-request. Only a judge's actual replies are kept (``scored``, ``unparsable``, ``refused``): a
-timeout or an unreachable server is asked again next time.
+request. Only a judge's actual replies are kept (``scored``, ``unparsable``, ``truncated``, ``refused``),
+each with how it ended (``finish_reason``: a reply cut at ``max_tokens`` reads back as cut): a timeout or an
+unreachable server is asked again next time. A file written before ``finish_reason`` was kept gains the column
+(its older replies read back without one).
 
 >>> cache = JudgeCache()
 >>> k = key("model", "template", ["Rate: 4"], {"temperature": 0.0})
->>> cache.put(k, "Score: 9"); cache.get(k), cache.get(key("model", "template", ["Rate: 5"], {}))
-('Score: 9', None)
+>>> cache.put(k, "Score: 9", "stop"); cache.get(k), cache.get(key("model", "template", ["Rate: 5"], {}))
+(Cached(reply='Score: 9', finish_reason='stop'), None)
 """
 
 from __future__ import annotations
@@ -21,12 +23,19 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from grpo_rewards.forking import renew_after_fork
 
 #: The table a cache file holds; a file with any other content is refused, never overwritten.
 _TABLE = "grpo_rewards_judge_replies"
+
+
+class Cached(NamedTuple):
+    """A cached reply: its text and how it ended (``None``: not known)."""
+
+    reply: str
+    finish_reason: str | None = None
 
 
 def key(model: str, template: str, inputs: Sequence[Any], sampling: Mapping[str, Any]) -> str:
@@ -42,7 +51,7 @@ class JudgeCache:
     def __init__(self, path: str | Path | None = None, max_entries: int = 100_000) -> None:
         self.path = None if path is None else Path(path).expanduser()
         self.max_entries = max_entries
-        self._memory: OrderedDict[str, str] = OrderedDict()
+        self._memory: OrderedDict[str, Cached] = OrderedDict()
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         renew_after_fork(self)
@@ -63,25 +72,28 @@ class JudgeCache:
             _INHERITED.append(self._db)
             self._db = None
 
-    def get(self, k: str) -> str | None:
+    def get(self, k: str) -> Cached | None:
         with self._lock:
             if k in self._memory:
                 self._memory.move_to_end(k)
                 return self._memory[k]
             if self.path is None:
                 return None
-            row = self._connection().execute(f"SELECT reply FROM {_TABLE} WHERE key = ?", (k,)).fetchone()
+            row = self._connection().execute(f"SELECT reply, finish_reason FROM {_TABLE} WHERE key = ?",
+                                             (k,)).fetchone()
         if row is None:
             return None
-        self._remember(k, row[0])
-        return str(row[0])
+        cached = Cached(str(row[0]), None if row[1] is None else str(row[1]))
+        self._remember(k, cached)
+        return cached
 
-    def put(self, k: str, reply: str) -> None:
-        self._remember(k, reply)
+    def put(self, k: str, reply: str, finish_reason: str | None = None) -> None:
+        self._remember(k, Cached(reply, finish_reason))
         if self.path is not None:
             with self._lock:
                 db = self._connection()
-                db.execute(f"INSERT OR REPLACE INTO {_TABLE} (key, reply) VALUES (?, ?)", (k, reply))
+                db.execute(f"INSERT OR REPLACE INTO {_TABLE} (key, reply, finish_reason) VALUES (?, ?, ?)",
+                           (k, reply, finish_reason))
                 db.commit()
 
     def _connection(self) -> sqlite3.Connection:
@@ -91,9 +103,9 @@ class JudgeCache:
             self._db = _open(self.path)
         return self._db
 
-    def _remember(self, k: str, reply: str) -> None:
+    def _remember(self, k: str, cached: Cached) -> None:
         with self._lock:
-            self._memory[k] = reply
+            self._memory[k] = cached
             self._memory.move_to_end(k)
             while len(self._memory) > self.max_entries:
                 self._memory.popitem(last=False)
@@ -119,7 +131,9 @@ def _open(path: Path) -> sqlite3.Connection:
         db.close()
         raise ValueError(f"cache_path {str(path)!r} exists and is not a judge cache (its tables: "
                          f"{sorted(tables) or 'none'}); name a new file (it is never overwritten)")
-    db.execute(f"CREATE TABLE IF NOT EXISTS {_TABLE} (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
+    db.execute(f"CREATE TABLE IF NOT EXISTS {_TABLE} (key TEXT PRIMARY KEY, reply TEXT NOT NULL, finish_reason TEXT)")
+    if "finish_reason" not in {row[1] for row in db.execute(f"PRAGMA table_info({_TABLE})")}:
+        db.execute(f"ALTER TABLE {_TABLE} ADD COLUMN finish_reason TEXT")  # a file of an earlier version
     db.commit()
     return db
 

@@ -26,7 +26,22 @@ from .client import ChatClient, Reply, api_key_from
 #: Labels of samples the judge did not grade: their value is ``None`` (TRL masks it).
 NOT_GRADED = ("timeout", "unreachable", "error")
 #: The labels a judge reports, besides the core's.
-LABELS = ("scored", "unparsable", "refused", "injection", *NOT_GRADED)
+LABELS = ("scored", "unparsable", "truncated", "refused", "injection", *NOT_GRADED)
+
+
+def outcome(label: str, finish_reason: str | None) -> str:
+    """The label of a parsed reply, told by how the reply ended: without a grade, a reply cut at ``max_tokens``
+    (``finish_reason`` ``length``: a judge that reasons first ran out of room, or a thinking model spent the budget
+    on its reasoning and its content is empty) is ``truncated``, and one the server filtered is ``refused``.
+
+    >>> outcome("unparsable", "length"), outcome("scored", "length"), outcome("unparsable", "content_filter")
+    ('truncated', 'scored', 'refused')
+    """
+    if label == "scored":
+        return label
+    if finish_reason == "length" and label == "unparsable":
+        return "truncated"
+    return "refused" if finish_reason == "content_filter" else label
 
 
 @dataclass
@@ -77,6 +92,7 @@ class JudgeSettings:
         self.cache = cache_module.JudgeCache(cache_path)
         self._warned_unreachable = False
         self._warned_unparsable = False
+        self._warned_truncated = False
 
     def unsent(self, text: str | None, states_grade: Callable[[str], bool]) -> tuple[float | None, str] | None:
         """The value and label of a completion the judge is not sent, or ``None``: send it.
@@ -97,7 +113,7 @@ class JudgeSettings:
         else ``unparsable_value`` or ``refused_value``."""
         if label == "scored":
             return value
-        return self.unparsable_value if label == "unparsable" else self.refused_value
+        return self.unparsable_value if label in ("unparsable", "truncated") else self.refused_value
 
     def messages(self, prompt: str) -> list[dict[str, str]]:
         system = [{"role": "system", "content": self.system}] if self.system else []
@@ -112,14 +128,14 @@ class JudgeSettings:
         for prompt in dict.fromkeys(p for p in prompts if p is not None):
             hit = self.cache.get(keys[prompt])
             if hit is not None:
-                answered[prompt] = Asked("ok", hit, cached=True)
+                answered[prompt] = Asked("ok", hit.reply, hit.finish_reason, cached=True)
             else:
                 todo.append(prompt)
         replies = self.client.complete_many([self.messages(p) for p in todo])
         for prompt, reply in zip(todo, replies):
             answered[prompt] = Asked(reply.status, reply.text, reply.finish_reason, reply=reply)
             if reply.status == "ok" and reply.text is not None and reply.finish_reason != "content_filter":
-                self.cache.put(keys[prompt], reply.text)
+                self.cache.put(keys[prompt], reply.text, reply.finish_reason)
         if replies and all(r.status == "unreachable" for r in replies) and not self._warned_unreachable:
             self._warned_unreachable = True
             warnings.warn(f"judge at {self.client.url} cannot be reached ({replies[0].error}); its samples get "
@@ -128,10 +144,17 @@ class JudgeSettings:
 
     def warn_if_unparsable(self, asked: Sequence[Asked], labels: Sequence[str]) -> None:
         """Warn once (per reward) when every reply of a call that got replies was ``unparsable``, quoting the first:
-        a judge that never writes the grade line pays ``unparsable_value`` to every sample, which trains nothing."""
+        a judge that never writes the grade line pays ``unparsable_value`` to every sample, which trains nothing;
+        and once when a reply was ``truncated``, naming ``max_tokens``."""
+        if "truncated" in labels and not self._warned_truncated:
+            self._warned_truncated = True
+            warnings.warn(f"judge {self.model!r} at {self.client.url}: replies were cut at max_tokens="
+                          f"{self.sampling['max_tokens']} before stating a grade (label 'truncated', paid "
+                          "unparsable_value); raise max_tokens: a judge that reasons first, or a thinking model, "
+                          "needs room for its reasoning and the grade line", RuntimeWarning, stacklevel=3)
         replies = [a for a in asked if a.status == "ok" and a.text is not None]
-        if self._warned_unparsable or not replies or any(label != "unparsable" for label in labels
-                                                        if label in ("scored", "unparsable", "refused")):
+        if self._warned_unparsable or not replies or "unparsable" not in labels or any(
+                label != "unparsable" for label in labels if label in ("scored", "unparsable", "refused")):
             return
         self._warned_unparsable = True
         first = replies[0].text or ""

@@ -9,7 +9,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
-from .judging import NOT_GRADED, JudgeSettings, column_values, metrics
+from .judging import NOT_GRADED, JudgeSettings, column_values, metrics, outcome
 from .parse import ScoreFormat, parse_numbered, scale_bounds, states_numbered_grade
 from .templates import PAIRWISE_TEMPLATE, SYSTEM, fill, neutralise, render, template_for
 
@@ -162,7 +162,8 @@ class Pairwise:
             shown = self.order(prompts[chunk[0]], [texts[i] or "" for i in chunk])
             grades = parse_numbered(answer.text, len(chunk), self.format)  # grades[K - 1]: the one shown as K
             position = {index: k for k, index in enumerate(shown)}
-            parsed = [grades[position[j]] for j in range(len(chunk))]
+            parsed = [(value, outcome(label, answer.finish_reason))
+                      for value, label in (grades[position[j]] for j in range(len(chunk)))]
             graded = [(i, v) for i, (v, label) in zip(chunk, parsed) if label == "scored" and v is not None]
             ranked = dict(zip([i for i, _ in graded], ranks([v for _, v in graded]))) if graded else {}
             for i, (value, label) in zip(chunk, parsed):

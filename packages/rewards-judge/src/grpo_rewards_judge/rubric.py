@@ -7,7 +7,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
-from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, metrics
+from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, metrics, outcome
 from .parse import KINDS, ScoreFormat, scale_bounds
 from .templates import DEFAULT_TEMPLATES, SAMPLE_FIELDS, SYSTEM, fill, render, template_for
 
@@ -138,7 +138,6 @@ class Rubric:
                 values[i], labels[i] = None, answer.status
                 continue
             value, label = self.format.parse(answer.text)
-            if answer.finish_reason == "content_filter" and label != "scored":
-                label = "refused"
+            label = outcome(label, answer.finish_reason)
             values[i], labels[i] = self.settings.paid(value, label), label
         return values, labels, asked
