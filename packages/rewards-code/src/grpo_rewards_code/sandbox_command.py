@@ -24,8 +24,8 @@ class SandboxUnavailable(RuntimeError):
     """No sandbox can start on this machine (and unsafe mode was not chosen)."""
 
 
-#: the sandbox's own mounts: private (its /tmp, /dev/shm, /dev, /proc) or the system's, bound first
-OWN_MOUNTS = ("/tmp", "/dev/shm", "/dev", "/proc", "/usr")
+#: the sandbox's private mounts, which no bind may cover
+OWN_MOUNTS = ("/tmp", "/dev/shm", "/dev", "/proc")
 
 
 def hides_own_mount(path: str) -> bool:
@@ -37,7 +37,7 @@ def hides_own_mount(path: str) -> bool:
     [True, True, True, False, False]
     """
     path = os.path.normpath(path)
-    return path == "/" or any(mount == path or mount.startswith(path + "/") for mount in OWN_MOUNTS if mount != "/usr")
+    return path == "/" or any(mount == path or mount.startswith(path + "/") for mount in OWN_MOUNTS)
 
 
 @lru_cache(maxsize=1)
