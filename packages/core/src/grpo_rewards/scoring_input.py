@@ -177,7 +177,7 @@ def _table_records(file: Path) -> list[Any]:
     """The records of a Parquet or CSV file, a JSON array, or a ``save_to_disk`` folder (raises GrpoRewardsError)."""
     suffix = file.suffix.lower()
     if file.is_dir():
-        return list(load_saved(file).to_list())
+        return load_saved(file).to_list()
     if suffix == ".parquet":
         # read by pyarrow into memory (nothing cached on disk), then as a datasets Dataset, which decodes the
         # columns datasets wrote in its own types (a message list with tool calls is stored as JSON text)
@@ -186,7 +186,7 @@ def _table_records(file: Path) -> list[Any]:
         from datasets.table import InMemoryTable
 
         try:
-            return list(datasets.Dataset(InMemoryTable(pq.read_table(file))).to_list())
+            return datasets.Dataset(InMemoryTable(pq.read_table(file))).to_list()
         except Exception as exc:  # pyarrow's ArrowInvalid for a file that is not Parquet, OSError, ...
             raise GrpoRewardsError(f"cannot read {file} as Parquet: {str(exc).splitlines()[0][:300]}") from exc
     if suffix == ".csv":
@@ -212,12 +212,11 @@ def read_rows(path: str | Path) -> tuple[list[Row], list[tuple[int, str]]]:
     file = Path(path)
     if not file.exists():
         raise GrpoRewardsError(f"file not found: {path}")
-    if file.is_dir() and not saved_dataset(file):
+    if not (file.is_file() or (file.is_dir() and saved_dataset(file))):
         raise GrpoRewardsError(f"not a file: {path} (expected {FORMATS})")
-    if not file.is_dir() and not file.is_file():
-        raise GrpoRewardsError(f"not a file: {path} (expected {FORMATS})")
+    where = unit(file)
     try:
-        if unit(file) == "row":
+        if where == "row":
             rows, bad = check_records(_table_records(file))
         else:
             with file.open("rb") as fh:
@@ -225,7 +224,6 @@ def read_rows(path: str | Path) -> tuple[list[Row], list[tuple[int, str]]]:
     except OSError as exc:
         raise GrpoRewardsError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if not rows:
-        where = unit(file)
         first = "; ".join(f"{where} {n}: {why}" for n, why in bad[:3])
         raise GrpoRewardsError(f"no row of {path} can be scored" + (f" ({len(bad)} bad: {first})" if bad else
                                                                        " (it is empty)")

@@ -53,10 +53,11 @@ def _load_file(path_text: str) -> Any:
             return load_saved(path)
         except GrpoRewardsError as exc:
             raise DatasetError(f"dataset.path: {exc}") from None
+    if path.is_dir():
+        raise DatasetError(f"dataset.path: not a file: {path_text}{path_rule(path_text)} (a file, or a folder written "
+                           "by datasets' save_to_disk)")
     if not path.is_file():
-        raise DatasetError(f"dataset.path: {'not a file' if path.is_dir() else 'file not found'}: {path_text}"
-                           f"{path_rule(path_text)}" + (" (a file, or a folder written by datasets' save_to_disk)"
-                                                        if path.is_dir() else ""))
+        raise DatasetError(f"dataset.path: file not found: {path_text}{path_rule(path_text)}")
     kind = FILE_FORMATS.get(path.suffix.lower())
     if kind is None:
         raise DatasetError(f"dataset.path: {path.name}: unsupported file type {path.suffix!r}; "
