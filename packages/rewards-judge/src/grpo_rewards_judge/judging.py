@@ -153,8 +153,8 @@ class JudgeSettings:
                           "unparsable_value); raise max_tokens: a judge that reasons first, or a thinking model, "
                           "needs room for its reasoning and the grade line", RuntimeWarning, stacklevel=3)
         replies = [a for a in asked if a.status == "ok" and a.text is not None]
-        if self._warned_unparsable or not replies or "unparsable" not in labels or any(
-                label != "unparsable" for label in labels if label in ("scored", "unparsable", "refused")):
+        if self._warned_unparsable or not replies or \
+                {label for label in labels if label in ("scored", "unparsable", "refused")} != {"unparsable"}:
             return
         self._warned_unparsable = True
         first = replies[0].text or ""

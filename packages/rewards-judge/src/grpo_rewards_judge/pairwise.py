@@ -160,10 +160,10 @@ class Pairwise:
                     values[i], labels[i] = None, answer.status
                 continue
             shown = self.order(prompts[chunk[0]], [texts[i] or "" for i in chunk])
-            grades = parse_numbered(answer.text, len(chunk), self.format)  # grades[K - 1]: the one shown as K
+            grades = [(value, outcome(label, answer.finish_reason))  # grades[K - 1]: the one shown as K
+                      for value, label in parse_numbered(answer.text, len(chunk), self.format)]
             position = {index: k for k, index in enumerate(shown)}
-            parsed = [(value, outcome(label, answer.finish_reason))
-                      for value, label in (grades[position[j]] for j in range(len(chunk)))]
+            parsed = [grades[position[j]] for j in range(len(chunk))]
             graded = [(i, v) for i, (v, label) in zip(chunk, parsed) if label == "scored" and v is not None]
             ranked = dict(zip([i for i, _ in graded], ranks([v for _, v in graded]))) if graded else {}
             for i, (value, label) in zip(chunk, parsed):
