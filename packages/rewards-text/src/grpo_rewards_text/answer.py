@@ -35,6 +35,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from grpo_rewards.protocol import as_column
+
 #: ``answer_format``: math's values (``any``, ``boxed``, ``answer_tag``) and ``whole``.
 FORMATS = ("any", "boxed", "answer_tag", "whole")
 #: ``answer_position``: which box or tag counts when a reply has several.
@@ -185,11 +187,11 @@ def references(value: Any) -> tuple[str, ...]:
             return tuple(dict.fromkeys(references(value.get("value")) + references(value.get("aliases"))))
         return ()
     if not isinstance(value, (list, tuple)):
-        if hasattr(value, "tolist") and getattr(value, "ndim", 0) == 1:  # a numpy array (pandas' list cells)
-            value = value.tolist()
-        else:
+        items = as_column(value)  # a numpy array (pandas' list cells), as the core reads a column
+        if items is None:
             number = _number_text(value)
             return () if number is None else (number,)
+        value = items
     found: list[str] = []
     for item in value:
         text = valid_text(item) if isinstance(item, str) else _number_text(item)
