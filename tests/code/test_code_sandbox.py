@@ -38,7 +38,7 @@ def test_the_system_and_interpreter_are_read_only_and_tmp_is_private(sandbox):
     assert run(sandbox, "import os\nprint(os.listdir('/tmp'))")["stdout"] == "[]\n"  # nothing kept between runs
 
 
-@pytest.mark.parametrize("folder", ["/tmp", "/", "/dev"])
+@pytest.mark.parametrize("folder", ["/tmp", "/", "/dev", "/dev/shm", "/proc"])  # every folder that is or holds one
 def test_a_folder_that_would_cover_the_sandboxs_own_tmp_or_dev_is_never_bound(sandbox, folder):
     # bound read-only at its path, the host's /tmp replaced the private one: its files visible to the program
     with pytest.raises(ValueError, match=f"cannot show the folder {folder} inside the sandbox"):

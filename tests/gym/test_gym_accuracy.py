@@ -120,17 +120,25 @@ def test_the_docstrings_examples_run():
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
-def test_a_scorer_that_cannot_import_what_it_needs_gives_none_with_a_warning_never_zero(rows, monkeypatch):
-    # a scorer importing an optional module this machine lacks failed on every answer: paid 0.0 (unscorable), as
-    # if the model were wrong; free text it cannot parse stays the answer's fault
+@pytest.mark.parametrize("failure", ["import", "file"])
+def test_a_scorer_that_cannot_import_or_read_what_it_needs_gives_none_with_a_warning_never_zero(rows, monkeypatch,
+                                                                                                 failure):
+    # a scorer importing an optional module this machine lacks (or reading a file it cannot) failed on every
+    # answer: paid 0.0 (unscorable), as if the model were wrong; free text it cannot parse stays the answer's fault
     from reasoning_gym.arithmetic.leg_counting import LegCountingDataset
 
     def needs_a_missing_module(self, answer, entry):
         import grpo_rewards_no_such_module  # noqa: F401
 
+    def needs_a_missing_file(self, answer, entry):
+        with open("/nonexistent/grpo-rewards-word-list.txt"):
+            pass
+
     row = rows["leg_counting"][0]
-    monkeypatch.setattr(LegCountingDataset, "score_answer", needs_a_missing_module)
-    with pytest.warns(RuntimeWarning, match=r"leg_counting's scorer cannot run here \(ModuleNotFoundError: No module "
-                                            r"named 'grpo_rewards_no_such_module'\); its samples get None"):
+    monkeypatch.setattr(LegCountingDataset, "score_answer",
+                        needs_a_missing_module if failure == "import" else needs_a_missing_file)
+    cause = (r"ModuleNotFoundError: No module named 'grpo_rewards_no_such_module'" if failure == "import" else
+             r"FileNotFoundError: \[Errno 2\] No such file or directory: '/nonexistent/grpo-rewards-word-list.txt'")
+    with pytest.warns(RuntimeWarning, match=rf"leg_counting's scorer cannot run here \({cause}\); its samples get None"):
         assert Accuracy()(f"<answer>{row['answer']}</answer>", **row) == (None, "scorer_error")
     assert Accuracy()("<answer>two and a half</answer>", **rows["prime_factorization"][0]) == (0.0, "unscorable")
