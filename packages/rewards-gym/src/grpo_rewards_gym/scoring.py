@@ -13,8 +13,9 @@ scorer raised on the answer, or returned something that is not a number), and ``
 ``no_gym_metadata`` for a row without the gym columns (a row from another source) or
 ``bad_gym_metadata`` when they cannot be read or the dataset cannot be rebuilt, ``sandbox_error`` when
 the sandbox could not run a scorer, ``scorer_error`` when the scorer failed for a reason of this machine
-(an ``ImportError``: a module it imports is missing; an ``OSError``), never the answer's, and ``unevaluated`` (0.0) for an integration answer that holds an
-unevaluated ``Integral``, ``Derivative``, ``Sum``, ``Limit`` or ``Product`` (the problem restated, not solved).
+(an ``ImportError``: a module it imports is missing; an ``OSError``), never the answer's, and
+``unevaluated`` (0.0) for an integration answer that holds an unevaluated ``Integral``, ``Derivative``,
+``Sum``, ``Limit`` or ``Product`` (the problem restated, not solved).
 
 Some reasoning-gym scorers evaluate the answer or a field of the row (``sympy.parse_expr``, which calls
 ``eval``, in countdown, puzzle24, the integration and polynomial datasets; Python's ``eval`` in n_queens,
