@@ -315,6 +315,20 @@ def test_a_folder_whose_owner_was_killed_is_removed_by_the_next_process_that_mak
     assert not folder.exists()
 
 
+def test_a_draft_being_made_by_another_process_is_left_to_it_and_an_abandoned_one_is_removed(tmp_path):
+    # a process that starts beside another once removed the other's draft between its mkdtemp and its flock: the
+    # other then had no folder ("cannot be made or read"); a young draft is now left alone, an old one goes
+    env = {**{k: v for k, v in os.environ.items() if k != FOLDER_ENV}, "TMPDIR": str(tmp_path)}
+    young, old = tmp_path / ".grpo-rewards-compiled-draft-young", tmp_path / ".grpo-rewards-compiled-draft-old"
+    for draft in (young, old):
+        draft.mkdir()
+        (draft / ".owner").touch()  # made, not yet locked
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    show = "from grpo_rewards_code.compile_cache import CACHE; print(CACHE.folder)"
+    subprocess.run([sys.executable, "-c", show], check=True, env=env, capture_output=True, timeout=120)
+    assert young.is_dir() and not old.exists()
+
+
 def test_the_modules_example_runs():
     import doctest
 

@@ -279,6 +279,10 @@ def _binaries(folder: Path) -> list[Path]:
 #: the name of a folder :func:`_shared_folder` makes (its owner's process id, 12 random hex digits), and of its draft
 _OWNED = re.compile(r"grpo-rewards-compiled-\d+-[0-9a-f]{12}")
 _DRAFT = ".grpo-rewards-compiled-draft-"
+#: a draft younger than this (seconds) is left alone: its process may be between making it and locking its owner
+#: file (removed then, that process's folder would never be made); a draft lives microseconds, so an older one
+#: was abandoned
+DRAFT_AGE = 60.0
 #: the file in such a folder on which its owner holds a shared ``flock`` while it (or a forked child) lives
 OWNER_FILE = ".owner"
 _owner_fds: list[int] = []  # kept open: closing one would drop the owner's lock
@@ -320,7 +324,8 @@ def _remove_abandoned(tmp: Path) -> None:
     """Remove the folders (and drafts) under ``tmp`` that :func:`_shared_folder` made for a process that no longer
     runs: those of this user whose :data:`OWNER_FILE` this process can lock exclusively (the kernel drops the lock
     of a process however it ends, and no forked child of it holds it any more). A folder without that file (made
-    by a worker for a user-named folder, or by an older version) is left alone."""
+    by a worker for a user-named folder, or by an older version) is left alone, and so is a draft younger than
+    :data:`DRAFT_AGE`."""
     try:
         names = [n for n in os.listdir(tmp) if _OWNED.fullmatch(n) or n.startswith(_DRAFT)]
     except OSError:
@@ -328,7 +333,8 @@ def _remove_abandoned(tmp: Path) -> None:
     for name in names:
         folder = tmp / name
         try:
-            if os.stat(folder, follow_symlinks=False).st_uid != os.getuid():
+            info = os.stat(folder, follow_symlinks=False)
+            if info.st_uid != os.getuid() or (name.startswith(_DRAFT) and time.time() - info.st_mtime < DRAFT_AGE):
                 continue
             fd = os.open(folder / OWNER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
