@@ -243,6 +243,17 @@ def test_resume_of_a_finished_run_says_it_is_complete_and_changes_nothing(finish
     assert {str(p): p.stat().st_mtime_ns for p in copy.rglob("*")} == before
 
 
+def test_resume_of_a_finished_run_says_so_before_importing_torch_or_trl(finished_run, tmp_path):
+    # the answer takes a fraction of a second instead of the ~4 s of importing them (the config is checked after)
+    run_dir, _, _ = finished_run
+    code = (f"import sys; from grpo_rewards.cli import main; code = main(['train', '--resume', '--output-dir', "
+            f"{str(run_dir)!r}]); print(code, sorted(m for m in ('torch', 'transformers', 'trl') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout
+    assert out.splitlines() == [
+        f"grpo-rewards: the run in {run_dir} is complete at step 3 (max_steps 3); nothing was changed. To train "
+        f"further, raise max_steps: grpo-rewards train --output-dir {run_dir} --resume --max-steps 6", "0 []"]
+
+
 def test_resume_falls_back_from_a_checkpoint_whose_weights_were_cut_short(finished_run, tmp_path, capsys):
     run_dir, _, _ = finished_run
     copy = tmp_path / "out"

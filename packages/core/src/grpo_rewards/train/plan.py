@@ -162,9 +162,8 @@ def prepare(
             config_path = saved
     config, source = build_config(config_path, overrides, output_dir=output_dir, max_steps=max_steps, seed=seed,
                                   check=False)
-    problems = config_problems(config)
-    if problems and not isinstance(config.get("output_dir"), str):
-        raise ConfigError(problems, source)
+    if not isinstance(config.get("output_dir"), str):
+        raise ConfigError(config_problems(config), source)
     run_dir = Path(config["output_dir"]).expanduser()
     resume_from: Path | None = None
     notes: list[str] = []
@@ -175,9 +174,9 @@ def prepare(
         resume_from, notes = rundir.check_run_dir(run_dir, resume=resume, overwrite=overwrite)
     except RunDirError as exc:  # one of the problems: the others are still looked for
         run_dir_error = exc
-        problems.append(str(exc))
     if resume_from is not None and isinstance(config.get("grpo"), dict):
-        _check_finished(resume_from, config["grpo"], run_dir)
+        _check_finished(resume_from, config["grpo"], run_dir)  # said before the checks below import TRL (~4 s)
+    problems = config_problems(config) + ([str(run_dir_error)] if run_dir_error is not None else [])
     for note in notes:
         say(f"grpo-rewards: {note}")
     try:
