@@ -62,11 +62,18 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 register_profiles()
 
+# pytest-xdist runs one worker per CPU: a worker's torch (training, models, the processes it starts) uses its share
+# of the CPUs, not all of them each (2 workers of 2 threads on 2 cores spent CPU spinning against each other)
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT") and not os.environ.get("OMP_NUM_THREADS"):
+    _cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    os.environ["OMP_NUM_THREADS"] = str(max(1, _cpus // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark ``slow`` each test that uses a slow fixture; keep the tests of one shared resource on one worker; put
-    the Ray tests last (their modules run in the background meanwhile: tests/scale/ray_runs.py).
+    the slow tests first and the Ray tests last (their modules run in the background meanwhile:
+    tests/scale/ray_runs.py).
 
     First (``tryfirst``): pytest-xdist's ``--dist loadgroup`` reads the ``xdist_group`` marks in its own hook of
     this name, which a worker calls before a conftest's; a mark added after it keeps no test together."""
@@ -82,7 +89,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
         if is_ray_module(item.path) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(RAY_WAIT_TIMEOUT))  # it may wait for its module's background run
-    items.sort(key=lambda item: is_ray_module(item.path))  # stable: the others keep their order
+    # the slow tests first and the many short ones after them, so that the workers end together (the short ones
+    # fill the gaps; a 30 s training test reached last kept one worker busy while the other had nothing left);
+    # the Ray tests last. Stable: within each part the tests keep their order
+    items.sort(key=lambda item: (is_ray_module(item.path), item.get_closest_marker("slow") is None))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
