@@ -1,7 +1,7 @@
 """The Ray modules' namespace runs, started in the background as soon as a test run has collected them.
 
 Each ``test_ray_*.py`` module runs once, as a whole, in a child pytest inside a private network namespace
-(``conftest.py``). Those runs mostly wait (clusters starting, a lost head outliving Ray's own limit): about
+(``conftest.py``; the modules of :data:`TOGETHER` one after the other in the same child). Those runs mostly wait (clusters starting, a lost head outliving Ray's own limit): about
 290 of a full run's ~1,040 worker-seconds, at a load under 1. Run by the worker that reached a Ray test, each
 held that worker for its whole length. Now the first process of a test run that finishes collecting (an
 xdist worker, or pytest alone) writes a plan and starts a **runner**, a process detached from it (not its
@@ -45,6 +45,10 @@ LANES = 2
 SECONDS = {"test_ray_backend.py": 65, "test_ray_env_reconnect.py": 69, "test_ray_head_lost.py": 62,
            "test_ray_tools.py": 28, "test_ray_reconnect.py": 22, "test_ray_nodes.py": 11,
            "test_ray_unreachable.py": 10}
+#: Modules that share one namespace run, in this order: one child pytest's start-up and its imports of Ray and TRL
+#: instead of one each (~15 CPU-seconds of a test run on 2 cores). test_ray_unreachable first: it needs no cluster
+#: running in the namespace; each module still starts (and stops) its own clusters.
+TOGETHER = (("test_ray_unreachable.py", "test_ray_nodes.py", "test_ray_tools.py", "test_ray_backend.py"),)
 #: Seconds a consumer waits for the runner to say it started before it counts as lost.
 START_TIMEOUT = 120
 HERE = Path(__file__).resolve().parent
@@ -77,6 +81,24 @@ def namespace_command() -> tuple[list[str] | None, str]:
     return None, f"cannot make a private network namespace for Ray ({' / '.join(map(' '.join, UNSHARE))}: {why})"
 
 
+def runs(modules: Iterable[str]) -> list[list[str]]:
+    """The namespace runs of ``modules`` (file names): those :data:`TOGETHER` names share one, in its order, each
+    other module has one of its own; the longest first, as :func:`order` puts them.
+
+    >>> runs(["test_ray_backend.py", "test_ray_head_lost.py", "test_ray_nodes.py", "test_ray_x.py"])
+    [['test_ray_x.py'], ['test_ray_nodes.py', 'test_ray_backend.py'], ['test_ray_head_lost.py']]
+    """
+    left = list(modules)
+    grouped = []
+    for group in TOGETHER:
+        members = [m for m in group if m in left]
+        if members:
+            grouped.append(members)
+            left = [m for m in left if m not in members]
+    grouped += [[m] for m in left]
+    return sorted(grouped, key=lambda run: -sum(SECONDS.get(m, 10**6) for m in run))
+
+
 def reported_name(nodeid: str) -> str:
     """The name a node id's test has in the namespace run's report (and ``item.name``)."""
     return without_group(nodeid).rsplit("::", 1)[-1]
@@ -87,6 +109,14 @@ def run_module(nodeids: list[str], started: Callable[[subprocess.Popen[str]], No
 
     Returns ``{test name: (outcome, text)}`` with outcome ``passed``, ``failed`` or ``skipped``; a test the
     run did not report is ``failed`` with the end of its output. ``started`` is called with the child."""
+    return next(iter(run_modules({"module": nodeids}, started).values()))
+
+
+def run_modules(modules: dict[str, list[str]],
+                started: Callable[[subprocess.Popen[str]], None] = lambda p: None) -> dict[str, Results]:
+    """Run the tests of ``modules`` (file name: node ids), in that order, in one child pytest inside a fresh network
+    namespace; each module's outcomes as :func:`run_module` gives them."""
+    nodeids = [n for ids in modules.values() for n in ids]
     prefix, _ = namespace_command()
     with tempfile.TemporaryDirectory(prefix="grpo-netns-") as tmp:
         report = Path(tmp) / "report.xml"
@@ -104,7 +134,8 @@ def run_module(nodeids: list[str], started: Callable[[subprocess.Popen[str]], No
             stop(child)
             out, _ = child.communicate()
             output = f"the namespace run took more than {MODULE_TIMEOUT} s\n{out or ''}"
-        results: Results = {}
+        results: dict[str, Results] = {module: {} for module in modules}
+        stems = {Path(without_group(ids[0]).split("::", 1)[0]).stem: m for m, ids in modules.items() if ids}
         if report.exists():
             for case in ET.parse(report).getroot().iter("testcase"):
                 outcome, text = "passed", ""
@@ -113,9 +144,14 @@ def run_module(nodeids: list[str], started: Callable[[subprocess.Popen[str]], No
                         outcome, text = "failed", (part.text or part.get("message") or "")
                     elif part.tag == "skipped":
                         outcome, text = "skipped", part.get("message") or ""
-                results[case.get("name", "")] = (outcome, text)
-        for nodeid in nodeids:
-            results.setdefault(reported_name(nodeid), ("failed", f"no result from the namespace run:\n{output[-6000:]}"))
+                # (junit's classname: the module's dotted path, then a class if the test has one)
+                module = next((stems[p] for p in case.get("classname", "").split(".") if p in stems), None)
+                if module is not None:
+                    results[module][case.get("name", "")] = (outcome, text)
+        for module, ids in modules.items():
+            for nodeid in ids:
+                results[module].setdefault(reported_name(nodeid),
+                                           ("failed", f"no result from the namespace run:\n{output[-6000:]}"))
         return results
 
 
@@ -209,7 +245,7 @@ def main(folder: Path) -> None:
     os.setsid()  # a terminal's Ctrl-C reaches the test run, which this then outlives to clean up after it
     _write(folder / "runner.pid", os.getpid())
     plan = json.loads((folder / "plan.json").read_text("utf-8"))
-    watch, todo = int(plan["watch"]), list(plan["modules"].items())
+    watch, todo = int(plan["watch"]), runs(plan["modules"])
     running: set[subprocess.Popen[str]] = set()
     lock = threading.Lock()
     stopping = threading.Event()
@@ -219,7 +255,7 @@ def main(folder: Path) -> None:
             with lock:
                 if not todo or stopping.is_set():
                     return
-                module, nodeids = todo.pop(0)
+                modules = {m: plan["modules"][m] for m in todo.pop(0)}
 
             def started(child: subprocess.Popen[str]) -> None:
                 with lock:
@@ -228,16 +264,17 @@ def main(folder: Path) -> None:
                         stop(child)
 
             try:
-                outcome = run_module(nodeids, started)
+                outcomes = run_modules(modules, started)
             except Exception:  # the waiting tests get the reason instead of waiting for the run's end
                 reason = f"the background runner could not run the module:\n{traceback.format_exc()}"
-                outcome = {reported_name(n): ("failed", reason) for n in nodeids}
+                outcomes = {m: {reported_name(n): ("failed", reason) for n in ids} for m, ids in modules.items()}
             with lock:
                 running.difference_update([c for c in running if c.poll() is not None])
             if not stopping.is_set():
-                _write(folder / f"{module}.json", outcome)
-                print(f"{time.strftime('%H:%M:%S')} {module}: "
-                      f"{sum(o == 'passed' for o, _ in outcome.values())}/{len(outcome)} passed", flush=True)
+                for module, outcome in outcomes.items():
+                    _write(folder / f"{module}.json", outcome)
+                    print(f"{time.strftime('%H:%M:%S')} {module}: "
+                          f"{sum(o == 'passed' for o, _ in outcome.values())}/{len(outcome)} passed", flush=True)
 
     lanes = [threading.Thread(target=lane, daemon=True) for _ in range(LANES)]
     for one in lanes:

@@ -111,3 +111,16 @@ def test_a_test_the_namespace_run_does_not_report_fails_with_the_runs_output(tmp
     assert outcome == "failed" and text.startswith("no result from the namespace run:") and "no_such_module_here" in text
     main_process.stdin.close()
     assert _until(lambda: not ray_runs.run_dir(run_id).exists())
+
+
+def test_modules_run_together_each_get_their_own_outcomes_under_the_same_test_names(tmp_path):
+    # the modules of ray_runs.TOGETHER share one child pytest; a name both have is told apart by its module
+    (tmp_path / "test_ray_scratch.py").write_text(SCRATCH)
+    (tmp_path / "test_ray_scratch_two.py").write_text("def test_passes():\n    assert False, 'the second one'\n")
+    outcomes = ray_runs.run_modules({
+        "test_ray_scratch_two.py": [f"{tmp_path}/test_ray_scratch_two.py::test_passes"],
+        "test_ray_scratch.py": [f"{tmp_path}/test_ray_scratch.py::{name}" for name in ("test_passes", "test_skips")]})
+    assert {m: {name: outcome for name, (outcome, _) in found.items()} for m, found in outcomes.items()} == {
+        "test_ray_scratch_two.py": {"test_passes": "failed"},
+        "test_ray_scratch.py": {"test_passes": "passed", "test_skips": "skipped"}}
+    assert "the second one" in outcomes["test_ray_scratch_two.py"]["test_passes"][1]
