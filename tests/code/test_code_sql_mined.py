@@ -32,10 +32,11 @@ def test_the_mined_rows_name_their_sources():
     assert all(r["database"]["project"] == "hyukkyukang/text2SQL" and len(r["database"]["commit"]) == 40 for r in ROWS)
 
 
-def _agreement(rows, score):
+def _agreement(rows, score, gold=True):
     disagree = []
     for row in rows:
-        assert score(fenced(row["query"]), **row) == (1.0, "matched"), row["line"]  # the gold is its own answer
+        if gold:  # the gold is its own answer (a wider matching rule cannot change that: checked once a row)
+            assert score(fenced(row["query"]), **row) == (1.0, "matched"), row["line"]
         value, label = score(fenced(row["predicted"]), **row)
         assert label in ("matched", "mismatched", "sql_error"), (row["line"], label)
         if (value == 1.0) != row["peer_match"]:
@@ -43,17 +44,22 @@ def _agreement(rows, score):
     return disagree
 
 
+#: the rows the fast lane checks; the slow lane checks the others, so a full run checks each row once
+SAMPLE = [r for r in ROWS if r["line"] % 6 == 0 or r["line"] in COLUMN_ORDER]
+
+
 def test_a_sample_agrees_with_the_peer_except_on_column_order(sandbox):
-    sample = [r for r in ROWS if r["line"] % 6 == 0 or r["line"] in COLUMN_ORDER]
-    assert len(sample) >= 30
-    assert set(_agreement(sample, SqlMatch(database_dir=str(DATA / "database")))) == COLUMN_ORDER
-    assert _agreement(sample, SqlMatch(database_dir=str(DATA / "database"), any_column_order=True)) == []
+    assert len(SAMPLE) >= 30
+    assert set(_agreement(SAMPLE, SqlMatch(database_dir=str(DATA / "database")))) == COLUMN_ORDER
+    assert _agreement(SAMPLE, SqlMatch(database_dir=str(DATA / "database"), any_column_order=True), gold=False) == []
 
 
 @pytest.mark.slow
-def test_every_row_agrees_with_the_peer_except_on_column_order(sandbox):
-    assert set(_agreement(ROWS, SqlMatch(database_dir=str(DATA / "database")))) == COLUMN_ORDER
-    assert _agreement(ROWS, SqlMatch(database_dir=str(DATA / "database"), any_column_order=True)) == []
+def test_every_row_the_sample_leaves_out_agrees_with_the_peer(sandbox):
+    rest = [r for r in ROWS if r not in SAMPLE]
+    assert len(rest) + len(SAMPLE) == len(ROWS) == 190
+    assert _agreement(rest, SqlMatch(database_dir=str(DATA / "database"))) == []
+    assert _agreement(rest, SqlMatch(database_dir=str(DATA / "database"), any_column_order=True), gold=False) == []
 
 
 def test_the_databases_of_one_folder_share_one_warm_sandbox(sandbox):

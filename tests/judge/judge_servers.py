@@ -171,7 +171,8 @@ class ScriptedJudge:
         self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # (serve_forever's default poll of 0.5 s made each close wait up to half a second: ~20 s of a test run idle)
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
         self._thread.start()
 
     def _enter(self, body: dict[str, Any], headers: dict[str, str]) -> Script:
