@@ -16,7 +16,8 @@ a server or a Ray cluster, or builds a model. Nothing needs saying for a new tes
 **Parallel runs** (``pytest-xdist``). Tests that share one expensive thing run on one worker
 (:func:`lanes.one_worker_group`: the one ``transformers serve``, the installs from the repository's folders).
 The Ray modules' namespace runs start in the background when collection ends, and their tests come last
-(tests/scale/ray_runs.py). Everything a test writes goes under its ``tmp_path`` (each worker has its own),
+(tests/scale/ray_runs.py); the other slow tests come first, so that the many short ones even out the workers' ends.
+Each worker's torch gets its share of the CPUs (``OMP_NUM_THREADS``, unless set). Everything a test writes goes under its ``tmp_path`` (each worker has its own),
 servers bind port 0, and the model cache converts under a file lock. ``pytest-timeout`` stops a test that
 hangs (``timeout`` in pyproject.toml; a test that needs longer says ``@pytest.mark.timeout(...)``).
 
