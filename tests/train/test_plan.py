@@ -34,11 +34,21 @@ def test_values_the_config_sets_are_passed_unchanged(tmp_path, monkeypatch, tiny
 
 
 def test_the_module_entry_point_is_the_train_command():
-    result = subprocess.run([sys.executable, "-m", "grpo_rewards.train", "--print-config", "grpo.max_steps=3"],
-                            capture_output=True, text=True, timeout=120)
+    # (its usage: --print-config would import TRL for ~4 s to check the grpo: keys; test_config.py prints configs)
+    result = subprocess.run([sys.executable, "-m", "grpo_rewards.train", "--help"], capture_output=True, text=True,
+                            timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("model: embedded\noutput_dir: runs/arithmetic\ndataset:\n  task: math:arithmetic\n")
-    assert "  max_steps: 3\n" in result.stdout
+    assert result.stdout.startswith("usage: grpo-rewards train [-h] [--output-dir OUTPUT_DIR]")
+    assert "--print-config" in result.stdout and "--dry-run" in result.stdout
+
+
+def test_print_config_prints_the_default_config_with_the_overrides(capsys):
+    from grpo_rewards.cli import main
+
+    assert main(["train", "--print-config", "grpo.max_steps=3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("model: embedded\noutput_dir: runs/arithmetic\ndataset:\n  task: math:arithmetic\n")
+    assert "  max_steps: 3\n" in out
 
 
 def _file_config(folder, out):
