@@ -119,12 +119,14 @@ def test_pairwise_pays_what_the_served_judge_replies_for_the_group(warm, embedde
         (0.0 if label != "scored" else value, label) for value, label in expected]
 
 
-def test_check_passes_against_the_local_server(warm, embedded_model, capsys):
+def test_check_passes_against_the_local_server(warm, embedded_model, capsys, tmp_path):
     from grpo_rewards.cli import main
 
+    # with the on-disk cache a user would give a paid judge: the contract's 87 calls hold 7 distinct requests, which
+    # the served model answers once each (~12 s of a busy run's CPU less); the other calls read the cache
     code = main(["check", "judge.rubric", "--with", f"base_url={warm.base_url}", "--with",
                  f"model={embedded_model}", "--with", "max_tokens=4", "--with", "request_timeout=60",
-                 "--deadline", "120"])
+                 "--with", f"cache_path={tmp_path / 'judge.sqlite'}", "--deadline", "120"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.splitlines()[-1] == "all contract points pass"
