@@ -66,8 +66,9 @@ register_profiles()
 # pytest-xdist runs one worker per CPU: a worker's torch (training, models, the processes it starts) uses its share
 # of the CPUs, not all of them each (2 workers of 2 threads on 2 cores spent CPU spinning against each other)
 if os.environ.get("PYTEST_XDIST_WORKER_COUNT") and not os.environ.get("OMP_NUM_THREADS"):
-    _cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    os.environ["OMP_NUM_THREADS"] = str(max(1, _cpus // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    from grpo_rewards.execution.pool import usable_cpus
+
+    os.environ["OMP_NUM_THREADS"] = str(max(1, usable_cpus() // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -123,7 +123,7 @@ def test_check_passes_against_the_local_server(warm, embedded_model, capsys, tmp
     from grpo_rewards.cli import main
 
     # with the on-disk cache a user would give a paid judge: the contract's 87 calls hold 7 distinct requests, which
-    # the served model answers once each (~12 s of a busy run's CPU less); the other calls read the cache
+    # the served model answers once each; the other calls read the cache
     code = main(["check", "judge.rubric", "--with", f"base_url={warm.base_url}", "--with",
                  f"model={embedded_model}", "--with", "max_tokens=4", "--with", "request_timeout=60",
                  "--with", f"cache_path={tmp_path / 'judge.sqlite'}", "--deadline", "120"])

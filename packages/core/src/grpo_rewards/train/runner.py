@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError, RunDirError
+from ..execution.pool import usable_cpus
 from . import manifest as run_files
 from . import rundir
 from .data import prompt_length_problem
@@ -58,7 +59,7 @@ def set_threads() -> str:
 
     if os.environ.get("OMP_NUM_THREADS"):
         return f"torch threads: {torch.get_num_threads()} (OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']})"
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cpus = usable_cpus()
     local = int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1)
     threads = max(1, cpus // max(1, local))
     torch.set_num_threads(threads)
