@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from forked import Forked
 
-from grpo_rewards_code.compile_cache import CACHE, FOLDER_ENV, CompileCache, key
+from grpo_rewards_code.compile_cache import CACHE, DRAFT_AGE, FOLDER_ENV, CompileCache, key
 from grpo_rewards_code.formats import StdioTest
 from grpo_rewards_code.languages import job_parts, missing
 from grpo_rewards_code.runner import LocalRunner, Program
@@ -318,15 +318,19 @@ def test_a_folder_whose_owner_was_killed_is_removed_by_the_next_process_that_mak
 def test_a_draft_being_made_by_another_process_is_left_to_it_and_an_abandoned_one_is_removed(tmp_path):
     # a process that starts beside another once removed the other's draft between its mkdtemp and its flock: the
     # other then had no folder ("cannot be made or read"); a young draft is now left alone, an old one goes
+    # (ages 20 s clear of DRAFT_AGE either side: the process that looks starts a few seconds after they are set)
     env = {**{k: v for k, v in os.environ.items() if k != FOLDER_ENV}, "TMPDIR": str(tmp_path)}
-    young, old = tmp_path / ".grpo-rewards-compiled-draft-young", tmp_path / ".grpo-rewards-compiled-draft-old"
-    for draft in (young, old):
+    young_ages, old_ages = (0.0, 10.0, DRAFT_AGE - 20), (DRAFT_AGE + 20, 3600.0, 30 * 86400.0)
+    drafts = {age: tmp_path / f".grpo-rewards-compiled-draft-{i}" for i, age in enumerate(young_ages + old_ages)}
+    now = time.time()
+    for age, draft in drafts.items():
         draft.mkdir()
         (draft / ".owner").touch()  # made, not yet locked
-    os.utime(old, (time.time() - 3600, time.time() - 3600))
+        os.utime(draft, (now - age, now - age))
     show = "from grpo_rewards_code.compile_cache import CACHE; print(CACHE.folder)"
     subprocess.run([sys.executable, "-c", show], check=True, env=env, capture_output=True, timeout=120)
-    assert young.is_dir() and not old.exists()
+    assert {age: draft.is_dir() for age, draft in drafts.items()} == {**dict.fromkeys(young_ages, True),
+                                                                        **dict.fromkeys(old_ages, False)}
 
 
 def test_the_modules_example_runs():
