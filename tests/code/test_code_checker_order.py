@@ -18,6 +18,10 @@ import pytest
 from grpo_rewards_code import TestsPassed
 from grpo_rewards_code.judging import CHECKER_ORDERS, row_checker_order
 
+#: on one xdist worker: the two tests of ncmp as one file compile the same checker, and on one worker the second
+#: takes the first's binary from the compile cache (each worker has its own: ~8 s of g++ once instead of twice)
+pytestmark = pytest.mark.xdist_group("testlib-ncmp")
+
 DATA = Path(__file__).parent / "data" / "testlib"
 TESTLIB = (DATA / "testlib.h").read_text(encoding="utf-8")
 NCMP = (DATA / "ncmp.cpp").read_text(encoding="utf-8")
