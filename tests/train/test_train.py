@@ -357,6 +357,12 @@ def test_torch_threads_follow_the_cpus_this_process_may_use(monkeypatch):
         assert torch.get_num_threads() == 3
         monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
         assert set_threads().startswith("torch threads: 1 (the 3 CPUs this process may use, shared by 2 processes")
+        # read as the reward workers read it (execution.pool.local_ranks): not a number of processes warns and
+        # counts this one alone, where it had stopped the run with a ValueError
+        monkeypatch.setenv("LOCAL_WORLD_SIZE", "two")
+        with pytest.warns(RuntimeWarning, match="LOCAL_WORLD_SIZE='two' is not a whole number of processes"):
+            assert set_threads() == ("torch threads: 3 (the 3 CPUs this process may use; set OMP_NUM_THREADS to "
+                                     "choose)")
     finally:
         torch.set_num_threads(before)
 

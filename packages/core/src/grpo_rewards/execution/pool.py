@@ -43,7 +43,7 @@ def usable_cpus() -> int:
 
 def default_workers() -> int:
     """Workers per process: the CPUs this rank may use, shared among local ranks (torchrun)."""
-    return max(1, min(8, usable_cpus() // _local_ranks()))
+    return max(1, min(8, usable_cpus() // local_ranks()))
 
 
 def capped_workers(workers: int) -> int:
@@ -57,7 +57,9 @@ def capped_workers(workers: int) -> int:
     return workers
 
 
-def _local_ranks() -> int:
+def local_ranks() -> int:
+    """The processes of this run on this machine (torchrun's ``LOCAL_WORLD_SIZE``), 1 when unset; a value that is not
+    a whole number of processes counts as 1, with a warning (it divides the CPUs, never stops a run)."""
     raw = os.environ.get("LOCAL_WORLD_SIZE", "").strip()
     if not raw:
         return 1

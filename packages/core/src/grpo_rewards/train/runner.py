@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError, RunDirError
-from ..execution.pool import usable_cpus
+from ..execution.pool import local_ranks, usable_cpus
 from . import manifest as run_files
 from . import rundir
 from .data import prompt_length_problem
@@ -60,8 +60,8 @@ def set_threads() -> str:
     if os.environ.get("OMP_NUM_THREADS"):
         return f"torch threads: {torch.get_num_threads()} (OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']})"
     cpus = usable_cpus()
-    local = int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1)
-    threads = max(1, cpus // max(1, local))
+    local = local_ranks()
+    threads = max(1, cpus // local)
     torch.set_num_threads(threads)
     return (f"torch threads: {threads} (the {cpus} CPUs this process may use"
             + (f", shared by {local} processes" if local > 1 else "") + "; set OMP_NUM_THREADS to choose)")
