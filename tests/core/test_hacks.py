@@ -2,23 +2,45 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import grpo_rewards
 from grpo_rewards.cli import main
-from grpo_rewards.hacks import read_corpus, run_hacks
+from grpo_rewards.hacks import corpus_of, read_corpus, run_hacks
 from grpo_rewards.registry import FIRST_PARTY
 from grpo_rewards.testing import assert_no_overpaid_hacks, plugin_registered
 
 FIRST_PARTY_REWARDS = sorted(n for n in grpo_rewards.load_registry().rewards if n.split(".")[0] in FIRST_PARTY)
 
 
+#: the rewards whose corpus a test module of their own package runs, checking more than this test would: here only
+#: that they ship one. (module, what it checks)
+RUN_ELSEWHERE = {
+    # needs a judge server (bench/judge.md runs it against SmolLM2-135M served by transformers serve)
+    "judge.rubric": ("judge/test_judge_plugin.py", "its corpus against a scripted judge, the exact pay per entry"),
+    # real sandboxes, each entry's time and memory limits waited out: ~6 s a corpus, run there already
+    "code.tests_passed": ("code/test_code_hacks.py", "`grpo-rewards check code.tests_passed --hacks`: every entry ok"),
+    "code.all_passed": ("code/test_code_hacks.py", "every entry through the reward: 0.0, and no process left"),
+    "code.sql_match": ("code/test_code_sql_hacks.py", "`check code.sql_match --hacks` and each entry's own value"),
+}
+TESTS = Path(__file__).resolve().parents[1]
+
+
 @pytest.mark.parametrize("name", FIRST_PARTY_REWARDS)
 def test_every_first_party_reward_ships_a_corpus_and_overpays_no_entry(name):
-    if name == "judge.rubric":
-        pytest.skip("needs a judge server: tests/judge/test_judge_plugin.py runs its corpus against a scripted judge "
-                    "(exact pay per entry), bench/judge.md against SmolLM2-135M served by transformers serve")
+    if name in RUN_ELSEWHERE:
+        corpus = corpus_of(grpo_rewards.load_registry().reward(name))
+        assert corpus and any(name in hack.max_pay for hack in corpus), f"{name} ships no corpus that targets it"
+        return
     assert_no_overpaid_hacks(name)
+
+
+@pytest.mark.parametrize("name", sorted(RUN_ELSEWHERE))
+def test_a_corpus_left_to_its_package_is_run_by_the_module_named(name):
+    module = TESTS / RUN_ELSEWHERE[name][0]
+    assert name in FIRST_PARTY_REWARDS and f'"{name}"' in module.read_text(encoding="utf-8")
 
 
 def shout(text: str, **row) -> float:

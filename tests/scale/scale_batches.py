@@ -72,7 +72,8 @@ def batch_for(name: str) -> tuple[list[Any], list[Any], dict[str, list[Any]]]:
     if info.plugin == "code":
         from grpo_rewards_code.tasks import make_stdio
 
-        rows = make_stdio(6, 0, families=["sum"], tests=2)  # (the sleeping program waits out each test's limit)
+        # one test a row: the sleeping program waits out each test's wall-clock limit, in every call of the batch
+        rows = make_stdio(6, 0, families=["sum"], tests=1)
         programs = ["```python\nprint(sum(map(int, input().split())))\n```",  # passes every test
                     "```python\nprint(0)\n```",  # fails them
                     "```python\nprint(sum(map(int, input().split()))\n```",  # a syntax error

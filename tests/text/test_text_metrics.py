@@ -208,10 +208,10 @@ def test_fuzzy_threshold_mode_pays_one_at_the_threshold_and_zero_below():
 BATCH_REPLIES = [reply for reply, _ in PAIRS] + [
     "<answer>The cat sat on the mat.</answer>", r"I think \boxed{\text{Eifel Tower}}", "<answer>Eiffel", "no box here",
     None, [{"role": "assistant", "content": "Eifel Tower"}], "x" * 200_001, "caf\udce9 au lait", "  padded reply \n",
-    LONG_A[:3000]]
+    LONG_A[:1000]]
 BATCH_REFERENCES = [reference for _, reference in PAIRS] + [
     "The cat sat on the mat.", ["Eiffel Tower", "The Eiffel Tower"], ["Tower", "Eiffel"], None, "anything",
-    "Eiffel Tower", "x", "café au lait", [], LONG_B[:3000]]
+    "Eiffel Tower", "x", "café au lait", [], LONG_B[:1000]]
 
 
 @pytest.mark.parametrize("scorer", SCORERS)
