@@ -40,7 +40,6 @@ SLOW_MODULES = {
     "judge/test_judge_train.py": "trains against a served judge",
     "kit/test_kit_scaffold.py": "installs the scaffolded package",
     "train/test_train.py": "trains",
-    "train/test_trl_cli.py": "trains with trl grpo",
     "train/test_plain_trl_example.py": "trains with the example script",
     "train/test_model.py": "converts the embedded model",
     "train/test_tiny.py": "writes tiny models",
