@@ -12,8 +12,8 @@ Ray tests last, and each reports what the runner wrote, usually at once by the t
 The runner watches the test run's main process (the xdist controller, or pytest alone): when it ends, the
 runner stops the namespace runs still going and removes the run's folder.
 
->>> [m for m in order(["test_ray_nodes.py", "test_ray_new.py", "test_ray_head_lost.py"])]
-['test_ray_new.py', 'test_ray_head_lost.py', 'test_ray_nodes.py']
+>>> runs(["test_ray_nodes.py", "test_ray_new.py", "test_ray_head_lost.py", "test_ray_reconnect.py"])
+[['test_ray_new.py'], ['test_ray_head_lost.py'], ['test_ray_reconnect.py'], ['test_ray_nodes.py']]
 """
 
 from __future__ import annotations
@@ -65,11 +65,6 @@ def _seconds(module: str) -> int:
     return SECONDS.get(module, 10**6)
 
 
-def order(modules: Iterable[str]) -> list[str]:
-    """``modules`` (file names), longest first by :data:`SECONDS` (unknown ones first of all)."""
-    return sorted(modules, key=lambda m: -_seconds(m))
-
-
 @functools.cache
 def namespace_command() -> tuple[list[str] | None, str]:
     """The ``unshare`` prefix that makes a private network namespace here, or None and why not."""
@@ -88,7 +83,7 @@ def namespace_command() -> tuple[list[str] | None, str]:
 
 def runs(modules: Iterable[str]) -> list[list[str]]:
     """The namespace runs of ``modules`` (file names): those :data:`TOGETHER` names share one, in its order, each
-    other module has one of its own; the longest first, as :func:`order` puts them.
+    other module has one of its own; the longest first by :data:`SECONDS` (unknown modules first of all).
 
     >>> runs(["test_ray_backend.py", "test_ray_head_lost.py", "test_ray_nodes.py", "test_ray_x.py"])
     [['test_ray_x.py'], ['test_ray_nodes.py', 'test_ray_backend.py'], ['test_ray_head_lost.py']]
@@ -198,7 +193,7 @@ def launch(run_id: str, modules: dict[str, list[str]], watch: int) -> bool:
         return False
     # the folder appears with its plan in it (a rename), so whoever sees it can read which modules it runs
     draft = Path(tempfile.mkdtemp(prefix=f"{folder.name}.draft-", dir=folder.parent))
-    _write(draft / "plan.json", {"watch": watch, "modules": {m: modules[m] for m in order(modules)}})
+    _write(draft / "plan.json", {"watch": watch, "modules": modules})
     try:
         draft.rename(folder)
     except OSError:  # another process of the run was first
