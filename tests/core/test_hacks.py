@@ -16,14 +16,17 @@ FIRST_PARTY_REWARDS = sorted(n for n in grpo_rewards.load_registry().rewards if 
 
 
 #: the rewards whose corpus a test module of their own package runs, checking more than this test would: here only
-#: that they ship one. (module, what it checks)
+#: that they ship one
 RUN_ELSEWHERE = {
-    # needs a judge server (bench/judge.md runs it against SmolLM2-135M served by transformers serve)
-    "judge.rubric": ("judge/test_judge_plugin.py", "its corpus against a scripted judge, the exact pay per entry"),
-    # real sandboxes, each entry's time and memory limits waited out: ~6 s a corpus, run there already
-    "code.tests_passed": ("code/test_code_hacks.py", "`grpo-rewards check code.tests_passed --hacks`: every entry ok"),
-    "code.all_passed": ("code/test_code_hacks.py", "every entry through the reward: 0.0, and no process left"),
-    "code.sql_match": ("code/test_code_sql_hacks.py", "`check code.sql_match --hacks` and each entry's own value"),
+    # needs a judge server: run against a scripted judge, the exact pay per entry (and in bench/judge.md against
+    # SmolLM2-135M served by transformers serve)
+    "judge.rubric": "judge/test_judge_plugin.py",
+    # real sandboxes, each entry's time and memory limits waited out (~6 s a corpus): there `grpo-rewards check
+    # code.tests_passed --hacks` (every entry ok), every entry through code.all_passed (0.0, no process left),
+    # `check code.sql_match --hacks` and each entry's own value
+    "code.tests_passed": "code/test_code_hacks.py",
+    "code.all_passed": "code/test_code_hacks.py",
+    "code.sql_match": "code/test_code_sql_hacks.py",
 }
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -39,7 +42,7 @@ def test_every_first_party_reward_ships_a_corpus_and_overpays_no_entry(name):
 
 @pytest.mark.parametrize("name", sorted(RUN_ELSEWHERE))
 def test_a_corpus_left_to_its_package_is_run_by_the_module_named(name):
-    module = TESTS / RUN_ELSEWHERE[name][0]
+    module = TESTS / RUN_ELSEWHERE[name]
     assert name in FIRST_PARTY_REWARDS and f'"{name}"' in module.read_text(encoding="utf-8")
 
 

@@ -138,10 +138,12 @@ def test_a_block_runs_or_validates(block, tmp_path, cache, monkeypatch, capsys):
             # in this process, in the block's folder with the blocks' environment (a process of its own spent ~4 s
             # of CPU importing torch and TRL again for each config)
             monkeypatch.chdir(tmp_path)
-            for name, value in _env(cache).items():
+            env = _env(cache)
+            for name in set(os.environ) - set(env):
+                monkeypatch.delenv(name)
+            for name, value in env.items():
                 if os.environ.get(name) != value:
                     monkeypatch.setenv(name, value)
-            monkeypatch.delenv("GRPO_REWARDS_PLUGINS", raising=False)
             code = main(["train", str(config), "--dry-run", "--output-dir", str(tmp_path / "run")])
             out = capsys.readouterr()
             assert code == 0, out.out + out.err
