@@ -53,3 +53,45 @@ def test_rows_of_many_datasets_share_one_arrow_table_and_a_parquet_file(tmp_path
     assert back == rows
     golds = [r for r in back if r["answer"] is not None]
     assert golds and _golds_score(golds) == [1.0] * len(golds)
+
+
+def test_a_users_own_reasoning_gym_dataset_is_scored_by_its_own_score_answer_after_arrow():
+    import datasets
+    import reasoning_gym
+
+    from grpo_rewards_gym import rows_from
+
+    data = reasoning_gym.create_dataset("arc_agi", size=3, seed=2)
+    native = datasets.Dataset.from_list([data[i] for i in range(3)]).to_list()  # question, answer, metadata
+    assert [data.score_answer(e["answer"], e) for e in native] == [0.05] * 3  # what Arrow did to the native rows
+    rows = datasets.Dataset.from_list(rows_from(data)).to_list()
+    assert [r["gym_dataset"] for r in rows] == ["arc_agi"] * 3
+    assert [r["answer"] for r in rows] == [data[i]["answer"] for i in range(3)]
+    assert _golds_score(rows) == [1.0] * 3
+    assert Accuracy()("<answer>0</answer>", **rows[0]) == (data.score_answer("0", data[0]), "partial") == (0.05, "partial")
+
+
+def test_rows_from_keep_the_users_config_and_a_composites_entries_name_their_own_dataset():
+    import reasoning_gym
+    from reasoning_gym.composite import DatasetSpec
+
+    from grpo_rewards_gym import rows_from
+
+    specs = [DatasetSpec("complex_arithmetic", 1.0, {"operations": ("+",), "operations_weights": (1.0,)}),
+             DatasetSpec("leg_counting", 1.0, {"min_animals": 2, "max_animals": 2})]
+    data = reasoning_gym.create_dataset("composite", size=8, seed=3, datasets=specs)
+    rows = rows_from(data, system_prompt=None)
+    assert [r["gym_dataset"] for r in rows] == [data[i]["metadata"]["source_dataset"] for i in range(8)]
+    assert {r["gym_dataset"] for r in rows} == {"complex_arithmetic", "leg_counting"}
+    assert [r["prompt"] for r in rows] == [data[i]["question"] for i in range(8)]
+    arithmetic = next(r for r in rows if r["gym_dataset"] == "complex_arithmetic")
+    assert scorer_dataset("complex_arithmetic", arithmetic["gym_config"]).config.operations == ("+",)
+    assert _golds_score(rows) == [data.score_answer(data[i]["answer"], data[i]) for i in range(8)] == [1.0] * 8
+
+
+def test_rows_from_refuses_what_reasoning_gym_did_not_build():
+    from grpo_rewards_gym import rows_from
+
+    with pytest.raises(ValueError, match=r"rows_from takes a dataset reasoning-gym's create_dataset builds; a "
+                                         r"builtins.list is not a registered reasoning-gym dataset"):
+        rows_from([{"question": "1+1", "answer": "2", "metadata": {"source_dataset": "chain_sum"}}])

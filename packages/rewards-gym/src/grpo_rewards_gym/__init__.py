@@ -26,6 +26,7 @@ _EXPORTS = {
     "extract_answer": "scoring",
     "make_mix": "tasks",
     "make_rows": "tasks",
+    "rows_from": "tasks",
 }
 #: ``gym.accuracy`` as TRL calls it, built once on first use
 _BUILT = {"accuracy": "definitions:make_accuracy"}
@@ -33,7 +34,7 @@ _BUILT = {"accuracy": "definitions:make_accuracy"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, modules=("codec",))
 
 __all__ = ["ACCURACY", "BROKEN", "OUTCOMES", "Accuracy", "accuracy", "dataset_names", "extract_answer", "make_mix",
-           "make_rows"]
+           "make_rows", "rows_from"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from grpo_rewards import Reward
@@ -42,6 +43,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .catalog import dataset_names
     from .definitions import ACCURACY
     from .scoring import OUTCOMES, Accuracy, extract_answer
-    from .tasks import BROKEN, make_mix, make_rows
+    from .tasks import BROKEN, make_mix, make_rows, rows_from
 
     accuracy: Reward

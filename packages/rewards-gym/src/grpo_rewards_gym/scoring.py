@@ -159,7 +159,8 @@ class Accuracy:
     from ``gym_config`` once per process) scores it against the row's entry (``gym_entry``) with its
     own ``score_answer``, partial credit kept; the scorers that evaluate (:mod:`grpo_rewards_gym.scan`) run in
     grpo-rewards-code's sandbox unless ``sandbox`` is false. A scorer that raises gives 0.0 (``unscorable``); a
-    row without gym columns gives ``None``.
+    row without gym columns gives ``None``. Rows come from :func:`~grpo_rewards_gym.make_rows`, ``gym:<name>``
+    tasks, or a reasoning-gym dataset of the user's through :func:`~grpo_rewards_gym.rows_from`.
 
     >>> from grpo_rewards_gym import make_rows
     >>> row = make_rows("basic_arithmetic", 1, seed=3)[0]

@@ -110,6 +110,69 @@ def make_rows(name: str, n: int, seed: int = 0, params: Mapping[str, Any] | None
     return [_row(name, config_text, dataset[i], text) for i in range(n)]
 
 
+def _registered_name(dataset: Any) -> str:
+    """The name reasoning-gym registered ``dataset``'s class under (``create_dataset``'s first argument)."""
+    from reasoning_gym.factory import DATASETS
+
+    names = [name for name, (cls, _) in DATASETS.items() if type(dataset) is cls]
+    if len(names) != 1:
+        raise ValueError(f"rows_from takes a dataset reasoning-gym's create_dataset builds; a "
+                         f"{type(dataset).__module__}.{type(dataset).__name__} is not a registered reasoning-gym dataset")
+    return names[0]
+
+
+def _config_text(name: str, dataset: Any) -> str:
+    """The keyword arguments that rebuild ``dataset`` (``create_dataset(name, **config)``) as text: the fields of
+    its config that differ from the config class's defaults (a default may be an object no row can hold)."""
+    import dataclasses
+
+    config = getattr(dataset, "config", None)
+    if not dataclasses.is_dataclass(config) or isinstance(config, type):
+        raise ValueError(f"rows_from: the reasoning-gym dataset {name!r} has no config dataclass to rebuild its scorer from")
+    defaults = type(config)()
+    given = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)
+             if getattr(config, field.name) != getattr(defaults, field.name)}
+    try:
+        return codec.dumps(given)
+    except TypeError as exc:
+        raise ValueError(f"rows_from: the config of {name!r} cannot be stored in a row: {exc}") from exc
+
+
+def rows_from(dataset: Any, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -> list[dict[str, Any]]:
+    """The rows of a reasoning-gym dataset built by the user (``reasoning_gym.create_dataset(...)``, a composite
+    one included), in the form ``gym.accuracy`` scores: each row names its own dataset and that dataset's config,
+    so its entry is scored by the same ``score_answer`` as ``dataset.score_answer(answer, entry)``.
+
+    Rows taken straight from reasoning-gym (``question``, ``answer``, a ``metadata`` dict) do not survive
+    ``datasets``: Arrow fills other rows' keys with ``None`` and turns tuples into lists, which some scorers
+    compare by type; these rows keep the entry as text that restores its types.
+
+    >>> import reasoning_gym
+    >>> data = reasoning_gym.create_dataset("chain_sum", size=2, seed=1, min_terms=2, max_terms=2)
+    >>> row = rows_from(data, system_prompt=None)[0]
+    >>> row["gym_dataset"], row["answer"], row["prompt"] == data[0]["question"]
+    ('chain_sum', '3', True)
+    """
+    from reasoning_gym.composite import CompositeDataset
+
+    text = _system_prompt(system_prompt)
+    name = _registered_name(dataset)
+    if not isinstance(dataset, CompositeDataset):
+        config_text = _config_text(name, dataset)
+        return [_row(name, config_text, dataset[i], text) for i in range(len(dataset))]
+    sources: dict[str, tuple[str, str]] = {}  # a composite's entry is scored by the dataset it came from
+    rows = []
+    for i in range(len(dataset)):
+        entry = dataset[i]
+        source = entry["metadata"]["source_dataset"]
+        if source not in sources:
+            part = dataset.datasets[source]
+            registered = _registered_name(part)
+            sources[source] = registered, _config_text(registered, part)
+        rows.append(_row(*sources[source], entry, text))
+    return rows
+
+
 class GymTask:
     """The factory of the task ``gym:<name>``: ``factory(n, seed, system_prompt=..., **generator_params)``."""
 
