@@ -161,14 +161,13 @@ def test_versions_come_from_the_installed_metadata_only():
     from importlib import metadata
     from pathlib import Path
 
-    import grpo_rewards
-    import grpo_rewards_format
-    import grpo_rewards_length
-    import grpo_rewards_math
+    import importlib
 
-    for module, dist in ((grpo_rewards, "grpo-rewards"), (grpo_rewards_length, "grpo-rewards-length"),
-                         (grpo_rewards_format, "grpo-rewards-format"), (grpo_rewards_math, "grpo-rewards-math")):
-        assert module.__version__ == metadata.version(dist)
+    for dist in ("grpo-rewards", "grpo-rewards-code", "grpo-rewards-format", "grpo-rewards-gym",
+                 "grpo-rewards-instructions", "grpo-rewards-judge", "grpo-rewards-length", "grpo-rewards-math",
+                 "grpo-rewards-text", "grpo-rewards-tools"):
+        module = importlib.import_module(dist.replace("-", "_"))
+        assert module.__version__ == metadata.version(dist) and "__version__" in dir(module)
     packages = Path(__file__).resolve().parents[2] / "packages"
     literal = re.compile(r"""^\s*(__version__|version)\s*=\s*["']\d""", re.M)
     holders = sorted(str(p.relative_to(packages)) for p in packages.rglob("*")

@@ -118,29 +118,11 @@ __all__ = [
 ]
 
 
-def _version() -> str:
-    """The installed version: the one literal is in packages/core/pyproject.toml."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("grpo-rewards")
-    except metadata.PackageNotFoundError:  # imported from a source tree that was never installed
-        return "0.0.0+unknown"
-
-
-_exported, __dir__ = lazy_exports(__name__, _EXPORTS, modules=_MODULES)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        globals()[name] = version = _version()
-        return version
-    return _exported(name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, modules=_MODULES, distribution="grpo-rewards")
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     __version__: str
-    from typing import Any
 
     from . import errors as errors
     from . import params as params

@@ -32,7 +32,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .execution import concurrent_call
+from .execution.dispatch import concurrent_call
 from .reward import Reward
 
 __all__ = ["ConcurrentReward", "is_async", "trl_gathers_async_rewards"]

@@ -29,19 +29,25 @@ def lazy_exports(
     *,
     built: Mapping[str, str] | None = None,
     modules: Iterable[str] = (),
+    distribution: str | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for the package ``package``.
 
     ``names`` maps a public name to the submodule (relative, ``"plugin.spec"``) that defines it;
     ``built`` maps a public name to ``"submodule:factory"``, called once with no arguments on first
-    use (a ready-made reward); ``modules`` are public submodules. Each value is kept in the
-    package's globals after its first use, so ``__getattr__`` runs once per name.
+    use (a ready-made reward); ``modules`` are public submodules; ``distribution`` names the installed
+    distribution whose version is ``__version__`` (read on first use: ``importlib.metadata`` and its
+    e-mail parser cost a worker process ~30 ms to import; ``0.0.0+unknown`` for a source tree never
+    installed). Each value is kept in the package's globals after its first use, so ``__getattr__``
+    runs once per name.
     """
     built = dict(built or {})
     modules = tuple(modules)
 
     def __getattr__(name: str) -> Any:
-        if name in modules:
+        if name == "__version__" and distribution is not None:
+            value: Any = _installed_version(distribution)
+        elif name in modules:
             value = importlib.import_module(f".{name}", package)
         elif name in names:
             value = getattr(importlib.import_module(f".{names[name]}", package), name)
@@ -54,6 +60,17 @@ def lazy_exports(
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*vars(sys.modules[package]), *names, *built, *modules})
+        extra = ("__version__",) if distribution is not None else ()
+        return sorted({*vars(sys.modules[package]), *names, *built, *modules, *extra})
 
     return __getattr__, __dir__
+
+
+def _installed_version(distribution: str) -> str:
+    """The installed version of ``distribution`` (the one literal is in its pyproject.toml)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+        return "0.0.0+unknown"

@@ -9,12 +9,9 @@ imported from its module on first use.
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 from grpo_rewards.lazy import lazy_exports
-
-__version__ = metadata.version("grpo-rewards-code")  # the one literal is in pyproject.toml
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -78,10 +75,11 @@ __all__ = [
 _BUILT = {"tests_passed": "definitions:make_tests_passed", "all_passed": "definitions:make_all_passed",
           "sql_match": "definitions:make_sql_match"}
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, distribution="grpo-rewards-code")
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from grpo_rewards import Reward
 
     from .compare import outputs_match, values_match

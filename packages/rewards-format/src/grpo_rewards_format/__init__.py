@@ -16,12 +16,9 @@ registration loads no scorer code).
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 from grpo_rewards.lazy import lazy_exports
-
-__version__ = metadata.version("grpo-rewards-format")  # the one literal is in pyproject.toml
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -54,7 +51,7 @@ _BUILT = {
     "xml_fields": "definitions:make_xml_fields",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, distribution="grpo-rewards-format")
 
 __all__ = [
     "INVALID_VALUE",
@@ -84,6 +81,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from grpo_rewards import Reward
 
     from .boxes import Boxed

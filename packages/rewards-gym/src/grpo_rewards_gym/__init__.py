@@ -9,12 +9,9 @@ its module on first use, and reasoning-gym only when a dataset is built or an an
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 from grpo_rewards.lazy import lazy_exports
-
-__version__ = metadata.version("grpo-rewards-gym")  # the one literal is in pyproject.toml
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -31,12 +28,14 @@ _EXPORTS = {
 #: ``gym.accuracy`` as TRL calls it, built once on first use
 _BUILT = {"accuracy": "definitions:make_accuracy"}
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, modules=("codec",))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, modules=("codec",),
+                                    distribution="grpo-rewards-gym")
 
 __all__ = ["ACCURACY", "BROKEN", "OUTCOMES", "Accuracy", "accuracy", "dataset_names", "extract_answer", "make_mix",
            "make_rows", "rows_from"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from grpo_rewards import Reward
 
     from . import codec as codec

@@ -16,12 +16,9 @@ judge is called and torch when a reward model is loaded.
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 from grpo_rewards.lazy import lazy_exports
-
-__version__ = metadata.version("grpo-rewards-judge")  # the one literal is in pyproject.toml
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -42,13 +39,14 @@ _EXPORTS = {
     "SYSTEM": "templates",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, distribution="grpo-rewards-judge")
 
 __all__ = ["DEFAULT_TEMPLATES", "PAIRWISE", "PAIRWISE_TEMPLATE", "REWARD_MODEL", "RUBRIC", "SYSTEM", "ChatClient",
            "Embeddings", "Pairwise", "RewardModel", "Rubric", "ScoreFormat", "make_pairwise", "make_reward_model",
            "make_rubric"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from .client import ChatClient, Embeddings
     from .definitions import PAIRWISE, REWARD_MODEL, RUBRIC, make_pairwise, make_reward_model, make_rubric
     from .pairwise import Pairwise

@@ -10,12 +10,9 @@ compared.
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 from grpo_rewards.lazy import lazy_exports
-
-__version__ = metadata.version("grpo-rewards-math")  # the one literal is in pyproject.toml
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -48,10 +45,11 @@ __all__ = [
 #: the ready-made rewards, built once on first use
 _BUILT = {"accuracy": "definitions:make_accuracy", "reasoning_accuracy": "definitions:make_reasoning_accuracy"}
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, distribution="grpo-rewards-math")
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from grpo_rewards import Reward
 
     from .correctness import OUTCOMES, Accuracy, ReasoningAccuracy

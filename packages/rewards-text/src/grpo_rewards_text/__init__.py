@@ -15,12 +15,9 @@ imported from its module on first use, and each metric library when a reward fir
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 from grpo_rewards.lazy import lazy_exports
-
-__version__ = metadata.version("grpo-rewards-text")  # the one literal is in pyproject.toml
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -58,7 +55,7 @@ _BUILT = {
     "json": "definitions:make_json",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, distribution="grpo-rewards-text")
 
 __all__ = [
     "F1",
@@ -93,6 +90,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from grpo_rewards import Reward
 
     from .answer import read_answer

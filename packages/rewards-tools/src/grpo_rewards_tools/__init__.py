@@ -18,12 +18,9 @@ Importing this package is light: each name is imported from its module on first 
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 from grpo_rewards.lazy import lazy_exports
-
-__version__ = metadata.version("grpo-rewards-tools")  # the one literal is in pyproject.toml
 
 #: public name -> module that defines it
 _EXPORTS = {
@@ -50,7 +47,7 @@ _BUILT = {
     "schema_valid": "definitions:make_schema_valid",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, built=_BUILT, distribution="grpo-rewards-tools")
 
 __all__ = [
     "Call",
@@ -74,6 +71,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    __version__: str
     from grpo_rewards import Reward
 
     from .arguments import Comparison
