@@ -131,7 +131,7 @@ def _config_text(name: str, dataset: Any) -> str:
         raise ValueError(f"rows_from: the reasoning-gym dataset {name!r} has no config dataclass to rebuild its scorer from")
     defaults = type(config)()
     given = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)
-             if getattr(config, field.name) != getattr(defaults, field.name)}
+             if field.init and getattr(config, field.name) != getattr(defaults, field.name)}
     try:
         return codec.dumps(given)
     except TypeError as exc:
