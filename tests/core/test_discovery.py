@@ -157,11 +157,10 @@ def test_a_real_keyboard_interrupt_in_a_hook_is_not_swallowed():
 
 
 def test_versions_come_from_the_installed_metadata_only():
+    import importlib
     import re
     from importlib import metadata
     from pathlib import Path
-
-    import importlib
 
     for dist in ("grpo-rewards", "grpo-rewards-code", "grpo-rewards-format", "grpo-rewards-gym",
                  "grpo-rewards-instructions", "grpo-rewards-judge", "grpo-rewards-length", "grpo-rewards-math",

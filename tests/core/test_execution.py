@@ -118,9 +118,10 @@ def test_worker_processes_are_not_forks_of_the_trainer(plugins, pool):
     from grpo_rewards_fixture_good import sleepy
 
     pool.map(sleepy, [("a",)], timeout=5.0)
-    for pid in pool.pids:  # each a fresh interpreter running the supervisor, which forks the worker
+    for pid in pool.pids:  # each a fresh interpreter running the supervisor (without site), which forks the worker
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            assert fh.read().split(b"\0")[1].endswith(b"grpo_rewards/execution/containment.py")
+            argv = fh.read().split(b"\0")
+        assert argv[1] == b"-S" and argv[2].endswith(b"grpo_rewards/execution/containment.py")
         assert pid != os.getpid()
 
 

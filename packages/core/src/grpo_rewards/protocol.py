@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .values import array_kind
+from .values import container_kind
 
 Message = dict[str, Any]
 Completion = str | list[Message]
@@ -234,10 +234,6 @@ def trajectory_messages(completion: Any) -> list[Message]:
     return []
 
 
-#: (module, name) of the other sequence types a column is held in: pandas' ``Series`` (not a ``Sequence``)
-_SERIES = {("pandas.core.series", "Series"), ("pandas", "Series")}
-
-
 def as_column(value: Any) -> list[Any] | tuple[Any, ...] | None:
     """The items of ``value`` when it holds one item per sample, else ``None``.
 
@@ -256,10 +252,11 @@ def as_column(value: Any) -> list[Any] | tuple[Any, ...] | None:
         return value
     if isinstance(value, (str, bytes, bytearray, Mapping)):
         return None
-    if array_kind(value) is not None:
-        return value.tolist() if value.ndim >= 1 else None
-    if (kind.__module__, kind.__name__) in _SERIES:
+    library = container_kind(value)
+    if library == "pandas":
         return value.tolist()
+    if library is not None:  # a numpy array or torch tensor
+        return value.tolist() if value.ndim >= 1 else None
     if isinstance(value, Sequence):
         return list(value)
     return None

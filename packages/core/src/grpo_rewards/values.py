@@ -14,15 +14,29 @@ from typing import Any
 
 from .errors import RewardError, quote
 
-#: (module, name) of the array types a reward may return values in, and the library's name
-_ARRAYS = {("numpy", "ndarray"): "numpy", ("torch", "Tensor"): "torch"}
+#: (module, name) of the other libraries' containers a column or a reward's values come in, and the library's
+#: name: numpy's ``ndarray`` and torch's ``Tensor`` (arrays) and pandas' ``Series`` (not a ``Sequence``)
+_CONTAINERS = {("numpy", "ndarray"): "numpy", ("torch", "Tensor"): "torch",
+               ("pandas.core.series", "Series"): "pandas", ("pandas", "Series"): "pandas"}
+
+
+def container_kind(value: Any) -> str | None:
+    """``"numpy"``, ``"torch"`` or ``"pandas"`` for one of :data:`_CONTAINERS` (the type itself: not a numpy masked
+    array, not a subclass), else None: read from the value's type, so none of the libraries is imported here.
+
+    >>> import numpy as np
+    >>> container_kind(np.zeros(2)), container_kind(np.ma.array([1.0])), container_kind([1.0])
+    ('numpy', None, None)
+    """
+    kind = type(value)
+    return _CONTAINERS.get((kind.__module__, kind.__name__))
 
 
 def array_kind(value: Any) -> str | None:
-    """``"numpy"`` for a numpy ``ndarray`` itself (not a masked array), ``"torch"`` for a torch tensor, else None:
-    read from the value's type, so neither library is imported here."""
-    kind = type(value)
-    return _ARRAYS.get((kind.__module__, kind.__name__))
+    """``"numpy"`` for a numpy ``ndarray`` itself (not a masked array), ``"torch"`` for a torch tensor, else None
+    (:func:`container_kind` without pandas)."""
+    kind = container_kind(value)
+    return None if kind == "pandas" else kind
 
 
 def check_value(name: str, value: Any, index: int) -> float | None:
