@@ -86,6 +86,31 @@ def test_unknown_grpo_fields_are_all_named_with_suggestions():
     ]
 
 
+def test_grpo_field_names_are_grpo_configs_and_read_again_from_the_cache_without_trl(tmp_path, monkeypatch):
+    import dataclasses
+    import json
+    import subprocess
+    import sys
+
+    from trl import GRPOConfig
+
+    from grpo_rewards.train.config import grpo_field_names
+
+    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "cache"))
+    expected = sorted(f.name for f in dataclasses.fields(GRPOConfig) if f.init)
+    assert sorted(grpo_field_names()) == expected and {"learning_rate", "num_generations", "beta"} <= set(expected)
+    (written,) = (tmp_path / "cache").iterdir()
+    assert written.name.startswith("grpo-config-fields-") and json.loads(written.read_text()) == expected
+    probe = ("import sys; from grpo_rewards.train.config import grpo_field_names; names = grpo_field_names(); "
+             "print(len(names), 'trl' in sys.modules, 'torch' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.stdout == f"{len(expected)} False False\n", result.stderr
+    written.write_text('["learning_rate"')  # cut short: not trusted, TRL is asked again and the file rewritten
+    assert sorted(grpo_field_names()) == expected and json.loads(written.read_text()) == expected
+    written.write_text('{"learning_rate": 1}')  # another shape
+    assert sorted(grpo_field_names()) == expected
+
+
 def test_grpo_keys_the_command_owns_say_where_to_set_them():
     with pytest.raises(ConfigError) as info:
         build_config(None, ["grpo.reward_weights=[1, 2]", "grpo.output_dir=x"])

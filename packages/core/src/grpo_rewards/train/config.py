@@ -233,23 +233,81 @@ def check_dataset_section(dataset: Any) -> list[str]:
     return problems
 
 
-def grpo_fields() -> dict[str, dataclasses.Field]:
+#: the source files that define ``GRPOConfig``'s fields: (distribution's top package, file inside it)
+_GRPO_CONFIG_SOURCES = (("trl", "trainer/grpo_config.py"), ("trl", "trainer/base_config.py"),
+                        ("transformers", "training_args.py"))
+
+
+def _grpo_fields_key() -> str | None:
+    """What the installed ``GRPOConfig`` is made of, as a short digest: the size and modification time of the
+    files that define its fields (found without importing them); None when one cannot be found."""
+    import hashlib
+    import importlib.util
+
+    parts = []
+    for package, relative in _GRPO_CONFIG_SOURCES:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        path = Path(next(iter(spec.submodule_search_locations))) / relative
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def grpo_field_names() -> frozenset[str]:
+    """The fields a config's ``grpo:`` section may set (``GRPOConfig``'s ``__init__`` fields).
+
+    Importing TRL for them takes ~5 s (torch, transformers), which made a typo in a config and
+    ``--print-config`` wait that long; so the names are also written to the cache folder
+    (``$GRPO_REWARDS_CACHE``, else ``~/.cache/grpo-rewards``) under a digest of the files that define them, and read
+    from there while those files are unchanged. The file is never trusted beyond that: unreadable or of another
+    shape, TRL is imported. Writing it is best effort (a read-only cache folder only costs the import).
+    """
+    import json
+    import os
+
+    from .model import cache_dir
+
+    key = _grpo_fields_key()
+    path = cache_dir() / f"grpo-config-fields-{key}.json" if key else None
+    if path is not None:
+        try:
+            names = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
+                return frozenset(names)
+        except (OSError, ValueError):
+            pass
     from trl import GRPOConfig
 
-    return {f.name: f for f in dataclasses.fields(GRPOConfig) if f.init}
+    names = sorted(f.name for f in dataclasses.fields(GRPOConfig) if f.init)
+    if path is not None:
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps(names), encoding="utf-8")
+            os.replace(temporary, path)  # a file of this name is only ever this one's (its digest in the name)
+        except OSError:
+            temporary.unlink(missing_ok=True)
+    return frozenset(names)
 
 
 def check_grpo_section(grpo: Any) -> list[str]:
     """Unknown GRPOConfig keys and keys the command owns, each with a suggestion."""
     if not isinstance(grpo, dict):
         return [f"grpo: expected a mapping of GRPOConfig fields, got {grpo!r}"]
-    fields = grpo_fields()
+    if not grpo:
+        return []
+    fields = grpo_field_names()
     problems = []
     for key in grpo:
         if key in OWNED_GRPO_KEYS:
             problems.append(f"grpo.{key}: {OWNED_GRPO_KEYS[key]}")
         elif key not in fields:
-            problems.append(f"grpo.{key}: not a GRPOConfig field{did_you_mean(key, fields)}")
+            problems.append(f"grpo.{key}: not a GRPOConfig field{did_you_mean(key, sorted(fields))}")
     return problems
 
 
