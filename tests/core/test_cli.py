@@ -332,17 +332,22 @@ def _closed_stdout_run(args, tmp_path):
 
 
 @pytest.mark.parametrize("args", [["list"], ["list", "--json"], ["show", "math.accuracy"], ["--version"],
-                                  pytest.param(["train", "--print-config"], marks=pytest.mark.slow),  # imports trl
+                                  pytest.param(["train", "--print-config"], marks=pytest.mark.slow),  # see below
                                   ["score", "rows.jsonl", "--rewards", "set.yaml"],
                                   pytest.param(["model", "tiny"], marks=pytest.mark.slow)],  # builds the model
                          ids=lambda a: " ".join(a))
-def test_a_closed_stdout_ends_a_printing_command_quietly_as_sigpipe_would(args, tmp_path):
+def test_a_closed_stdout_ends_a_printing_command_quietly_as_sigpipe_would(args, tmp_path, monkeypatch):
     (tmp_path / "rows.jsonl").write_text('{"prompt": "2+2?", "completion": "\\\\boxed{4}", "solution": "4"}\n')
     (tmp_path / "set.yaml").write_text("rewards:\n  - use: math.accuracy\n")
     if args == ["model", "tiny"]:  # written here, where torch is loaded once; the command prints its folder
         from grpo_rewards.train.model import ensure_tiny  # (test_model.py: the command that writes it first)
 
         ensure_tiny(tmp_path / "cache")
+    if args == ["train", "--print-config"]:  # GRPOConfig's field names read here, where TRL is loaded once;
+        from grpo_rewards.train.config import grpo_field_names  # the command reads them (test_config.py)
+
+        monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "cache"))
+        grpo_field_names()
     run = _closed_stdout_run(args, tmp_path)
     assert run.returncode == 141, run.stderr  # 128 + SIGPIPE, what a shell reports for a tool a pipe ended
     assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr, run.stderr
