@@ -111,6 +111,19 @@ def test_grpo_field_names_are_grpo_configs_and_read_again_from_the_cache_without
     assert sorted(grpo_field_names()) == expected
 
 
+def test_a_link_where_the_field_names_file_would_be_is_left_alone_and_what_it_points_to_too(tmp_path, monkeypatch):
+    from grpo_rewards.train.config import _grpo_fields_key, grpo_field_names
+
+    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "cache"))
+    mine = tmp_path / "notes.txt"
+    mine.write_text("the user's own notes")
+    (tmp_path / "cache").mkdir()
+    link = tmp_path / "cache" / f"grpo-config-fields-{_grpo_fields_key()}.json"
+    link.symlink_to(mine)
+    assert {"learning_rate", "num_generations"} <= grpo_field_names()
+    assert link.is_symlink() and mine.read_text() == "the user's own notes"
+
+
 def test_grpo_keys_the_command_owns_say_where_to_set_them():
     with pytest.raises(ConfigError) as info:
         build_config(None, ["grpo.reward_weights=[1, 2]", "grpo.output_dir=x"])

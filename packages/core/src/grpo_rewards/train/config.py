@@ -30,7 +30,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, did_you_mean, quote, read_yaml, unreadable_number
+from ..errors import ConfigError, GrpoRewardsError, did_you_mean, quote, read_yaml, unreadable_number
 from ..local import absolute_reference
 from .checks import grpo_range_problems, integration_problems, peft_problems
 
@@ -268,8 +268,8 @@ def grpo_field_names() -> frozenset[str]:
     shape, TRL is imported. Writing it is best effort (a read-only cache folder only costs the import).
     """
     import json
-    import os
 
+    from ..outfile import atomic_writer
     from .model import cache_dir
 
     key = _grpo_fields_key()
@@ -284,14 +284,13 @@ def grpo_field_names() -> frozenset[str]:
     from trl import GRPOConfig
 
     names = sorted(f.name for f in dataclasses.fields(GRPOConfig) if f.init)
-    if path is not None:
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if path is not None and not path.is_symlink():  # a link there is not this file: what it points to is left alone
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(json.dumps(names), encoding="utf-8")
-            os.replace(temporary, path)  # a file of this name is only ever this one's (its digest in the name)
-        except OSError:
-            temporary.unlink(missing_ok=True)
+            with atomic_writer(path) as out:  # a file of this name is only ever this one's (its digest in the name)
+                out.write(json.dumps(names))
+        except (OSError, GrpoRewardsError):  # a read-only cache folder, or a folder of that name: not written
+            pass
     return frozenset(names)
 
 
