@@ -156,20 +156,18 @@ def rows_from(dataset: Any, system_prompt: str | None = DEFAULT_SYSTEM_PROMPT) -
     from reasoning_gym.composite import CompositeDataset
 
     text = _system_prompt(system_prompt)
-    name = _registered_name(dataset)
-    if not isinstance(dataset, CompositeDataset):
-        config_text = _config_text(name, dataset)
-        return [_row(name, config_text, dataset[i], text) for i in range(len(dataset))]
-    sources: dict[str, tuple[str, str]] = {}  # a composite's entry is scored by the dataset it came from
+    _registered_name(dataset)  # refuses what reasoning-gym did not build, before any entry is read
+    composite = isinstance(dataset, CompositeDataset)
+    sources: dict[int, tuple[str, str]] = {}  # (name, config) of each dataset an entry comes from, made once
     rows = []
     for i in range(len(dataset)):
         entry = dataset[i]
-        source = entry["metadata"]["source_dataset"]
-        if source not in sources:
-            part = dataset.datasets[source]
-            registered = _registered_name(part)
-            sources[source] = registered, _config_text(registered, part)
-        rows.append(_row(*sources[source], entry, text))
+        # a composite's entry is scored by the dataset it came from
+        part = dataset.datasets[entry["metadata"]["source_dataset"]] if composite else dataset
+        if id(part) not in sources:
+            name = _registered_name(part)
+            sources[id(part)] = name, _config_text(name, part)
+        rows.append(_row(*sources[id(part)], entry, text))
     return rows
 
 
