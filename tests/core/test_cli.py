@@ -97,7 +97,7 @@ def test_score_with_an_invalid_set_fails_before_scoring(plugins, tmp_path, capsy
     assert main(["score", str(data), "--rewards", str(rs)]) == 2
     assert capsys.readouterr().err == (
         f"grpo-rewards: error: {rs}: entry 1 (fixture.matches): needs dataset column(s) 'solution'; "
-        "the dataset has: completion, prompt\n"
+        "the dataset has: completion, prompt. 'grpo-rewards show fixture.matches' describes the columns it reads\n"
     )
 
 

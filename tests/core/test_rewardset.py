@@ -49,7 +49,8 @@ def test_every_problem_is_reported_at_once(registry):
         "entry 5 (fixture.shout): on_error must be one of raise, none, got 'ignore'",
         "metric name 'fixture.shout' is used by entry 2 (fixture.shout) and entry 5 (fixture.shout); "
         "give each an 'as:' name",
-        "entry 4 (fixture.matches): needs dataset column(s) 'solution'; the dataset has: prompt",
+        "entry 4 (fixture.matches): needs dataset column(s) 'solution'; the dataset has: prompt. "
+        "'grpo-rewards show fixture.matches' describes the columns it reads",
     ]
 
 

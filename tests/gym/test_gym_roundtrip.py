@@ -71,6 +71,21 @@ def test_a_users_own_reasoning_gym_dataset_is_scored_by_its_own_score_answer_aft
     assert Accuracy()("<answer>0</answer>", **rows[0]) == (data.score_answer("0", data[0]), "partial") == (0.05, "partial")
 
 
+def test_the_reward_on_reasoning_gyms_own_rows_names_the_command_that_describes_its_columns():
+    import reasoning_gym
+
+    from grpo_rewards import RewardError, get_reward
+
+    data = reasoning_gym.create_dataset("basic_arithmetic", size=2, seed=1)
+    reward = get_reward("gym.accuracy")
+    with pytest.raises(RewardError) as err:
+        reward(prompts=["p", "p"], completions=["<answer>1</answer>"] * 2,
+               **{key: [data[i][key] for i in range(2)] for key in ("question", "answer", "metadata")})
+    assert str(err.value) == ("reward 'gym.accuracy': needs dataset column(s) 'gym_dataset', 'gym_config', "
+                              "'gym_entry'; the batch has: answer, metadata, question. 'grpo-rewards show "
+                              "gym.accuracy' describes the columns it reads")
+
+
 def test_rows_from_keep_the_users_config_and_a_composites_entries_name_their_own_dataset():
     import reasoning_gym
     from reasoning_gym.composite import DatasetSpec

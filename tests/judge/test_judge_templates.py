@@ -108,7 +108,7 @@ def test_a_template_column_the_dataset_lacks_is_a_reward_set_error_naming_it():
     with pytest.raises(RewardSetError) as err:
         load_reward_set(TEMPLATE_SET, columns=["prompt", "hint"])
     assert err.value.problems == ["entry 1 (judge.rubric): needs dataset column(s) 'reference'; the dataset has: "
-                                  "hint, prompt"]
+                                  "hint, prompt. 'grpo-rewards show judge.rubric' describes the columns it reads"]
     built = load_reward_set(TEMPLATE_SET, columns=["prompt", "hint", "reference"])
     assert built.reward_funcs[0].columns == ("reference", "hint")
 

@@ -59,7 +59,8 @@ def test_a_reward_column_the_dataset_lacks_is_named_with_the_columns_it_has(tmp_
     with pytest.raises(ConfigError) as info:
         train_command([str(path), f"dataset={{path: {tmp_path / 'd.jsonl'}}}"], registry=toy_registry())
     assert info.value.problems == [
-        "rewards: entry 1 (toy.echo_k): needs dataset column(s) 'k'; the dataset has: prompt"]
+        "rewards: entry 1 (toy.echo_k): needs dataset column(s) 'k'; the dataset has: prompt. "
+        "'grpo-rewards show toy.echo_k' describes the columns it reads"]
 
 
 def test_an_unknown_reward_and_a_bad_parameter_are_reported_together(tmp_path, tiny_model):

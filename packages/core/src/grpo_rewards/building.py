@@ -189,7 +189,8 @@ def resolve(raw: Any, find: cabc.Callable[[str], RewardInfo], set_execution: Any
 def column_problems(entry: Entry, info: RewardInfo, have: set[str], built: Any) -> list[str]:
     missing = [c for c in required_columns(info, entry.params, built=built) if c not in have and c not in entry.inputs]
     if missing:
-        text = missing_columns(missing, sorted(have), "the dataset", column_params(info.params, entry.params, built))
+        text = missing_columns(missing, sorted(have), "the dataset", column_params(info.params, entry.params, built),
+                               info.name if info.plugin else None)
         found = re.search(r"inputs: \{[^}]*\}", info.example or "")
         if found:  # the reward's own example fills a column from another entry
             text += f"; or fill it from another entry's values, as in {found.group(0)}"
@@ -226,7 +227,8 @@ def build(resolved: cabc.Sequence[Resolved], given: cabc.Mapping[str, Reward] | 
         columns = tuple(c for c in required_columns(info, entry.params, built=scorer) if c not in inputs)
         built[metric] = Reward(info.scorer, metric=entry.metric, name=info.name, form=info.form, params=entry.params,
                                columns=columns, units=info.units, options=info.options.merged(entry.options),
-                               inputs=inputs, cache=cache, built=scorer, declared=info.params)
+                               inputs=inputs, cache=cache, built=scorer, declared=info.params,
+                               registered=info.name if info.plugin else None)
         return built[metric]
 
     return [one(r.entry.metric) for r in resolved if r.entry is not None]

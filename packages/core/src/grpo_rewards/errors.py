@@ -94,15 +94,20 @@ def did_you_mean(name: Any, known: Iterable[str], *, n: int = 1, cutoff: float =
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def missing_columns(missing: list[str], have: list[str], where: str, column_params: dict[str, str]) -> str:
+def missing_columns(missing: list[str], have: list[str], where: str, column_params: dict[str, str],
+                    registered: str | None = None) -> str:
     """The one message for dataset columns a reward needs and ``where`` (the dataset, the batch) lacks.
 
     ``column_params`` maps a column to the parameter that names it (``solution_column``): the fix
-    is then to point that parameter at the column the data has.
+    is then to point that parameter at the column the data has. Where no parameter names one and the reward is
+    ``registered`` by a plugin under that name, the message says which command describes its columns.
 
     >>> missing_columns(["solution"], ["answer"], "the batch", {"solution": "solution_column"})
     "needs dataset column(s) 'solution'; the batch has: answer. To read another column, set solution_column \
 (with: {solution_column: NAME} in a reward set, solution_column=NAME in Python)"
+    >>> missing_columns(["gym_entry"], ["answer"], "the dataset", {}, registered="gym.accuracy")
+    "needs dataset column(s) 'gym_entry'; the dataset has: answer. 'grpo-rewards show gym.accuracy' describes the \
+columns it reads"
     """
     text = f"needs dataset column(s) {', '.join(map(repr, missing))}; {where} has: {capped(have) or 'none'}"
     params = [column_params[c] for c in missing if c in column_params]
@@ -110,6 +115,8 @@ def missing_columns(missing: list[str], have: list[str], where: str, column_para
         p = params[0]
         text += (f". To read another column, set {' / '.join(params)} (with: {{{p}: NAME}} in a reward set, "
                  f"{p}=NAME in Python)")
+    elif registered:
+        text += f". 'grpo-rewards show {registered}' describes the columns it reads"
     return text
 
 

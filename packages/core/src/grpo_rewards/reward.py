@@ -65,8 +65,9 @@ class Reward:
     :class:`~grpo_rewards.RewardResult`). ``metric`` is the name TRL logs it under (its
     ``__name__``); ``name`` the registered name it is a copy of (default: ``metric``).
     ``options`` (a :class:`~grpo_rewards.RewardOptions`, or its fields as keywords) says how it
-    runs. ``declared``: the reward's parameters (default: read from the scorer's signature). Picklable
-    when the scorer is.
+    runs. ``declared``: the reward's parameters (default: read from the scorer's signature). ``registered``: the
+    name a plugin registered it under, which the missing-column message names for ``grpo-rewards show`` (the
+    builder sets it; None for a reward made here). Picklable when the scorer is.
 
     >>> def shout(text, **row):
     ...     return (1.0, "upper") if text.isupper() else (0.0, "lower")
@@ -93,6 +94,7 @@ class Reward:
         units: str = "none",
         built: Any = None,
         declared: Mapping[str, Param] | None = None,
+        registered: str | None = None,
         **option_values: Any,
     ) -> None:
         if form not in ("sample", "batch"):
@@ -119,6 +121,8 @@ class Reward:
                 form == "sample" or inspect.isclass(scorer)) else {}
         #: column -> the ``*_column`` parameter that names it, for the missing-column message
         self.column_params = column_params(declared, params, self.scorer)
+        #: the name a plugin registered it under (``grpo-rewards show`` describes it), for the same message
+        self.registered = registered
         #: parameter names a dataset column of the same name must not override (TRL's own arguments, such as
         #: ``environments``, reach a batch scorer that declares them as keywords)
         self.param_names = (keyword_params(scorer) - TRL_CONTROL_KWARGS) | frozenset(params)
@@ -366,7 +370,7 @@ class Reward:
         """Raise the :class:`RewardError` naming the columns this reward needs and the batch lacks."""
         have = sorted(columns)
         missing = [c for c in self.columns if c not in have]
-        raise RewardError(self.__name__, missing_columns(missing, have, "the batch", self.column_params))
+        raise RewardError(self.__name__, missing_columns(missing, have, "the batch", self.column_params, self.registered))
 
     def _in_workers(self, todo: list[tuple[int, str, dict[str, Any]]], values: list[float | None],
                     labels: list[str]) -> None:
