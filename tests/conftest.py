@@ -132,7 +132,8 @@ def embedded_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     the first test that asks, into a cache folder every xdist worker shares (the others wait on the lock, then use it).
 
     What the conversion printed is kept beside that cache in ``converted.log``: the test that trains on the embedded
-    default checks it, so the suite converts the model once (about 20 CPU-seconds), not once per test that needs it.
+    default checks it, so the suite converts the model once (about 10 CPU-seconds here), not once per test that
+    needs it.
     """
     for module in ("transformers", "gguf"):
         pytest.importorskip(module)
