@@ -153,9 +153,10 @@ def one_worker_group(path: Path, fixtures: Iterable[str]) -> str | None:
     """The ``xdist_group`` of a test that must share a worker with others, or None.
 
     The tests of the one ``transformers serve``
-    (a session fixture) share a worker, so it starts once. The tests that pip-install a package from
-    a folder of this repository share one too: setuptools writes ``build/`` and ``*.egg-info`` beside
-    the sources, so two installs of one folder at once would race.
+    (a session fixture) share a worker, so it starts once. The tests that pip-install a package of this
+    repository share one too, so that each install is made once a run (each builds from a copy in its temporary
+    folder, never in the repository, where setuptools would write ``build/`` and ``*.egg-info``; with the group
+    and without it the suite took 330 and 341 s against 360 and 343 s, alternating, 2026-12-07: not told apart).
     """
     used = set(fixtures)
     if "serve" in used:

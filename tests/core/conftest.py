@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,16 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _pip_install(target: Path, *projects: str) -> None:
+    """Install the fixture ``projects`` into ``target``, each built from a copy beside it: setuptools writes
+    ``build/`` and ``*.egg-info`` next to the sources it builds, and the repository's folders are not the tests' to
+    write (two test runs, or two xdist workers, building one folder at once would race)."""
+    sources = target.parent / f"{target.name}-sources"
+    for project in projects:
+        shutil.copytree(FIXTURES / project, sources / project,
+                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "--target", str(target), *[str(FIXTURES / p) for p in projects]],
+         "--no-index", "--target", str(target), *[str(sources / p) for p in projects]],
         check=True, capture_output=True, text=True,
     )
 
