@@ -370,7 +370,8 @@ class Reward:
         """Raise the :class:`RewardError` naming the columns this reward needs and the batch lacks."""
         have = sorted(columns)
         missing = [c for c in self.columns if c not in have]
-        raise RewardError(self.__name__, missing_columns(missing, have, "the batch", self.column_params, self.registered))
+        raise RewardError(self.__name__,
+                          missing_columns(missing, have, "the batch", self.column_params, self.registered))
 
     def _in_workers(self, todo: list[tuple[int, str, dict[str, Any]]], values: list[float | None],
                     labels: list[str]) -> None:
