@@ -27,12 +27,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
+import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, GrpoRewardsError, did_you_mean, quote, read_yaml, unreadable_number
 from ..local import absolute_reference
+from ..outfile import atomic_writer
 from .checks import grpo_range_problems, integration_problems, peft_problems
+from .model import cache_dir
 
 TOP_KEYS = ("model", "output_dir", "dataset", "rewards", "grpo", "peft", "environment")
 SOURCE_KEYS = ("task", "path", "hub")
@@ -241,9 +246,6 @@ _GRPO_CONFIG_SOURCES = (("trl", "trainer/grpo_config.py"), ("trl", "trainer/base
 def _grpo_fields_key() -> str | None:
     """What the installed ``GRPOConfig`` is made of, as a short digest: the size and modification time of the
     files that define its fields (found without importing them); None when one cannot be found."""
-    import hashlib
-    import importlib.util
-
     parts = []
     for package, relative in _GRPO_CONFIG_SOURCES:
         spec = importlib.util.find_spec(package)
@@ -267,11 +269,6 @@ def grpo_field_names() -> frozenset[str]:
     from there while those files are unchanged. The file is never trusted beyond that: unreadable or of another
     shape, TRL is imported. Writing it is best effort (a read-only cache folder only costs the import).
     """
-    import json
-
-    from ..outfile import atomic_writer
-    from .model import cache_dir
-
     key = _grpo_fields_key()
     path = cache_dir() / f"grpo-config-fields-{key}.json" if key else None
     if path is not None:
