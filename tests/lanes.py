@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -144,6 +147,19 @@ RAY_WAIT_TIMEOUT = 3600
 #: Fixtures and modules that pip-install a folder of this repository (see :func:`one_worker_group`).
 INSTALLING_FIXTURES = frozenset({"fixture_site", "dupe_site"})
 INSTALLING_MODULES = frozenset({"test_third_party_plugin.py", "test_kit_scaffold.py"})
+
+
+def pip_install_copies(target: Path, *projects: Path) -> None:
+    """pip-install the packages in the folders ``projects`` (of this repository) into ``target``, each built from a
+    copy beside it (``TARGET-sources/``): setuptools writes ``build/`` and ``*.egg-info`` next to what it builds,
+    and the repository's folders are not the tests' to write. A failed install fails with pip's output."""
+    sources = target.parent / f"{target.name}-sources"
+    skip = shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    copies = [shutil.copytree(project, sources / project.name, ignore=skip) for project in projects]
+    run = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                          "--no-index", "--target", str(target), *map(str, copies)], capture_output=True, text=True)
+    names = ", ".join(p.name for p in projects)
+    assert run.returncode == 0, f"pip install of {names} failed:\n{run.stdout}\n{run.stderr}"
 
 #: Hypothesis profiles: ``ci`` is the default; ``thorough`` runs the heavy property tests at full strength.
 PROFILES = ("ci", "thorough")

@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from lanes import pip_install_copies
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def _pip_install(target: Path, *projects: str) -> None:
-    """Install the fixture ``projects`` into ``target``, each built from a copy beside it: setuptools writes
-    ``build/`` and ``*.egg-info`` next to the sources it builds, and the repository's folders are not the tests' to
-    write (two test runs, or two xdist workers, building one folder at once would race)."""
-    sources = target.parent / f"{target.name}-sources"
-    for project in projects:
-        shutil.copytree(FIXTURES / project, sources / project,
-                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "--target", str(target), *[str(sources / p) for p in projects]],
-        check=True, capture_output=True, text=True,
-    )
 
 
 @pytest.fixture(scope="session")
 def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding the installed good, broken and hookfail fixture plugins."""
     target = tmp_path_factory.mktemp("site")
-    _pip_install(target, "good", "broken", "hookfail")
+    pip_install_copies(target, *(FIXTURES / p for p in ("good", "broken", "hookfail")))
     return target
 
 
@@ -39,7 +22,7 @@ def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def dupe_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding a second distribution that claims the 'fixture' plugin name."""
     target = tmp_path_factory.mktemp("dupe-site")
-    _pip_install(target, "dupe")
+    pip_install_copies(target, FIXTURES / "dupe")
     return target
 
 

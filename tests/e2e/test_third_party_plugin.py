@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+from lanes import pip_install_copies
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "third-party-plugin"
@@ -31,16 +31,7 @@ def keywords_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         metadata.distribution("grpo-rewards-keywords")
     except metadata.PackageNotFoundError:
         site = tmp_path_factory.mktemp("keywords-site")
-        # a private copy: setuptools writes build/ and *.egg-info next to the sources, and several
-        # xdist workers may build at once
-        source = tmp_path_factory.mktemp("keywords-source") / "third-party-plugin"
-        shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-        build = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-             "--target", str(site), str(source)],
-            capture_output=True, text=True,
-        )
-        assert build.returncode == 0, f"building the example plugin failed:\n{build.stdout}\n{build.stderr}"
+        pip_install_copies(site, EXAMPLE)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), env.get("PYTHONPATH", "")) if p)
     return env
 
