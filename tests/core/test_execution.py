@@ -263,3 +263,22 @@ def test_rewards_never_share_a_worker_process_so_one_cannot_patch_what_another_r
     patcher_pool, prober_pool = get_pool(1, patcher.pool_owner), get_pool(1, prober.pool_owner)
     assert patcher_pool is not prober_pool
     assert set(patcher_pool.worker_pids).isdisjoint(prober_pool.worker_pids)
+
+
+def test_a_worker_whose_starting_folder_is_removed_keeps_scoring(tmp_path, monkeypatch):
+    # a pool started while the caller sat in a folder that is removed later (a test's tmp_path, a script's
+    # temporary folder): after each task the worker puts back what the task changed, and the folder it started in
+    # is gone; it stays where it is instead of dying between two samples
+    start = tmp_path / "start"
+    start.mkdir()
+    monkeypatch.chdir(start)
+    pool = WorkerPool(workers=1)
+    try:
+        assert pool.map(divmod, [(7, 2)], timeout=30.0) == [Outcome("ok", (3, 1))]
+        monkeypatch.chdir(tmp_path)
+        start.rmdir()
+        first = pool.pids
+        assert pool.map(divmod, [(7, 2), (9, 3)], timeout=30.0) == [Outcome("ok", (3, 1)), Outcome("ok", (3, 0))]
+        assert pool.pids == first
+    finally:
+        pool.close()

@@ -87,8 +87,11 @@ class ProcessState:
         except OSError:  # the task removed the folder it moved into
             changed = True
         if changed:
-            os.chdir(self.cwd)
-            restored.append("cwd")
+            try:
+                os.chdir(self.cwd)
+                restored.append("cwd")
+            except FileNotFoundError:  # the folder the worker started in was removed: there is none to go back to
+                pass
         if getattr(os.environ, "_data", os.environ) != self.environ:
             os.environ.clear()
             os.environ.update({os.fsdecode(k): os.fsdecode(v) for k, v in self.environ.items()})
