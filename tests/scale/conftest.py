@@ -21,6 +21,7 @@ import ray_runs
 from _pytest.reports import TestReport
 from lanes import is_ray_module
 from scale_netns import INSIDE, free_port, refuse_outside_namespace, start_cluster
+from scale_netns import ray_disconnected_after_the_module as ray_disconnected_after_the_module  # (autouse)
 
 
 def _run_id(config: pytest.Config) -> str:

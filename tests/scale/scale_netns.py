@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import time
 from typing import Any
+
+import pytest
 
 #: Set in the child pytest that runs inside the namespace.
 INSIDE = "GRPO_REWARDS_NETNS"
@@ -30,6 +33,25 @@ def refuse_outside_namespace() -> None:
     if os.environ.get(INSIDE) != "1" or not only_loopback():
         raise RuntimeError("refusing to start Ray outside a private network namespace whose only interface is lo "
                            f"(interfaces: {[name for _, name in socket.if_nameindex()]})")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ray_disconnected_after_the_module(request: pytest.FixtureRequest) -> Any:
+    """Inside the namespace, a module that leaves the driver connected to Ray once its own fixtures are torn
+    down fails there, and is disconnected: the next module of the same namespace run (``ray_runs.TOGETHER``)
+    starts Ray as if alone instead of every one of its tests failing on "ray.init twice". (Used by conftest.py.)"""
+    yield
+    if os.environ.get(INSIDE) != "1" or "ray" not in sys.modules:
+        return
+    import ray
+
+    from grpo_rewards.execution import ray_backend
+
+    if ray.is_initialized() or ray._private.worker.global_worker.connected:
+        ray.shutdown()
+        ray_backend._backends.clear()
+        pytest.fail(f"{request.module.__name__} left the driver connected to Ray after its fixtures' teardown "
+                    "(disconnected now, for the next module)")
 
 
 def free_port() -> int:

@@ -58,16 +58,18 @@ def test_the_samples_of_a_lost_node_are_crashed_and_the_others_are_scored(two_no
 
     thread = threading.Thread(target=score, daemon=True)
     thread.start()
-    _wait_for(lambda: all((tmp_path / f"{t}.started").exists() for t in texts), 120, "both samples starting")
-    nodes = {t: (tmp_path / f"{t}.started").read_text().split() for t in texts}
-    raylet = str(worker.all_processes["raylet"][0].process.pid)
-    lost = [t for t in texts if nodes[t][0] == raylet]
-    assert len(lost) == 1, f"expected one sample on the worker node: {nodes}, the worker node's raylet {raylet}"
-    cluster.remove_node(worker, allow_graceful=False)
-    # the lost sample's process must be gone before the others are released, or it could still answer
-    _wait_for(lambda: not alive(int(nodes[lost[0]][1])), 60, "the lost node's worker exiting")
-    Path(tmp_path, "release").write_text("")
-    thread.join(120)
+    try:
+        _wait_for(lambda: all((tmp_path / f"{t}.started").exists() for t in texts), 120, "both samples starting")
+        nodes = {t: (tmp_path / f"{t}.started").read_text().split() for t in texts}
+        raylet = str(worker.all_processes["raylet"][0].process.pid)
+        lost = [t for t in texts if nodes[t][0] == raylet]
+        assert len(lost) == 1, f"expected one sample on the worker node: {nodes}, the worker node's raylet {raylet}"
+        cluster.remove_node(worker, allow_graceful=False)
+        # the lost sample's process must be gone before the others are released, or it could still answer
+        _wait_for(lambda: not alive(int(nodes[lost[0]][1])), 60, "the lost node's worker exiting")
+    finally:  # (a step left running would hold the other node's CPU, and end Ray's connection after the module)
+        Path(tmp_path, "release").write_text("")
+        thread.join(120)
     assert not thread.is_alive(), "the step hung after its node was lost"
     expected = [-1.0 if t in lost else 1.0 for t in texts]
     assert result["values"] == expected
