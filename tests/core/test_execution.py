@@ -265,20 +265,36 @@ def test_rewards_never_share_a_worker_process_so_one_cannot_patch_what_another_r
     assert set(patcher_pool.worker_pids).isdisjoint(prober_pool.worker_pids)
 
 
-def test_a_worker_whose_starting_folder_is_removed_keeps_scoring(tmp_path, monkeypatch):
+def test_a_worker_whose_folder_is_removed_keeps_scoring(tmp_path, monkeypatch):
     # a pool started while the caller sat in a folder that is removed later (a test's tmp_path, a script's
-    # temporary folder): after each task the worker puts back what the task changed, and the folder it started in
-    # is gone; it stays where it is instead of dying between two samples
+    # temporary folder), the caller still in it: after each task the worker puts back what the task changed, and
+    # the folder it runs in is gone; it stays where it is instead of dying between two samples
     start = tmp_path / "start"
     start.mkdir()
     monkeypatch.chdir(start)
     pool = WorkerPool(workers=1)
     try:
         assert pool.map(divmod, [(7, 2)], timeout=30.0) == [Outcome("ok", (3, 1))]
-        monkeypatch.chdir(tmp_path)
         start.rmdir()
         first = pool.pids
         assert pool.map(divmod, [(7, 2), (9, 3)], timeout=30.0) == [Outcome("ok", (3, 1)), Outcome("ok", (3, 0))]
         assert pool.pids == first
+    finally:
+        pool.close()
+
+
+def test_items_run_in_the_callers_working_directory_of_each_call(tmp_path, monkeypatch):
+    # as in-process: a reward reading a relative path reads it from where the caller is now, not from where the
+    # caller was when the pool started; a task that moves elsewhere does not move the items after it
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    monkeypatch.chdir(first)
+    pool = WorkerPool(workers=1)
+    try:
+        assert pool.map(os.getcwd, [()], timeout=30.0) == [Outcome("ok", str(first))]
+        monkeypatch.chdir(second)
+        assert pool.map(os.chdir, [(str(tmp_path),)], timeout=30.0) == [Outcome("ok", None)]
+        assert pool.map(os.getcwd, [(), ()], timeout=30.0) == [Outcome("ok", str(second))] * 2
     finally:
         pool.close()

@@ -27,7 +27,8 @@ touching them and start their own, with their own spawner thread.
 Each worker runs under a supervisor that kills every process a task starts when the task ends, overruns,
 crashes or the pool shuts down (:mod:`.containment`: Linux child subreapers), with a memory cap per
 reward (:mod:`.memory`, the ``memory`` outcome), and puts back what a task changed in its process
-(:mod:`.state`: cwd, environment, signal handlers). The code-execution rewards rely on all three.
+(:mod:`.state`: cwd, environment, signal handlers). The code-execution rewards rely on all three. Each
+item runs in the caller's working directory at the time of the call (a batch carries it), as it would in-process.
 
 Modules: :mod:`.messages` (what travels, and :class:`Outcome`), :mod:`.worker` (the worker process),
 :mod:`.batch` (the state of one call), :mod:`.pool` (the parent side and the process-wide pools),

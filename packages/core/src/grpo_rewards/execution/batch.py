@@ -4,6 +4,7 @@ each worker holds; three moves change it: :meth:`Batch.assign`, :meth:`Batch.rec
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 import time
@@ -18,6 +19,14 @@ from .messages import Fail, Go, Item, ItemResult, Outcome, Ready, Results, Run, 
 STARTUP_TIMEOUT = 120.0
 #: Functions a worker keeps loaded; its pool tells it which to drop, so both sides always agree.
 CACHED_FUNCTIONS = 64
+
+
+def _cwd() -> str:
+    """This process's working directory, where the batch's items run; "" when it was removed."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
 
 
 class Connection(Protocol):
@@ -76,6 +85,7 @@ class Batch:
                  chunk_size: int, max_memory: int = 0) -> None:
         self.key = key
         self.max_memory = max_memory
+        self.cwd = _cwd()
         self.payload = payload
         self.timeout = timeout
         n = len(items)
@@ -143,7 +153,7 @@ class Batch:
     def _run_message(self, chunk: Chunk, fresh: bool, forget: tuple[str, ...]) -> bytes:
         window, watch = (0.0, 0.0) if chunk.isolated else (self.window, self.watch)
         return pickle.dumps(Run(self.key, self.payload if fresh else None, chunk.items, window, watch,
-                                list(sys.path) if fresh else None, forget, self.max_memory))
+                                list(sys.path) if fresh else None, forget, self.max_memory, self.cwd))
 
     def receive(self, w: WorkerState, message: Any) -> None:
         """Apply one message from worker ``w``."""

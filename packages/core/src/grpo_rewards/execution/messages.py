@@ -39,6 +39,7 @@ class Run(NamedTuple):
     paths: list[str] | None  # the parent's import path, sent with a new function
     forget: tuple[str, ...]  # functions the worker drops first, so that it holds what its pool believes
     max_memory: int = 0  # the worker's address-space cap in bytes while the chunk runs; 0: none
+    cwd: str = ""  # the caller's working directory when the batch was sent, where each item runs; "": where it was
 
 
 class Stop(NamedTuple):

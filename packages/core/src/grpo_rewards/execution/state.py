@@ -79,6 +79,16 @@ class ProcessState:
         return cls(os.getcwd(), _environ(), _handlers(),
                    frozenset(signal.pthread_sigmask(signal.SIG_BLOCK, ())), _umask())
 
+    def move(self, cwd: str) -> None:
+        """Go to ``cwd`` and have each task start there from now on (the caller's working directory, which a
+        batch carries: a reward reads relative paths from where it is called, as it would in-process); a
+        folder that cannot be entered leaves the worker where it is."""
+        try:
+            os.chdir(cwd)
+        except OSError:
+            return
+        self.cwd = cwd
+
     def restore(self) -> list[str]:
         """Put back whatever differs; returns what was restored (``[]`` when nothing changed)."""
         restored = []

@@ -122,6 +122,8 @@ def _run(out: _Outbox, func: Callable[..., Any], message: Run) -> bool:
     if message.max_memory != _limit:
         memory.apply_limit(message.max_memory)
         _limit = message.max_memory
+    if message.cwd and _clean is not None and message.cwd != _clean.cwd:
+        _clean.move(message.cwd)
     out.begin(window, message.watch)
     try:
         now = began = monotonic()
