@@ -182,6 +182,19 @@ def test_a_sample_that_cannot_be_pickled_is_an_error_and_the_others_are_scored(p
     assert outcomes[1] == Outcome("error", None, "cannot send the sample to a worker: cannot pickle '_thread.lock' object")
 
 
+def test_chunks_whose_every_sample_cannot_be_pickled_are_errors_and_the_batch_goes_on():
+    # a chunk of unpicklable samples is settled as it is packed and never sent: its worker is still idle, and the
+    # batch went on waiting for a worker with nothing to report ("0 item(s) unaccounted for")
+    lock = "cannot send the sample to a worker: cannot pickle '_thread.lock' object"
+    pool = WorkerPool(workers=1)
+    try:
+        assert pool.map(len, [(threading.Lock(),)], timeout=30.0) == [Outcome("error", None, lock)]
+        assert pool.map(len, [(threading.Lock(),), ("ab",), (threading.Lock(),)], timeout=30.0, chunk_size=1) == [
+            Outcome("error", None, lock), Outcome("ok", 2), Outcome("error", None, lock)]
+    finally:
+        pool.close()
+
+
 def test_a_batch_interrupted_in_the_caller_leaves_the_pool_ready_for_the_next(plugins, pool):
     """Ctrl-C while samples run: the workers holding them are killed, so no late result reaches the next batch."""
     import signal

@@ -300,11 +300,15 @@ class WorkerPool:
         self._fill(len(batch.pending))
         while not batch.finished:
             for w in list(self._workers):  # hand out chunks to idle, started workers
-                if batch.pending and w.state.ready and not w.state.chunk:
+                # (a chunk whose samples cannot be pickled is settled, not sent: the worker is still idle)
+                while batch.pending and w.state.ready and not w.state.chunk:
                     try:
                         batch.assign(w.state, w.conn)
                     except (OSError, ValueError):
                         self._replace(w, kill=True)
+                        break
+            if batch.finished:  # the last chunks were settled as they were packed
+                break
             watched = {w.conn: w for w in self._workers if not w.state.ready or w.state.chunk}
             if not watched:  # every item is settled, queued or held by a worker: this cannot happen
                 raise RuntimeError(f"worker pool: {batch.left} item(s) unaccounted for")
