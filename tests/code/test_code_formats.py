@@ -124,5 +124,8 @@ def test_a_malformed_tests_column_is_a_clear_error(row, message):
 
 
 def test_check_rows_names_each_bad_row():
-    rows = [{"tests": [{"input": "1", "output": "1"}]}, {"tests": "oops"}, {"test_list": ["assert f(1) == 1"]}]
-    assert check_rows(rows) == ["row 1: the 'tests' column is not valid JSON (Expecting value: line 1 column 1 (char 0))"]
+    rows = [{"tests": [{"input": "1", "output": "1"}]}, {"tests": "oops"}, {"test_list": ["assert f(1) == 1"]},
+            {"tests": "[" * 100_000}]  # (json: RecursionError)
+    assert check_rows(rows) == ["row 1: the 'tests' column is not valid JSON (Expecting value: line 1 column 1 (char 0))",
+                                "row 3: the 'tests' column is not valid JSON (JSON nested too deeply to read (deeper "
+                                "than Python's recursion limit))"]

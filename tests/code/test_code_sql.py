@@ -140,6 +140,8 @@ def test_a_missing_database_is_none_with_a_warning(score, tmp_path):
         assert score(fenced("SELECT 1"), db_sql="CREATE TABLE (", query="SELECT 1") == (None, "no_database")
     with pytest.warns(RuntimeWarning, match="bad_row: row names db_id 'shop' but no database_dir"):
         assert score(fenced("SELECT 1"), db_id="shop", query="SELECT 1") == (None, "bad_row")
+    with pytest.warns(RuntimeWarning, match=r"bad_row: result is text that is not JSON rows: JSON nested too deeply"):
+        assert score(fenced("SELECT 1"), db_sql="CREATE TABLE t(a INTEGER);", result="[" * 100_000) == (None, "bad_row")
 
 
 def test_a_gold_query_that_fails_is_gold_error_not_a_zero(score, shop):

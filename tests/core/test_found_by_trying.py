@@ -195,3 +195,20 @@ def test_every_kind_of_column_gives_back_the_items_it_was_built_from():
             assert batch_columns(None, ["c"] * len(items), {"x": holder})[2]["x"] == items, type(holder)
 
     check()
+
+
+def test_json_nested_past_the_recursion_limit_is_a_value_error_as_other_unreadable_json():
+    # json.loads raises RecursionError for "[[[[...": a reward package reading a row's JSON column through
+    # jsontext.loads catches ValueError (marking the row bad) and stays away from the training run's end
+    from grpo_rewards import jsontext
+
+    assert jsontext.loads('{"a": [1, 2]}') == {"a": [1, 2]}
+    nested: list = []
+    for _ in range(799):
+        nested = [nested]
+    assert jsontext.loads("[" * 800 + "]" * 800) == nested  # nested, within the limit
+    with pytest.raises(ValueError) as err:
+        jsontext.loads("[" * 100_000)
+    assert str(err.value) == "JSON nested too deeply to read (deeper than Python's recursion limit)"
+    with pytest.raises(ValueError, match="Expecting value"):
+        jsontext.loads("[")

@@ -67,6 +67,8 @@ def test_the_letter_of_letter_frequency_may_be_any_one_character_as_ifeval_asks_
     ({"ground_truth": '{"func_name": "validate_lowercase"}'},
      "row 7: ground_truth must hold 'instruction_id' and 'kwargs' (open-instruct's IFEvalG format), got ['func_name']"),
     ({"ground_truth": "[{"}, "row 7: ground_truth is neither JSON nor a Python literal: '[{'"),
+    ({"instruction_id_list": ["punctuation:no_comma"], "kwargs": "[" * 100_000},  # (json: RecursionError)
+     "row 7: kwargs is neither JSON nor a Python literal: '" + "[" * 80 + "'"),
     ({"instruction_id_list": ["keywords:existence"], "kwargs": [{"keywords": "owl"}]},
      "row 7: keywords:existence: keywords must be a non-empty list of texts, got 'owl'"),
     ({"instruction_id_list": ["count:word_count_range"], "kwargs": [{"min_words": 9, "max_words": 5}]},

@@ -122,6 +122,12 @@ def test_a_remote_ref_in_a_row_schema_is_never_fetched():
     assert time.perf_counter() - started < 5.0  # no connection was tried (a real fetch of that address hangs)
 
 
+def test_a_schema_nested_past_the_recursion_limit_is_a_bad_schema():
+    result = Json().evaluate('{"x": 1}', schema="[" * 100_000)
+    assert (result["value"], result["label"]) == (None, "bad_schema")
+    assert result["error"] == "the schema is not JSON: JSON nested too deeply to read (deeper than Python's recursion limit)"
+
+
 def test_a_ref_cycle_is_a_bad_schema_not_a_hang():
     cycle = {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}
     assert Json()('{"x": 1}', schema=cycle) == (None, "bad_schema")

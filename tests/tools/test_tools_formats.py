@@ -138,6 +138,9 @@ def test_toolace_rows_read_tools_from_the_system_prompt_and_bfcl_list_calls():
     ({"system": "SYSTEM: none", "chat": "USER: hi"}, "chat (glaive): no assistant turn to take the gold calls from"),
     ({"tools": "{not json", "gold_calls": []}, "tools: not JSON (Expecting property name enclosed in double quotes: "
                                                "line 1 column 2 (char 1))"),
+    # nested past Python's recursion limit: json raises RecursionError, which ended the training run
+    ({"tools": "[" * 100_000, "gold_calls": []},
+     "tools: not JSON (JSON nested too deeply to read (deeper than Python's recursion limit))"),
 ])
 def test_a_malformed_row_is_an_error_naming_the_problem(row, problem):
     with pytest.raises(RowFormatError) as info:

@@ -34,13 +34,12 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import pickle
 import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from grpo_rewards import check_each_row
+from grpo_rewards import check_each_row, jsontext
 
 from .asserts import assert_lines, humaneval_tests
 from .testcases import AssertTest, CallTest, StdioTest, Test, TestFormatError
@@ -59,7 +58,7 @@ def _json(value: Any, what: str) -> Any:
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return jsontext.loads(value)
         except ValueError as exc:
             raise TestFormatError(f"{what} is not valid JSON ({exc})") from None
     return value

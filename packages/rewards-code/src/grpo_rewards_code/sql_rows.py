@@ -22,13 +22,14 @@ True
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from grpo_rewards import jsontext
 
 from .extract import fenced_blocks
 from .sandbox_command import hides_own_mount
@@ -108,7 +109,7 @@ class SqlRow:
 def _gold_rows(value: Any) -> tuple[tuple[Any, ...], ...]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = jsontext.loads(value)
         except ValueError as exc:
             raise SqlRowError(f"result is text that is not JSON rows: {exc}") from exc
     if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):

@@ -26,12 +26,11 @@ grpo_rewards_instructions.constraints.ConstraintError: row 3: length_constraints
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grpo_rewards import check_each_row
+from grpo_rewards import check_each_row, jsontext
 
 from . import ifbench, ifevalg
 from .ifeval import CHECKS as IFEVAL_CHECKS
@@ -288,7 +287,7 @@ def _parse_text(value: Any, column: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return jsontext.loads(value)
     except ValueError:
         try:
             return ast.literal_eval(value)

@@ -46,6 +46,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+from grpo_rewards import jsontext
+
 CACHE_SIZE = 256
 MAX_REF_CHAIN = 16
 #: Keywords that only apply to one JSON type (jsonschema ignores them on the others: so does the count).
@@ -102,7 +104,7 @@ def load_schema(value: Any) -> dict[str, Any] | bool:
     """A schema from a column or parameter value: a dict, a bool, or JSON text of one."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = jsontext.loads(value)
         except ValueError as exc:
             raise SchemaProblem(f"the schema is not JSON: {exc}") from None
     if not isinstance(value, (dict, bool)):

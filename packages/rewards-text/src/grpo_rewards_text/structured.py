@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grpo_rewards import params
+from grpo_rewards import jsontext, params
 
 from .answer import valid_text
 from .normalize import Normalizer, f1_of_tokens
@@ -143,7 +143,7 @@ class Json:
     def _fields(self, data: Any, reference: Any) -> float | None:
         if isinstance(reference, str):
             try:
-                reference = json.loads(reference)
+                reference = jsontext.loads(reference)
             except ValueError:
                 return None
         if not isinstance(reference, (dict, list)):

@@ -37,7 +37,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from grpo_rewards import message_text, trajectory_messages
+from grpo_rewards import jsontext, message_text, trajectory_messages
 
 #: Texts longer than this are not read as pythonic or JSON calls (``<tool_call>`` blocks still are).
 MAX_WHOLE_TEXT = 200_000
@@ -94,8 +94,8 @@ def _arguments(value: Any, where: str) -> dict[str, Any]:
         return {}
     if isinstance(value, str):
         try:
-            value = json.loads(value) if value.strip() else {}
-        except (ValueError, RecursionError) as exc:
+            value = jsontext.loads(value) if value.strip() else {}
+        except ValueError as exc:
             raise CallError(f"{where}: arguments are not JSON ({exc})") from None
     if not isinstance(value, Mapping):
         raise CallError(f"{where}: arguments are {type(value).__name__}, not an object")
@@ -122,8 +122,8 @@ def call_from_object(obj: Any, where: str = "call") -> Call:
 def _load_object(body: str) -> Any:
     """A JSON value, or a Python literal (Hermes rows write dicts with single quotes); raises CallError."""
     try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
+        return jsontext.loads(body)
+    except ValueError:
         pass
     try:
         return ast.literal_eval(body)
@@ -262,7 +262,7 @@ def text_calls(text: str) -> ReadCalls:
             return ReadCalls((), (f"pythonic call: {exc}",))
     if whole[0] in "[{":
         try:
-            objects = _json_calls(json.loads(whole))
+            objects = _json_calls(jsontext.loads(whole))
         except (ValueError, RecursionError):
             objects = None
         if objects is not None:

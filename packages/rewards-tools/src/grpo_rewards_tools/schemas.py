@@ -17,11 +17,12 @@ Datasets write tools in several dialects; each is read here into standard JSON S
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from grpo_rewards import jsontext
 
 _JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
 #: BFCL's and Python's type names -> JSON Schema's
@@ -125,7 +126,7 @@ def read_tool(obj: Any, where: str = "tool") -> Tool:
     """A :class:`Tool` from any dialect this module's docstring names; raises :class:`ToolFormatError`."""
     if isinstance(obj, str):
         try:
-            obj = json.loads(obj)
+            obj = jsontext.loads(obj)
         except ValueError as exc:
             raise ToolFormatError(f"{where}: not JSON ({exc})") from None
     if not isinstance(obj, Mapping):
@@ -154,7 +155,7 @@ def read_tools(value: Any, where: str = "tools") -> tuple[Tool, ...]:
     """The tools of a ``tools`` column: a list (or its JSON text) of definitions, or a single one."""
     if isinstance(value, str):
         try:
-            value = json.loads(value) if value.strip() else []
+            value = jsontext.loads(value) if value.strip() else []
         except ValueError as exc:
             raise ToolFormatError(f"{where}: not JSON ({exc})") from None
     if isinstance(value, Mapping):

@@ -31,6 +31,8 @@ import json
 import warnings
 from typing import Any
 
+from grpo_rewards import jsontext
+
 #: the most rows a query may return (more: an error the model sees)
 MAX_ROWS = 10_000
 
@@ -64,7 +66,7 @@ class SQLite:
         script = row.get("database")
         self._script = script if isinstance(script, str) else ""
         gold = row.get("gold")
-        self._gold = json.loads(gold) if isinstance(gold, str) else gold
+        self._gold = jsontext.loads(gold) if isinstance(gold, str) else gold
         self._last, self._last_failed, self._sandbox_failed, self.outcome = None, False, None, "no_query"
 
     def query(self, sql: str) -> str:
