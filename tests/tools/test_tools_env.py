@@ -135,6 +135,30 @@ def test_sqlite_reward_compares_the_last_result_set_with_the_gold():
     assert (db.get_reward(), db.outcome) == (None, "no_gold")
 
 
+@pytest.mark.parametrize(("gold", "why"), [
+    ("[[2", "gold is text that is not JSON rows: Expecting ',' delimiter: line 1 column 4 (char 3)"),
+    ("[" * 100_000, "gold is text that is not JSON rows: JSON nested too deeply to read (deeper than Python's "
+                    "recursion limit)"),
+    ("7", "gold must be a list of rows, not int"),
+])
+def test_a_gold_that_cannot_be_read_leaves_the_rollout_running_and_gets_none(gold, why):
+    # reset raised (json's error, or RecursionError), which TRL's tool loop does not catch: the training run ended
+    db = _db(gold)
+    assert db.query("SELECT COUNT(*) FROM t WHERE x = 1") == 'columns: ["COUNT(*)"]\n[2]'
+    with pytest.warns(RuntimeWarning) as warned:
+        assert (db.get_reward(), db.outcome) == (None, "bad_gold")
+    assert [str(w.message) for w in warned] == [f"tools.sqlite: bad_gold: {why}; the rollout gets None"]
+
+
+def test_a_gold_of_single_values_or_objects_reads_as_code_sql_matchs_rows():
+    db = _db('[{"n": 2}]')
+    db.query("SELECT COUNT(*) FROM t WHERE x = 1")
+    assert (db.get_reward(), db.outcome) == (1.0, "correct")
+    db = _db("[2]")
+    db.query("SELECT COUNT(*) FROM t WHERE x = 1")
+    assert (db.get_reward(), db.outcome) == (1.0, "correct")
+
+
 def test_result_sets_are_multisets_with_numbers_compared_by_value():
     assert same_rows([[2.0, "b"], [1, "a"]], [[1, "a"], [2, "b"]])
     assert not same_rows([[1, "a"]], [[1, "a"], [1, "a"]])

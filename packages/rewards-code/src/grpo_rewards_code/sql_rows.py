@@ -106,14 +106,20 @@ class SqlRow:
         return self.db_path or f"<db_sql, {len(self.db_sql or '')} chars>"
 
 
-def _gold_rows(value: Any) -> tuple[tuple[Any, ...], ...]:
+def gold_rows(value: Any, column: str = "result") -> tuple[tuple[Any, ...], ...]:
+    """A gold result set from a row's ``column``: a list of rows (lists, or objects: their values in order; a
+    scalar is a one-column row), or its JSON text; raises :class:`SqlRowError` saying why not.
+
+    >>> gold_rows('[[1, "a"], {"n": 2, "s": "b"}, 3]')
+    ((1, 'a'), (2, 'b'), (3,))
+    """
     if isinstance(value, str):
         try:
             value = jsontext.loads(value)
         except ValueError as exc:
-            raise SqlRowError(f"result is text that is not JSON rows: {exc}") from exc
+            raise SqlRowError(f"{column} is text that is not JSON rows: {exc}") from exc
     if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
-        raise SqlRowError(f"result must be a list of rows, not {type(value).__name__}")
+        raise SqlRowError(f"{column} must be a list of rows, not {type(value).__name__}")
     rows = []
     for row in value:
         if isinstance(row, Mapping):
@@ -162,7 +168,7 @@ def normalise_sql_row(row: Mapping[str, Any], database_dir: str | None = None) -
         ordered = gold_is_ordered(query)
         rows = None
     elif row.get("result") is not None:
-        rows, ordered = _gold_rows(row["result"]), bool(row.get("ordered", False))
+        rows, ordered = gold_rows(row["result"]), bool(row.get("ordered", False))
     else:
         raise SqlRowError("row has no gold: a query (query, BIRD's SQL) or its rows (result)")
     path = None if db_path is None else os.path.realpath(os.fspath(db_path))
@@ -300,5 +306,5 @@ def results_match_any_columns(gold: Sequence[Sequence[Any]], got: Sequence[Seque
     return False
 
 
-__all__ = ["TOLERANCE", "SqlRow", "SqlRowError", "check_sql_rows", "extract_sql", "gold_is_ordered",
+__all__ = ["TOLERANCE", "SqlRow", "SqlRowError", "check_sql_rows", "extract_sql", "gold_is_ordered", "gold_rows",
            "normalise_sql_row", "results_match", "results_match_any_columns", "values_equal"]

@@ -12,8 +12,9 @@ memory limits (a query that builds a gigabyte no longer grows the trainer's own 
 It owns its reward: the result set of the last query that ran compared with the gold as a multiset of rows
 (order ignored; :func:`grpo_rewards_code.sql_rows.results_match`: an integer only by the same integer, other
 numbers within 1e-6), 1.0 or 0.0, labelled ``correct``, ``wrong_result``, ``query_error`` (the last query
-failed) or ``no_query``; a row without ``gold`` is not scored (``None``, label ``no_gold``), nor is a rollout
-whose queries the sandbox could not run (``None``, ``sandbox_error``, with a warning).
+failed) or ``no_query``; a row without ``gold`` is not scored (``None``, label ``no_gold``), nor is a row whose
+``gold`` is not a list of rows or its JSON text (``None``, ``bad_gold``, with a warning; the rollout still runs),
+nor a rollout whose queries the sandbox could not run (``None``, ``sandbox_error``, with a warning).
 
 >>> db = SQLite()
 >>> db.reset(database="CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2), (3);", gold="[[6]]")
@@ -30,8 +31,6 @@ from __future__ import annotations
 import json
 import warnings
 from typing import Any
-
-from grpo_rewards import jsontext
 
 #: the most rows a query may return (more: an error the model sees)
 MAX_ROWS = 10_000
@@ -57,6 +56,7 @@ class SQLite:
         self.max_chars = max_chars
         self._script: str | None = None
         self._gold: list[list[Any]] | None = None
+        self._bad_gold: str | None = None
         self._last: list[list[Any]] | None = None
         self._last_failed = False
         self._sandbox_failed: str | None = None
@@ -65,8 +65,18 @@ class SQLite:
     def reset(self, **row: Any) -> None:
         script = row.get("database")
         self._script = script if isinstance(script, str) else ""
+        self._gold, self._bad_gold = None, None
         gold = row.get("gold")
-        self._gold = jsontext.loads(gold) if isinstance(gold, str) else gold
+        if gold is not None:
+            try:
+                from grpo_rewards_code.sql_rows import SqlRowError, gold_rows
+            except ImportError:  # query() tells the model, and the rollout gets None (sandbox_error)
+                self._gold = gold
+            else:
+                try:
+                    self._gold = [list(r) for r in gold_rows(gold, "gold")]
+                except SqlRowError as exc:
+                    self._bad_gold = str(exc)
         self._last, self._last_failed, self._sandbox_failed, self.outcome = None, False, None, "no_query"
 
     def query(self, sql: str) -> str:
@@ -120,6 +130,11 @@ class SQLite:
 
     def get_reward(self) -> float | None:
         """1.0 when the last query's result set equals the gold (rows as a multiset), else 0.0."""
+        if self._bad_gold is not None:
+            warnings.warn(f"tools.sqlite: bad_gold: {self._bad_gold}; the rollout gets None", RuntimeWarning,
+                          stacklevel=2)
+            self.outcome = "bad_gold"
+            return None
         if self._gold is None:
             self.outcome = "no_gold"
             return None
