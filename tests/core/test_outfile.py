@@ -1,4 +1,5 @@
-"""``--out`` of score and compare: never an input (by identity), only regular files, modes kept."""
+"""``--out`` of score and compare: never an input (by identity), only regular files, never a file the command did
+not write, modes kept."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ def rewards(tmp_path):
     path = tmp_path / "set.yaml"
     path.write_text(GROUP)
     return path
+
+
+#: a file an earlier ``score --out`` wrote: replaced by the next
+PREVIOUS = '{"completion": "old", "rewards": {"t.even": 1.0}, "labels": {"t.even": "ok"}, "reward": 1.0}\n'
 
 
 def _score(rows, rewards, out) -> int:
@@ -150,9 +155,44 @@ def test_out_that_is_not_a_regular_file_is_refused_and_left_as_it_is(plugins, ro
     assert out.lstat().st_mode == mode
 
 
+@pytest.mark.parametrize("data", [b"my notes\n", b'{"prompt": "p", "completion": "x"}\n', b"\x89PNG\r\n\x1a\n"])
+def test_an_existing_file_the_command_did_not_write_is_refused_and_kept(plugins, rows, rewards, tmp_path, capsys,
+                                                                       data):
+    # whatever the flags: a file of the user's (text, rows of their own, anything) is never overwritten
+    out = tmp_path / "results.jsonl"
+    out.write_bytes(data)
+    assert _score(rows, rewards, out) == 2
+    assert capsys.readouterr().err == (f"grpo-rewards: error: --out {out} exists and was not written by grpo-rewards "
+                                       "score, so it is left as it is: give another file name, or move it away\n")
+    assert out.read_bytes() == data
+    with pytest.raises(grpo_rewards.GrpoRewardsError) as err:
+        _compare(rows, ["t.even", "t.long"], out)
+    assert str(err.value) == (f"--out {out} exists and was not written by grpo-rewards compare, so it is left as it "
+                              "is: give another file name, or move it away")
+    assert out.read_bytes() == data
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.jsonl", "rows.jsonl", "set.yaml"]
+
+
+def test_each_command_replaces_only_its_own_files_and_an_empty_one(plugins, rows, rewards, tmp_path, capsys):
+    scored, compared = tmp_path / "scored.jsonl", tmp_path / "compared.jsonl"
+    assert _score(rows, rewards, scored) == 0
+    assert _score(rows, rewards, scored) == 0  # its own earlier output
+    _compare(rows, ["t.even", "t.long"], compared)
+    _compare(rows, ["t.even", "t.long"], compared)
+    assert compared.read_text() != ""  # (rows the two disagree on: the test below is not one of an empty file)
+    assert _score(rows, rewards, compared) == 2  # compare's file is not score's
+    assert "was not written by grpo-rewards score" in capsys.readouterr().err
+    with pytest.raises(grpo_rewards.GrpoRewardsError, match="was not written by grpo-rewards compare"):
+        _compare(rows, ["t.even", "t.long"], scored)
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    assert _score(rows, rewards, empty) == 0
+    assert len(empty.read_text().splitlines()) == 3
+
+
 def test_a_symlink_is_written_through_to_its_regular_file(plugins, rows, rewards, tmp_path):
     target = tmp_path / "real.jsonl"
-    target.write_text("old\n")
+    target.write_text(PREVIOUS)
     link = tmp_path / "link.jsonl"
     link.symlink_to(target)
     assert _score(rows, rewards, link) == 0
@@ -177,7 +217,7 @@ def test_a_symlink_to_a_fifo_or_to_nothing_is_refused(plugins, rows, rewards, tm
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o600])
 def test_an_existing_files_mode_is_kept(plugins, rows, rewards, tmp_path, mode):
     out = tmp_path / "scored.jsonl"
-    out.write_text("old\n")
+    out.write_text(PREVIOUS)
     out.chmod(mode)
     assert _score(rows, rewards, out) == 0
     assert stat.S_IMODE(out.stat().st_mode) == mode

@@ -171,7 +171,8 @@ def test_out_is_written_through_a_temporary_file(plugins, tmp_path, monkeypatch)
 
     rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}, {"completion": "hi"}])
     out = tmp_path / "scored.jsonl"
-    out.write_text("the previous results\n")
+    previous = '{"completion": "HI", "rewards": {"fixture.group_size": 2.0}, "labels": {}, "reward": 2.0}\n'
+    out.write_text(previous)  # (a file score wrote: replaced only once the new one is whole)
     calls = []
 
     def failing_dump(row):
@@ -183,7 +184,7 @@ def test_out_is_written_through_a_temporary_file(plugins, tmp_path, monkeypatch)
     monkeypatch.setattr(scoring, "dump_row", failing_dump)
     with pytest.raises(OSError):
         scoring.score_file(str(rows), str(_set(tmp_path, GROUP)), out=str(out), progress=False)
-    assert out.read_text() == "the previous results\n"
+    assert out.read_text() == previous
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl", "scored.jsonl", "set.yaml"]
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from grpo_rewards.train import plot
 from grpo_rewards.train.plot import PlotError, draw, load_log_history, plot_run, reward_series
+from grpo_rewards.train.rundir import FILES
 
 HISTORY = [
     {"step": 1, "rewards/math.accuracy/mean": 0.125, "rewards/format.boxed/mean": 0.5, "reward": 0.225, "loss": 0.1},
@@ -45,6 +46,33 @@ def test_the_newest_checkpoint_state_is_read_when_the_run_has_not_finished(tmp_p
         (folder / "trainer_state.json").write_text(json.dumps({"log_history": history}))
     assert load_log_history(tmp_path) == HISTORY[:2]
     assert plot_run(tmp_path) == tmp_path / "reward_curves.png"
+
+
+def test_plot_replaces_only_pictures_it_drew_or_its_run_recorded(tmp_path):
+    # whatever the flags: a picture (or any file) of the user's is never overwritten
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trainer_state.json").write_text(json.dumps({"log_history": HISTORY}))
+    mine = tmp_path / "mine.png"
+    draw([{"step": 1, "reward": 1.0}], mine)
+    data = mine.read_bytes().replace(plot.SOFTWARE.encode(), b"Matplotlib v3.9.0")  # a PNG of the user's (same length)
+    mine.write_bytes(data)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me")
+    for out in (mine, notes):
+        with pytest.raises(PlotError) as err:
+            plot_run(run, out)
+        assert str(err.value) == (f"{out} exists and was not drawn by grpo-rewards, so it is left as it is: give "
+                                  "another --out, or move it away")
+    assert mine.read_bytes() == data and notes.read_text() == "keep me"
+    drawn = plot_run(run, tmp_path / "curves.png")
+    assert plot.drawn_here(drawn) and not plot.drawn_here(mine)
+    assert plot_run(run, drawn) == drawn  # its own picture, drawn again
+    (run / "reward_curves.png").write_bytes(data)  # a run folder without a record of what it wrote
+    with pytest.raises(PlotError, match="was not drawn by grpo-rewards"):
+        plot_run(run)
+    (run / FILES).write_text("reward_curves.png\n")  # ... and with one that names it
+    assert plot_run(run) == run / "reward_curves.png" and plot.drawn_here(run / "reward_curves.png")
 
 
 def test_plotting_a_folder_that_is_not_a_run_says_where_it_looked(tmp_path):

@@ -19,7 +19,6 @@ to ``--out`` (default ``<file>.disagreements.jsonl``, replaced only when an earl
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections import Counter
@@ -29,6 +28,7 @@ from typing import IO, Any
 
 from .errors import GrpoRewardsError
 from .local import scorer_files
+from .outfile import every_jsonl_row
 from .protocol import ROW_FIELDS, UNLOGGED_LABELS, completion_text
 from .registry import Registry, load_registry
 from .reward import Reward
@@ -219,14 +219,8 @@ def _disagreement(cmp: Comparison, i: int, row: dict[str, Any], line: int) -> di
     return out
 
 
-def _written_by_compare(path: Path) -> bool:
-    """Whether ``path`` is a file of disagreeing rows (each line has a ``compare`` record): safe to replace."""
-    try:
-        with path.open(encoding="utf-8") as fh:
-            lines = [json.loads(line) for line in fh if line.strip()]
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return False
-    return all(isinstance(row, dict) and isinstance(row.get("compare"), dict) for row in lines)
+#: whether an existing ``--out`` file is one compare wrote (each line a row with its ``compare`` record): replaceable
+_written_by_compare = every_jsonl_row(lambda row: isinstance(row.get("compare"), dict))
 
 
 def compare_file(path: str, specs: list[str], *, out: str | None = None, threshold: float = 0.5,
@@ -236,10 +230,10 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     stream = stream if stream is not None else sys.stdout
     target = Path(out) if out else Path(f"{path}.disagreements.jsonl")
     sets = {f"reward-set file {spec}": re.sub(r"(\.ya?ml):.+$", r"\1", spec) for spec in specs}
-    check_out(str(target), inputs={"input file": path, **sets})  # before any scoring; inputs by identity
     if not out and target.exists() and not _written_by_compare(target):
         raise GrpoRewardsError(f"{target} exists and was not written by compare; give --out FILE for the "
                                f"disagreeing rows")
+    check_out(str(target), inputs={"input file": path, **sets})  # before any scoring; inputs by identity
     numbered, bad = read_rows(path)  # (an error when no row can be read)
     rows = [r.data for r in numbered]
     where = unit(path)  # what the numbers count: JSONL lines, a table's rows
@@ -247,7 +241,8 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     registry = registry or load_registry()
     a, b = _sides(specs, columns, registry)
     check_out(str(target), inputs={"input file": path, **sets,  # and the scorer modules the sides imported
-                                   **scorer_files([s.reward for s in (a, b) if s.reward is not None])})
+                                   **scorer_files([s.reward for s in (a, b) if s.reward is not None])},
+              command="compare", written_here=_written_by_compare)
     failures = _score(a, rows, batch_size) + _score(b, rows, batch_size)
     cmp = Comparison(a, b, threshold)
     print(f"compared {len(rows)} rows of {path}: A = {a.name}, B = {b.name} (pays: value >= {threshold:g})",

@@ -1,8 +1,9 @@
 """The ``--out`` file of ``score`` and ``compare``: checked before any work, written whole or not at all.
 
 :func:`check_out` refuses an ``--out`` that is one of the command's inputs (by identity: the same
-file under another name or through a link counts), and anything that is not a regular file: a
-folder, a FIFO, a device, a socket. A symlink is followed to its target, which must itself be a
+file under another name or through a link counts), anything that is not a regular file: a
+folder, a FIFO, a device, a socket, and an existing file the command did not write (its ``written_here``
+test: a file of the user's is never overwritten, whatever the flags; an empty one holds nothing to lose). A symlink is followed to its target, which must itself be a
 regular file (or a new file in an existing folder). :func:`atomic_writer` writes a temporary file
 next to the target and renames it over the target once complete, so a failure leaves the old file
 as it was; the new file keeps the old one's permission bits, and a new one follows the umask.
@@ -10,23 +11,30 @@ as it was; the new file keeps the old one's permission bits, and a new one follo
 >>> import tempfile
 >>> folder = Path(tempfile.mkdtemp())
 >>> data = folder / "rows.jsonl"; _ = data.write_text("{}")
->>> check_out(str(folder / "scored.jsonl"), inputs={"input file": str(data)}).name
+>>> scored = every_jsonl_row(lambda row: "reward" in row)
+>>> check_out(str(folder / "scored.jsonl"), inputs={"input file": str(data)}, command="score", written_here=scored).name
 'scored.jsonl'
->>> check_out(str(data), inputs={"input file": str(data)})
+>>> check_out(str(data), inputs={"input file": str(data)}, command="score", written_here=scored)
 Traceback (most recent call last):
 ...
 grpo_rewards.errors.GrpoRewardsError: --out ... is the input file; choose another file (it would be overwritten)
+>>> notes = folder / "notes.jsonl"; _ = notes.write_text('{"mine": 1}')
+>>> check_out(str(notes), inputs={"input file": str(data)}, command="score", written_here=scored)
+Traceback (most recent call last):
+...
+grpo_rewards.errors.GrpoRewardsError: --out ... exists and was not written by grpo-rewards score, so it is left as it is: give another file name, or move it away
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .errors import GrpoRewardsError
 
@@ -46,11 +54,33 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def check_out(out: str, *, inputs: Mapping[str, str]) -> Path:
+def every_jsonl_row(test: Callable[[dict[str, Any]], bool]) -> Callable[[Path], bool]:
+    """A ``written_here`` test for :func:`check_out`: every line of the file is a JSON object that passes
+    ``test`` (the rows a command writes; an empty file passes)."""
+
+    def written(path: Path) -> bool:
+        try:
+            with path.open(encoding="utf-8") as fh:
+                for line in fh:
+                    if line.strip():
+                        row = json.loads(line)
+                        if not isinstance(row, dict) or not test(row):
+                            return False
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            return False
+        return True
+
+    return written
+
+
+def check_out(out: str, *, inputs: Mapping[str, str], command: str = "",
+              written_here: Callable[[Path], bool] | None = None) -> Path:
     """The file ``--out`` names (a symlink's target), checked before anything is scored.
 
     Refused: one of ``inputs`` (``{what: path}``; names that are not files are skipped), anything but
-    a regular file, a dangling symlink, a missing folder, no write permission.
+    a regular file, a dangling symlink, a missing folder, no write permission, and, given ``written_here``, an
+    existing non-empty file that it (given the target) does not recognise as one ``grpo-rewards COMMAND`` wrote
+    (a command checks once more when it knows all its inputs: that check says which input ``--out`` names).
     """
     given = Path(out)
     target = Path(os.path.realpath(given))
@@ -66,6 +96,9 @@ def check_out(out: str, *, inputs: Mapping[str, str]) -> Path:
             hint = f"; give a file name such as {given / 'scored.jsonl'}" if stat.S_ISDIR(mode) else ""
             through = f" (through the symlink {given})" if target != given.absolute() and given.is_symlink() else ""
             raise GrpoRewardsError(f"--out {out} is {_kind(mode)}{through}: --out writes only regular files{hint}")
+        if written_here is not None and target.stat().st_size and not written_here(target):
+            raise GrpoRewardsError(f"--out {out} exists and was not written by grpo-rewards {command}, so it is left as "
+                                   "it is: give another file name, or move it away")
     parent = target.parent
     if not parent.exists():
         raise GrpoRewardsError(f"--out {out}: the folder {parent} does not exist")

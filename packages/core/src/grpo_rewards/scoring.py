@@ -27,6 +27,7 @@ from .errors import GrpoRewardsError, RewardError
 from .execution.threads import call_with_deadline
 from .local import scorer_files
 from .outcomes import Tally
+from .outfile import every_jsonl_row
 from .protocol import ROW_FIELDS, UNLOGGED_LABELS
 from .reward import Reward
 from .rewardset import RewardSet, load_reward_set
@@ -264,6 +265,12 @@ def _reward_set_spec(rewards: str) -> Any:
     return {"rewards": [rewards]}
 
 
+#: whether an existing ``--out`` file is one score wrote (each line a row with its ``rewards``, ``labels`` and
+#: ``reward``): replaceable
+_written_by_score = every_jsonl_row(lambda row: isinstance(row.get("rewards"), dict)
+                                    and isinstance(row.get("labels"), dict) and "reward" in row)
+
+
 def score_file(path: str, rewards: str, out: str | None = None, progress: bool = True,
                batch_size: int = 256, stream: IO[str] | None = None, tokenizer: str | None = None,
                explain: bool = False) -> int:
@@ -287,7 +294,8 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     reward_set = load_reward_set(_reward_set_spec(rewards), columns=columns)
     if out:  # again with the scorer modules the set imported: files the run reads too
         out_path = check_out(out, inputs={"input file": path, "reward-set file": rewards,
-                                          **scorer_files(reward_set.rewards)})
+                                          **scorer_files(reward_set.rewards)}, command="score",
+                             written_here=_written_by_score)
     reward_set.start_workers()
     if tokenizer:
         TokenIds(tokenizer).fill(numbered)

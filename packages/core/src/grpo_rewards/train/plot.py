@@ -3,22 +3,28 @@
 Drawn from TRL's log history during a run (on the main process), and afterwards by
 ``grpo-rewards plot RUN_DIR`` from the run's ``metrics.jsonl`` (else ``trainer_state.json``), with
 the panels in the reward set's order and the same colours in both. Uses matplotlib's Agg backend
-(no display needed).
+(no display needed). Each PNG says it was drawn here (its ``Software`` text chunk): ``plot`` replaces
+an existing file only when it says so, or when the run folder recorded writing it; a picture of the user's
+is left as it is.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 from ..errors import PlotError
 from .progress import read_metrics
-from .rundir import MANIFEST, METRICS, PLOT, STATE, last_checkpoint, record_files
+from .rundir import MANIFEST, METRICS, PLOT, STATE, last_checkpoint, record_files, recorded_files
 
 TOTAL = "reward"
+#: the ``Software`` text chunk of every PNG drawn here
+SOFTWARE = "grpo-rewards plot"
+_PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def reward_series(log_history: list[dict[str, Any]]) -> dict[str, list[tuple[float, float]]]:
@@ -119,9 +125,36 @@ def draw(log_history: list[dict[str, Any]], out: Path, *, title: str | None = No
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp.png")
     record_files(out.parent, tmp.name, out.name)  # when ``out`` is in a run folder that keeps a record
-    fig.savefig(tmp)
+    fig.savefig(tmp, metadata={"Software": SOFTWARE})
     tmp.replace(out)
     return out
+
+
+def drawn_here(path: Path) -> bool:
+    """Whether ``path`` is a PNG this module drew (its ``Software`` text chunk, before the image data)."""
+    try:
+        with Path(path).open("rb") as f:
+            if f.read(8) != _PNG:
+                return False
+            while len(head := f.read(8)) == 8:
+                length, kind = int.from_bytes(head[:4], "big"), head[4:]
+                if kind in (b"IDAT", b"IEND") or length > 2**16:
+                    return False
+                data = f.read(length)
+                f.read(4)  # its CRC
+                if kind == b"tEXt" and data == b"Software\0" + SOFTWARE.encode():
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def _replaceable(out: Path) -> None:
+    """Nothing, or a PlotError when ``out`` exists and is not a picture drawn here (or recorded by its run)."""
+    if not os.path.lexists(out) or drawn_here(out) or out.name in (recorded_files(out.parent) or ()):
+        return
+    raise PlotError(f"{out} exists and was not drawn by grpo-rewards, so it is left as it is: give another --out, "
+                    "or move it away")
 
 
 def _read_state(path: Path) -> list[dict[str, Any]]:
@@ -178,7 +211,9 @@ def plot_run(run_dir: Path, out: Path | None = None) -> Path:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise PlotError(f"{run_dir} is not a folder")
-    return draw(load_log_history(run_dir), out or run_dir / PLOT, title=run_dir.name, names=reward_names(run_dir))
+    out = Path(out) if out is not None else run_dir / PLOT
+    _replaceable(out)
+    return draw(load_log_history(run_dir), out, title=run_dir.name, names=reward_names(run_dir))
 
 
 def make_callback(run_dir: Path, names: list[str] | None = None, *, every_seconds: float = 15.0) -> Any:
