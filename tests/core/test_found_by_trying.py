@@ -212,3 +212,25 @@ def test_json_nested_past_the_recursion_limit_is_a_value_error_as_other_unreadab
     assert str(err.value) == "JSON nested too deeply to read (deeper than Python's recursion limit)"
     with pytest.raises(ValueError, match="Expecting value"):
         jsontext.loads("[")
+
+
+def exact(text: str, *, solution: str, **row: object) -> float:
+    return float(text == solution)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ({"prompts": ["p"] * 3, "completions": ["1", "2", "3"], "solution": ["1", "2"]},
+     "column 'solution' holds 2 values for 3 completions"),
+    ({"prompts": ["p"] * 3, "completions": ["1", "2", "3"], "solution": "1"},
+     "column 'solution' holds a str, '1', for 3 completions"),
+    ({"prompts": ["p"] * 2, "completions": ["1", "2", "3"], "solution": ["1", "2", "3"]},
+     "prompts holds 2 values for 3 completions"),
+    ({"prompts": ["p"] * 3, "completions": ["1", "2", "3"], "solution": ["1", "2", "3"], "completion_ids": [[1]]},
+     "completion_ids holds 1 value for 3 completions"),
+])
+def test_inputs_not_one_per_completion_are_an_error_saying_so(call, message):
+    # a column of another length was "missing" ("the batch has: none"), fewer prompts an IndexError, fewer
+    # completion_ids silently None for the completions past them (a tokens reward measured nothing)
+    with pytest.raises(RewardError) as err:
+        Reward(exact, metric="exact")(**call)
+    assert str(err.value) == (f"reward 'exact': {message}: one value per completion is expected, as TRL passes them")

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .backends import form_problem
-from .errors import RewardError, missing_columns
+from .errors import RewardError, missing_columns, quote
 from .execution import map_with_deadline
 from .execution.calls import BatchCall, batch_result_problem, checked_batch, run_samples, start_workers
 from .options import RewardOptions
@@ -230,6 +230,10 @@ class Reward:
         n = len(completions)
         if prompts is None:
             prompts = [None] * n
+        elif len(prompts) != n:
+            self._misaligned("prompts", prompts, n)
+        if completion_ids is not None and len(completion_ids) != n:
+            self._misaligned("completion_ids", completion_ids, n)
         if self.inputs:
             for input_column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
                 kwargs[input_column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
@@ -247,7 +251,7 @@ class Reward:
                     columns[key] = column
             for wanted_column in self.columns:
                 if wanted_column not in columns:
-                    self._missing_columns(columns)
+                    self._missing_columns(columns, kwargs, n)
             ids = completion_ids if completion_ids is not None else ()
             n_ids = len(ids)
             options = self.options
@@ -366,12 +370,26 @@ class Reward:
                           UserWarning, stacklevel=5)
         return {k: v for k, v in kwargs.items() if k not in self.argument_names}
 
-    def _missing_columns(self, columns: dict[str, Sequence[Any]]) -> None:
-        """Raise the :class:`RewardError` naming the columns this reward needs and the batch lacks."""
+    def _missing_columns(self, columns: dict[str, Sequence[Any]], kwargs: dict[str, Any], n: int) -> None:
+        """Raise the :class:`RewardError` naming the columns this reward needs and the batch lacks (or holds as
+        something other than one value per completion)."""
         have = sorted(columns)
         missing = [c for c in self.columns if c not in have]
+        for name in missing:
+            if name in kwargs and name not in self.not_columns:
+                self._misaligned(f"column {name!r}", kwargs[name], n)
         raise RewardError(self.__name__,
                           missing_columns(missing, have, "the batch", self.column_params, self.registered))
+
+    def _misaligned(self, what: str, value: Any, n: int) -> None:
+        """Raise the :class:`RewardError` for ``what`` (prompts, completion_ids, a column) given as something other
+        than one value per completion: another number of values, or not a list."""
+        if isinstance(value, _SEQUENCES) or (hasattr(value, "__len__") and not isinstance(value, (str, bytes, dict))):
+            given = f"{len(value)} value{'' if len(value) == 1 else 's'}"
+        else:
+            given = f"a {type(value).__name__}, {quote(value)},"
+        raise RewardError(self.__name__, f"{what} holds {given} for {n} completions: one value per completion is "
+                                         "expected, as TRL passes them")
 
     def _in_workers(self, todo: list[tuple[int, str, dict[str, Any]]], values: list[float | None],
                     labels: list[str]) -> None:
