@@ -232,5 +232,13 @@ def test_inputs_not_one_per_completion_are_an_error_saying_so(call, message):
     # a column of another length was "missing" ("the batch has: none"), fewer prompts an IndexError, fewer
     # completion_ids silently None for the completions past them (a tokens reward measured nothing)
     with pytest.raises(RewardError) as err:
-        Reward(exact, metric="exact")(**call)
+        Reward(exact, metric="exact", columns=["solution"])(**call)  # (as a plugin's registration declares it)
     assert str(err.value) == (f"reward 'exact': {message}: one value per completion is expected, as TRL passes them")
+
+
+def test_a_list_of_another_length_is_an_error_for_a_reward_that_declares_no_columns():
+    # (it was left out of the rows: the scorer's default took its place, or a TypeError named the argument)
+    with pytest.raises(RewardError) as err:
+        Reward(exact, metric="exact")(prompts=["p"] * 3, completions=["1", "2", "3"], solution=("1", "2"))
+    assert str(err.value) == ("reward 'exact': column 'solution' holds 2 values for 3 completions: one value per "
+                              "completion is expected, as TRL passes them")

@@ -247,7 +247,9 @@ class Reward:
             skip = self.not_columns
             columns: dict[str, Sequence[Any]] = {}  # the per-sample dataset columns, in kwargs order
             for key, column in kwargs.items():
-                if key not in skip and isinstance(column, _SEQUENCES) and len(column) == n:
+                if key not in skip and isinstance(column, _SEQUENCES):
+                    if len(column) != n:  # (TRL passes every dataset column as one value per completion)
+                        self._misaligned(f"column {key!r}", column, n)
                     columns[key] = column
             for wanted_column in self.columns:
                 if wanted_column not in columns:
