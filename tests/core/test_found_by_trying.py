@@ -242,3 +242,13 @@ def test_a_list_of_another_length_is_an_error_for_a_reward_that_declares_no_colu
         Reward(exact, metric="exact")(prompts=["p"] * 3, completions=["1", "2", "3"], solution=("1", "2"))
     assert str(err.value) == ("reward 'exact': column 'solution' holds 2 values for 3 completions: one value per "
                               "completion is expected, as TRL passes them")
+
+
+def test_a_list_of_another_length_is_an_error_for_a_batch_reward_too():
+    # (a batch scorer got it as it was: instructions paid None to every completion, text.fuzzy said "the batch has:
+    # none")
+    rewards = load_reward_set({"rewards": [{"use": "length.group_relative"}]})
+    with pytest.raises(RewardError) as err:
+        rewards.reward_funcs[0](prompts=["p"] * 3, completions=["a", "bb", "ccc"], correct=[True, False])
+    assert str(err.value) == ("reward 'length.group_relative': column 'correct' holds 2 values for 3 completions: one "
+                              "value per completion is expected, as TRL passes them")

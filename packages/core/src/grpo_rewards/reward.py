@@ -334,6 +334,10 @@ class Reward:
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
                     kwargs: dict[str, Any]) -> tuple[list[float | None], list[str], dict[str, float]]:
         n = len(completions)
+        skip = self.not_columns
+        for key, column in kwargs.items():  # (TRL passes every dataset column as one value per completion)
+            if key not in skip and isinstance(column, _SEQUENCES) and len(column) != n:
+                self._misaligned(f"column {key!r}", column, n)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
         if self.passes_options:  # (in a worker too: it travels with the columns)
             kwargs[OPTIONS_KEYWORD] = self.options
