@@ -102,7 +102,8 @@ class TransformersServe:
 @dataclass
 class Script:
     """One scripted answer: ``reply`` is the judge's text (a chat completion is built around it)
-    unless ``body`` is given; ``delay`` seconds before answering."""
+    unless ``body`` is given; ``delay`` seconds before answering; ``trickle``: seconds between the body's bytes,
+    sent one at a time; ``gzip``: the body compressed (``Content-Encoding: gzip``)."""
 
     reply: str = "Score: 5"
     status: int = 200
@@ -110,6 +111,8 @@ class Script:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     finish_reason: str = "stop"
+    trickle: float = 0.0
+    gzip: bool = False
 
 
 class ScriptedJudge:
@@ -149,13 +152,24 @@ class ScriptedJudge:
                         "choices": [{"index": 0, "finish_reason": script.finish_reason,
                                      "message": {"role": "assistant", "content": script.reply}}],
                         "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}})).encode()
+                    if script.gzip:
+                        import gzip
+
+                        payload = gzip.compress(payload)
                     self.send_response(script.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
+                    if script.gzip:
+                        self.send_header("Content-Encoding", "gzip")
                     for k, v in script.headers.items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if not script.trickle:
+                        self.wfile.write(payload)
+                    for i in range(len(payload) if script.trickle else 0):
+                        self.wfile.write(payload[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(script.trickle)
                 finally:
                     judge._leave()
 

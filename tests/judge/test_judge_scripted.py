@@ -81,6 +81,33 @@ def test_after_a_timeout_the_batchs_requests_not_yet_sent_are_given_up_and_the_n
     assert (again.values, again.labels) == ([1.0, 1.0], ["scored", "scored"])
 
 
+def test_an_answer_trickled_a_byte_at_a_time_is_a_timeout_at_request_timeout():
+    # httpx's timeouts are per read: a byte every 0.2 s kept a request going for the whole answer (~300 bytes: a
+    # minute, then scored), whatever request_timeout said; the whole answer now has request_timeout
+    with ScriptedJudge([Script("Score: 10", trickle=0.2)]) as judge:
+        result = rubric(judge, request_timeout=1.0, max_retries=0)(prompts=[PROMPT], completions=["4"])
+    assert (result.values, result.labels) == ([None], ["timeout"])
+
+
+def test_a_gzipped_answer_is_read():
+    with ScriptedJudge([Script("Score: 10", gzip=True)]) as judge:
+        result = rubric(judge)(prompts=[PROMPT], completions=["4"])
+    assert (result.values, result.labels) == ([1.0], ["scored"])
+
+
+def test_an_answer_past_the_size_limit_is_an_error_and_not_read_further(monkeypatch):
+    from grpo_rewards_judge import client
+
+    monkeypatch.setattr(client, "MAX_ANSWER_BYTES", 1000)
+    with ScriptedJudge([Script(body=" " * 5000 + "{}")]) as judge:
+        result = rubric(judge, max_retries=2)(prompts=[PROMPT], completions=["4"])
+        reply = client.ChatClient(judge.base_url, "m", max_retries=2).complete([{"role": "user", "content": "hi"}])
+    assert (result.values, result.labels) == ([None], ["error"])
+    assert (reply.status, reply.attempts, reply.error) == ("error", 1, "the answer is larger than 0 MiB; not read "
+                                                                       "further")
+    assert len(judge.received) == 2  # one request each, not retried
+
+
 def test_a_server_that_cannot_be_reached_is_tried_once_per_batch_one_request_at_a_time():
     with ScriptedJudge([Script(status=503, body="busy")]) as judge, pytest.warns(RuntimeWarning, match="cannot be reached"):
         result = rubric(judge, max_retries=1, max_concurrency=1)(prompts=[PROMPT] * 5, completions=list("abcde"))

@@ -1,7 +1,9 @@
 """A small client for an OpenAI-compatible ``/chat/completions`` (and ``/embeddings``) endpoint: concurrent, bounded, retried.
 
 Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
-Chat Completions API. Each request has a timeout (connect, read and write); a 429 or 5xx answer
+Chat Completions API. Each request has a timeout (connect, read and write, and the whole answer's
+body within ``request_timeout`` of sending: a server that trickles its answer a byte at a time does not hold
+a batch for ever; an answer past :data:`MAX_ANSWER_BYTES` is an error); a 429 or 5xx answer
 or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
 server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried. Requests of
 one batch run on at most ``max_concurrency`` threads sharing one connection pool; after one of them
@@ -26,8 +28,18 @@ from typing import Any
 
 from grpo_rewards.forking import renew_after_fork
 
+#: The largest answer read (a chat completion is a few KiB, 1,000 embeddings of 4,096 floats ~80 MiB as JSON).
+MAX_ANSWER_BYTES = 256 * 2**20
+
+#: Headers that describe an answer's encoding on the wire, not its decoded body.
+_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
 #: HTTP statuses worth another try: rate limited, or the server failing for the moment.
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class AnswerTooLarge(Exception):
+    """The server's answer passed :data:`MAX_ANSWER_BYTES`."""
 
 
 @dataclass(frozen=True)
@@ -216,13 +228,16 @@ class ChatClient:
             attempt += 1
             retry_after: float | None = None
             try:
-                response = client.post(url, json=payload)
+                response = self._send(client, url, payload)
             except httpx.TimeoutException as exc:
                 return None, attempt, Reply("timeout", seconds=time.perf_counter() - started, attempts=attempt,
                                             error=f"no answer within {self.request_timeout:g} s ({type(exc).__name__})")
             except httpx.HTTPError as exc:  # refused, reset, DNS: the server cannot be reached
                 error = f"{type(exc).__name__}: {exc}"
                 status = "unreachable"
+            except AnswerTooLarge as exc:
+                return None, attempt, Reply("error", seconds=time.perf_counter() - started, attempts=attempt,
+                                            error=str(exc))
             else:
                 if response.status_code == 200:
                     return response, attempt, None
@@ -236,6 +251,24 @@ class ChatClient:
                 return None, attempt, Reply(status, seconds=time.perf_counter() - started, attempts=attempt, error=error)
             delay = self.backoff * 2 ** (attempt - 1) if retry_after is None else retry_after
             time.sleep(min(delay, self.max_backoff))
+
+    def _send(self, client: Any, url: str, payload: dict[str, Any]) -> Any:
+        """POST ``payload`` and read the whole answer within ``request_timeout`` of sending (httpx's own timeouts
+        are per read: a byte every few seconds would keep one going for ever); returns the answer, read."""
+        httpx = http_library()
+        deadline = time.monotonic() + self.request_timeout
+        with client.stream("POST", url, json=payload) as response:
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_ANSWER_BYTES:
+                    raise AnswerTooLarge(f"the answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read further")
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout(f"the answer was not complete within {self.request_timeout:g} s",
+                                            request=response.request)
+        # (the body is decoded already: the headers that describe its encoding on the wire are left out)
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE_HEADERS]
+        return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
 
     def _read(self, response: Any, started: float, attempt: int) -> Reply:
         seconds = time.perf_counter() - started
