@@ -9,7 +9,8 @@ A, only B, neither), the same per outcome label of each reward, and, against a l
 precision, recall and the false-positive and false-negative rates of each reward; then the rows
 where the sides disagree, each with what ``explain(completion, **row)`` says when a reward has it
 (``math.accuracy``: the extracted answer, the gold, the label). The disagreeing rows are written
-to ``--out`` (default ``<file>.disagreements.jsonl``, replaced only when an earlier compare wrote it).
+to ``--out`` (default ``<file>.disagreements.jsonl``); an existing file is replaced only when an earlier
+compare wrote it.
 
 >>> pays(0.5, 0.5), pays(0.0, 0.5), pays(None, 0.5)
 (True, False, None)

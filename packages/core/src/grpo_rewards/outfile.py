@@ -2,11 +2,12 @@
 
 :func:`check_out` refuses an ``--out`` that is one of the command's inputs (by identity: the same
 file under another name or through a link counts), anything that is not a regular file: a
-folder, a FIFO, a device, a socket, and an existing file the command did not write (its ``written_here``
-test: a file of the user's is never overwritten, whatever the flags; an empty one holds nothing to lose). A symlink is followed to its target, which must itself be a
-regular file (or a new file in an existing folder). :func:`atomic_writer` writes a temporary file
-next to the target and renames it over the target once complete, so a failure leaves the old file
-as it was; the new file keeps the old one's permission bits, and a new one follows the umask.
+folder, a FIFO, a device, a socket, and an existing file the command did not write (its
+``written_here`` test: a file of the user's is never overwritten, whatever the flags; an empty one
+holds nothing to lose). A symlink is followed to its target, which must itself be a regular file
+(or a new file in an existing folder). :func:`atomic_writer` writes a temporary file next to the
+target and renames it over the target once complete, so a failure leaves the old file as it was;
+the new file keeps the old one's permission bits, and a new one follows the umask.
 
 >>> import tempfile
 >>> folder = Path(tempfile.mkdtemp())
