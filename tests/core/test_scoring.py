@@ -213,8 +213,14 @@ def test_an_unknown_tokenizer_is_one_line(plugins, tmp_path, capsys):
     rows = _write_rows(tmp_path / "rows.jsonl", [{"completion": "HI"}])
     code = main(["score", str(rows), "--rewards", str(_set(tmp_path, GROUP)), "--tokenizer", str(tmp_path / "nope")])
     assert code == 2
+    # (a missing folder was transformers' "Repo id must use alphanumeric chars ...")
+    assert capsys.readouterr().err == (f"grpo-rewards: error: --tokenizer '{tmp_path / 'nope'}': no such folder (give a "
+                                       "Hugging Face id, or a local folder holding a tokenizer)\n")
+    (tmp_path / "empty").mkdir()  # a folder without a tokenizer: transformers' own reason, on one line
+    code = main(["score", str(rows), "--rewards", str(_set(tmp_path, GROUP)), "--tokenizer", str(tmp_path / "empty")])
+    assert code == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"grpo-rewards: error: cannot load tokenizer '{tmp_path / 'nope'}'") and err.count("\n") == 1
+    assert err.startswith(f"grpo-rewards: error: cannot load tokenizer '{tmp_path / 'empty'}'") and err.count("\n") == 1
 
 
 def test_outcome_counts_are_counted_once_when_an_entry_that_reads_another_fails(tmp_path, capsys, monkeypatch):

@@ -247,6 +247,11 @@ class TokenIds:
             from transformers import AutoTokenizer
         except ImportError as exc:
             raise GrpoRewardsError("--tokenizer needs transformers: pip install 'grpo-rewards[train]'") from exc
+        from .train.model import is_local_path
+
+        if is_local_path(name_or_path) and not Path(name_or_path).expanduser().exists():
+            raise GrpoRewardsError(f"--tokenizer {name_or_path!r}: no such folder (give a Hugging Face id, or a local "
+                                   "folder holding a tokenizer)")
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(name_or_path)
         except Exception as exc:  # OSError for a missing folder or an unreachable Hub name, ValueError, ...
