@@ -141,6 +141,15 @@ def test_a_row_a_reward_fails_on_is_reported_and_the_others_are_compared(tmp_pat
     assert "agreement: 1.000 (2 of 3 rows" not in out and "(2 of 2 rows; 1 left out" in out
 
 
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), "0.5"])
+def test_a_threshold_that_is_not_a_finite_number_is_refused(data, threshold):
+    # (NaN was taken: nothing paid on either side, and the report said the two agreed on every row)
+    with pytest.raises(grpo_rewards.GrpoRewardsError) as err:
+        run(data, "t.even", "t.long", threshold=threshold)
+    assert str(err.value) == f"threshold must be a finite number, got {threshold!r}"
+    assert not Path(f"{data}.disagreements.jsonl").exists()
+
+
 def test_the_default_output_file_is_never_one_compare_did_not_write(data):
     target = Path(f"{data}.disagreements.jsonl")
     target.write_text("my notes\n")

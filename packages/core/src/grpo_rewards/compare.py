@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from . import params
 from .errors import GrpoRewardsError
 from .local import scorer_files
 from .outfile import every_jsonl_row
@@ -229,6 +230,10 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
                  stream: IO[str] | None = None, registry: Registry | None = None) -> int:
     """``grpo-rewards compare FILE --rewards A --rewards B``: prints the report; 1 if a row failed."""
     stream = stream if stream is not None else sys.stdout
+    try:  # (NaN: nothing would pay on either side, and every table would read as agreement)
+        threshold = params.number(threshold, "threshold")
+    except ValueError as exc:
+        raise GrpoRewardsError(str(exc)) from None
     target = Path(out) if out else Path(f"{path}.disagreements.jsonl")
     sets = {f"reward-set file {spec}": re.sub(r"(\.ya?ml):.+$", r"\1", spec) for spec in specs}
     if not out and target.exists() and not _written_by_compare(target):
