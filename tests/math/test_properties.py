@@ -62,7 +62,7 @@ def _assert_consistent(values: list[float | None], labels: list[str], n: int) ->
     assert len(values) == len(labels) == n
     for value, label in zip(values, labels):
         assert label in OUTCOMES
-        assert value == {"correct": 1.0, "gold_unparsable": None}.get(label, 0.0)
+        assert value == {"correct": 1.0, "no_gold": None, "gold_unparsable": None}.get(label, 0.0)
 
 
 @SETTINGS

@@ -40,7 +40,7 @@ def test_accuracy_is_none_when_the_gold_answer_cannot_be_parsed():
     values = reward(completions=[r"\boxed{4}", r"\boxed{4}", "4", "4"],
                     solution=[None, "", r"\frac{", "1 + = ]["])
     assert values == [None, None, None, None]
-    assert reward.stats == {"gold_unparsable": 4}
+    assert reward.stats == {"no_gold": 2, "gold_unparsable": 2}  # (a missing or empty solution: no_gold)
 
 
 def test_accuracy_is_zero_without_an_answer_or_for_unreadable_completions():
@@ -192,8 +192,15 @@ def test_pickled_reward_keeps_its_parameters_and_options_and_starts_with_fresh_c
 
 
 def test_outcome_labels_are_the_documented_ones():
-    assert OUTCOMES == ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "undecided", "timeout",
-                        "error")
+    assert OUTCOMES == ("correct", "wrong", "no_answer", "prompt_echo", "no_gold", "gold_unparsable", "undecided",
+                        "timeout", "error")
+
+
+def test_a_row_without_a_solution_is_none_labelled_no_gold_not_gold_unparsable():
+    # (a dataset gives None for a row without the value: it was labelled gold_unparsable, as if the parser had failed)
+    result = grpo_rewards_math.accuracy.score(prompts=["p"] * 4, completions=[r"\boxed{4}"] * 4,
+                                              solution=[None, "", "  ", "not a math answer ]["])
+    assert (result.values, result.labels) == ([None] * 4, ["no_gold"] * 3 + ["gold_unparsable"])
 
 
 @pytest.mark.parametrize("reward", [grpo_rewards_math.accuracy, grpo_rewards_math.reasoning_accuracy])

@@ -32,13 +32,15 @@ from .parse import read_answer
 #: Outcome labels, one per sample: 1.0 for ``correct``; 0.0 for ``wrong``, ``no_answer``
 #: (nothing to extract, or no reasoning delimiter), ``prompt_echo`` (the answer only repeats an
 #: expression of the question, see :mod:`grpo_rewards_math.echo`), ``timeout`` (the symbolic check overran the
-#: core's deadline) and ``error`` (the symbolic check failed); ``None`` for ``gold_unparsable``
+#: core's deadline) and ``error`` (the symbolic check failed); ``None`` for ``no_gold`` (the row's solution is
+#: empty or missing: ``None``, as a dataset gives a row without the value), ``gold_unparsable``
 #: (the sample is left out, never a free 1.0) and ``undecided`` (the answers are past the parser's size
 #: bounds, a tower kept unevaluated, and their structure shows neither sameness nor a difference: never
 #: ``wrong`` for an answer that was not shown to differ).
-OUTCOMES = ("correct", "wrong", "no_answer", "prompt_echo", "gold_unparsable", "undecided", "timeout", "error")
+OUTCOMES = ("correct", "wrong", "no_answer", "prompt_echo", "no_gold", "gold_unparsable", "undecided", "timeout",
+            "error")
 
-_VALUES: dict[str, float | None] = {"correct": 1.0, "gold_unparsable": None, "undecided": None}
+_VALUES: dict[str, float | None] = {"correct": 1.0, "no_gold": None, "gold_unparsable": None, "undecided": None}
 
 _CACHE_SIZE = 50_000
 _symbolic_cache: OrderedDict[tuple[str, str, Any], str] = OrderedDict()
@@ -169,6 +171,8 @@ class Accuracy:
     ((0.0, 'wrong'), (0.0, 'no_answer'))
     >>> score(r"\boxed{12}", solution="not a math answer ][")
     (None, 'gold_unparsable')
+    >>> score(r"\boxed{12}", solution=None), score(r"\boxed{12}", solution="")
+    ((None, 'no_gold'), (None, 'no_gold'))
     >>> Accuracy(answer_format="boxed")("The answer is 12.", solution="12")
     (0.0, 'no_answer')
     """
@@ -237,6 +241,8 @@ class Accuracy:
                              f"completion); the row has: {', '.join(have) or 'none'}. To read another column, set "
                              "solution_column (with: {solution_column: NAME} in a reward set)")
         solution = row[column]
+        if solution is None or (isinstance(solution, str) and not solution.strip()):
+            return "no_gold", "", ""
         try:
             gold = _gold_of(solution)
         except TypeError:  # an unhashable dataset value (a list): read it every time
