@@ -28,7 +28,6 @@ grpo_rewards.errors.GrpoRewardsError: --out ... exists and was not written by gr
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import tempfile
@@ -37,6 +36,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
+from . import jsontext
 from .errors import GrpoRewardsError
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -64,10 +64,10 @@ def every_jsonl_row(test: Callable[[dict[str, Any]], bool]) -> Callable[[Path], 
             with path.open(encoding="utf-8") as fh:
                 for line in fh:
                     if line.strip():
-                        row = json.loads(line)
+                        row = jsontext.loads(line)
                         if not isinstance(row, dict) or not test(row):
                             return False
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        except (OSError, ValueError):  # (UnicodeDecodeError is a ValueError)
             return False
         return True
 

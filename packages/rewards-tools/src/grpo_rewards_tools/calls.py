@@ -263,7 +263,7 @@ def text_calls(text: str) -> ReadCalls:
     if whole[0] in "[{":
         try:
             objects = _json_calls(jsontext.loads(whole))
-        except (ValueError, RecursionError):
+        except ValueError:
             objects = None
         if objects is not None:
             for obj in objects:
