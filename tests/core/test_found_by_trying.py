@@ -252,3 +252,34 @@ def test_a_list_of_another_length_is_an_error_for_a_batch_reward_too():
         rewards.reward_funcs[0](prompts=["p"] * 3, completions=["a", "bb", "ccc"], correct=[True, False])
     assert str(err.value) == ("reward 'length.group_relative': column 'correct' holds 2 values for 3 completions: one "
                               "value per completion is expected, as TRL passes them")
+
+
+def test_json_nested_to_any_depth_reads_or_is_a_value_error():
+    # the family of the "[[[[..." rows: any mix of arrays and objects at any depth, closed or cut short, is its value
+    # or a ValueError, never RecursionError (json's own limit is the interpreter's recursion limit, ~1,000 here)
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from lanes import examples
+
+    from grpo_rewards import jsontext
+
+    pairs = [("[", "]"), ('{"k": ', "}"), ("[1, ", "]"), ('{"a": [', "]}")]
+
+    @settings(max_examples=examples(60, thorough=1000), deadline=None)
+    @given(st.lists(st.sampled_from(pairs), min_size=1, max_size=4), st.integers(1, 60_000), st.booleans())
+    def check(kinds, depth, closed):
+        chosen = [kinds[i % len(kinds)] for i in range(depth)]
+        text = "".join(o for o, _ in chosen) + ("1" + "".join(c for _, c in reversed(chosen)) if closed else "")
+        try:
+            value = jsontext.loads(text)
+        except ValueError:
+            assert not closed or depth > 200  # (valid and shallow: it must read)
+            return
+        assert closed
+        for opener, _ in chosen:  # the value has the shape written
+            value = value[-1] if opener.startswith("[") else value[next(iter(value))]
+            if opener == '{"a": [':
+                value = value[-1]
+        assert value == 1
+
+    check()
