@@ -79,6 +79,24 @@ def test_a_row_with_an_unknown_id_gets_none_and_the_warning_names_the_row():
     assert (result.values, result.labels) == ([1.0, None], ["followed", "bad_row"])
 
 
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("column", ["instruction_id_list", "kwargs"])
+def test_a_row_of_python_objects_nested_past_the_recursion_limit_is_a_bad_row_and_the_others_are_scored(column):
+    # only a Python list can hold this (no dataset file nests 5,000 deep); it used to end the call with RecursionError
+    columns = {"instruction_id_list": [["keywords:existence"]] * 2, "kwargs": [[{"keywords": ["owls"]}]] * 2}
+    columns[column][1] = [_nested(5_000)] if column == "instruction_id_list" else [{"keywords": _nested(5_000)}]
+    with pytest.warns(UserWarning, match=r"row 1: its constraint columns are nested too deeply to read; the sample "
+                                         r"gets None \(label bad_row\)"):
+        result = ins.followed.score(prompts=[None, None], completions=["owls", "owls"], **columns)
+    assert (result.values, result.labels) == ([1.0, None], ["followed", "bad_row"])
+
+
 def test_a_megabyte_reply_is_zero_and_labelled_too_large():
     result = ins.followed.score(prompts=[None], completions=["Owls hunt. " * 100_000],
                                 instruction_id_list=[["punctuation:no_comma"]], kwargs=[[{}]])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
@@ -97,14 +97,15 @@ class _Checked:
         cache: dict[str, tuple[Constraint, ...] | str] = {}  # a group's rows repeat: read each once per call
         todo: list[tuple[int, str, tuple[Constraint, ...]]] = []
         for i, completion in enumerate(completions):
-            key = repr([rows[i].get(c) for c in ROW_COLUMNS])
-            constraints = cache.get(key)
+            constraints = cache.get(key := _row_key(rows[i]))
             if constraints is None:
                 try:
-                    constraints = cache[key] = read_row(rows[i], where=f"row {i}")
-                except ConstraintError as exc:
-                    constraints = cache[key] = str(exc)
-                    _warn_once(str(exc))
+                    constraints = read_row(rows[i], where=f"row {i}")
+                except (ConstraintError, RecursionError) as exc:
+                    constraints = str(exc) if isinstance(exc, ConstraintError) else \
+                        f"row {i}: its constraint columns are nested too deeply to read"
+                    _warn_once(constraints)
+                cache[key] = constraints
             reply = None if isinstance(constraints, str) else completion_text(completion)
             if isinstance(constraints, str):  # check_rows reports it before training; here: not applicable
                 labels[i] = "bad_row"
@@ -130,6 +131,15 @@ class _Checked:
     def _candidates(self, reply: str) -> list[str]:
         """The texts :func:`follows` may check for ``reply``."""
         return [c for c in ([reply] if self.mode == "strict" else loose_variants(reply)) if visible(c)]
+
+
+def _row_key(row: Mapping[str, Any]) -> str:
+    """The key of a row's constraint columns in a call's cache (a group's rows repeat); a unique one for a row
+    whose columns cannot even be written out (Python objects nested past the recursion limit)."""
+    try:
+        return repr([row.get(c) for c in ROW_COLUMNS])
+    except RecursionError:
+        return f"unreadable {id(row)}"
 
 
 def _warn_once(problem: str) -> None:
