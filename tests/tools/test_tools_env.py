@@ -107,6 +107,18 @@ def test_sqlite_query_returns_columns_and_rows():
     assert _db().query("SELECT x, y FROM t WHERE x = 1 ORDER BY y") == 'columns: ["x", "y"]\n[1, "a"]\n[1, "b"]'
 
 
+def test_what_the_model_sees_of_a_query_result_is_capped_in_characters_not_only_rows():
+    # one row of ten million characters went back to the model whole (TRL then tokenizes it into the prompt)
+    db = _db()
+    text = db.query("SELECT printf('%.*c', 10000000, 'x')")
+    head = 'columns: ["printf(\'%.*c\', 10000000, \'x\')"]\n["'
+    assert text == (head + "x" * (2000 - len(head)) + f"\n... ({len(head) + 10_000_002 - 2000} more characters)")
+    assert (db.get_reward(), db.outcome) == (0.0, "wrong_result")  # the reward reads the whole result, not the text
+    db = SQLite(max_output=30)
+    db.reset(database="CREATE TABLE t(x TEXT); INSERT INTO t VALUES ('abcdef'), ('ghijkl');", gold='[["abcdef"]]')
+    assert db.query("SELECT x FROM t") == 'columns: ["x"]\n["abcdef"]\n["gh\n... (6 more characters)'
+
+
 @pytest.mark.parametrize("sql", ["DELETE FROM t", "UPDATE t SET x = 2", "CREATE TABLE u(z)", "DROP TABLE t",
                                  "INSERT INTO t VALUES (9, 'z')", "ATTACH DATABASE '/tmp/other.db' AS o",
                                  "PRAGMA query_only = OFF"])
@@ -304,5 +316,5 @@ def test_environments_are_listed_without_importing_their_code():
         info = load_registry(plugins).environment("tools.sqlite")
         assert (info.owns_reward, info.summary) == (True, "A small read-only SQLite database per row, queried with "
                                                           "SQL; owns its reward (the last result vs the gold).")
-        assert list(info.params_unloaded()) == ["timeout", "max_rows", "max_chars"]
+        assert list(info.params_unloaded()) == ["timeout", "max_rows", "max_chars", "max_output"]
     assert "grpo_rewards_tools.environments.database" not in sys.modules

@@ -14,7 +14,8 @@ It owns its reward: the result set of the last query that ran compared with the 
 numbers within 1e-6), 1.0 or 0.0, labelled ``correct``, ``wrong_result``, ``query_error`` (the last query
 failed) or ``no_query``; a row without ``gold`` is not scored (``None``, label ``no_gold``), nor is a row whose
 ``gold`` is not a list of rows or its JSON text (``None``, ``bad_gold``, with a warning; the rollout still runs),
-nor a rollout whose queries the sandbox could not run (``None``, ``sandbox_error``, with a warning).
+nor a rollout whose queries the sandbox could not run (``None``, ``sandbox_error``, with a warning). What the model
+sees of a result is at most ``max_rows`` rows and ``max_output`` characters.
 
 >>> db = SQLite()
 >>> db.reset(database="CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2), (3);", gold="[[6]]")
@@ -50,10 +51,12 @@ def same_rows(got: list[list[Any]], gold: list[list[Any]]) -> bool:
 class SQLite:
     """A small read-only SQLite database per row, queried with SQL; owns its reward (the last result vs the gold)."""
 
-    def __init__(self, timeout: float = 1.0, max_rows: int = 50, max_chars: int = 2000) -> None:
+    def __init__(self, timeout: float = 1.0, max_rows: int = 50, max_chars: int = 2000,
+                 max_output: int = 2000) -> None:
         self.timeout = timeout
         self.max_rows = max_rows
         self.max_chars = max_chars
+        self.max_output = max_output
         self._script: str | None = None
         self._gold: list[list[Any]] | None = None
         self._bad_gold: str | None = None
@@ -120,6 +123,8 @@ class SQLite:
         text = "columns: " + json.dumps(found.columns) + "".join("\n" + json.dumps(r, default=str) for r in shown)
         if len(rows) > len(shown):
             text += f"\n... {len(rows) - len(shown)} more rows"
+        if len(text) > self.max_output:  # a row may hold megabytes (printf('%.*c', 10000000, 'x'))
+            text = text[: self.max_output] + f"\n... ({len(text) - self.max_output} more characters)"
         return text
 
     def _unavailable(self, why: str) -> str:
