@@ -162,6 +162,30 @@ def test_a_gold_that_cannot_be_read_leaves_the_rollout_running_and_gets_none(gol
     assert [str(w.message) for w in warned] == [f"tools.sqlite: bad_gold: {why}; the rollout gets None"]
 
 
+@pytest.mark.parametrize(("row", "error", "why"), [
+    # code.sql_match's column names: every query failed on an empty database, and every rollout was paid 0.0
+    ({"db_sql": "CREATE TABLE t(x); INSERT INTO t VALUES (1);", "gold": "[[1]]"},
+     "error: the row has no database (its database column is missing or empty)",
+     "the row has no database (its database column is missing or empty)"),
+    ({"database": ["CREATE TABLE t(x);"], "gold": "[[1]]"}, "error: the row's database is a list, not an SQL script",
+     "the row's database is a list, not an SQL script"),
+    ({"database": "CREATE TABLE t(x", "gold": "[[1]]"},
+     "error: the database could not be built (OperationalError: incomplete input)",
+     "the database could not be built (OperationalError: incomplete input)"),
+], ids=["no_database_column", "not_text", "does_not_build"])
+def test_a_row_whose_database_is_missing_or_does_not_build_gets_none_not_zero(row, error, why):
+    db = SQLite()
+    db.reset(**row)
+    assert db.query("SELECT x FROM t") == error
+    assert db.query("SELECT 1") == error  # not paid for a query that needs no table either
+    with pytest.warns(RuntimeWarning) as warned:
+        assert (db.get_reward(), db.outcome) == (None, "no_database")
+    assert [str(w.message) for w in warned] == [f"tools.sqlite: no_database: {why}; the rollout gets None"]
+    db.reset(database="CREATE TABLE t(x); INSERT INTO t VALUES (1);", gold="[[1]]")  # the next row is scored
+    db.query("SELECT x FROM t")
+    assert (db.get_reward(), db.outcome) == (1.0, "correct")
+
+
 def test_a_gold_of_single_values_or_objects_reads_as_code_sql_matchs_rows():
     db = _db('[{"n": 2}]')
     db.query("SELECT COUNT(*) FROM t WHERE x = 1")
