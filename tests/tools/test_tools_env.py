@@ -152,6 +152,9 @@ def test_sqlite_reward_compares_the_last_result_set_with_the_gold():
     ("[" * 100_000, "gold is text that is not JSON rows: JSON nested too deeply to read (deeper than Python's "
                     "recursion limit)"),
     ("7", "gold must be a list of rows, not int"),
+    # a cell no SQL result holds: an object raised TypeError out of get_reward, a list was never paid
+    ('[[{"n": 2}]]', "gold: row 0 has a cell that is a dict, not a SQL value (a number, text or null)"),
+    ("[[2], [[2]]]", "gold: row 1 has a cell that is a list, not a SQL value (a number, text or null)"),
 ])
 def test_a_gold_that_cannot_be_read_leaves_the_rollout_running_and_gets_none(gold, why):
     # reset raised (json's error, or RecursionError), which TRL's tool loop does not catch: the training run ended
