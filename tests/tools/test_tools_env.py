@@ -303,6 +303,24 @@ def test_python_cell_stopped_by_its_limit_is_not_kept(python_env):
     assert python_env.run_python("print(y)") == "1\n"
 
 
+def test_replayed_cells_print_nothing_even_to_the_descriptor_itself(python_env):
+    # os.write(1, ...) bypassed the replay's sys.stdout: every later call's output began with it
+    python_env.reset()
+    assert python_env.run_python("import os\nos.write(1, b'early\\n')\nx = 3") == "early\n"
+    assert python_env.run_python("print(x)") == "3\n"
+
+
+def test_a_cell_that_ends_the_interpreter_is_not_kept(python_env):
+    # it was kept, and its replay ended every later call before its code ran: each answered "(no output)"
+    python_env.reset()
+    python_env.run_python("x = 1")
+    assert python_env.run_python("import os\nx = 2\nos._exit(0)") == (
+        "error: the code ended the interpreter (os._exit); what it defined is not kept")
+    assert python_env.run_python("print(x)") == "1\n"
+    assert python_env.run_python("import sys\nx = 5\nsys.exit(0)") == "(no output)"  # SystemExit: a cell's end
+    assert python_env.run_python("print(x)") == "5\n"
+
+
 def test_nothing_crosses_rollouts(python_env):
     python_env.reset()
     python_env.run_python("secret = 'a'\nopen('/tmp/secret.txt', 'w').write('gold')")
