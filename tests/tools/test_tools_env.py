@@ -65,6 +65,8 @@ def test_calculator_is_exact(expression, result):
     ("sqrt(2)", "error: the result is not a whole number or a fraction (sqrt(2))"),
     ("9^9^9", "error: the result is not a whole number or a fraction"),
     ("2^2000", "error: the result has 603 characters, more than 400"),
+    ("10^5000", "error: the result has more than 4300 digits"),  # raised ValueError (Python's int-to-str limit)
+    ("(10^4400+1)/3", "error: the result has more than 4300 digits"),
     ("1+" * 150 + "1", "error: the expression has 301 characters, more than 200"),
     ("", "error: give an expression as text"),
 ])
