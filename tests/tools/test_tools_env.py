@@ -275,6 +275,21 @@ def test_sqlite_replay_in_score_pays_a_right_trajectory(env_registry):
     assert (result.values, result.labels) == ([1.0], ["correct"])
 
 
+def test_sqlite_replay_takes_argument_text_nested_too_deeply_as_a_failed_call(env_registry):
+    # json.loads raised RecursionError out of the replay: the right trajectory below scored None (env_error)
+    from grpo_rewards_tools.environments.hacks import _COLUMNS, _PROMPT, _call
+
+    reward = grpo_rewards.load_reward_set([{"use": "tools.sqlite"}], registry=env_registry).rewards[0]
+    deep = {"role": "assistant", "content": "", "tool_calls": [
+        {"type": "function", "function": {"name": "query", "arguments": "[" * 100_000 + "]" * 100_000}}]}
+    right = [deep, *_call("SELECT COUNT(*) FROM employees WHERE dept = 'research'", 'columns: ["COUNT(*)"]\n[2]'),
+             {"role": "assistant", "content": "Two."}]
+    result = reward.score(prompts=[_PROMPT], completions=[right], **{k: [v] for k, v in _COLUMNS.items()})
+    assert (result.values, result.labels) == ([1.0], ["correct"])
+    result = reward.score(prompts=[_PROMPT], completions=[[deep]], **{k: [v] for k, v in _COLUMNS.items()})
+    assert (result.values, result.labels) == ([0.0], ["no_query"])
+
+
 # -- Python ----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
