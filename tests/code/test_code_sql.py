@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import sqlite3
 
 import pytest
@@ -142,6 +143,18 @@ def test_a_missing_database_is_none_with_a_warning(score, tmp_path):
         assert score(fenced("SELECT 1"), db_id="shop", query="SELECT 1") == (None, "bad_row")
     with pytest.warns(RuntimeWarning, match=r"bad_row: result is text that is not JSON rows: JSON nested too deeply"):
         assert score(fenced("SELECT 1"), db_sql="CREATE TABLE t(a INTEGER);", result="[" * 100_000) == (None, "bad_row")
+
+
+def test_a_result_whose_cell_is_a_list_or_an_object_is_a_bad_row_named_before_training(score):
+    # {"a": 1} as a cell raised TypeError out of the comparison; [1, 2] could never be matched (0.0 on every
+    # completion); check_rows passed both
+    row = {"db_sql": "CREATE TABLE t(a INTEGER); INSERT INTO t VALUES (1);"}
+    why = "result: row 0 has a cell that is a {}, not a SQL value (a number, text or null)"
+    for result, kind in (('[[{"a": 1}]]', "dict"), ([[[1, 2]]], "list")):
+        with pytest.warns(RuntimeWarning, match=re.escape("bad_row: " + why.format(kind))):
+            assert score(fenced("SELECT a FROM t"), **row, result=result) == (None, "bad_row")
+    assert SqlMatch.check_rows([{**row, "result": "[[1], [[1]]]"}]) == [
+        "row 0: result: row 1 has a cell that is a list, not a SQL value (a number, text or null)"]
 
 
 def test_a_gold_query_that_fails_is_gold_error_not_a_zero(score, shop):

@@ -65,6 +65,8 @@ def test_calculator_is_exact(expression, result):
     ("sqrt(2)", "error: the result is not a whole number or a fraction (sqrt(2))"),
     ("9^9^9", "error: the result is not a whole number or a fraction"),
     ("2^2000", "error: the result has 603 characters, more than 400"),
+    ("10^5000", "error: the result has more than 4300 digits"),  # raised ValueError (Python's int-to-str limit)
+    ("(10^4400+1)/3", "error: the result has more than 4300 digits"),
     ("1+" * 150 + "1", "error: the expression has 301 characters, more than 200"),
     ("", "error: give an expression as text"),
 ])
@@ -107,6 +109,18 @@ def test_sqlite_query_returns_columns_and_rows():
     assert _db().query("SELECT x, y FROM t WHERE x = 1 ORDER BY y") == 'columns: ["x", "y"]\n[1, "a"]\n[1, "b"]'
 
 
+def test_what_the_model_sees_of_a_query_result_is_capped_in_characters_not_only_rows():
+    # one row of ten million characters went back to the model whole (TRL then tokenizes it into the prompt)
+    db = _db()
+    text = db.query("SELECT printf('%.*c', 10000000, 'x')")
+    head = 'columns: ["printf(\'%.*c\', 10000000, \'x\')"]\n["'
+    assert text == (head + "x" * (2000 - len(head)) + f"\n... ({len(head) + 10_000_002 - 2000} more characters)")
+    assert (db.get_reward(), db.outcome) == (0.0, "wrong_result")  # the reward reads the whole result, not the text
+    db = SQLite(max_output=30)
+    db.reset(database="CREATE TABLE t(x TEXT); INSERT INTO t VALUES ('abcdef'), ('ghijkl');", gold='[["abcdef"]]')
+    assert db.query("SELECT x FROM t") == 'columns: ["x"]\n["abcdef"]\n["gh\n... (6 more characters)'
+
+
 @pytest.mark.parametrize("sql", ["DELETE FROM t", "UPDATE t SET x = 2", "CREATE TABLE u(z)", "DROP TABLE t",
                                  "INSERT INTO t VALUES (9, 'z')", "ATTACH DATABASE '/tmp/other.db' AS o",
                                  "PRAGMA query_only = OFF"])
@@ -140,6 +154,9 @@ def test_sqlite_reward_compares_the_last_result_set_with_the_gold():
     ("[" * 100_000, "gold is text that is not JSON rows: JSON nested too deeply to read (deeper than Python's "
                     "recursion limit)"),
     ("7", "gold must be a list of rows, not int"),
+    # a cell no SQL result holds: an object raised TypeError out of get_reward, a list was never paid
+    ('[[{"n": 2}]]', "gold: row 0 has a cell that is a dict, not a SQL value (a number, text or null)"),
+    ("[[2], [[2]]]", "gold: row 1 has a cell that is a list, not a SQL value (a number, text or null)"),
 ])
 def test_a_gold_that_cannot_be_read_leaves_the_rollout_running_and_gets_none(gold, why):
     # reset raised (json's error, or RecursionError), which TRL's tool loop does not catch: the training run ended
@@ -148,6 +165,30 @@ def test_a_gold_that_cannot_be_read_leaves_the_rollout_running_and_gets_none(gol
     with pytest.warns(RuntimeWarning) as warned:
         assert (db.get_reward(), db.outcome) == (None, "bad_gold")
     assert [str(w.message) for w in warned] == [f"tools.sqlite: bad_gold: {why}; the rollout gets None"]
+
+
+@pytest.mark.parametrize(("row", "error", "why"), [
+    # code.sql_match's column names: every query failed on an empty database, and every rollout was paid 0.0
+    ({"db_sql": "CREATE TABLE t(x); INSERT INTO t VALUES (1);", "gold": "[[1]]"},
+     "error: the row has no database (its database column is missing or empty)",
+     "the row has no database (its database column is missing or empty)"),
+    ({"database": ["CREATE TABLE t(x);"], "gold": "[[1]]"}, "error: the row's database is a list, not an SQL script",
+     "the row's database is a list, not an SQL script"),
+    ({"database": "CREATE TABLE t(x", "gold": "[[1]]"},
+     "error: the database could not be built (OperationalError: incomplete input)",
+     "the database could not be built (OperationalError: incomplete input)"),
+], ids=["no_database_column", "not_text", "does_not_build"])
+def test_a_row_whose_database_is_missing_or_does_not_build_gets_none_not_zero(row, error, why):
+    db = SQLite()
+    db.reset(**row)
+    assert db.query("SELECT x FROM t") == error
+    assert db.query("SELECT 1") == error  # not paid for a query that needs no table either
+    with pytest.warns(RuntimeWarning) as warned:
+        assert (db.get_reward(), db.outcome) == (None, "no_database")
+    assert [str(w.message) for w in warned] == [f"tools.sqlite: no_database: {why}; the rollout gets None"]
+    db.reset(database="CREATE TABLE t(x); INSERT INTO t VALUES (1);", gold="[[1]]")  # the next row is scored
+    db.query("SELECT x FROM t")
+    assert (db.get_reward(), db.outcome) == (1.0, "correct")
 
 
 def test_a_gold_of_single_values_or_objects_reads_as_code_sql_matchs_rows():
@@ -234,6 +275,21 @@ def test_sqlite_replay_in_score_pays_a_right_trajectory(env_registry):
     assert (result.values, result.labels) == ([1.0], ["correct"])
 
 
+def test_sqlite_replay_takes_argument_text_nested_too_deeply_as_a_failed_call(env_registry):
+    # json.loads raised RecursionError out of the replay: the right trajectory below scored None (env_error)
+    from grpo_rewards_tools.environments.hacks import _COLUMNS, _PROMPT, _call
+
+    reward = grpo_rewards.load_reward_set([{"use": "tools.sqlite"}], registry=env_registry).rewards[0]
+    deep = {"role": "assistant", "content": "", "tool_calls": [
+        {"type": "function", "function": {"name": "query", "arguments": "[" * 100_000 + "]" * 100_000}}]}
+    right = [deep, *_call("SELECT COUNT(*) FROM employees WHERE dept = 'research'", 'columns: ["COUNT(*)"]\n[2]'),
+             {"role": "assistant", "content": "Two."}]
+    result = reward.score(prompts=[_PROMPT], completions=[right], **{k: [v] for k, v in _COLUMNS.items()})
+    assert (result.values, result.labels) == ([1.0], ["correct"])
+    result = reward.score(prompts=[_PROMPT], completions=[[deep]], **{k: [v] for k, v in _COLUMNS.items()})
+    assert (result.values, result.labels) == ([0.0], ["no_query"])
+
+
 # -- Python ----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -262,6 +318,24 @@ def test_python_cell_stopped_by_its_limit_is_not_kept(python_env):
     python_env.run_python("y = 1")
     assert python_env.run_python("while True:\n    pass") == "error: the code ran past its time limit and was stopped"
     assert python_env.run_python("print(y)") == "1\n"
+
+
+def test_replayed_cells_print_nothing_even_to_the_descriptor_itself(python_env):
+    # os.write(1, ...) bypassed the replay's sys.stdout: every later call's output began with it
+    python_env.reset()
+    assert python_env.run_python("import os\nos.write(1, b'early\\n')\nx = 3") == "early\n"
+    assert python_env.run_python("print(x)") == "3\n"
+
+
+def test_a_cell_that_ends_the_interpreter_is_not_kept(python_env):
+    # it was kept, and its replay ended every later call before its code ran: each answered "(no output)"
+    python_env.reset()
+    python_env.run_python("x = 1")
+    assert python_env.run_python("import os\nx = 2\nos._exit(0)") == (
+        "error: the code ended the interpreter (os._exit); what it defined is not kept")
+    assert python_env.run_python("print(x)") == "1\n"
+    assert python_env.run_python("import sys\nx = 5\nsys.exit(0)") == "(no output)"  # SystemExit: a cell's end
+    assert python_env.run_python("print(x)") == "5\n"
 
 
 def test_nothing_crosses_rollouts(python_env):
@@ -304,5 +378,5 @@ def test_environments_are_listed_without_importing_their_code():
         info = load_registry(plugins).environment("tools.sqlite")
         assert (info.owns_reward, info.summary) == (True, "A small read-only SQLite database per row, queried with "
                                                           "SQL; owns its reward (the last result vs the gold).")
-        assert list(info.params_unloaded()) == ["timeout", "max_rows", "max_chars"]
+        assert list(info.params_unloaded()) == ["timeout", "max_rows", "max_chars", "max_output"]
     assert "grpo_rewards_tools.environments.database" not in sys.modules

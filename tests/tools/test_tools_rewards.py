@@ -139,6 +139,22 @@ def test_schema_valid_reports_a_tool_whose_parameters_are_not_a_json_schema():
     assert SchemaValid.check_rows([{"tools": [bad]}])[0].startswith("row 0: tool 'f': its parameters are not a valid JSON Schema")
 
 
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_schema_valid_reports_a_tool_whose_parameters_are_nested_too_deeply(depth):
+    # jsonschema's schema check (300 levels, JSON text a dataset may hold) or json.dumps (5000 levels of Python
+    # objects) raised RecursionError: out of check_rows, and out of the reward as a RewardError
+    items = '{"type": "array", "items": ' * depth + '{"type": "array"}' + "}" * depth
+    tool = '{"name": "f", "parameters": {"type": "object", "properties": {"x": ' + items + "}}}"
+    if depth > 1000:  # deeper than the JSON reader goes: the column holds the objects themselves
+        deep: dict = {"type": "array"}
+        for _ in range(depth):
+            deep = {"type": "array", "items": deep}
+        tool = {"name": "f", "parameters": {"type": "object", "properties": {"x": deep}}}
+    assert SchemaValid()("f(x=[1])", tools=[tool]) == (None, "bad_row")
+    assert tools.schema_valid(prompts=[None], completions=["f(x=[1])"], tools=[[tool]]) == [None]
+    assert SchemaValid.check_rows([{"tools": [tool]}]) == ["row 0: tool 'f': its parameters are nested too deeply to read"]
+
+
 def test_the_batch_call_reads_the_trajectory_not_only_the_final_answer():
     trajectory = [
         {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {

@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from . import jsontext
 from .environment import TAG, EnvironmentFactory, EnvironmentInfo, call_get_reward, tool_methods
 from .options import RewardOptions
 from .protocol import TRL_CONTROL_KWARGS, RewardResult, batch_columns
@@ -43,8 +44,8 @@ def tool_calls_of(message: Any) -> list[tuple[str, Any]]:
         arguments = function.get("arguments")
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments)
-            except ValueError:
+                arguments = jsontext.loads(arguments)
+            except ValueError:  # the tool call fails as TRL's would (nested too deeply included: a RecursionError)
                 pass
         out.append((function["name"], arguments))
     return out

@@ -108,7 +108,8 @@ class SqlRow:
 
 def gold_rows(value: Any, column: str = "result") -> tuple[tuple[Any, ...], ...]:
     """A gold result set from a row's ``column``: a list of rows (lists, or objects: their values in order; a
-    scalar is a one-column row), or its JSON text; raises :class:`SqlRowError` saying why not.
+    scalar is a one-column row), or its JSON text; raises :class:`SqlRowError` saying why not (a cell that is a
+    list or an object, which no SQL result holds, included).
 
     >>> gold_rows('[[1, "a"], {"n": 2, "s": "b"}, 3]')
     ((1, 'a'), (2, 'b'), (3,))
@@ -128,6 +129,10 @@ def gold_rows(value: Any, column: str = "result") -> tuple[tuple[Any, ...], ...]
             rows.append(tuple(row))
         else:
             rows.append((row,))
+        for cell in rows[-1]:
+            if isinstance(cell, (Mapping, list, tuple, set)):
+                raise SqlRowError(f"{column}: row {len(rows) - 1} has a cell that is a {type(cell).__name__}, not a "
+                                  "SQL value (a number, text or null)")
     return tuple(rows)
 
 

@@ -46,6 +46,8 @@ def validator(tool: Tool, allow_extra: bool = False) -> Any:
     """A ``jsonschema`` validator of ``tool``'s arguments; raises RowFormatError for an invalid schema."""
     try:
         return _validator(json.dumps(tool.parameters, sort_keys=True, default=str), allow_extra)
+    except RecursionError:  # jsonschema's schema check recurses a few frames per level: ~200 levels of JSON text
+        raise RowFormatError(f"tool {tool.name!r}: its parameters are nested too deeply to read") from None
     except RowFormatError as exc:
         raise RowFormatError(f"tool {tool.name!r}: {exc}") from None
 

@@ -12,6 +12,7 @@ guards and a CPU-time budget; nothing is handed to ``eval``), so ``4821 * 376``,
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -50,7 +51,10 @@ class Calculator:
             return "error: not a number (unknown names: " + ", ".join(sorted(map(str, value.free_symbols))) + ")"
         if not value.is_Rational:
             return f"error: the result is not a whole number or a fraction ({str(value)[:60]})"
-        text = str(value)
+        try:
+            text = str(value)
+        except ValueError:  # an integer past Python's int-to-str limit (10^5000): ValueError reached the model
+            return f"error: the result has more than {sys.get_int_max_str_digits()} digits"
         if len(text) > self.max_result_chars:
             return f"error: the result has {len(text)} characters, more than {self.max_result_chars}"
         return text

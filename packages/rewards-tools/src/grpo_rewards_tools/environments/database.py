@@ -14,7 +14,10 @@ It owns its reward: the result set of the last query that ran compared with the 
 numbers within 1e-6), 1.0 or 0.0, labelled ``correct``, ``wrong_result``, ``query_error`` (the last query
 failed) or ``no_query``; a row without ``gold`` is not scored (``None``, label ``no_gold``), nor is a row whose
 ``gold`` is not a list of rows or its JSON text (``None``, ``bad_gold``, with a warning; the rollout still runs),
-nor a rollout whose queries the sandbox could not run (``None``, ``sandbox_error``, with a warning).
+nor a rollout whose queries the sandbox could not run (``None``, ``sandbox_error``, with a warning), nor a row
+without a ``database`` script (the column missing or not text) or whose script does not build, found at the first
+query (``None``, ``no_database``, with a warning: the model's queries could only fail). What the model sees of a
+result is at most ``max_rows`` rows and ``max_output`` characters.
 
 >>> db = SQLite()
 >>> db.reset(database="CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2), (3);", gold="[[6]]")
@@ -50,11 +53,14 @@ def same_rows(got: list[list[Any]], gold: list[list[Any]]) -> bool:
 class SQLite:
     """A small read-only SQLite database per row, queried with SQL; owns its reward (the last result vs the gold)."""
 
-    def __init__(self, timeout: float = 1.0, max_rows: int = 50, max_chars: int = 2000) -> None:
+    def __init__(self, timeout: float = 1.0, max_rows: int = 50, max_chars: int = 2000,
+                 max_output: int = 2000) -> None:
         self.timeout = timeout
         self.max_rows = max_rows
         self.max_chars = max_chars
+        self.max_output = max_output
         self._script: str | None = None
+        self._no_database: str | None = None
         self._gold: list[list[Any]] | None = None
         self._bad_gold: str | None = None
         self._last: list[list[Any]] | None = None
@@ -64,7 +70,13 @@ class SQLite:
 
     def reset(self, **row: Any) -> None:
         script = row.get("database")
-        self._script = script if isinstance(script, str) else ""
+        if isinstance(script, str):
+            self._script, self._no_database = script, None
+        else:  # the row's problem, not the model's: its queries could only fail
+            self._script = ""
+            self._no_database = ("the row has no database (its database column is missing or empty)"
+                                 if script is None else
+                                 f"the row's database is a {type(script).__name__}, not an SQL script")
         self._gold, self._bad_gold = None, None
         gold = row.get("gold")
         if gold is not None:
@@ -87,6 +99,8 @@ class SQLite:
         """
         if self._script is None:
             return "error: no database (reset was not called)"
+        if self._no_database is not None:
+            return f"error: {self._no_database}"
         if not isinstance(sql, str) or not sql.strip():
             return "error: give one SQL statement as text"
         if len(sql) > self.max_chars:
@@ -102,9 +116,9 @@ class SQLite:
             found = run_query(get_sandbox(), row, sql, self.timeout, MAX_ROWS)
         except SandboxUnavailable as exc:
             return self._unavailable(f"the sandbox cannot run queries: {exc}")
-        except DatabaseUnreadable as exc:
-            self._last_failed = True
-            return f"error: the database could not be built ({exc})"
+        except DatabaseUnreadable as exc:  # the row's, not the model's: no reward for this rollout
+            self._no_database = f"the database could not be built ({exc})"
+            return f"error: {self._no_database}"
         if found.status == "timeout":
             self._last_failed = True
             return f"error: the query ran past its {self.timeout:g} s limit and was stopped"
@@ -120,6 +134,8 @@ class SQLite:
         text = "columns: " + json.dumps(found.columns) + "".join("\n" + json.dumps(r, default=str) for r in shown)
         if len(rows) > len(shown):
             text += f"\n... {len(rows) - len(shown)} more rows"
+        if len(text) > self.max_output:  # a row may hold megabytes (printf('%.*c', 10000000, 'x'))
+            text = text[: self.max_output] + f"\n... ({len(text) - self.max_output} more characters)"
         return text
 
     def _unavailable(self, why: str) -> str:
@@ -140,6 +156,11 @@ class SQLite:
             return None
         if self._sandbox_failed is not None:
             self.outcome = "sandbox_error"
+            return None
+        if self._no_database is not None:
+            warnings.warn(f"tools.sqlite: no_database: {self._no_database}; the rollout gets None", RuntimeWarning,
+                          stacklevel=2)
+            self.outcome = "no_database"
             return None
         if self._last_failed:
             self.outcome = "query_error"

@@ -4,8 +4,9 @@ Each ``run_python(code)`` call is one program in ``grpo_rewards_code``'s sandbox
 network, read-only file system but a private ``/tmp``, rlimits, a seccomp filter; the warm sandbox
 forks a fresh supervisor per program and kills every process and empties ``/tmp`` after it). State
 is kept across the calls of one rollout by running the rollout's earlier cells again, silently,
-before the new one (their output is discarded, an error in one is skipped as it was the first
-time; a cell stopped by a limit is not kept); the time limit covers that replay. ``warm=False``
+before the new one (their output is discarded, what they write to descriptors 1 and 2 too; an error in
+one is skipped as it was the first time; a cell stopped by a limit is not kept, nor one that ended the
+interpreter, ``os._exit``: it would end every later call before its code ran); the time limit covers that replay. ``warm=False``
 starts a new sandbox for each call instead (bench/tools.md compares the two). ``reset`` forgets the cells, so nothing crosses
 rollouts: not a variable, not a file, not a process. Code whose earlier cells are not
 deterministic (random numbers, the clock) sees new values on each call.
@@ -18,14 +19,22 @@ no namespaces), the tool says so to the model and warns once, naming the cause.
 from __future__ import annotations
 
 import json
+import secrets
 import warnings
 from typing import Any
 
-#: The program one call runs: the earlier cells (output discarded, errors skipped), then the new one.
+#: The program one call runs: the earlier cells (output discarded, also what they write to the descriptors
+#: themselves, ``os.write(1, ...)``; errors skipped), then the new one, then ``marker`` (written when the cell
+#: ended, raising or not, but not when it ended the interpreter: ``os._exit``, a signal).
 _PROGRAM = """\
-import io as _io, json as _json, sys as _sys
+import io as _io, json as _json, os as _os, sys as _sys
 _g = {{"__name__": "__main__", "__builtins__": __builtins__}}
 _out = _sys.stdout
+_out.flush()
+_saved = (_os.dup(1), _os.dup(2))
+_null = _os.open(_os.devnull, _os.O_WRONLY)
+_os.dup2(_null, 1)
+_os.dup2(_null, 2)
 _sys.stdout = _sys.stderr = _io.StringIO()
 _cell = None
 for _cell in _json.loads({cells!r}):
@@ -34,13 +43,25 @@ for _cell in _json.loads({cells!r}):
     except BaseException:
         pass
 _sys.stdout = _sys.stderr = _out
-del _io, _json, _cell, _out
-exec(compile({code!r}, "<cell>", "exec"), _g)
+_os.dup2(_saved[0], 1)
+_os.dup2(_saved[1], 2)
+for _fd in (*_saved, _null):
+    _os.close(_fd)
+del _io, _json, _cell, _saved, _null, _fd
+try:
+    exec(compile({code!r}, "<cell>", "exec"), _g)
+finally:
+    try:
+        _out.write({marker!r})
+        _out.flush()
+    except BaseException:
+        pass
 """
 
 _STATUS = {"timeout": "the code ran past its time limit and was stopped",
            "memory": "the code ran out of memory and was stopped",
-           "output_limit": "the code printed too much and was stopped"}
+           "output_limit": "the code printed too much and was stopped",
+           "exited": "the code ended the interpreter (os._exit); what it defined is not kept"}
 
 
 class Python:
@@ -71,7 +92,8 @@ class Python:
             return "error: give the code to run as text"
         if len(self._cells) >= self.max_cells:
             return f"error: this conversation already ran {self.max_cells} cells, the most allowed"
-        program = _PROGRAM.format(cells=json.dumps(self._cells), code=code)
+        marker = f"\n[end of cell {secrets.token_hex(8)}]"
+        program = _PROGRAM.format(cells=json.dumps(self._cells), code=code, marker=marker)
         limits = Limits(time=self.time_limit, memory=self.memory_mb << 20, output=max(self.max_output * 4, 4096))
         try:
             sandbox = get_sandbox()
@@ -84,9 +106,15 @@ class Python:
                 warnings.warn(f"tools.python: the sandbox cannot run code: {exc}", RuntimeWarning, stacklevel=2)
             return f"error: the Python sandbox is not available ({exc})"
         status = result.get("status")
-        if status not in _STATUS:  # a cell stopped by a limit would stop every later call too: not kept
-            self._cells.append(code)
         output = str(result.get("stdout") or "")
+        ended = marker in output
+        output = output.replace(marker, "")
+        # a cell stopped by a limit would stop every later call too, and one that ended the interpreter would end
+        # every later call before its code ran: neither is kept
+        if status not in _STATUS and ended:
+            self._cells.append(code)
+        if status == "ok" and not ended:
+            status = "exited"
         if len(output) > self.max_output:
             output = output[: self.max_output] + f"\n... ({len(output) - self.max_output} more characters)"
         if status == "ok":
