@@ -113,6 +113,14 @@ def test_a_completion_without_a_query_is_no_sql(score, shop):
 def test_more_rows_than_max_rows_is_mismatched(sandbox, shop):
     row = {"db_path": str(shop), "query": "SELECT 1"}
     assert SqlMatch(max_rows=3)(fenced("SELECT name FROM customers"), **row) == (0.0, "mismatched")
+    assert SqlMatch(max_rows=3).explain(fenced("SELECT name FROM customers"), **row)["why"] == "more than 3 rows"
+
+
+def test_a_result_past_the_sandboxs_output_limit_is_mismatched_and_says_so_not_more_rows(sandbox, shop):
+    # one row of 70 MB: it was explained as "more than 10000 rows"
+    row = {"db_path": str(shop), "query": "SELECT 1"}
+    found = SqlMatch().explain(fenced("SELECT printf('%.*c', 70000000, 'x')"), **row)
+    assert (found["value"], found["label"], found["why"]) == (0.0, "mismatched", "more than 64 MiB of text")
 
 
 def test_spider_and_bird_rows_read_their_database_from_database_dir(sandbox, shop):

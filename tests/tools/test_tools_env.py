@@ -119,6 +119,11 @@ def test_what_the_model_sees_of_a_query_result_is_capped_in_characters_not_only_
     db = SQLite(max_output=30)
     db.reset(database="CREATE TABLE t(x TEXT); INSERT INTO t VALUES ('abcdef'), ('ghijkl');", gold='[["abcdef"]]')
     assert db.query("SELECT x FROM t") == 'columns: ["x"]\n["abcdef"]\n["gh\n... (6 more characters)'
+    # past what the sandbox lets through (64 MiB), or past the rows a query may give: the tool says which
+    assert db.query("SELECT printf('%.*c', 70000000, 'x')") == \
+        "error: the query's result is too large (more than 64 MiB of text)"
+    assert db.query("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c LIMIT 10001) SELECT i FROM c") \
+        == "error: the query's result is too large (more than 10000 rows)"
 
 
 @pytest.mark.parametrize("sql", ["DELETE FROM t", "UPDATE t SET x = 2", "CREATE TABLE u(z)", "DROP TABLE t",

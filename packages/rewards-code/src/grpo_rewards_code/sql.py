@@ -115,7 +115,8 @@ class DatabaseUnreadable(Exception):
 @dataclass(frozen=True)
 class QueryResult:
     """What one query gave: ``status`` ``rows`` (with ``rows`` and ``columns``), ``error`` (SQLite's ``error``
-    message and its exception's name in ``kind``), ``timeout`` or ``too_many`` (more than ``max_rows``)."""
+    message and its exception's name in ``kind``), ``timeout`` or ``too_many`` (more than ``max_rows``, or more
+    output than the sandbox lets through: ``error`` says which)."""
 
     status: str
     rows: list[tuple[Any, ...]] = field(default_factory=list)
@@ -145,8 +146,8 @@ def run_query(sandbox: Sandbox, row: SqlRow, query: str, time_limit: float, max_
         return QueryResult("timeout")
     if status == "memory":
         return QueryResult("error", error="the query ran out of memory", kind="MemoryError")
-    if status == "output_limit":
-        return QueryResult("too_many")
+    if status == "output_limit":  # a few rows may be megabytes each (printf('%.*c', 70000000, 'x'))
+        return QueryResult("too_many", error=f"more than {limits.output >> 20} MiB of text")
     if status == "sandbox_error":
         raise SandboxUnavailable(str(raw.get("error")))
     if status != "ok":
@@ -162,7 +163,7 @@ def run_query(sandbox: Sandbox, row: SqlRow, query: str, time_limit: float, max_
     if report.get("timeout"):
         return QueryResult("timeout")
     if report.get("too_many"):
-        return QueryResult("too_many")
+        return QueryResult("too_many", error=f"more than {max_rows} rows")
     return QueryResult("error", error=str(report.get("error")), kind=str(report.get("kind", "")))
 
 
@@ -275,7 +276,7 @@ class SqlMatch:
             matched = compare(gold.rows, got.rows, row.ordered, self.tolerance)
             return out | {"rows": len(got.rows), "value": 1.0 if matched else 0.0, "label": "matched" if matched else "mismatched"}
         if got.status == "too_many":
-            return out | {"value": 0.0, "label": "mismatched", "why": f"more than {self.max_rows} rows"}
+            return out | {"value": 0.0, "label": "mismatched", "why": got.error}
         if got.status == "timeout":
             return out | {"value": 0.0, "label": "timeout"}
         return out | {"value": 0.0, "label": "sql_error", "why": got.why}

@@ -124,7 +124,7 @@ class SQLite:
             return f"error: the query ran past its {self.timeout:g} s limit and was stopped"
         if found.status == "too_many":
             self._last_failed = True
-            return f"error: the query returned more than {MAX_ROWS} rows"
+            return f"error: the query's result is too large ({found.error})"
         if found.status != "rows":
             self._last_failed = True
             return f"error: {found.error}"
