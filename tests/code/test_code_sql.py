@@ -141,6 +141,13 @@ def test_gold_rows_in_result_and_the_database_as_sql_text(score):
     assert score(fenced("SELECT b FROM t"), **{**row, "result": ["x", "y"]}) == (1.0, "matched")
 
 
+def test_a_gold_boolean_is_sqlites_one_or_zero(score):
+    # SQLite has no boolean (TRUE is 1): a JSON true in the gold was never met, 0.0 on every completion
+    row = {"db_sql": "CREATE TABLE t(a INTEGER); INSERT INTO t VALUES (1), (5);", "result": "[[false], [true]]"}
+    assert score(fenced("SELECT a > 3 FROM t"), **row) == (1.0, "matched")
+    assert score(fenced("SELECT a < 3 AND a > 3 FROM t"), **row) == (0.0, "mismatched")
+
+
 def test_a_missing_database_is_none_with_a_warning(score, tmp_path):
     row = {"db_path": str(tmp_path / "absent.sqlite"), "query": "SELECT 1"}
     with pytest.warns(RuntimeWarning, match="no_database: no database file"):

@@ -109,10 +109,10 @@ class SqlRow:
 def gold_rows(value: Any, column: str = "result") -> tuple[tuple[Any, ...], ...]:
     """A gold result set from a row's ``column``: a list of rows (lists, or objects: their values in order; a
     scalar is a one-column row), or its JSON text; raises :class:`SqlRowError` saying why not (a cell that is a
-    list or an object, which no SQL result holds, included).
+    list or an object, which no SQL result holds, included). A boolean is SQLite's: ``true`` is 1, ``false`` 0.
 
-    >>> gold_rows('[[1, "a"], {"n": 2, "s": "b"}, 3]')
-    ((1, 'a'), (2, 'b'), (3,))
+    >>> gold_rows('[[1, "a"], {"n": 2, "s": "b"}, 3, [true]]')
+    ((1, 'a'), (2, 'b'), (3,), (1,))
     """
     if isinstance(value, str):
         try:
@@ -133,6 +133,8 @@ def gold_rows(value: Any, column: str = "result") -> tuple[tuple[Any, ...], ...]
             if isinstance(cell, (Mapping, list, tuple, set)):
                 raise SqlRowError(f"{column}: row {len(rows) - 1} has a cell that is a {type(cell).__name__}, not a "
                                   "SQL value (a number, text or null)")
+        if any(isinstance(cell, bool) for cell in rows[-1]):  # SQLite has no boolean: TRUE is 1 (never matched)
+            rows[-1] = tuple(int(cell) if isinstance(cell, bool) else cell for cell in rows[-1])
     return tuple(rows)
 
 
