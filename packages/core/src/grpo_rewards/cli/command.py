@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, load_yaml
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def key_values(pairs: list[str], what: str) -> dict[str, Any]:
         if not sep or not key:
             raise ConfigError(f"{what} expects key=value, got {pair!r}", "command line")
         try:
-            out[key] = yaml.safe_load(raw)
+            out[key] = load_yaml(raw)
         except yaml.YAMLError:
             out[key] = raw
     return out
