@@ -220,3 +220,17 @@ def test_the_json_extraction_task_pays_its_reference_and_not_a_wrong_field(regis
     prompts = [r["prompt"] for r in rows]
     assert rs.reward_funcs[0](prompts=prompts, completions=good, **columns) == [1.0] * 5
     assert rs.reward_funcs[0](prompts=prompts, completions=wrong, **columns) == [0.75] * 5
+
+
+def test_a_language_written_no_in_a_set_file_is_refused_with_yamls_reason(tmp_path):
+    # YAML 1.1 reads `no` (Norwegian) as false: the error said only "must be str | None, got False"
+    path = tmp_path / "set.yaml"
+    path.write_text("rewards:\n  - use: text.language\n    with: {language: no, language_column: null}\n")
+    with pytest.raises(grpo_rewards.RewardSetError) as err:
+        grpo_rewards.load_reward_set(path)
+    assert str(err.value) == (f"{path}: entry 1 (text.language): parameter 'language' must be str | None, got False "
+                              "(YAML reads yes, no, on and off as true or false: quote a text, language: 'no')")
+    path.write_text("rewards:\n  - use: text.language\n    with: {language: 'no', language_column: null}\n")
+    reward = grpo_rewards.load_reward_set(path).rewards[0]
+    reply = "Jeg heter Ola, og jeg bor i en liten by ved havet i Norge. Vi har mange fjell og fjorder her."
+    assert reward(prompts=[None], completions=[reply]) == [1.0]
