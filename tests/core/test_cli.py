@@ -89,6 +89,30 @@ def test_score_reports_bad_rows_by_line_and_scores_the_rest(plugins, tmp_path, c
     assert [s["reward"] for s in scored] == [3.0, 0.0, 1.0]
 
 
+@pytest.mark.parametrize("argv", [
+    ["score", "{data}", "--rewards", "{rs}", "--rewards", "fixture.shout"],
+    ["score", "{data}", "--rewards", "fixture.shout", "--out", "{data}.a", "--out", "{data}.b"],
+    ["compare", "{data}", "--rewards", "fixture.shout", "--rewards", "label", "--threshold", "0.5", "--threshold", "2"],
+])
+def test_an_option_of_one_value_given_twice_is_an_error_not_the_last_kept(plugins, tmp_path, capsys, argv):
+    # argparse keeps the last value: `score --rewards set.yaml --rewards fixture.shout` scored fixture.shout alone
+    data = tmp_path / "c.jsonl"
+    data.write_text('{"prompt": "p", "completion": "HI", "label": true}\n')
+    rs = tmp_path / "set.yaml"
+    rs.write_text("rewards:\n  - use: fixture.shout\n  - use: fixture.shout\n    as: twice\n")
+    argv = [a.format(data=data, rs=rs) for a in argv]
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    option, first, second = argv[-4], argv[-3], argv[-1]
+    if option == "--threshold":  # the values as the option's type read them
+        first, second = float(first), float(second)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"grpo-rewards {argv[0]}: error: argument {option}: given twice ({first!r}, then {second!r}); "
+        "it takes one value")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "set.yaml"]  # nothing scored, nothing written
+
+
 def test_score_with_an_invalid_set_fails_before_scoring(plugins, tmp_path, capsys):
     data = tmp_path / "c.jsonl"
     data.write_text('{"prompt": "p", "completion": "HI"}\n')

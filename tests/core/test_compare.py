@@ -102,6 +102,32 @@ def test_a_reward_against_the_label_column(data):
     assert "1 disagreeing rows (first 1):" in out and "line 6: abcdef" in out
 
 
+def test_a_label_column_named_but_absent_is_an_error_before_scoring(data, tmp_path):
+    # the rates were left out without a word: --label verdit (a typo) read as "no label column"
+    with pytest.raises(grpo_rewards.GrpoRewardsError) as err:
+        run(data, "t.even", "t.long", label_column="verdit")
+    assert str(err.value) == f"--label verdit: {data} has no column 'verdit' (its columns: label, solution)"
+    assert not Path(f"{data}.disagreements.jsonl").exists()
+    code, out = run(data, "t.even", "t.long", label_column="label")  # named and present: the rates
+    assert code == 0 and "against the label column 'label':" in out
+
+
+@pytest.mark.parametrize("column", ["solution", "label"])
+def test_a_verdict_column_without_one_verdict_is_an_error_naming_a_value(data, column):
+    # every row was left out ("a side is None") and the report read as a comparison of 0 rows
+    if column == "label":  # the label column read for the rates, its values no verdicts
+        data.write_text("".join(json.dumps({"completion": c, "label": "Y" if ok else "N"}) + "\n" for c, ok in ROWS))
+        sides = ("t.even", "t.long")
+        shown = "'Y'"
+    else:
+        sides = ("t.even", "solution")
+        shown = "'4'"
+    with pytest.raises(grpo_rewards.GrpoRewardsError) as err:
+        run(data, *sides)
+    assert str(err.value) == (f"column {column!r} holds no verdict (e.g. {shown}): a verdict is true/false, 1/0, "
+                              "yes/no, correct/wrong or pass/fail, or a number")
+
+
 def test_disagreements_are_printed_with_explain_and_written_for_review(data, tmp_path):
     out_file = tmp_path / "review.jsonl"
     _, out = run(data, "t.even", "t.long", out=str(out_file))

@@ -80,3 +80,31 @@ def test_no_core_module_but_errors_defines_an_exception_class():
                     getattr(b, "id", getattr(b, "attr", "")).endswith(("Error", "Exception")) for b in node.bases):
                 elsewhere.append(f"{path.relative_to(root)}:{node.name}")
     assert elsewhere == []
+
+
+def test_load_yaml_refuses_a_repeated_key_and_reads_yaml_1_2_exponents():
+    import yaml
+
+    from grpo_rewards.errors import load_yaml
+
+    assert load_yaml("a: 1e-5\nb: 1.5e3\nc: -2E3\nd: .5e1\ne: 1.0e+3\nf: '1e5'\ng: 1e\nh: 12") == {
+        "a": 1e-05, "b": 1500.0, "c": -2000.0, "d": 5.0, "e": 1000.0, "f": "1e5", "g": "1e", "h": 12}
+    assert load_yaml("base: &b {x: 1, y: 2}\nover: {<<: *b, x: 3}")["over"] == {"x": 3, "y": 2}  # a merge may be overridden
+    for text, line in (("a: 1\nb: 2\na: 3", 3), ("top: {x: 1, x: 1}", 1), ("- {1: a, 1: b}", 1)):
+        with pytest.raises(yaml.YAMLError) as err:
+            load_yaml(text)
+        assert "duplicate key" in str(err.value) and err.value.problem_mark.line + 1 == line
+
+
+def test_a_training_config_and_a_command_line_value_read_yaml_the_same_way(tmp_path):
+    from grpo_rewards.cli.command import key_values
+    from grpo_rewards.train.config import parse_value, read_config
+
+    path = tmp_path / "run.yaml"
+    path.write_text("grpo:\n  learning_rate: 1e-5\n")
+    assert read_config(path)[0]["grpo"]["learning_rate"] == 1e-5
+    path.write_text("grpo:\n  learning_rate: 1.0e-5\n  learning_rate: 1.0\n")
+    with pytest.raises(ConfigError, match="duplicate key 'learning_rate' at line 3, column 3"):
+        read_config(path)
+    assert key_values(["rel_tol=1e-5", "weights={a: 2.5e1}"], "--with") == {"rel_tol": 1e-5, "weights": {"a": 25.0}}
+    assert parse_value("2.5e1") == 25.0

@@ -292,3 +292,26 @@ def test_a_missing_column_another_entry_can_fill_points_at_inputs_as_the_rewards
         "entry 1 (length.cosine): needs dataset column(s) 'correct'; the dataset has: prompt, solution. To read "
         "another column, set correct_column (with: {correct_column: NAME} in a reward set, correct_column=NAME in "
         "Python); or fill it from another entry's values, as in inputs: {correct: math.accuracy}"]
+
+
+def test_a_set_file_that_repeats_a_key_is_refused_naming_the_line(registry, tmp_path):
+    # PyYAML keeps the last of two equal keys: this entry would have trained at weight 0
+    path = tmp_path / "set.yaml"
+    path.write_text("rewards:\n  - use: fixture.shout\n    weight: 1\n    weight: 0\n")
+    with pytest.raises(RewardSetError) as err:
+        load_reward_set(path, registry=registry)
+    assert str(err.value) == f"{path}: not valid YAML: duplicate key 'weight' at line 4, column 5"
+    path.write_text("rewards:\n  - use: fixture.shout\nrewards:\n  - use: fixture.offset\n")
+    with pytest.raises(RewardSetError, match="duplicate key 'rewards' at line 3, column 1"):
+        load_reward_set(path, registry=registry)
+
+
+def test_a_number_with_an_exponent_is_a_number_in_a_set_file(registry, tmp_path):
+    # YAML 1.1 (PyYAML) reads 5e-1 and 2.5e1 as text, and the weight check then refused a number
+    path = tmp_path / "set.yaml"
+    path.write_text("rewards:\n  - use: fixture.shout\n    weight: 5e-1\n"
+                    "  - use: fixture.offset\n    weight: 2.5e1\n    with: {offset: 1}\n")
+    assert load_reward_set(path, registry=registry).reward_weights == [0.5, 25.0]
+    path.write_text("rewards:\n  - use: fixture.shout\n    weight: 1e400\n")
+    with pytest.raises(RewardSetError, match="weight must be a finite number, got inf"):
+        load_reward_set(path, registry=registry)

@@ -30,6 +30,9 @@ ALLOWED_DANGEROUS = {
     ("packages/rewards-code/src/grpo_rewards_code/harness_zygote.py", "zygote", "builtins.__import__"):
         "the warm sandbox's zygote imports the names of its constant PRELOAD tuple (standard-library modules), "
         "before any program exists; never text from a program or a dataset",
+    ("packages/core/src/grpo_rewards/errors.py", "load_yaml", "yaml.load"):
+        "the one YAML reader of configs and reward sets: its Loader is a subclass of yaml.SafeLoader that only "
+        "refuses repeated keys and reads 1e-5 as a number; it builds no Python object a safe load would not",
     ("packages/core/src/grpo_rewards/contract/runner.py", "run_contract", "pickle.loads"):
         "the contract check round-trips the reward object it just pickled itself (pickle.loads(pickle.dumps(r)))",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -83,6 +84,38 @@ def test_a_bad_row_is_an_error_naming_the_row(row, message):
     with pytest.raises(ConstraintError) as info:
         read_row(row, where="row 7")
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(("kwargs", "shown"), [
+    ([{"num_words": float("inf"), "relation": "less than"}], "inf"),
+    ([{"num_words": float("nan"), "relation": "less than"}], "nan"),
+    ('[{"num_words": Infinity, "relation": "less than"}]', "inf"),  # kwargs as a JSON string
+])
+def test_a_count_that_is_not_finite_is_a_bad_row_not_a_crash(kwargs, shown):
+    # int(inf) raised OverflowError, past the rewards' bad-row handling: training stopped on the row
+    row = {"instruction_id_list": ["length_constraints:number_words"], "kwargs": kwargs}
+    message = f"length_constraints:number_words: num_words must be a whole number >= 0, got {shown}"
+    with pytest.raises(ConstraintError) as info:
+        read_row(row, where="row 3")
+    assert str(info.value) == f"row 3: {message}"
+    assert check_rows([row]) == [f"row 0: {message}"]
+    whole = {"instruction_id_list": ["length_constraints:number_words"],
+             "kwargs": [{"num_words": 3.0, "relation": "less than"}]}  # a whole float still counts
+    assert read_row(whole)[0].args["num_words"] == 3
+
+
+@pytest.mark.parametrize("language", [["en"], {"code": "en"}])
+def test_a_language_that_is_not_a_text_is_a_bad_row_not_a_crash(language):
+    # `value not in known` on a list raised TypeError (unhashable), past the bad-row handling
+    row = {"instruction_id_list": ["language:response_language"], "kwargs": [{"language": language}]}
+    with pytest.raises(ConstraintError, match=r"^row 0: language:response_language: language must be a language "
+                                              r"code the detector knows \(af, ar, .*\), got " + re.escape(repr(language))):
+        read_row(row, where="row 0")
+    from grpo_rewards_instructions import followed
+
+    with pytest.warns(UserWarning, match="the sample gets None"):
+        result = followed.score(prompts=[None], completions=["hello there"], **{k: [v] for k, v in row.items()})
+    assert (result.values, result.labels) == ([None], ["bad_row"])
 
 
 def test_an_invalid_language_code_names_the_codes_the_detector_knows():

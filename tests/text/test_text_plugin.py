@@ -116,6 +116,45 @@ def test_the_answer_is_read_with_maths_parameter_names(reply, fmt, position, exp
     assert read_answer(reply, fmt, position) == expected
 
 
+def _answer_steps(reply: str, position: str) -> tuple[str | None, int]:
+    """What read_answer gives ``reply`` and how many lines of the answer module it ran (a count of steps,
+    the same on any machine)."""
+    from grpo_rewards_text import answer
+
+    steps = 0
+
+    def trace(frame, event, arg):
+        nonlocal steps
+        if frame.f_code.co_filename != answer.__file__:
+            return None
+        if event == "line":
+            steps += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        found = read_answer(reply, "boxed", position)
+    finally:
+        sys.settrace(None)
+    return found, steps
+
+
+@pytest.mark.parametrize("position", ["last", "first"])
+def test_boxes_left_open_are_read_in_steps_linear_in_the_reply(position):
+    # each open box was scanned again to the end of the reply: \boxed{ repeated over the 200,000
+    # characters text rewards read took minutes, in the training process
+    counts = []
+    for n in (300, 600, 1200):
+        found, steps = _answer_steps("\\boxed{" * n + r"\boxed{42}", position)  # the first box's search
+        found_before, steps_before = _answer_steps(r"\fbox{7}" + "\\boxed{" * n, position)  # the last box's
+        assert (found, found_before) == ("42", "7")
+        counts.append(steps + steps_before)
+    assert counts[2] < 2.2 * counts[1] < 4.4 * counts[0]  # quadratic was 4x per doubling
+    reply = "\\boxed{" * 28_000 + r"\boxed{Paris}"  # 196,013 characters, under text.exact_match's max_chars
+    assert text.make_exact_match(answer_format="boxed", answer_position=position).score(
+        prompts=[None], completions=[reply], reference=["Paris"]).values == [1.0]
+
+
 def test_a_strict_answer_format_without_its_form_scores_no_answer():
     assert text.make_exact_match(answer_format="boxed").score(
         prompts=[None], completions=["Paris"], reference=["Paris"]).labels == ["no_answer"]
@@ -181,3 +220,17 @@ def test_the_json_extraction_task_pays_its_reference_and_not_a_wrong_field(regis
     prompts = [r["prompt"] for r in rows]
     assert rs.reward_funcs[0](prompts=prompts, completions=good, **columns) == [1.0] * 5
     assert rs.reward_funcs[0](prompts=prompts, completions=wrong, **columns) == [0.75] * 5
+
+
+def test_a_language_written_no_in_a_set_file_is_refused_with_yamls_reason(tmp_path):
+    # YAML 1.1 reads `no` (Norwegian) as false: the error said only "must be str | None, got False"
+    path = tmp_path / "set.yaml"
+    path.write_text("rewards:\n  - use: text.language\n    with: {language: no, language_column: null}\n")
+    with pytest.raises(grpo_rewards.RewardSetError) as err:
+        grpo_rewards.load_reward_set(path)
+    assert str(err.value) == (f"{path}: entry 1 (text.language): parameter 'language' must be str | None, got False "
+                              "(YAML reads yes, no, on and off as true or false: quote a text, language: 'no')")
+    path.write_text("rewards:\n  - use: text.language\n    with: {language: 'no', language_column: null}\n")
+    reward = grpo_rewards.load_reward_set(path).rewards[0]
+    reply = "Jeg heter Ola, og jeg bor i en liten by ved havet i Norge. Vi har mange fjell og fjorder her."
+    assert reward(prompts=[None], completions=[reply]) == [1.0]

@@ -137,7 +137,11 @@ def _param_problems(info: RewardInfo, params: dict[str, Any]) -> list[str]:
             known = ", ".join(sorted(info.params)) or "none"
             problems.append(f"unknown parameter {key!r}{did_you_mean(key, info.params)} (parameters: {known})")
         elif not _matches(value, info.params[key].annotation):
-            problems.append(f"parameter {key!r} must be {type_text(info.params[key].annotation)}, got {quote(value)}")
+            annotation = info.params[key].annotation
+            # YAML 1.1 reads yes/no/on/off as booleans: `language: no` (Norwegian) arrives as False
+            hint = (f" (YAML reads yes, no, on and off as true or false: quote a text, {key}: 'no')"
+                    if isinstance(value, bool) and _matches("no", annotation) else "")
+            problems.append(f"parameter {key!r} must be {type_text(annotation)}, got {quote(value)}{hint}")
     for p in info.params.values():
         if p.required and p.name not in params:
             problems.append(f"missing required parameter {p.name!r}")

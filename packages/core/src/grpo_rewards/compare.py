@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import params
-from .errors import GrpoRewardsError
+from .errors import GrpoRewardsError, capped, quote
 from .local import scorer_files
 from .outfile import every_jsonl_row
 from .protocol import ROW_FIELDS, UNLOGGED_LABELS, completion_text
@@ -52,6 +52,16 @@ def verdict(value: Any) -> float | None:
         text = value.strip().lower()
         return 1.0 if text in _TRUE else 0.0 if text in _FALSE else None
     return None
+
+
+def _verdict_problem(column: str, rows: list[dict[str, Any]]) -> str | None:
+    """Why ``column`` is no column of verdicts (no row's value is one), or None when some row's is."""
+    values = [row.get(column) for row in rows]
+    if any(verdict(v) is not None for v in values):
+        return None
+    shown = next((v for v in values if v is not None), None)
+    return (f"column {column!r} holds no verdict (e.g. {quote(shown)}): a verdict is true/false, 1/0, yes/no, "
+            "correct/wrong or pass/fail, or a number")
 
 
 def pays(value: float | None, threshold: float) -> bool | None:
@@ -226,9 +236,13 @@ _written_by_compare = every_jsonl_row(lambda row: isinstance(row.get("compare"),
 
 
 def compare_file(path: str, specs: list[str], *, out: str | None = None, threshold: float = 0.5,
-                 label_column: str | None = "label", show: int = 10, batch_size: int = 256,
+                 label_column: str | None = None, show: int = 10, batch_size: int = 256,
                  stream: IO[str] | None = None, registry: Registry | None = None) -> int:
-    """``grpo-rewards compare FILE --rewards A --rewards B``: prints the report; 1 if a row failed."""
+    """``grpo-rewards compare FILE --rewards A --rewards B``: prints the report; 1 if a row failed.
+
+    ``label_column`` names the column of true verdicts (an error when the file has no such column, or
+    when none of its values is a verdict); None: ``label`` when the file has one.
+    """
     stream = stream if stream is not None else sys.stdout
     try:  # (NaN: nothing would pay on either side, and every table would read as agreement)
         threshold = params.number(threshold, "threshold")
@@ -245,7 +259,15 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     where = unit(path)  # what the numbers count: JSONL lines, a table's rows
     columns = {k for row in rows for k in row} - ROW_FIELDS
     registry = registry or load_registry()
+    if label_column is not None and label_column not in columns:
+        raise GrpoRewardsError(f"--label {label_column}: {path} has no column {label_column!r} "
+                               f"(its columns: {capped(sorted(columns))})")
     a, b = _sides(specs, columns, registry)
+    label_column = label_column or "label"
+    verdict_columns = {s.column for s in (a, b) if s.column} or ({label_column} & columns)
+    problems = [problem for column in sorted(verdict_columns) if (problem := _verdict_problem(column, rows))]
+    if problems:  # before any scoring: every row would be left out, or no rate computed, and the report read as fine
+        raise GrpoRewardsError("; ".join(problems))
     check_out(str(target), inputs={"input file": path, **sets,  # and the scorer modules the sides imported
                                    **scorer_files([s.reward for s in (a, b) if s.reward is not None])},
               command="compare", written_here=_written_by_compare)
@@ -254,8 +276,8 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     print(f"compared {len(rows)} rows of {path}: A = {a.name}, B = {b.name} (pays: value >= {threshold:g})",
           file=stream)
     _print_tables(cmp, stream)
-    truth = a if a.column else b if b.column else Side(label_column or "", column=label_column) \
-        if label_column and label_column in columns else None
+    truth = a if a.column else b if b.column else Side(label_column, column=label_column) \
+        if label_column in columns else None
     if truth is not None:
         if truth not in (a, b):
             _score(truth, rows, batch_size)

@@ -1,4 +1,4 @@
-"""Every error grpo-rewards raises on purpose, in one place, and the one YAML file reader.
+"""Every error grpo-rewards raises on purpose, in one place, and the one YAML reader.
 
 The tree::
 
@@ -35,6 +35,8 @@ whole text first (a YAML "billion laughs" stays a few hundred characters).
 from __future__ import annotations
 
 import difflib
+import functools
+import re
 import reprlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -260,6 +262,54 @@ def read_text(path: str | Path, *, what: str = "a file", error: type[ProblemsErr
         raise error(f"cannot be read: {exc.strerror or exc}", source) from None
 
 
+#: A float with an exponent that YAML 1.2 reads as a number and PyYAML's YAML 1.1 as text (no dot, or no
+#: sign after the ``e``: ``1e-5``, ``1.5e3``), which a config would then refuse ("must be a number, got '1e-5'").
+_EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
+
+
+@functools.cache
+def _yaml_loader() -> Any:
+    """PyYAML's safe loader, refusing a mapping that repeats a key (PyYAML keeps the last one silently:
+    ``weight: 1`` then ``weight: 0`` would be weight 0) and reading ``1e-5`` and ``1.5e3`` as numbers."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: set[Any] = set()
+                for key_node, _ in node.value:
+                    if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                        continue  # a merge (<<) may be overridden; an unhashable key is the base's error
+                    key = self.construct_object(key_node)
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping", node.start_mark,
+                            f"duplicate key {quote(key)}", key_node.start_mark)
+                    seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+.0123456789"))
+    return Loader
+
+
+def load_yaml(text: str) -> Any:
+    """``text`` read as YAML, safely (PyYAML's safe loader), with two changes: a mapping that repeats a
+    key is a ``yaml.YAMLError`` rather than its last value kept, and ``1e-5`` and ``1.5e3`` are numbers, as
+    in YAML 1.2.
+
+    >>> load_yaml("lr: 1e-5\\nsteps: 1.5e3\\nweight: 0.5")
+    {'lr': 1e-05, 'steps': 1500.0, 'weight': 0.5}
+    >>> try:
+    ...     load_yaml("weight: 1\\nweight: 0")
+    ... except Exception as exc:
+    ...     print(exc.problem, exc.problem_mark.line + 1)
+    duplicate key 'weight' 2
+    """
+    import yaml
+
+    return yaml.load(text, Loader=_yaml_loader())  # a subclass of yaml.SafeLoader
+
+
 def read_yaml(path: str | Path, *, what: str = "a YAML file", error: type[ProblemsError] = ProblemsError) -> Any:
     """The data in the YAML file ``path`` (``None`` when it is empty), or ``error`` in one line.
 
@@ -275,7 +325,7 @@ def read_yaml(path: str | Path, *, what: str = "a YAML file", error: type[Proble
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except RecursionError:
         raise error("not read: nested too deeply", str(path)) from None
     except ValueError as exc:  # an integer past Python's digit limit (sys.get_int_max_str_digits)

@@ -62,7 +62,9 @@ class Constraint:
 
 
 def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
+    # a float counts when it is whole (3.0: a column with gaps); inf and NaN are not (int() raised on them)
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not value.is_integer()) or value < 0):
         raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
     return int(value)
 
@@ -117,7 +119,7 @@ def _language(value: Any, name: str) -> str:
     from .text import languages
 
     known = languages()
-    if value not in known:
+    if not isinstance(value, str) or value not in known:  # a list or dict is no code (and unhashable)
         raise ValueError(f"{name} must be a language code the detector knows ({', '.join(sorted(known))}), "
                          f"got {value!r}")
     return str(value)

@@ -93,7 +93,37 @@ def _braced(text: str, start: int) -> tuple[str, int] | None:
     return None
 
 
-def _box_at(text: str, at: int, command: str) -> str | None:
+def _closings(text: str) -> dict[int, int]:
+    r"""Where each ``{`` of ``text`` closes, as :func:`_braced` would find it from there: one left-to-right
+    scan (``\{`` and ``\}`` are characters), a group longer than :data:`MAX_ANSWER_CHARS` left out.
+
+    The brace of a box is where :func:`_braced` starts, and a scan from the text's start reaches it as
+    the start of a token (the character before it is a letter or a blank that no backslash escapes),
+    so the scans agree from there on.
+
+    >>> _closings(r"{a{b}\}c}d{")
+    {2: 4, 0: 8}
+    """
+    closes: dict[int, int] = {}
+    opened: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}" and opened:
+            start = opened.pop()
+            if i < start + MAX_ANSWER_CHARS + 2:
+                closes[start] = i
+        i += 1
+    return closes
+
+
+def _box_brace(text: str, at: int, command: str) -> int | None:
+    """The index of the ``{`` that opens the box whose command starts at ``at``, or None (no brace)."""
     i = at + len(command)
     if i < len(text) and text[i].isalpha():
         return None  # another command (\boxedtext)
@@ -101,12 +131,15 @@ def _box_at(text: str, at: int, command: str) -> str | None:
         i += 1
     if i >= len(text) or text[i] != "{":
         return None
-    group = _braced(text, i)
-    return None if group is None else group[0]
+    return i
 
 
 def boxed(text: str, first: bool = False) -> str | None:
     r"""The content of the last (or first) complete ``\boxed{…}``/``\fbox{…}``, or None.
+
+    Linear in the text: a box that never closes sends the search to the one before (or after) it, and
+    once one has, every other box's group is read from one scan (:func:`_closings`), not scanned again
+    from its brace (``\boxed{`` repeated was quadratic: minutes for 200,000 characters).
 
     >>> boxed(r"\boxed{1} then \boxed{\frac{1}{2}}"), boxed(r"\boxed{1} then \boxed{2}", first=True)
     ('\\frac{1}{2}', '1')
@@ -114,13 +147,21 @@ def boxed(text: str, first: bool = False) -> str | None:
     if "\\boxed" not in text and "\\fbox" not in text:
         return None
     found = []
+    closes: dict[int, int] | None = None
     for command in _BOXES:
         at = text.find(command) if first else text.rfind(command)
         while at >= 0:
-            content = _box_at(text, at, command)
-            if content is not None:
-                found.append((at, content))
-                break
+            brace = _box_brace(text, at, command)
+            if brace is not None:
+                if closes is None:
+                    group = _braced(text, brace)
+                    if group is not None:
+                        found.append((at, group[0]))
+                        break
+                    closes = _closings(text)  # a box left open: no box is scanned again
+                elif brace in closes:
+                    found.append((at, text[brace + 1:closes[brace]]))
+                    break
             at = text.find(command, at + 1) if first else text.rfind(command, 0, at)
     if not found:
         return None

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, load_yaml
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,27 @@ class Command:
         return int(self.run(args) or 0)
 
 
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store``, refusing an option given twice: argparse keeps the last value silently, so
+    ``score rows.jsonl --rewards set.yaml --rewards math.accuracy`` scored the second alone."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if option_string is not None:
+            given: dict[str, Any] = namespace.__dict__.setdefault("_given_options", {})
+            if self.dest in given:
+                parser.error(f"argument {'/'.join(self.option_strings)}: given twice ({given[self.dest]!r}, then "
+                             f"{values!r}); it takes one value")
+            given[self.dest] = values
+        super().__call__(parser, namespace, values, option_string)
+
+
 def new_parser(command: str, description: str, **kwargs: Any) -> argparse.ArgumentParser:
-    """The argument parser of ``grpo-rewards COMMAND``."""
-    return argparse.ArgumentParser(prog=f"grpo-rewards {command}", description=description, **kwargs)
+    """The argument parser of ``grpo-rewards COMMAND``: an option that takes one value may be given once."""
+    parser = argparse.ArgumentParser(prog=f"grpo-rewards {command}", description=description, **kwargs)
+    for name in (None, "store"):
+        parser.register("action", name, _StoreOnce)
+    return parser
 
 
 def positive_int(text: str) -> int:
@@ -56,7 +74,7 @@ def key_values(pairs: list[str], what: str) -> dict[str, Any]:
         if not sep or not key:
             raise ConfigError(f"{what} expects key=value, got {pair!r}", "command line")
         try:
-            out[key] = yaml.safe_load(raw)
+            out[key] = load_yaml(raw)
         except yaml.YAMLError:
             out[key] = raw
     return out

@@ -19,8 +19,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the disagreeing rows here (default FILE.disagreements.jsonl, "
                                  "replaced only when compare wrote it)")
     p.add_argument("--threshold", type=float, default=0.5, help="a value pays when >= this (default 0.5)")
-    p.add_argument("--label", default="label",
-                   help="the column of true verdicts for precision and recall (default 'label', when present)")
+    p.add_argument("--label", default=None,
+                   help="the column of true verdicts for precision and recall (default 'label', when present; "
+                        "a column named here must exist)")
     p.add_argument("--show", type=int, default=10, help="disagreeing rows to print (default 10)")
     p.add_argument("--batch-size", type=positive_int, default=256, help="rows per call (default 256)")
     return p

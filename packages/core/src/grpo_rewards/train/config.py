@@ -33,7 +33,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, GrpoRewardsError, did_you_mean, quote, read_yaml, unreadable_number
+from ..errors import (
+    ConfigError,
+    GrpoRewardsError,
+    did_you_mean,
+    load_yaml,
+    quote,
+    read_yaml,
+    unreadable_number,
+)
 from ..local import absolute_reference
 from ..outfile import atomic_writer
 from .checks import grpo_range_problems, integration_problems, peft_problems
@@ -128,11 +136,11 @@ def reward_file_set(path_text: str) -> dict[str, Any]:
 
 
 def parse_value(text: str) -> Any:
-    """A command-line value read as YAML, with ``1e-5`` read as a number (YAML 1.1 would not)."""
+    """A command-line value read as YAML (:func:`~grpo_rewards.errors.load_yaml`: ``1e-5`` is a number)."""
     import yaml
 
     try:
-        value = yaml.safe_load(text) if text.strip() else ""
+        value = load_yaml(text) if text.strip() else ""
     except yaml.YAMLError:
         return text
     if isinstance(value, (dict, list)) and not text.lstrip().startswith(("{", "[")):
