@@ -78,3 +78,15 @@ def test_the_modules_docstring_examples_pass():
 
     result = doctest.testmod(js_calls)
     assert result.failed == 0 and result.attempted == 2
+
+
+@pytest.mark.parametrize("depth", [200_000, 950])
+def test_a_value_nested_past_what_python_reads_is_a_runtime_error_not_an_exception(node, depth):
+    # the driver's line is the program's to write: one nested 200,000 deep raised RecursionError from json.loads, one
+    # 950 deep from the comparison, out of the reward; like a Python call test's value, at most 100 levels are read
+    deep = (f"function f(x) {{ process.on('exit', () => process.stdout.write('\\n' + '['.repeat({depth}) + "
+            f"']'.repeat({depth}) + '\\n')); return x; }}")
+    row = {"language": "javascript", "fn_name": "f", "tests": [{"call": [1], "output": [[1]]}]}
+    assert TestsPassed()(f"```javascript\n{deep}\n```", **row) == (0.0, "runtime_error")
+    within = "function f(x) { return [[x]]; }"
+    assert TestsPassed()(f"```javascript\n{within}\n```", **row) == (1.0, "passed")

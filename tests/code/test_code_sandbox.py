@@ -103,6 +103,51 @@ def test_each_limit_gives_its_status(sandbox, source, status):
     assert run(sandbox, source, Limits(time=time_limit, memory=256 << 20, output=1 << 20))["status"] == status
 
 
+MEMORY_FILE = """#include <cstdio>
+#include <sys/mman.h>
+int main() { std::puts(memfd_create("x", 0) < 0 ? "refused" : "made"); }"""
+#: native code a Node.js program loads (process.dlopen runs its constructor): shared anonymous memory, and /dev/zero
+#: opened for writing (whose shared mapping is the same memory), are what RLIMIT_DATA, Java's and Node.js's only
+#: bound outside their heaps, does not count; nothing is touched, so no memory is used either way
+SHARED_MEMORY = r"""#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static void say(const char *s) { write(1, s, strlen(s)); }
+__attribute__((constructor)) static void probe(void) {
+  void *p = mmap(0, 8UL << 30, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  say(p == MAP_FAILED ? "anonymous refused\n" : "anonymous mapped\n");
+  say(open("/dev/zero", O_RDWR) < 0 ? "zero refused\n" : "zero opened\n");
+}"""
+
+
+def test_no_program_holds_memory_its_rlimits_do_not_count(sandbox, tmp_path):
+    """memfd_create is refused (64 memory files written to RLIMIT_FSIZE, never mapped, held 1 GiB past a 512 MB
+    limit); a Java or Node.js program, bounded by RLIMIT_DATA, which counts private mappings only, can map no
+    shared anonymous memory (through native code it loads: 2 GiB under a 512 MB limit read as ok) and cannot
+    open /dev/zero for writing (a shared mapping of it is the same memory)."""
+    import base64
+    import shutil
+
+    from grpo_rewards_code import TestsPassed
+    from grpo_rewards_code.languages import missing
+
+    refused = {"tests": [{"input": "", "output": "refused\n"}]}
+    if missing("cpp") is None:
+        assert TestsPassed(language="cpp")(f"```cpp\n{MEMORY_FILE}\n```", **refused) == (1.0, "passed")
+    assert TestsPassed()("```python\nimport os\ntry:\n    os.memfd_create('x')\n    print('made')\n"
+                         "except OSError:\n    print('refused')\n```", **refused) == (1.0, "passed")
+    if missing("javascript") is not None or shutil.which("gcc") is None:
+        pytest.skip("no node or gcc here")
+    (tmp_path / "probe.c").write_text(SHARED_MEMORY)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "probe.so"), str(tmp_path / "probe.c")], check=True)
+    library = base64.b64encode((tmp_path / "probe.so").read_bytes()).decode()
+    program = (f"require('fs').writeFileSync('/tmp/probe.node', Buffer.from('{library}', 'base64'));\n"
+               "try { process.dlopen({exports: {}}, '/tmp/probe.node'); } catch (e) {}")
+    row = {"tests": [{"input": "", "output": "anonymous refused\nzero refused\n"}], "language": "javascript"}
+    assert TestsPassed()(f"```javascript\n{program}\n```", **row) == (1.0, "passed")
+
+
 def test_no_process_survives_a_run(sandbox):
     sandbox.run_python("while True:\n    pass", EMPTY * 2, Limits(time=0.3))
     assert sandbox_processes() == []  # at most the warm sandbox's idle zygote

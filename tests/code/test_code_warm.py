@@ -123,6 +123,22 @@ def test_a_sandbox_that_cannot_be_cleaned_is_replaced(sandbox):
     assert thread_sandboxes() != first  # its zygote said it could not clean /tmp; the next program got a new one
 
 
+def test_a_socket_a_program_leaves_in_flight_never_reaches_the_next(sandbox):
+    # a listener bound to an abstract name, sent with the pair that carries it into the pair's own queues: no
+    # process holds any of them, yet they lived on, and the next program connected to the earlier one's name
+    leave = ("import socket\nlistener = socket.socket(socket.AF_UNIX)\nlistener.bind('\\0left')\nlistener.listen()\n"
+             "a, b = socket.socketpair()\n"
+             "socket.send_fds(a, [b'x'], [listener.fileno(), a.fileno(), b.fileno()])\n"
+             "socket.send_fds(b, [b'x'], [a.fileno(), b.fileno()])\nprint('left')")
+    look = ("import socket\ntry:\n    socket.socket(socket.AF_UNIX).connect('\\0left')\n    print('connected')\n"
+            "except OSError:\n    print('refused')\nprint(len(open('/proc/net/unix').read().splitlines()))")
+    a, b, same = same_sandbox(sandbox, leave, look)
+    assert a[0]["stdout"] == "left\n" and b[0]["stdout"] == "refused\n1\n"  # no socket: the header only
+    assert not same  # its zygote said a socket survived: the next program got a new sandbox
+    a, b, same = same_sandbox(sandbox, "import socket\nsocket.socketpair()\nprint(1)", look)
+    assert b[0]["stdout"] == "refused\n1\n" and same  # sockets that ended with their program: the same one
+
+
 def _process_state(pid: int) -> str:
     """``pid``'s state letter in /proc (``Z``: dead, not yet reaped), or ``""`` when it is gone."""
     try:

@@ -13,7 +13,9 @@ failure's exit status, writes into ``/proc/sys`` (the host's ``core_pattern`` as
 threads, filling ``/tmp``, near-miss integers (``1000000008`` for ``1000000007``, ``float(n)`` for
 ``n + 1``), a HumanEval check whose asserts name a variable or an alias of the candidate, and Java,
 Node.js and Rust programs that write outside ``/tmp``, read ``/etc/shadow``, start a shell (``ProcessBuilder``,
-``child_process``, ``std::process::Command``) or thousands of threads. Registered with both rewards (``hacks=corpus``), run by ``grpo-rewards check code.tests_passed --hacks``.
+``child_process``, ``std::process::Command``) or thousands of threads, and a Node.js function whose value line is
+nested 200,000 deep (it raised ``RecursionError`` out of the reward), and a C++ program that answers after holding
+twice its memory limit in memory files (``memfd_create``: no rlimit counted them). Registered with both rewards (``hacks=corpus``), run by ``grpo-rewards check code.tests_passed --hacks``.
 '''
 
 from __future__ import annotations
@@ -84,6 +86,27 @@ public class Main { public static void main(String[] a) throws Exception {
 NODE_PROCESS = "process.stdout.write(require('child_process').execSync('echo 3; echo 42').toString());"
 NODE_ESCAPE = ("const fs = require('fs');\nfs.writeFileSync('/work/escaped-by-a-program', 'x');\n"
                "console.log(fs.readFileSync('/etc/shadow', 'utf8'));")
+#: a JavaScript call test whose driver's value line the program replaces with one nested 200,000 deep
+JS_CALL = {"tests": [{"call": [1, 2], "output": 3}], "fn_name": "add", "language": "javascript"}
+NODE_DEEP_VALUE = ("function add(a, b) {\n  process.on('exit', () => process.stdout.write('\\n' + '['.repeat(200000) + "
+                   "']'.repeat(200000) + '\\n'));\n  return a + b;\n}")
+#: 128 MiB held in memory files (written, never mapped) by a program limited to 64 MB, then the right answers
+CPP_MEMORY_FILES = """
+#include <bits/stdc++.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main() {
+  static char block[1 << 20];
+  memset(block, 1, sizeof block);
+  for (int i = 0; i < 8; i++) {
+    int fd = memfd_create("held", 0);
+    if (fd < 0) return 1;
+    for (int j = 0; j < 16; j++) if (write(fd, block, sizeof block) != (ssize_t) sizeof block) return 1;
+  }
+  std::vector<long long> v; long long x;
+  while (std::cin >> x) v.push_back(x);
+  for (size_t i = v.size() % 2; i + 1 < v.size(); i += 2) std::cout << v[i] + v[i + 1] << "\\n";
+}"""
 RUST_PROCESS = """
 fn main() {
     let out = std::process::Command::new("/bin/sh").args(["-c", "echo 3; echo 42"]).output().unwrap();
@@ -163,6 +186,11 @@ def corpus() -> list[dict[str, Any]]:
         entry("node_child_process", NODE_PROCESS, _in("javascript"), "Node.js: child_process.execSync"),
         entry("node_files_outside_tmp", NODE_ESCAPE, _in("javascript"), "Node.js: writes outside /tmp, reads /etc/shadow"),
         entry("rust_command", RUST_PROCESS, _in("rust"), "Rust: std::process::Command"),
+        entry("cpp_memory_files", CPP_MEMORY_FILES, _in("cpp"),
+              "C++: 128 MiB in memfd_create files under a 64 MB limit, then the right answers (no rlimit counted them)",
+              {name: {"memory_limit_mb": 64} for name in REWARDS}),
+        entry("node_deeply_nested_value", NODE_DEEP_VALUE, JS_CALL,
+              "Node.js: a value line nested 200,000 deep (json.loads raised RecursionError out of the reward)"),
         entry("humaneval_indirect_asserts", "def square(x):\n    return 4", INDIRECT,
               "a check whose asserts name a variable and an alias (they were dropped: no test, not 0.0)"),
     ]

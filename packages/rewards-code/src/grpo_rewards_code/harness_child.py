@@ -33,11 +33,15 @@ _SYSCALLS: dict = {
                "self_only_who": ((141, 0), (251, 1)),
                # tkill, pidfd_send_signal, pidfd_open, ptrace, shmget, semget, msgget, add_key, request_key,
                # keyctl, mq_open: nothing a program needs; each could reach another process or outlive this one;
-               # unshare, setns: no namespace of its own (a user namespace would give it capabilities there)
-               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240, 272, 308)},
+               # unshare, setns: no namespace of its own (a user namespace would give it capabilities there);
+               # memfd_create: memory no rlimit counts (written, never mapped: 64 files of RLIMIT_FSIZE each)
+               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240, 272, 308, 319),
+               # mmap: shared anonymous memory is refused where RLIMIT_DATA bounds the program (it counts private
+               # mappings only)
+               "mmap": 9},
     "aarch64": {"arch": 0xC00000B7, "forks": (), "clone": 220, "clone3": 435, "fcntl": 25, "ioctl": 29,
                 "self_only": (129, 131, 138, 240, 261, 118, 119, 122, 274), "self_only_who": ((140, 0), (30, 1)),
-                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180, 97, 268)},
+                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180, 97, 268, 279), "mmap": 222},
 }
 #: fcntl F_SETOWN, F_SETSIG, F_SETOWN_EX and ioctl FIOSETOWN, SIOCSPGRP, TIOCSPGRP: they would make the
 #: kernel signal another process on this descriptor's I/O
@@ -47,20 +51,25 @@ _OWNER_FCNTL, _OWNER_IOCTL = (8, 10, 15), (0x8901, 0x8902, 0x5410)
 _PID = object()  # where a filter instruction compares with the process's own pid
 
 
-def _no_new_processes_filter():
+def _no_new_processes_filter(shared_memory=True):
     """A seccomp program, as parts to join around the pid of the process it is for (``None`` marks each
     place), and its length. The process may not create processes (fork, vfork, clone without
     CLONE_THREAD; clone3: ENOSYS), signal, re-limit or re-schedule any process but itself (kill, tgkill,
     sigqueue, prlimit, sched_set*, setpriority and ioprio_set name ``pid`` or 0: a nice value, policy or
     CPU set given to the zygote would pass to every later program; tkill and pidfds refused; no
-    F_SETOWN-style signal routing), trace, or
-    create state that outlives it (System V IPC, POSIX message queues, kernel keys). EPERM for each."""
+    F_SETOWN-style signal routing), trace,
+    create state that outlives it (System V IPC, POSIX message queues, kernel keys), or make memory files
+    (``memfd_create``: written and never mapped, their pages count in no rlimit). Without ``shared_memory``
+    (a program bounded by ``RLIMIT_DATA``, which counts private mappings only) ``mmap`` with ``MAP_SHARED`` and
+    ``MAP_ANONYMOUS`` is refused too. EPERM for each."""
     nrs = _SYSCALLS.get(os.uname().machine)
     if nrs is None:
         return None
     LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
     ALLOW, KILL, EPERM, ENOSYS = 0x7FFF0000, 0x80000000, 0x00050001, 0x00050026
-    ARG0, ARG1 = 16, 24  # the low 32 bits of the first two arguments (little-endian)
+    AND = 0x54  # BPF_ALU | BPF_AND | BPF_K
+    ARG0, ARG1, ARG3 = 16, 24, 40  # the low 32 bits of the first, second and fourth arguments (little-endian)
+    SHARED_ANONYMOUS = 0x21  # MAP_SHARED | MAP_ANONYMOUS (MAP_SHARED_VALIDATE has MAP_SHARED's bit)
     # instructions (code, true target, false target, k); a target is a label or None (the next instruction)
     ins: list = [(LD, None, None, 4), (JEQ, None, "kill", nrs["arch"]), (LD, None, None, 0)]
     if nrs["arch"] == 0xC000003E:  # x32 system calls
@@ -69,6 +78,8 @@ def _no_new_processes_filter():
     ins += [(JEQ, "enosys", None, nrs["clone3"])]
     ins += [(JEQ, "self", None, nr) for nr in nrs["self_only"]]
     ins += [(JEQ, f"who{which}", None, nr) for nr, which in nrs["self_only_who"]]
+    if not shared_memory:
+        ins += [(JEQ, "mmap", None, nrs["mmap"])]
     ins += [(JEQ, "fcntl", None, nrs["fcntl"]), (JEQ, "ioctl", None, nrs["ioctl"]), (JEQ, "clone", "allow", nrs["clone"])]
     blocks: dict = {  # each ends in a jump to allow or eperm
         "self": [(LD, None, None, ARG0), (JEQ, "allow", None, _PID), (JEQ, "allow", "eperm", 0)],
@@ -79,6 +90,7 @@ def _no_new_processes_filter():
         "ioctl": [(LD, None, None, ARG1), *[(JEQ, "eperm", None, c) for c in _OWNER_IOCTL[:-1]],
                   (JEQ, "eperm", "allow", _OWNER_IOCTL[-1])],
         "clone": [(LD, None, None, ARG0), (JSET, "allow", "eperm", 0x10000)],
+        "mmap": [(LD, None, None, ARG3), (AND, None, None, SHARED_ANONYMOUS), (JEQ, "eperm", "allow", SHARED_ANONYMOUS)],
         "kill": [(RET, None, None, KILL)], "enosys": [(RET, None, None, ENOSYS)],
         "eperm": [(RET, None, None, EPERM)], "allow": [(RET, None, None, ALLOW)],
     }
@@ -96,10 +108,10 @@ def _no_new_processes_filter():
     return parts, _len(ins)
 
 
-def _prebuilt_filter():
+def _prebuilt_filter(shared_memory=True):
     """The filter as one buffer, built once before any test forks (building it in each child cost a few
     hundred copy-on-write page faults), and where each child writes its own pid."""
-    made = _no_new_processes_filter()
+    made = _no_new_processes_filter(shared_memory)
     if made is None:
         return None
     parts, count = made
@@ -115,12 +127,16 @@ def _prebuilt_filter():
 
 
 _FILTER = _prebuilt_filter()  # built once; each child only writes its pid into its own copy
+_FILTER_DATA = _prebuilt_filter(shared_memory=False)  # for a program that RLIMIT_DATA bounds (Java, Node.js)
 
 
-def _install_filter():
-    if _FILTER is None:
+def _install_filter(data=False):
+    """Install the filter in this process (``data``: the one without shared anonymous memory); exits with 121
+    when it cannot be installed."""
+    made = _FILTER_DATA if data else _FILTER
+    if made is None:
         return
-    buf, _, address, offsets = _FILTER
+    buf, _, address, offsets = made
     pid = os.getpid()
     for offset in offsets:
         struct.pack_into("I", buf, offset, pid)

@@ -46,7 +46,7 @@ def _spawn(target, fds, limits, cpu, memory, seccomp=True, executes=False):
             if executes:
                 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             if seccomp:
-                _install_filter()
+                _install_filter(limits.get("rlimit") == "data")
             target()
         except BaseException:
             pass

@@ -84,7 +84,7 @@ def _restore(path, mode):
 
 def _clean(modes, kept):
     """After a program: no process but this one, the writable directories empty and as they were (``kept``:
-    the binds under them, untouched and in place), no IPC object; None, or what could not be made clean (the
+    the binds under them, untouched and in place), no IPC object, no socket; None, or what could not be made clean (the
     host then starts a new sandbox)."""
     deadline = time.monotonic() + 5.0
     while True:
@@ -114,6 +114,12 @@ def _clean(modes, kept):
             with open(f"/proc/sysvipc/{kind}") as table:
                 if _len(table.read().splitlines()) > 1:
                     return f"a System V {kind} object survives"
+        # no socket of the sandbox's network namespace (the zygote's own is the host's): a unix socket a
+        # program sent into another's queue (SCM_RIGHTS) outlives every process, and its abstract name and
+        # queue reached the next program until the kernel's garbage collector happened to run
+        with open("/proc/net/unix") as table:
+            if _len(table.read().splitlines()) > 1:
+                return "a unix socket survives (a descriptor in flight)"
     except (OSError, RecursionError) as exc:
         return f"cannot clean the sandbox: {_type(exc).__name__}: {exc}"[:300]
     return None

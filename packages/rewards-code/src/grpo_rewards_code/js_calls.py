@@ -25,7 +25,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
+from grpo_rewards import jsontext
+
+from .harness import MAX_DEPTH
 from .runner import RawResult
 from .testcases import CallTest, StdioTest, TestFormatError
 
@@ -53,15 +57,35 @@ def call_as_stdin(test: CallTest) -> StdioTest:
     return StdioTest(json.dumps(list(test.args)), "")
 
 
+def _nested_within(value: Any, most: int) -> bool:
+    """Whether ``value`` (decoded JSON) nests lists and objects at most ``most`` levels deep (walked without
+    recursion)."""
+    level: list[Any] = [value]
+    for _ in range(most + 1):
+        level = [v for item in level if isinstance(item, (list, dict))
+                 for v in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return True
+    return False
+
+
 def read_value(raw: RawResult) -> RawResult:
-    """``raw`` with the value the driver wrote on stdout's last line (``has_value`` False when there is none or it
-    is not JSON), once: a result already read, or one that did not end cleanly, comes back as it is."""
+    """``raw`` with the value the driver wrote on stdout's last line (``has_value`` False when there is none, it
+    is not JSON, or it nests deeper than :data:`~grpo_rewards_code.harness.MAX_DEPTH`, as a Python call test's
+    value may not: the program's line is read here, and ``[[[[...`` a thousand deep would raise
+    ``RecursionError`` out of the reward), once: a result already read, or one that did not end cleanly, comes
+    back as it is."""
     if raw.status != "ok" or raw.has_value:
         return raw
     lines = raw.stdout.rstrip("\n").rsplit("\n", 1)
     try:
-        raw.value, raw.has_value = json.loads(lines[-1]), True
+        value = jsontext.loads(lines[-1])
     except ValueError:
+        raw.has_value = False
+        return raw
+    if _nested_within(value, MAX_DEPTH):
+        raw.value, raw.has_value = value, True
+    else:
         raw.has_value = False
     return raw
 

@@ -159,7 +159,9 @@ def _command(backend: str, binary: str | None, read_only: tuple[str, ...] = (), 
                 "--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp", "--dev", "/dev", "--size", str(SHM_BYTES),
                 "--perms", "1777", "--tmpfs", "/dev/shm",
                 *_bind_args(read_only), "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--remount-ro", "/dev",
-                "--remount-ro", "/", "--chdir", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+                # /dev/zero, opened for writing, maps shared memory that RLIMIT_DATA (Java's, Node.js's) does not
+                # count: read-only, it is also nodev (bwrap's remount), so it cannot be opened at all
+                "--remount-ro", "/dev/zero", "--remount-ro", "/", "--chdir", "/tmp", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
                 "--setenv", "LANG", "C.UTF-8", "--", *python]
     if backend == "unshare":
         assert binary is not None

@@ -8,7 +8,7 @@ reading them, and the supervisor runs the job exactly as a cold harness does (fr
 test with the program's rlimits and seccomp filter, frame 2 read only after the program's
 processes exist). When the supervisor ends, the zygote kills every other process of the sandbox,
 empties ``/tmp`` and ``/dev/shm`` (the only writable places), checks that no System V IPC object
-is left, and says it is ready; if it cannot make the sandbox clean it exits and the next program
+and no socket (a unix socket sent into another's queue outlives every process) is left, and says it is ready; if it cannot make the sandbox clean it exits and the next program
 gets a new sandbox. A sandbox that dies, or a job that passes its deadline (the whole sandbox is
 then killed), is replaced on the next run; a job that never reached a zygote is retried once.
 
