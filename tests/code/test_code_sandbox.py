@@ -103,6 +103,20 @@ def test_each_limit_gives_its_status(sandbox, source, status):
     assert run(sandbox, source, Limits(time=time_limit, memory=256 << 20, output=1 << 20))["status"] == status
 
 
+def test_io_uring_and_userfaultfd_are_refused(sandbox):
+    # kernel memory no rlimit counts, and kernel code most container profiles refuse; EPERM from the filter
+    out = run(sandbox, "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                       "params = ctypes.create_string_buffer(120)\n"
+                       "for name, nr, args in (('io_uring_setup', 425, (8, params)), ('io_uring_enter', 426, (0, 1, 0, 0, 0)),\n"
+                       "                       ('io_uring_register', 427, (0, 0, 0, 0)), ('userfaultfd', 323, (0,))):\n"
+                       "    if os.uname().machine == 'aarch64' and name == 'userfaultfd':\n"
+                       "        nr = 282\n"
+                       "    print(name, libc.syscall(nr, *args), ctypes.get_errno())")
+    assert out["status"] == "ok", out
+    assert out["stdout"].splitlines() == [f"{name} -1 1" for name in
+                                          ("io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd")]
+
+
 MEMORY_FILE = """#include <cstdio>
 #include <sys/mman.h>
 int main() { std::puts(memfd_create("x", 0) < 0 ? "refused" : "made"); }"""

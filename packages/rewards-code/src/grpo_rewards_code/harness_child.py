@@ -34,14 +34,17 @@ _SYSCALLS: dict = {
                # tkill, pidfd_send_signal, pidfd_open, ptrace, shmget, semget, msgget, add_key, request_key,
                # keyctl, mq_open: nothing a program needs; each could reach another process or outlive this one;
                # unshare, setns: no namespace of its own (a user namespace would give it capabilities there);
-               # memfd_create: memory no rlimit counts (written, never mapped: 64 files of RLIMIT_FSIZE each)
-               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240, 272, 308, 319),
+               # memfd_create: memory no rlimit counts (written, never mapped: 64 files of RLIMIT_FSIZE each);
+               # io_uring_setup, _enter, _register and userfaultfd: kernel memory no rlimit counts, and the kernel
+               # code most container profiles refuse (libuv, Node.js's, falls back to its thread pool)
+               "refused": (200, 424, 434, 101, 29, 64, 68, 248, 249, 250, 240, 272, 308, 319, 425, 426, 427, 323),
                # mmap: shared anonymous memory is refused where RLIMIT_DATA bounds the program (it counts private
                # mappings only)
                "mmap": 9},
     "aarch64": {"arch": 0xC00000B7, "forks": (), "clone": 220, "clone3": 435, "fcntl": 25, "ioctl": 29,
                 "self_only": (129, 131, 138, 240, 261, 118, 119, 122, 274), "self_only_who": ((140, 0), (30, 1)),
-                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180, 97, 268, 279), "mmap": 222},
+                "refused": (130, 424, 434, 117, 194, 190, 186, 217, 218, 219, 180, 97, 268, 279, 425, 426, 427, 282),
+                "mmap": 222},
 }
 #: fcntl F_SETOWN, F_SETSIG, F_SETOWN_EX and ioctl FIOSETOWN, SIOCSPGRP, TIOCSPGRP: they would make the
 #: kernel signal another process on this descriptor's I/O
