@@ -18,6 +18,7 @@ is imported when the first request is sent.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -208,10 +209,7 @@ class ChatClient:
         seconds = time.perf_counter() - started
         try:
             data = response.json()
-            rows = sorted(data["data"], key=lambda row: int(row.get("index", 0)))
-            vectors = [[float(x) for x in row["embedding"]] for row in rows]
-            if len(vectors) != len(texts):
-                raise ValueError(f"{len(vectors)} embeddings for {len(texts)} inputs")
+            vectors = _vectors(data["data"], len(texts))
             tokens = int((data.get("usage") or {}).get("prompt_tokens") or 0)
             return Embeddings("ok", vectors=vectors, prompt_tokens=tokens, seconds=seconds, attempts=attempts)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
@@ -284,6 +282,47 @@ class ChatClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             return Reply("error", seconds=seconds, attempts=attempt,
                          error=f"not a chat completion ({type(exc).__name__}: {exc}): {response.text[:300]}")
+
+
+def _vectors(rows: Any, n: int) -> list[list[float]]:
+    """The ``n`` vectors of an embeddings answer's ``data``, in input order, or a ``ValueError`` saying what is wrong
+    with them: each ``index`` (when the rows have one) names a distinct input, and the vectors are of finite
+    numbers, of one length, none empty or all zeros (no direction: its cosine with anything means nothing). A server
+    answering NaN, a repeated index or a zero vector was read as good before: cosines of -1.0 or 0.0, paid as such.
+
+    >>> _vectors([{"index": 1, "embedding": [0.0, 1.0]}, {"index": 0, "embedding": [1, 0]}], 2)
+    [[1.0, 0.0], [0.0, 1.0]]
+    >>> _vectors([{"index": 0, "embedding": [1.0, float("nan")]}], 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: embedding 0 holds nan, not a finite number
+    """
+    if n == 0:
+        return []
+    if not isinstance(rows, list) or len(rows) != n:
+        raise ValueError(f"{len(rows) if isinstance(rows, list) else 'no list of'} embeddings for {n} inputs")
+    indexes = [row.get("index") for row in rows]
+    if all(i is None for i in indexes):
+        indexes = list(range(n))
+    if sorted(i for i in indexes if isinstance(i, int) and not isinstance(i, bool)) != list(range(n)):
+        raise ValueError(f"the indexes {indexes} are not each of 0 to {n - 1} once")
+    vectors: list[list[float]] = [[] for _ in range(n)]
+    for i, row in zip(indexes, rows):
+        vector = row["embedding"]
+        if not isinstance(vector, list):
+            raise ValueError(f"embedding {i} is {type(vector).__name__}, not a list of numbers")
+        for x in vector:
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                raise ValueError(f"embedding {i} holds {x!r}, not a finite number")
+        vectors[i] = [float(x) for x in vector]
+    lengths = sorted({len(v) for v in vectors})
+    if len(lengths) > 1 or not lengths[0]:
+        raise ValueError(f"the embeddings' lengths differ ({', '.join(map(str, lengths))})" if len(lengths) > 1
+                         else "the embeddings are empty")
+    for i, vector in enumerate(vectors):
+        if not any(vector):
+            raise ValueError(f"embedding {i} is all zeros (it has no direction)")
+    return vectors
 
 
 def _retry_after(value: str | None) -> float | None:
