@@ -18,6 +18,7 @@ is imported when the first request is sent.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import threading
@@ -273,9 +274,16 @@ class ChatClient:
         try:
             data = response.json()
             choice = data["choices"][0]
-            text = choice["message"].get("content")
+            message = choice["message"]
+            text = message.get("content")
+            finish_reason = choice.get("finish_reason")
+            if not isinstance(text, str) and finish_reason not in ("length", "content_filter"):
+                # (cut at max_tokens, or filtered, a reply may have no text; otherwise it is no judge's reply: it was
+                # parsed as an empty one, 'unparsable' and paid unparsable_value, quietly, on every sample)
+                calls = " (tool_calls only)" if message.get("tool_calls") else ""
+                raise ValueError(f"the message has no text: content {json.dumps(text)[:100]}{calls}")
             usage = data.get("usage") or {}
-            return Reply("ok", text=text if isinstance(text, str) else None, finish_reason=choice.get("finish_reason"),
+            return Reply("ok", text=text if isinstance(text, str) else None, finish_reason=finish_reason,
                          prompt_tokens=int(usage.get("prompt_tokens") or 0),
                          completion_tokens=int(usage.get("completion_tokens") or 0),
                          seconds=seconds, attempts=attempt)
