@@ -136,6 +136,21 @@ def test_a_gzipped_answer_is_read():
     assert (result.values, result.labels) == ([1.0], ["scored"])
 
 
+@pytest.mark.parametrize("encoding", ["gzip, gzip", "gzip, deflate", "br"])
+def test_an_answer_in_an_encoding_not_read_is_an_error_and_not_decoded(encoding):
+    # a gzip within a gzip was inflated whole, each read at once, before the size limit was checked: 7 KiB became
+    # 4 GiB (MemoryError out of the client, which never raises, and out of the reward)
+    with ScriptedJudge([Script("Score: 10", encoding=encoding)]) as judge, \
+            pytest.warns(RuntimeWarning, match="answered no request of this call with a reply it can read"):
+        reward = rubric(judge, max_retries=2)
+        result = reward(prompts=[PROMPT], completions=["4"])
+        reply = reward.settings.client.complete([{"role": "user", "content": "hi"}])
+    assert (result.values, result.labels) == ([None], ["error"])
+    assert (reply.status, reply.attempts, reply.error) == (
+        "error", 1, f"the answer's Content-Encoding {encoding!r} is not read (one layer of gzip or deflate at most)")
+    assert judge.headers[0]["Accept-Encoding"] == "gzip, deflate"
+
+
 def test_an_answer_past_the_size_limit_is_an_error_and_not_read_further(monkeypatch):
     from grpo_rewards_judge import client
 

@@ -3,8 +3,8 @@
 Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
 Chat Completions API. Each request has a timeout (connect, read and write, and the whole answer's
 body within ``request_timeout`` of sending: a server that trickles its answer a byte at a time does not hold
-a batch for ever; an answer past :data:`MAX_ANSWER_BYTES` is an error); a 429 or 5xx answer
-or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
+a batch for ever; an answer past :data:`MAX_ANSWER_BYTES`, or encoded otherwise than in :data:`ENCODINGS`, is an
+error); a 429 or 5xx answer or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
 server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried. Requests of
 one batch run on at most ``max_concurrency`` threads sharing one connection pool; after one of them
 times out or cannot reach the server, the batch's requests not yet sent are given up
@@ -40,8 +40,14 @@ _WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encod
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-class AnswerTooLarge(Exception):
-    """The server's answer passed :data:`MAX_ANSWER_BYTES`."""
+class AnswerNotRead(Exception):
+    """The server's answer is not read: it passed :data:`MAX_ANSWER_BYTES`, or its encoding is not one read."""
+
+
+#: The answer encodings read, one layer at most: a 64 KiB read of deflate inflates to at most ~64 MiB, checked
+#: against :data:`MAX_ANSWER_BYTES` after each; a layer within a layer (``gzip, gzip``) inflated 7 KiB to 4 GiB in
+#: one step, before any check (``MemoryError`` out of the client, or the process killed for memory).
+ENCODINGS = ("gzip", "deflate")
 
 
 @dataclass(frozen=True)
@@ -143,7 +149,9 @@ class ChatClient:
         with self._lock:
             if self._client is None:
                 httpx = http_library()
-                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                headers = {"Accept-Encoding": ", ".join(ENCODINGS)}  # (not br or zstd, were their packages here)
+                if self.api_key:
+                    headers["Authorization"] = f"Bearer {self.api_key}"
                 self._client = httpx.Client(
                     timeout=httpx.Timeout(self.request_timeout),
                     limits=httpx.Limits(max_connections=self.max_concurrency,
@@ -234,7 +242,7 @@ class ChatClient:
             except httpx.HTTPError as exc:  # refused, reset, DNS: the server cannot be reached
                 error = f"{type(exc).__name__}: {exc}"
                 status = "unreachable"
-            except AnswerTooLarge as exc:
+            except AnswerNotRead as exc:
                 return None, attempt, Reply("error", seconds=time.perf_counter() - started, attempts=attempt,
                                             error=str(exc))
             else:
@@ -257,11 +265,16 @@ class ChatClient:
         httpx = http_library()
         deadline = time.monotonic() + self.request_timeout
         with client.stream("POST", url, json=payload) as response:
+            encoding = response.headers.get("content-encoding", "")
+            layers = [e.strip().lower() for e in encoding.split(",") if e.strip().lower() not in ("", "identity")]
+            if len(layers) > 1 or not set(layers) <= set(ENCODINGS):
+                raise AnswerNotRead(f"the answer's Content-Encoding {encoding!r} is not read (one layer of "
+                                    f"{' or '.join(ENCODINGS)} at most)")
             body = bytearray()
             for chunk in response.iter_bytes():
                 body += chunk
                 if len(body) > MAX_ANSWER_BYTES:
-                    raise AnswerTooLarge(f"the answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read further")
+                    raise AnswerNotRead(f"the answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read further")
                 if time.monotonic() > deadline:
                     raise httpx.ReadTimeout(f"the answer was not complete within {self.request_timeout:g} s",
                                             request=response.request)
