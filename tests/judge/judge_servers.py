@@ -103,7 +103,8 @@ class TransformersServe:
 class Script:
     """One scripted answer: ``reply`` is the judge's text (a chat completion is built around it)
     unless ``body`` is given; ``delay`` seconds before answering; ``trickle``: seconds between the body's bytes,
-    sent one at a time; ``gzip``: the body compressed (``Content-Encoding: gzip``)."""
+    sent one at a time; ``gzip``: the body compressed (``Content-Encoding: gzip``); ``encoding``: the body
+    gzipped once per ``gzip`` named in it, and the ``Content-Encoding`` header it names."""
 
     reply: str = "Score: 5"
     status: int = 200
@@ -113,6 +114,7 @@ class Script:
     finish_reason: str = "stop"
     trickle: float = 0.0
     gzip: bool = False
+    encoding: str | None = None
 
 
 class ScriptedJudge:
@@ -152,15 +154,15 @@ class ScriptedJudge:
                         "choices": [{"index": 0, "finish_reason": script.finish_reason,
                                      "message": {"role": "assistant", "content": script.reply}}],
                         "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}})).encode()
-                    if script.gzip:
-                        import gzip
+                    import gzip
 
+                    for _ in range(1 if script.gzip else (script.encoding or "").count("gzip")):
                         payload = gzip.compress(payload)
                     self.send_response(script.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
-                    if script.gzip:
-                        self.send_header("Content-Encoding", "gzip")
+                    if script.gzip or script.encoding:
+                        self.send_header("Content-Encoding", script.encoding or "gzip")
                     for k, v in script.headers.items():
                         self.send_header(k, v)
                     self.end_headers()

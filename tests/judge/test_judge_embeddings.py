@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from judge_servers import Script, ScriptedJudge
 
 from grpo_rewards_judge import ChatClient
@@ -59,3 +60,37 @@ def test_embed_of_a_server_that_never_answers_times_out():
 def test_embed_of_an_unreachable_server_is_unreachable():
     reply = ChatClient("http://127.0.0.1:9/v1", "m", request_timeout=0.5, max_retries=0).embed(["x"])
     assert reply.status == "unreachable"
+
+
+# A server's embeddings that mean nothing were read as good: NaN made every cosine -1.0, a zero or empty vector 0.0,
+# a repeated index gave one input another's vector; each is now an error naming what is wrong (the reward then
+# pays None, label 'unavailable', and warns), never a vector.
+BROKEN_EMBEDDINGS = [
+    ('[{"index": 0, "embedding": [NaN, 1.0]}, {"index": 1, "embedding": [1.0, 0.0]}]', "embedding 0 holds nan"),
+    ('[{"index": 0, "embedding": [1.0, 0.0]}, {"index": 1, "embedding": [-Infinity, 0.0]}]', "embedding 1 holds -inf"),
+    ('[{"index": 0, "embedding": ["1", "0"]}, {"index": 1, "embedding": [1.0, 0.0]}]', "embedding 0 holds '1'"),
+    ('[{"index": 0, "embedding": [true, false]}, {"index": 1, "embedding": [1.0, 0.0]}]', "embedding 0 holds True"),
+    ('[{"index": 0, "embedding": [1.0, 0.0, 0.0]}, {"index": 1, "embedding": [1.0, 0.0]}]', "lengths differ (2, 3)"),
+    ('[{"index": 0, "embedding": []}, {"index": 1, "embedding": []}]', "the embeddings are empty"),
+    ('[{"index": 0, "embedding": [0.3, 0.1]}, {"index": 1, "embedding": [0.0, 0.0]}]', "embedding 1 is all zeros"),
+    ('[{"index": 0, "embedding": [1.0, 0.0]}, {"index": 0, "embedding": [0.0, 1.0]}]', "indexes [0, 0] are not each"),
+    ('[{"index": 0, "embedding": [1.0, 0.0]}, {"index": 5, "embedding": [0.0, 1.0]}]', "indexes [0, 5] are not each"),
+    ('[{"index": 0, "embedding": [1.0, 0.0]}, {"index": 1, "embedding": [0.0, 1.0]}, '
+     '{"index": 2, "embedding": [1.0, 1.0]}]', "3 embeddings for 2 inputs"),
+    ('[{"index": 0, "embedding": "AACAPwAAAAA="}, {"index": 1, "embedding": "AACAPwAAAAA="}]', "embedding 0 is str"),
+]
+
+
+@pytest.mark.parametrize(("data", "error"), BROKEN_EMBEDDINGS, ids=[e for _, e in BROKEN_EMBEDDINGS])
+def test_embed_reports_embeddings_that_mean_nothing_as_an_error(data, error):
+    with ScriptedJudge([Script(body='{"data": ' + data + "}")]) as server:
+        reply = ChatClient(server.base_url, "m").embed(["x", "y"])
+    assert (reply.status, reply.vectors) == ("error", None)
+    assert reply.error.startswith("not an embeddings answer (ValueError: ") and error in reply.error
+
+
+def test_embed_takes_rows_without_an_index_in_their_order():
+    body = '{"data": [{"embedding": [3, 4]}, {"embedding": [0.5, -1e-3]}]}'
+    with ScriptedJudge([Script(body=body)]) as server:
+        reply = ChatClient(server.base_url, "m").embed(["x", "y"])
+    assert (reply.status, reply.vectors) == ("ok", [[3.0, 4.0], [0.5, -0.001]])

@@ -54,6 +54,47 @@ def test_a_body_that_is_not_a_chat_completion_is_an_error():
         assert rubric(judge)(prompts=[PROMPT], completions=["4"]).labels == ["error"]
 
 
+def judge_body(message: dict) -> str:
+    return json.dumps({"choices": [{"index": 0, "finish_reason": "stop", "message": message}]})
+
+
+def _message(message: dict, finish_reason: str = "stop") -> Script:
+    return Script(body=json.dumps({"choices": [{"index": 0, "finish_reason": finish_reason, "message": message}]}))
+
+
+NO_TEXT = [({"role": "assistant", "content": None}, "content null"),
+           ({"role": "assistant", "content": None, "tool_calls": [
+               {"id": "c", "type": "function", "function": {"name": "grade", "arguments": "{}"}}]},
+            "content null (tool_calls only)"),
+           ({"role": "assistant", "refusal": None}, "content null"),
+           ({"role": "assistant", "content": [{"type": "text", "text": "Score: 7"}]},
+            'content [{"type": "text", "text": "Score: 7"}]'),
+           ({"role": "assistant", "content": 7}, "content 7")]
+
+
+@pytest.mark.parametrize(("message", "said"), NO_TEXT, ids=[said for _, said in NO_TEXT])
+def test_a_message_without_text_is_an_error_with_a_warning_not_a_quiet_unparsable(message, said, tmp_path):
+    # it was read as an empty reply: 'unparsable', paid unparsable_value (0.0) on every sample, and no warning
+    with ScriptedJudge([_message(message)]) as judge, pytest.warns(RuntimeWarning) as caught:
+        reward = rubric(judge, cache_path=str(tmp_path / "judge.sqlite"))
+        result = reward(prompts=[PROMPT] * 2, completions=["4", "5"])
+        again = reward(prompts=[PROMPT] * 2, completions=["4", "5"])
+    assert (result.values, result.labels) == ([None, None], ["error", "error"]) == (again.values, again.labels)
+    assert [str(w.message) for w in caught if w.category is RuntimeWarning] == [
+        f"judge at {judge.base_url}/chat/completions answered no request of this call with a reply it can read (not a "
+        f"chat completion (ValueError: the message has no text: {said}): {judge_body(message)}); its samples get "
+        "None (label 'error')"]
+    assert len(judge.received) == 4  # nothing was cached
+
+
+def test_a_message_without_text_cut_at_max_tokens_is_truncated_and_a_filtered_one_refused():
+    with ScriptedJudge([_message({"role": "assistant", "content": None}, "length"),
+                        _message({"role": "assistant", "content": None}, "content_filter")]) as judge, \
+            pytest.warns(RuntimeWarning, match="replies were cut at max_tokens=256"):
+        result = rubric(judge, max_concurrency=1)(prompts=[PROMPT] * 2, completions=["4", "5"])
+    assert (result.values, result.labels) == ([0.0, 0.0], ["truncated", "refused"])
+
+
 def test_no_more_than_max_concurrency_requests_are_in_flight():
     with ScriptedJudge([Script("Score: 5")], hold_until=3, hold_seconds=2.0) as judge:
         result = rubric(judge, max_concurrency=3)(prompts=[PROMPT] * 9, completions=[f"{i}" for i in range(9)])
@@ -93,6 +134,21 @@ def test_a_gzipped_answer_is_read():
     with ScriptedJudge([Script("Score: 10", gzip=True)]) as judge:
         result = rubric(judge)(prompts=[PROMPT], completions=["4"])
     assert (result.values, result.labels) == ([1.0], ["scored"])
+
+
+@pytest.mark.parametrize("encoding", ["gzip, gzip", "gzip, deflate", "br"])
+def test_an_answer_in_an_encoding_not_read_is_an_error_and_not_decoded(encoding):
+    # a gzip within a gzip was inflated whole, each read at once, before the size limit was checked: 7 KiB became
+    # 4 GiB (MemoryError out of the client, which never raises, and out of the reward)
+    with ScriptedJudge([Script("Score: 10", encoding=encoding)]) as judge, \
+            pytest.warns(RuntimeWarning, match="answered no request of this call with a reply it can read"):
+        reward = rubric(judge, max_retries=2)
+        result = reward(prompts=[PROMPT], completions=["4"])
+        reply = reward.settings.client.complete([{"role": "user", "content": "hi"}])
+    assert (result.values, result.labels) == ([None], ["error"])
+    assert (reply.status, reply.attempts, reply.error) == (
+        "error", 1, f"the answer's Content-Encoding {encoding!r} is not read (one layer of gzip or deflate at most)")
+    assert judge.headers[0]["Accept-Encoding"] == "gzip, deflate"
 
 
 def test_an_answer_past_the_size_limit_is_an_error_and_not_read_further(monkeypatch):

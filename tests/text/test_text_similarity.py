@@ -4,9 +4,11 @@ from an OpenAI-compatible /v1/embeddings server on loopback that serves the same
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from forked import Forked
@@ -238,3 +240,77 @@ def test_datasets_map_with_num_proc_scores_after_the_parent_embedded(model):
     here = reward(prompts=[None] * 4, completions=rows["completion"], reference=rows["reference"])
     assert mapped == pytest.approx(here, abs=1e-6)
     assert mapped[0] > 0.5 > mapped[1] and mapped[2] > 0.5 > mapped[3]
+
+
+def _scripted_embeddings(rows):
+    """A scripted loopback /v1/embeddings server (the judge tests' ScriptedJudge) whose answer's ``data`` is
+    ``rows(inputs, call)`` (``call``: 0 for the first request); the string ``"NaN"`` is sent as JSON's NaN."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "judge"))
+    from judge_servers import Script, ScriptedJudge
+
+    calls: list[int] = []
+
+    def answer(body):
+        calls.append(1)
+        return Script(body=json.dumps({"data": rows(body["input"], len(calls) - 1)}).replace('"NaN"', "NaN"))
+
+    return ScriptedJudge(answer)
+
+
+def test_a_server_answering_nan_gives_none_with_a_warning_not_a_cosine_of_minus_one():
+    # NaN inside a vector made the cosine NaN, which the clamp to [-1, 1] turned into -1.0, paid with label 'ok'
+    def nan_in_the_reference(texts, call):
+        return [{"index": i, "embedding": [1.0, 0.0] if i == 0 else ["NaN", 1.0]} for i in range(len(texts))]
+
+    with _scripted_embeddings(nan_in_the_reference) as server:
+        reward = Similarity(base_url=server.base_url, model="m")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = reward(prompts=[None], completions=["nan answer"], reference=["nan reference"])
+        again = reward(prompts=[None], completions=["nan answer"], reference=["nan reference"])
+    assert (result.values, result.labels) == ([None], ["unavailable"]) == (again.values, again.labels)
+    assert [str(w.message) for w in caught if "no embeddings" in str(w.message)] == [
+        f"text.similarity: no embeddings (RuntimeError: the embeddings server at {server.base_url} answered error: "
+        "not an embeddings answer (ValueError: embedding 1 holds nan, not a finite number): "
+        '{"data": [{"index": 0, "embedding": [1.0, 0.0]}, {"index": 1, "embedding": [NaN, 1.0]}]}); its samples are '
+        "None (label 'unavailable')"]
+    assert len(server.received) == 2  # nothing of the bad answer was remembered
+
+
+def test_a_server_whose_embeddings_change_size_between_calls_gives_none_once_then_starts_afresh():
+    # the reference's remembered 2-dimensional embedding met the answer's new 3-dimensional one: numpy's matmul
+    # raised ValueError out of the reward, stopping the training run
+    def rows(texts, call):
+        size = 2 if call == 0 else 3
+        return [{"index": i, "embedding": ([1.0] if t == REFERENCE else [0.6, 0.8]) + [0.0] * (size - 1 - (t != REFERENCE))}
+                for i, t in enumerate(texts)]
+
+    with _scripted_embeddings(rows) as server:
+        reward = Similarity(base_url=server.base_url, model="resized")
+        first = reward(prompts=[None], completions=["one"], reference=[REFERENCE])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            changed = reward(prompts=[None, None], completions=["two", "one"], reference=[REFERENCE] * 2)
+        afresh = reward(prompts=[None, None], completions=["two", "one"], reference=[REFERENCE] * 2)
+    assert (first.values, first.labels) == ([pytest.approx(0.6)], ["ok"])
+    assert (changed.values, changed.labels) == ([None, None], ["unavailable"] * 2)
+    assert [str(w.message) for w in caught] == [
+        "text.similarity: no embeddings (RuntimeError: the embeddings have 2 and 3 dimensions: the model changed "
+        "between calls (another model behind the same name?); the embeddings remembered are dropped, the next call "
+        "embeds afresh); its samples are None (label 'unavailable')"]
+    assert (afresh.values, afresh.labels) == ([pytest.approx(0.6)] * 2, ["ok"] * 2)
+    assert [r["input"] for r in server.received] == [["one", REFERENCE], ["two"], ["two", REFERENCE, "one"]]
+
+
+def test_a_vector_of_huge_numbers_is_read_as_its_direction():
+    # (the norm of [1e300, 1e300] overflowed to inf: the vector became all zeros, its cosine 0.0)
+    def rows(texts, call):
+        return [{"index": i, "embedding": [1e300, 1e300] if t == REFERENCE else [3.0, 0.0]} for i, t in enumerate(texts)]
+
+    with _scripted_embeddings(rows) as server:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = Similarity(base_url=server.base_url, model="huge")(prompts=[None], completions=["x"],
+                                                                       reference=[REFERENCE])
+    assert (result.values, result.labels) == ([pytest.approx(0.5 ** 0.5)], ["ok"])
+    assert [w for w in caught if issubclass(w.category, RuntimeWarning)] == []

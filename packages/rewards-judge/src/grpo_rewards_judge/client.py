@@ -3,8 +3,8 @@
 Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
 Chat Completions API. Each request has a timeout (connect, read and write, and the whole answer's
 body within ``request_timeout`` of sending: a server that trickles its answer a byte at a time does not hold
-a batch for ever; an answer past :data:`MAX_ANSWER_BYTES` is an error); a 429 or 5xx answer
-or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
+a batch for ever; an answer past :data:`MAX_ANSWER_BYTES`, or encoded otherwise than in :data:`ENCODINGS`, is an
+error); a 429 or 5xx answer or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
 server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried. Requests of
 one batch run on at most ``max_concurrency`` threads sharing one connection pool; after one of them
 times out or cannot reach the server, the batch's requests not yet sent are given up
@@ -18,6 +18,8 @@ is imported when the first request is sent.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import threading
 import time
@@ -38,8 +40,14 @@ _WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encod
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-class AnswerTooLarge(Exception):
-    """The server's answer passed :data:`MAX_ANSWER_BYTES`."""
+class AnswerNotRead(Exception):
+    """The server's answer is not read: it passed :data:`MAX_ANSWER_BYTES`, or its encoding is not one read."""
+
+
+#: The answer encodings read, one layer at most: a 64 KiB read of deflate inflates to at most ~64 MiB, checked
+#: against :data:`MAX_ANSWER_BYTES` after each; a layer within a layer (``gzip, gzip``) inflated 7 KiB to 4 GiB in
+#: one step, before any check (``MemoryError`` out of the client, or the process killed for memory).
+ENCODINGS = ("gzip", "deflate")
 
 
 @dataclass(frozen=True)
@@ -141,7 +149,9 @@ class ChatClient:
         with self._lock:
             if self._client is None:
                 httpx = http_library()
-                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                headers = {"Accept-Encoding": ", ".join(ENCODINGS)}  # (not br or zstd, were their packages here)
+                if self.api_key:
+                    headers["Authorization"] = f"Bearer {self.api_key}"
                 self._client = httpx.Client(
                     timeout=httpx.Timeout(self.request_timeout),
                     limits=httpx.Limits(max_connections=self.max_concurrency,
@@ -208,10 +218,7 @@ class ChatClient:
         seconds = time.perf_counter() - started
         try:
             data = response.json()
-            rows = sorted(data["data"], key=lambda row: int(row.get("index", 0)))
-            vectors = [[float(x) for x in row["embedding"]] for row in rows]
-            if len(vectors) != len(texts):
-                raise ValueError(f"{len(vectors)} embeddings for {len(texts)} inputs")
+            vectors = _vectors(data["data"], len(texts))
             tokens = int((data.get("usage") or {}).get("prompt_tokens") or 0)
             return Embeddings("ok", vectors=vectors, prompt_tokens=tokens, seconds=seconds, attempts=attempts)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
@@ -235,7 +242,7 @@ class ChatClient:
             except httpx.HTTPError as exc:  # refused, reset, DNS: the server cannot be reached
                 error = f"{type(exc).__name__}: {exc}"
                 status = "unreachable"
-            except AnswerTooLarge as exc:
+            except AnswerNotRead as exc:
                 return None, attempt, Reply("error", seconds=time.perf_counter() - started, attempts=attempt,
                                             error=str(exc))
             else:
@@ -258,11 +265,16 @@ class ChatClient:
         httpx = http_library()
         deadline = time.monotonic() + self.request_timeout
         with client.stream("POST", url, json=payload) as response:
+            encoding = response.headers.get("content-encoding", "")
+            layers = [e.strip().lower() for e in encoding.split(",") if e.strip().lower() not in ("", "identity")]
+            if len(layers) > 1 or not set(layers) <= set(ENCODINGS):
+                raise AnswerNotRead(f"the answer's Content-Encoding {encoding!r} is not read (one layer of "
+                                    f"{' or '.join(ENCODINGS)} at most)")
             body = bytearray()
             for chunk in response.iter_bytes():
                 body += chunk
                 if len(body) > MAX_ANSWER_BYTES:
-                    raise AnswerTooLarge(f"the answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read further")
+                    raise AnswerNotRead(f"the answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read further")
                 if time.monotonic() > deadline:
                     raise httpx.ReadTimeout(f"the answer was not complete within {self.request_timeout:g} s",
                                             request=response.request)
@@ -275,15 +287,63 @@ class ChatClient:
         try:
             data = response.json()
             choice = data["choices"][0]
-            text = choice["message"].get("content")
+            message = choice["message"]
+            text = message.get("content")
+            finish_reason = choice.get("finish_reason")
+            if not isinstance(text, str) and finish_reason not in ("length", "content_filter"):
+                # (cut at max_tokens, or filtered, a reply may have no text; otherwise it is no judge's reply: it was
+                # parsed as an empty one, 'unparsable' and paid unparsable_value, quietly, on every sample)
+                calls = " (tool_calls only)" if message.get("tool_calls") else ""
+                raise ValueError(f"the message has no text: content {json.dumps(text)[:100]}{calls}")
             usage = data.get("usage") or {}
-            return Reply("ok", text=text if isinstance(text, str) else None, finish_reason=choice.get("finish_reason"),
+            return Reply("ok", text=text if isinstance(text, str) else None, finish_reason=finish_reason,
                          prompt_tokens=int(usage.get("prompt_tokens") or 0),
                          completion_tokens=int(usage.get("completion_tokens") or 0),
                          seconds=seconds, attempts=attempt)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             return Reply("error", seconds=seconds, attempts=attempt,
                          error=f"not a chat completion ({type(exc).__name__}: {exc}): {response.text[:300]}")
+
+
+def _vectors(rows: Any, n: int) -> list[list[float]]:
+    """The ``n`` vectors of an embeddings answer's ``data``, in input order, or a ``ValueError`` saying what is wrong
+    with them: each ``index`` (when the rows have one) names a distinct input, and the vectors are of finite
+    numbers, of one length, none empty or all zeros (no direction: its cosine with anything means nothing). A server
+    answering NaN, a repeated index or a zero vector was read as good before: cosines of -1.0 or 0.0, paid as such.
+
+    >>> _vectors([{"index": 1, "embedding": [0.0, 1.0]}, {"index": 0, "embedding": [1, 0]}], 2)
+    [[1.0, 0.0], [0.0, 1.0]]
+    >>> _vectors([{"index": 0, "embedding": [1.0, float("nan")]}], 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: embedding 0 holds nan, not a finite number
+    """
+    if n == 0:
+        return []
+    if not isinstance(rows, list) or len(rows) != n:
+        raise ValueError(f"{len(rows) if isinstance(rows, list) else 'no list of'} embeddings for {n} inputs")
+    indexes = [row.get("index") for row in rows]
+    if all(i is None for i in indexes):
+        indexes = list(range(n))
+    if sorted(i for i in indexes if isinstance(i, int) and not isinstance(i, bool)) != list(range(n)):
+        raise ValueError(f"the indexes {indexes} are not each of 0 to {n - 1} once")
+    vectors: list[list[float]] = [[] for _ in range(n)]
+    for i, row in zip(indexes, rows):
+        vector = row["embedding"]
+        if not isinstance(vector, list):
+            raise ValueError(f"embedding {i} is {type(vector).__name__}, not a list of numbers")
+        for x in vector:
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                raise ValueError(f"embedding {i} holds {x!r}, not a finite number")
+        vectors[i] = [float(x) for x in vector]
+    lengths = sorted({len(v) for v in vectors})
+    if len(lengths) > 1 or not lengths[0]:
+        raise ValueError(f"the embeddings' lengths differ ({', '.join(map(str, lengths))})" if len(lengths) > 1
+                         else "the embeddings are empty")
+    for i, vector in enumerate(vectors):
+        if not any(vector):
+            raise ValueError(f"embedding {i} is all zeros (it has no direction)")
+    return vectors
 
 
 def _retry_after(value: str | None) -> float | None:

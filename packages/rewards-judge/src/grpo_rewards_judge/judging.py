@@ -91,6 +91,7 @@ class JudgeSettings:
                                  body=self.sampling)
         self.cache = cache_module.JudgeCache(cache_path)
         self._warned_unreachable = False
+        self._warned_error = False
         self._warned_unparsable = False
         self._warned_truncated = False
 
@@ -140,6 +141,11 @@ class JudgeSettings:
             self._warned_unreachable = True
             warnings.warn(f"judge at {self.client.url} cannot be reached ({replies[0].error}); its samples get "
                           "None (label 'unreachable') until it answers", RuntimeWarning, stacklevel=3)
+        if replies and all(r.status == "error" for r in replies) and not self._warned_error:
+            # (a wrong key or model name, a message without text: every sample None, which TRL masks, and nothing said)
+            self._warned_error = True
+            warnings.warn(f"judge at {self.client.url} answered no request of this call with a reply it can read "
+                          f"({replies[0].error}); its samples get None (label 'error')", RuntimeWarning, stacklevel=3)
         return [answered[p] if p is not None else Asked("skipped") for p in prompts]
 
     def warn_if_unparsable(self, asked: Sequence[Asked], labels: Sequence[str]) -> None:

@@ -181,6 +181,8 @@ class Similarity(BatchOptions):
                 if reply.status != "ok":
                     raise RuntimeError(f"the embeddings server at {self.base_url} answered {reply.status}: {reply.error}")
                 rows = np.asarray(reply.vectors, dtype=np.float64)
+            # (each row over its largest magnitude first: the norm of a vector of 1e300s is no overflow to inf)
+            rows = rows / np.maximum(np.abs(rows).max(axis=1, keepdims=True), np.finfo(np.float64).tiny)
             norms = np.linalg.norm(rows, axis=1, keepdims=True)
             out.extend(rows / np.where(norms == 0, 1.0, norms))
         return out
@@ -194,6 +196,13 @@ class Similarity(BatchOptions):
         new = [t for t in dict.fromkeys(texts) if t not in found]
         if new:
             vectors = self._embed_new(new)
+            sizes = sorted({len(v) for v in vectors} | {len(v) for v in found.values()})
+            if len(sizes) > 1:  # a cosine across them is no number (it raised out of the reward, stopping the run)
+                with _locks.caches:
+                    cache.clear()
+                raise RuntimeError(f"the embeddings have {' and '.join(map(str, sizes))} dimensions: the model "
+                                   "changed between calls (another model behind the same name?); the embeddings "
+                                   "remembered are dropped, the next call embeds afresh")
             found.update(zip(new, vectors))
             if self.cache_size:
                 with _locks.caches:
