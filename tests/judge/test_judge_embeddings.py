@@ -94,3 +94,25 @@ def test_embed_takes_rows_without_an_index_in_their_order():
     with ScriptedJudge([Script(body=body)]) as server:
         reply = ChatClient(server.base_url, "m").embed(["x", "y"])
     assert (reply.status, reply.vectors) == ("ok", [[3.0, 4.0], [0.5, -0.001]])
+
+
+@pytest.mark.parametrize("usage", ['{"prompt_tokens": "n/a", "completion_tokens": [3]}', "[1, 2]", '"none"',
+                                   '{"prompt_tokens": NaN, "completion_tokens": -4}'])
+def test_an_odd_usage_field_costs_no_grade_and_no_vectors(usage):
+    # the counts are only summed for the logs: int("n/a") made a readable grade an 'error' (None)
+    chat = ('{"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": '
+            '"Score: 7"}}], "usage": ' + usage + "}")
+    with ScriptedJudge([Script(body=chat)]) as server:
+        reply = ChatClient(server.base_url, "m").complete([{"role": "user", "content": "grade"}])
+    assert (reply.status, reply.text, reply.prompt_tokens, reply.completion_tokens) == ("ok", "Score: 7", 0, 0)
+    with ScriptedJudge([Script(body='{"data": [{"embedding": [3, 4]}], "usage": ' + usage + "}")]) as server:
+        embedded = ChatClient(server.base_url, "m").embed(["x"])
+    assert (embedded.status, embedded.vectors, embedded.prompt_tokens) == ("ok", [[3.0, 4.0]], 0)
+
+
+def test_a_usage_field_gives_its_token_counts():
+    chat = ('{"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": '
+            '"Score: 7"}}], "usage": {"prompt_tokens": 12, "completion_tokens": 3}}')
+    with ScriptedJudge([Script(body=chat)]) as server:
+        reply = ChatClient(server.base_url, "m").complete([{"role": "user", "content": "grade"}])
+    assert (reply.status, reply.prompt_tokens, reply.completion_tokens) == ("ok", 12, 3)

@@ -219,7 +219,7 @@ class ChatClient:
         try:
             data = response.json()
             vectors = _vectors(data["data"], len(texts))
-            tokens = int((data.get("usage") or {}).get("prompt_tokens") or 0)
+            tokens = _tokens(data, "prompt_tokens")
             return Embeddings("ok", vectors=vectors, prompt_tokens=tokens, seconds=seconds, attempts=attempts)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             return Embeddings("error", seconds=seconds, attempts=attempts,
@@ -295,14 +295,29 @@ class ChatClient:
                 # parsed as an empty one, 'unparsable' and paid unparsable_value, quietly, on every sample)
                 calls = " (tool_calls only)" if message.get("tool_calls") else ""
                 raise ValueError(f"the message has no text: content {json.dumps(text)[:100]}{calls}")
-            usage = data.get("usage") or {}
             return Reply("ok", text=text if isinstance(text, str) else None, finish_reason=finish_reason,
-                         prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                         completion_tokens=int(usage.get("completion_tokens") or 0),
+                         prompt_tokens=_tokens(data, "prompt_tokens"),
+                         completion_tokens=_tokens(data, "completion_tokens"),
                          seconds=seconds, attempts=attempt)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             return Reply("error", seconds=seconds, attempts=attempt,
                          error=f"not a chat completion ({type(exc).__name__}: {exc}): {response.text[:300]}")
+
+
+def _tokens(answer: Any, key: str) -> int:
+    """A token count of an answer's ``usage`` (0 when it has none a count can be read from): the counts are only
+    summed for the logs, so a proxy's odd ``usage`` (``"n/a"``, a list, NaN) never costs the grade beside it.
+
+    >>> _tokens({"usage": {"prompt_tokens": 12}}, "prompt_tokens"), _tokens({"usage": {"prompt_tokens": "n/a"}}, "prompt_tokens")
+    (12, 0)
+    >>> _tokens({"usage": [1]}, "prompt_tokens"), _tokens({"usage": {"completion_tokens": float("nan")}}, "completion_tokens")
+    (0, 0)
+    """
+    usage = answer.get("usage") if isinstance(answer, dict) else None
+    value = usage.get(key) if isinstance(usage, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return 0
+    return int(value)
 
 
 def _vectors(rows: Any, n: int) -> list[list[float]]:
