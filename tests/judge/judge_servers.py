@@ -103,7 +103,8 @@ class TransformersServe:
 class Script:
     """One scripted answer: ``reply`` is the judge's text (a chat completion is built around it)
     unless ``body`` is given; ``delay`` seconds before answering; ``trickle``: seconds between the body's bytes,
-    sent one at a time; ``gzip``: the body compressed (``Content-Encoding: gzip``); ``encoding``: the body
+    sent one at a time; ``trickle_headers``: the same for the status line and headers, with a header of
+    ``padding`` bytes among them; ``gzip``: the body compressed (``Content-Encoding: gzip``); ``encoding``: the body
     gzipped once per ``gzip`` named in it, and the ``Content-Encoding`` header it names."""
 
     reply: str = "Score: 5"
@@ -113,6 +114,8 @@ class Script:
     delay: float = 0.0
     finish_reason: str = "stop"
     trickle: float = 0.0
+    trickle_headers: float = 0.0
+    padding: int = 0
     gzip: bool = False
     encoding: str | None = None
 
@@ -158,6 +161,16 @@ class ScriptedJudge:
 
                     for _ in range(1 if script.gzip else (script.encoding or "").count("gzip")):
                         payload = gzip.compress(payload)
+                    if script.trickle_headers:  # the status line and headers, a byte at a time
+                        head = (f"HTTP/1.1 {script.status} OK\r\nContent-Type: application/json\r\n"
+                                f"X-Padding: {'a' * script.padding}\r\n"
+                                f"Content-Length: {len(payload)}\r\n\r\n").encode()
+                        for i in range(len(head)):
+                            self.wfile.write(head[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(script.trickle_headers)
+                        self.wfile.write(payload)
+                        return
                     self.send_response(script.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))

@@ -130,6 +130,26 @@ def test_an_answer_trickled_a_byte_at_a_time_is_a_timeout_at_request_timeout():
     assert (result.values, result.labels) == ([None], ["timeout"])
 
 
+def test_headers_trickled_a_byte_at_a_time_are_a_timeout_at_request_timeout():
+    # httpx's timeouts are per read and the answer's deadline was checked once its headers were in: headers sent a
+    # byte every 0.2 s held the request until all had come (these 10,000 bytes: over half an hour; h11 reads up to
+    # 64 KiB of them), whatever request_timeout said
+    with ScriptedJudge([Script("Score: 10", trickle_headers=0.2, padding=10_000)]) as judge:
+        reward = rubric(judge, request_timeout=1.0, max_retries=0)
+        result = reward(prompts=[PROMPT], completions=["4"])
+        reply = reward.settings.client.complete([{"role": "user", "content": "hi"}])
+    assert (result.values, result.labels) == ([None], ["timeout"])
+    assert (reply.status, reply.error) == ("timeout", "no answer within 1 s (ReadTimeout)")
+
+
+def test_the_same_server_answering_at_once_is_read_on_the_same_connection_pool():
+    with ScriptedJudge([Script("Score: 10", trickle_headers=0.2), Script("Score: 10")]) as judge:
+        reward = rubric(judge, request_timeout=1.0, max_retries=0, max_concurrency=1)
+        first = reward(prompts=[PROMPT], completions=["4"])
+        second = reward(prompts=[PROMPT], completions=["5"])
+    assert (first.labels, second.values, second.labels) == (["timeout"], [1.0], ["scored"])
+
+
 def test_a_gzipped_answer_is_read():
     with ScriptedJudge([Script("Score: 10", gzip=True)]) as judge:
         result = rubric(judge)(prompts=[PROMPT], completions=["4"])

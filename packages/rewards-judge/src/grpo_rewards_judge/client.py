@@ -1,9 +1,9 @@
 """A small client for an OpenAI-compatible ``/chat/completions`` (and ``/embeddings``) endpoint: concurrent, bounded, retried.
 
 Works against ``transformers serve``, ``vllm serve``, OpenAI and anything else that speaks the
-Chat Completions API. Each request has a timeout (connect, read and write, and the whole answer's
-body within ``request_timeout`` of sending: a server that trickles its answer a byte at a time does not hold
-a batch for ever; an answer past :data:`MAX_ANSWER_BYTES`, or encoded otherwise than in :data:`ENCODINGS`, is an
+Chat Completions API. Each request has a timeout (connect, read and write, and the whole answer, its status
+line, headers and body, within ``request_timeout`` of sending: a server that trickles its answer a byte at a time
+does not hold a batch for ever; an answer past :data:`MAX_ANSWER_BYTES`, or encoded otherwise than in :data:`ENCODINGS`, is an
 error); a 429 or 5xx answer or a refused connection is retried at most ``max_retries`` times with exponential backoff (the
 server's ``Retry-After`` is honoured, capped at ``max_backoff``); a timeout is not retried. Requests of
 one batch run on at most ``max_concurrency`` threads sharing one connection pool; after one of them
@@ -152,10 +152,12 @@ class ChatClient:
                 headers = {"Accept-Encoding": ", ".join(ENCODINGS)}  # (not br or zstd, were their packages here)
                 if self.api_key:
                     headers["Authorization"] = f"Bearer {self.api_key}"
+                transport = httpx.HTTPTransport(limits=httpx.Limits(max_connections=self.max_concurrency,
+                                                                    max_keepalive_connections=self.max_concurrency))
+                _bound_by_deadline(transport)
                 self._client = httpx.Client(
                     timeout=httpx.Timeout(self.request_timeout),
-                    limits=httpx.Limits(max_connections=self.max_concurrency,
-                                        max_keepalive_connections=self.max_concurrency),
+                    transport=transport,
                     headers=headers,
                     trust_env=False,  # a judge on loopback is not sent through the machine's HTTP proxy
                 )
@@ -263,7 +265,13 @@ class ChatClient:
         """POST ``payload`` and read the whole answer within ``request_timeout`` of sending (httpx's own timeouts
         are per read: a byte every few seconds would keep one going for ever); returns the answer, read."""
         httpx = http_library()
-        deadline = time.monotonic() + self.request_timeout
+        deadline = _DEADLINE.at = time.monotonic() + self.request_timeout
+        try:
+            return self._send_by(client, url, payload, deadline, httpx)
+        finally:
+            _DEADLINE.at = None
+
+    def _send_by(self, client: Any, url: str, payload: dict[str, Any], deadline: float, httpx: Any) -> Any:
         with client.stream("POST", url, json=payload) as response:
             encoding = response.headers.get("content-encoding", "")
             layers = [e.strip().lower() for e in encoding.split(",") if e.strip().lower() not in ("", "identity")]
@@ -302,6 +310,74 @@ class ChatClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             return Reply("error", seconds=seconds, attempts=attempt,
                          error=f"not a chat completion ({type(exc).__name__}: {exc}): {response.text[:300]}")
+
+
+#: The deadline of the request this thread is sending (``time.monotonic()``), read by :class:`_DeadlineStream`.
+_DEADLINE = threading.local()
+
+
+def _bound_by_deadline(transport: Any) -> None:
+    """Make every connection of ``transport`` (an ``httpx.HTTPTransport``) wait at most until the deadline of the
+    request its thread is sending: httpx's timeouts are per read, so a server that sent its status line and
+    headers a byte at a time, each within the read timeout, held a request for hours (h11 reads up to 64 KiB of
+    them). Its connection pool's network backend (httpcore's, a public parameter of httpcore's pool; httpx builds
+    the pool) is wrapped; where a later httpx builds it otherwise, nothing is wrapped and the body's own deadline
+    in :meth:`ChatClient._send_by` is what is left (tests/judge/test_judge_scripted.py shows which)."""
+    pool = getattr(transport, "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    if backend is not None and not isinstance(backend, _DeadlineBackend):
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
+
+
+def _within_deadline(timeout: float | None) -> float | None:
+    """``timeout`` cut to what is left of this thread's request deadline (never 0: a socket with no time left
+    would turn non-blocking and its error read as a lost connection, not as a timeout)."""
+    deadline = getattr(_DEADLINE, "at", None)
+    if deadline is None:
+        return timeout
+    left = max(deadline - time.monotonic(), 1e-3)
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineBackend:
+    """httpcore's network backend whose connections wait at most until the request's deadline."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Any = None) -> _DeadlineStream:
+        return _DeadlineStream(self._inner.connect_tcp(host, port, _within_deadline(timeout), local_address,
+                                                       socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+        return _DeadlineStream(self._inner.connect_unix_socket(path, _within_deadline(timeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class _DeadlineStream:
+    """httpcore's network stream whose every read and write waits at most until the request's deadline."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return bytes(self._inner.read(max_bytes, _within_deadline(timeout)))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _within_deadline(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                  timeout: float | None = None) -> _DeadlineStream:
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _within_deadline(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
 
 
 def _tokens(answer: Any, key: str) -> int:
