@@ -150,6 +150,15 @@ def test_the_same_server_answering_at_once_is_read_on_the_same_connection_pool()
     assert (first.labels, second.values, second.labels) == (["timeout"], [1.0], ["scored"])
 
 
+def test_an_answer_that_says_gzip_and_is_not_is_an_error_and_not_retried():
+    # httpx's DecodingError is one of its request errors: it was read as a lost connection, 'unreachable', retried
+    with ScriptedJudge([Script(body="Score: 10, not gzip", headers={"Content-Encoding": "gzip"})]) as judge:
+        reply = rubric(judge, max_retries=2).settings.client.complete([{"role": "user", "content": "hi"}])
+        assert len(judge.received) == 1
+    assert (reply.status, reply.attempts) == ("error", 1)
+    assert reply.error is not None and reply.error.startswith("the answer cannot be decoded (DecodingError: ")
+
+
 def test_a_gzipped_answer_is_read():
     with ScriptedJudge([Script("Score: 10", gzip=True)]) as judge:
         result = rubric(judge)(prompts=[PROMPT], completions=["4"])

@@ -241,6 +241,9 @@ class ChatClient:
             except httpx.TimeoutException as exc:
                 return None, attempt, Reply("timeout", seconds=time.perf_counter() - started, attempts=attempt,
                                             error=f"no answer within {self.request_timeout:g} s ({type(exc).__name__})")
+            except httpx.DecodingError as exc:  # the server's answer is broken, not the connection: not retried
+                return None, attempt, Reply("error", seconds=time.perf_counter() - started, attempts=attempt,
+                                            error=f"the answer cannot be decoded ({type(exc).__name__}: {exc})")
             except httpx.HTTPError as exc:  # refused, reset, DNS: the server cannot be reached
                 error = f"{type(exc).__name__}: {exc}"
                 status = "unreachable"
