@@ -4,11 +4,14 @@ a ``language`` column, unless the ``language`` parameter pins one; a block in an
 from __future__ import annotations
 
 import json
+import random
+import re
+import time
 
 import pytest
 
 from grpo_rewards_code import TestsPassed
-from grpo_rewards_code.extract import choose_code
+from grpo_rewards_code.extract import choose_code, fenced_blocks
 from grpo_rewards_code.formats import row_language
 
 CPP_SUM = "#include <iostream>\nint main(){long a,b; std::cin>>a>>b; std::cout<<a+b<<\"\\n\";}"
@@ -77,3 +80,36 @@ def test_the_rows_language_is_read_from_open_r1_or_a_language_column(row, langua
 def test_a_block_tagged_with_text_is_still_the_fallback_and_not_another_language():
     assert choose_code("```cpp\nint main(){}\n```\n```text\nout\n```", "python") == ("out\n", None)
     assert choose_code("```cpp\nint main(){}\n```", "python") == ("int main(){}\n", "cpp")
+
+
+#: The fence pattern before its blanks and tag were matched without backtracking (the reference for its blocks).
+_OLD_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+
+
+def _best_seconds(text: str) -> float:
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        fenced_blocks(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize("run", ["a", "\t", " "])
+def test_an_opening_fence_without_a_newline_is_not_read_quadratically(run):
+    # backtracking into the tag or the blanks after ```, the rest of the line was read again from each of
+    # their characters: ``` then 20,000 letters took 2 s, 20,000 tabs 4 s (minutes at the 200,000 characters
+    # code rewards read, in the training process); a regex's steps cannot be counted from Python, so this
+    # compares two lengths on the same machine: 16 times the text, 16 times the time (256 when quadratic)
+    short, long = "```" + run * 4_000 + "x", "```" + run * 64_000 + "x"
+    assert _best_seconds(long) < 80 * max(_best_seconds(short), 1e-6)
+    tag = run * 64_000 + "x" if run == "a" else "x"
+    assert fenced_blocks(long) == [] and fenced_blocks(long + "\nprint(1)\n```") == [(tag, "print(1)\n")]
+
+
+def test_fenced_blocks_are_the_fence_patterns_matches():
+    rnd = random.Random(11)
+    parts = ["`", "``", "```", "\n", " ", "\t", "a", "Py", "\r", "\u00a0", "\u2028", "x y", "```python\n", "\n```", "`a"]
+    for _ in range(20_000):
+        reply = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 20)))
+        assert fenced_blocks(reply) == [(m.group(1).lower(), m.group(2)) for m in _OLD_FENCE.finditer(reply)], reply

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 import time
 
 import jsonschema
 import pytest
 
 from grpo_rewards_text import Json
+from grpo_rewards_text.parsing import find_data
 from grpo_rewards_text.schema import credit, validator
 
 PERSON = {"type": "object", "required": ["name", "age"], "additionalProperties": False,
@@ -169,3 +172,55 @@ def test_a_one_megabyte_reply_is_not_read_through_the_registered_reward():
 def test_brackets_inside_strings_do_not_count_as_nesting():
     reply = json.dumps({"name": "[" * 100 + '\\"{' * 100, "age": 1})
     assert Json(schema=PERSON)(reply) == (1.0, "valid")
+
+
+#: The fence regex find_data used before fenced_blocks (the reference for its values).
+_FENCE_REGEX = re.compile(r"```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)```", re.DOTALL)
+
+
+class _CountedFinds(str):
+    """A reply that counts the characters its ``find`` calls pass over (the same on any machine)."""
+
+    read = 0
+
+    def find(self, sub, start=0, end=None):  # type: ignore[override]
+        found = str.find(self, sub, start, end)
+        _CountedFinds.read += (len(self) if found < 0 else found) - start
+        return found
+
+
+def test_a_reply_of_unclosed_fences_is_read_in_linear_time():
+    # ``` repeated with no newline after it: the fence regex read on to the end from every ``` (about a
+    # minute at the 200,000 characters text.json reads); the scan now reads each character about once,
+    # through str.find (0 reads through find was the regex's own scan)
+    reply = "```" * 66_000 + "\n[1]"
+    _CountedFinds.read = 0
+    assert find_data(_CountedFinds(reply), "json", "auto") == reply
+    assert 0 < _CountedFinds.read <= 2 * len(reply)
+    assert Json(schema={"type": "array"})(reply) == (0.0, "unparsable")
+
+
+@pytest.mark.parametrize("unit", ["```", "```a", "``` ```\n", "```\n```json\n", "```\n"])
+def test_fenced_blocks_are_found_reading_each_character_about_once(unit):
+    from grpo_rewards_text.parsing import fenced_blocks
+
+    # the fence regex retried every ``` of a line without a newline after it (or of an opening without
+    # a closing after it), each time reading on to the end: ``` repeated over the 200,000 characters
+    # text.json reads took about a minute, in the training process
+    for n in (1_000, 2_000, 4_000, 66_000):
+        reply = _CountedFinds(unit * n + "a")
+        _CountedFinds.read = 0
+        blocks = fenced_blocks(reply)
+        if n < 10_000:  # the regex itself takes seconds past that
+            assert blocks == [(m.group(1), m.group(2)) for m in _FENCE_REGEX.finditer(reply)]
+        assert 0 < _CountedFinds.read <= 2 * len(reply)
+
+
+def test_fenced_blocks_are_the_fence_regexs_matches():
+    from grpo_rewards_text.parsing import fenced_blocks
+
+    rnd = random.Random(7)
+    parts = ["`", "``", "```", "\n", "\r\n", "a", " ", "\t", "json", "YAML", "x-1.y+", "{}", "é", "```json\n", "\n```"]
+    for _ in range(20_000):
+        reply = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 24)))
+        assert fenced_blocks(reply) == [(m.group(1), m.group(2)) for m in _FENCE_REGEX.finditer(reply)], reply

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import random
+import re
+import time
+
 import pytest
 
 from grpo_rewards_tools.calls import Call, python_calls, read_calls, strip_think, text_calls
@@ -104,3 +108,96 @@ def test_gpt_oss_harmony_messages_to_a_function_are_calls():
     assert found.calls == (WEATHER, Call("get_time", {}))
     assert found.malformed == ("harmony: arguments are not JSON (Expecting value: line 1 column 6 (char 5))",)
     assert read_calls("<|start|>assistant<|channel|>final<|message|>to=functions.x is a tool.<|return|>").calls == ()
+
+
+# -- linear time on adversarial text (the reward reads up to 200,000 characters, in the training process) --
+_OLD_FUNCTIONCALL = re.compile(r"<functioncall>\s*(.*?)\s*(?:<\|endoftext\|>|</functioncall>|\Z)", re.S)
+_OLD_HARMONY = re.compile(r"to=functions\.([^\s<]+)((?:(?!<\|start\|>).)*?)<\|message\|>(.*?)(?:<\|call\|>|<\|end\|>|\Z)",
+                          re.S)
+_OLD_LOOKS_PYTHONIC = re.compile(r"\A(?:\[\s*[A-Za-z_][\w. -]*|[A-Za-z_][\w.]*)\s*\(")
+
+
+class _Reads:
+    """Counts the characters that ``str.find`` and the module's searching patterns pass over (the same on
+    any machine): a reply wrapped in :class:`_Reads.Text` counts its ``find`` calls, :meth:`pattern` wraps
+    a compiled pattern's ``search``."""
+
+    count = 0
+
+    class Text(str):
+        def find(self, sub, start=0, end=None):  # type: ignore[override]
+            found = str.find(self, sub, start, end)
+            _Reads.count += (len(self) if found < 0 else found) - start
+            return found
+
+    class pattern:
+        def __init__(self, compiled):
+            self.compiled = compiled
+
+        def search(self, text, pos=0):
+            found = self.compiled.search(text, pos)
+            _Reads.count += (found.start() if found else len(text)) - pos
+            return found
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    # a body's whitespace run was read again from each of its characters (20,000 spaces: 9 s)
+    ("<functioncall>a" + " " * 60_000 + "x", ["a" + " " * 60_000 + "x"]),
+    ("<functioncall>{}" + " \n" * 30_000 + "x</functioncall>", ["{}" + " \n" * 30_000 + "x"]),
+    # the name, backtracked, was read to the end again (8,000 letters: 1.2 s); each opening read to the end
+    ("<|message|>to=functions." + "a" * 60_000, []),
+    ("<|message|>" + "to=functions.a " * 4_000, []),
+    ("to=functions.to=functions." * 2_000 + "<|message|>{}", [("to=functions." * 3_999, "{}")]),
+    ("to=functions.f<|start|>" * 3_000 + "<|message|>{}", []),
+], ids=["glaive_spaces", "glaive_newlines", "harmony_long_name", "harmony_openings", "harmony_nested",
+        "harmony_starts"])
+def test_glaive_and_harmony_calls_are_read_in_linear_time(monkeypatch, reply, expected):
+    from grpo_rewards_tools import calls
+
+    for name in ("_FUNCTIONCALL_END", "_HARMONY_NAME_END", "_HARMONY_END"):
+        monkeypatch.setattr(calls, name, _Reads.pattern(getattr(calls, name)))
+    _Reads.count = 0
+    read = calls._functioncall_bodies if "<functioncall>" in reply else calls._harmony_calls
+    assert read(_Reads.Text(reply)) == expected
+    assert 0 < _Reads.count <= 3 * len(reply)  # each character read a few times at most
+    assert read_calls(reply).made == len(expected)
+
+
+def test_glaive_and_harmony_calls_are_the_regexes_matches():
+    from grpo_rewards_tools import calls
+
+    rnd = random.Random(3)
+    glaive = ["<functioncall>", "</functioncall>", "<|endoftext|>", " ", "\n", "\u00a0", "a", "{}", "<", "|"]
+    harmony = ["to=functions.", "to=functions", "<|message|>", "<|start|>", "<|call|>", "<|end|>", "<|channel|>", " ",
+               "\t", "f", "g.h", "<", "json", "{}", "\u3000"]
+    for _ in range(20_000):
+        reply = "".join(rnd.choice(glaive) for _ in range(rnd.randint(0, 16)))
+        assert calls._functioncall_bodies(reply) == [m.group(1).strip() for m in _OLD_FUNCTIONCALL.finditer(reply)], reply
+        reply = "".join(rnd.choice(harmony) for _ in range(rnd.randint(0, 16)))
+        assert calls._harmony_calls(reply) == [(m.group(1), m.group(3).strip()) for m in _OLD_HARMONY.finditer(reply)], \
+            reply
+
+
+def _best_seconds(pattern, text: str) -> float:
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        pattern.match(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_a_bracket_then_a_long_run_of_spaces_is_not_read_quadratically():
+    from grpo_rewards_tools.calls import _LOOKS_PYTHONIC
+
+    # backtracking into the name's [\w. -]*, \s* read the run of spaces again from each of its ends: "[a",
+    # 20,000 spaces and "!" took 0.8 s (minutes at 200,000); a regex's steps cannot be counted from Python,
+    # so this compares two lengths on the same machine: 16 times the text, 16 times the time (256 when quadratic)
+    short, long = "[a" + " " * 4_000 + "!", "[a" + " " * 64_000 + "!"
+    assert _best_seconds(_LOOKS_PYTHONIC, long) < 80 * max(_best_seconds(_LOOKS_PYTHONIC, short), 1e-6)
+    assert text_calls(long) == text_calls(long[:100] + "!") == ((), ())
+    rnd = random.Random(5)
+    parts = ["[", "]", "(", ")", " ", "\t", "\n", "a", "B", "_", ".", "-", "1", "\u00e9", ",", "\u00a0", "=", "!"]
+    for _ in range(20_000):
+        reply = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 12)))
+        assert bool(_LOOKS_PYTHONIC.match(reply)) == bool(_OLD_LOOKS_PYTHONIC.match(reply)), reply

@@ -43,12 +43,17 @@ from grpo_rewards import jsontext, message_text, trajectory_messages
 MAX_WHOLE_TEXT = 200_000
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
-_FUNCTIONCALL = re.compile(r"<functioncall>\s*(.*?)\s*(?:<\|endoftext\|>|</functioncall>|\Z)", re.S)
-#: a harmony message to a function: the recipient (in the header or after the channel), then the message up to <|call|>
-_HARMONY = re.compile(r"to=functions\.([^\s<]+)((?:(?!<\|start\|>).)*?)<\|message\|>(.*?)(?:<\|call\|>|<\|end\|>|\Z)", re.S)
+#: where a Glaive call ends (else at the end of the text): see :func:`_functioncall_bodies`
+_FUNCTIONCALL_END = re.compile(r"<\|endoftext\|>|</functioncall>")
+#: where a harmony message's name ends, and where its message ends (else at the end of the text): see :func:`_harmony_calls`
+_HARMONY_NAME_END = re.compile(r"[\s<]")
+_HARMONY_END = re.compile(r"<\|call\|>|<\|end\|>")
 _FENCE = re.compile(r"\A```[\w-]*\n(.*?)\n?```\Z", re.S)
 #: a text that starts like a pythonic call: ``name(`` or ``[name(`` (in a list, ToolACE's names with spaces too)
-_LOOKS_PYTHONIC = re.compile(r"\A(?:\[\s*[A-Za-z_][\w. -]*|[A-Za-z_][\w.]*)\s*\(")
+#: (``(?=(...))\1`` matches ``[\w. -]*`` without backtracking, as ``[\w. -]*+`` would on Python 3.11: backtracking
+#: into it, ``\s*`` read every run of spaces again from each of its ends, so ``[a`` and 200,000 spaces then ``!``
+#: took minutes; a shorter run never matches where the whole one does not, so the matches are the same)
+_LOOKS_PYTHONIC = re.compile(r"\A(?:\[\s*[A-Za-z_](?=([\w. -]*))\1|[A-Za-z_][\w.]*)\s*\(")
 #: a called name with spaces in a list of calls (ToolACE: ``[Get Top Songs(country="FR")]``)
 _SPACED_NAME = re.compile(r"(?<=[\[,])(\s*)([A-Za-z_][\w.-]*(?: +[\w.-]+)+)(\s*\()")
 _SPACE = "__space__"
@@ -217,6 +222,72 @@ def python_calls(text: str) -> list[Call]:
         raise CallError("nested too deeply") from None
 
 
+def _functioncall_bodies(text: str) -> list[str]:
+    """The stripped body of each Glaive ``<functioncall>`` of ``text``: from the tag to the next
+    ``<|endoftext|>`` or ``</functioncall>``, or to the end; the next call is looked for after that end.
+
+    The same bodies as ``re.finditer(r"<functioncall>\\s*(.*?)\\s*(?:<\\|endoftext\\|>|</functioncall>|\\Z)",
+    text, re.S)`` gives (its group stripped), found with ``str.find`` in linear time: that regex read every
+    run of whitespace in a body again from each of its characters (``<functioncall>a``, 20,000 spaces and
+    ``x`` took 9 s).
+
+    >>> _functioncall_bodies("<functioncall> {} </functioncall> x <functioncall>[1] <|endoftext|><functioncall>")
+    ['{}', '[1]', '']
+    """
+    bodies = []
+    at = text.find("<functioncall>")
+    while at >= 0:
+        start = at + len("<functioncall>")
+        end = _FUNCTIONCALL_END.search(text, start)
+        if end is None:
+            bodies.append(text[start:].strip())
+            break
+        bodies.append(text[start:end.start()].strip())
+        at = text.find("<functioncall>", end.end())
+    return bodies
+
+
+def _harmony_calls(text: str) -> list[tuple[str, str]]:
+    r"""``(name, stripped message)`` of each harmony message to a function in ``text``.
+
+    A message to a function opens at ``to=functions.``; its name runs to the next whitespace or ``<``
+    and must not be empty; the next ``<|message|>`` after the name must come before any ``<|start|>``
+    (else the opening is not a call, and the next opening is tried); the message runs from there to the
+    next ``<|call|>`` or ``<|end|>``, or to the end, and the next call is looked for after it. These
+    are the matches of ``to=functions\.([^\s<]+)((?:(?!<\|start\|>).)*?)<\|message\|>(.*?)(?:<\|call\|>|<\|end\|>|\Z)``
+    (re.S: name, message), found in linear time: each search below only moves forward, and a failed
+    opening costs nothing but its name. That regex read on to the next ``<|message|>`` from every opening
+    (and, backtracking, from every shorter name): ``<|message|>to=functions.`` then 8,000 letters took 1.2 s,
+    and ``to=functions.a`` repeated with no message after it was quadratic too.
+
+    >>> _harmony_calls("to=functions.f <|start|>x to=functions.g json<|message|> {} <|call|>to=functions.h<|message|>1")
+    [('g', '{}'), ('h', '1')]
+    """
+    calls = []
+    name_end = message = start = -1  # the next [\s<], <|message|>, <|start|> found so far (len(text): none)
+    at = text.find("to=functions.")
+    while at >= 0:
+        name_start = at + len("to=functions.")
+        if name_end < name_start:
+            found = _HARMONY_NAME_END.search(text, name_start)
+            name_end = found.start() if found else len(text)
+        if message < name_end:
+            message = text.find("<|message|>", name_end)
+            message = len(text) if message < 0 else message
+        if start < name_end:
+            start = text.find("<|start|>", name_end)
+            start = len(text) if start < 0 else start
+        if name_end == name_start or message == len(text) or start < message:
+            at = text.find("to=functions.", at + 1)
+            continue
+        end = _HARMONY_END.search(text, message + len("<|message|>"))
+        calls.append((text[name_start:name_end], text[message + len("<|message|>"):end.start() if end else None].strip()))
+        if end is None:
+            break
+        at = text.find("to=functions.", end.end())
+    return calls
+
+
 def _json_calls(value: Any) -> list[Any] | None:
     """The call objects of a parsed JSON text, or None when it is not a call (or list of calls)."""
     if isinstance(value, Mapping) and ("name" in value or "function" in value):
@@ -232,19 +303,21 @@ def text_calls(text: str) -> ReadCalls:
     text = strip_think(text)
     calls: list[Call] = []
     bad: list[str] = []
-    for pattern, kind in ((_TOOL_CALL, "<tool_call>"), (_FUNCTIONCALL, "<functioncall>")):
+    for kind in ("<tool_call>", "<functioncall>"):
         if kind not in text:
             continue
-        for match in pattern.finditer(text):
+        bodies = ([m.group(1).strip() for m in _TOOL_CALL.finditer(text)] if kind == "<tool_call>"
+                  else _functioncall_bodies(text))
+        for body in bodies:
             try:
-                calls.append(call_from_object(_load_object(match.group(1).strip()), kind))
+                calls.append(call_from_object(_load_object(body), kind))
             except CallError as exc:
                 bad.append(f"{kind}: {exc}")
         return ReadCalls(tuple(calls), tuple(bad))
     if "to=functions." in text and "<|message|>" in text:
-        for match in _HARMONY.finditer(text):
+        for name, arguments in _harmony_calls(text):
             try:
-                calls.append(call_from_object({"name": match.group(1), "arguments": match.group(3).strip()}, "harmony"))
+                calls.append(call_from_object({"name": name, "arguments": arguments}, "harmony"))
             except CallError as exc:
                 bad.append(str(exc))
         if calls or bad:
