@@ -86,23 +86,17 @@ def test_a_block_tagged_with_text_is_still_the_fallback_and_not_another_language
 _OLD_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n`]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
 
 
-def _best_seconds(text: str) -> float:
-    best = float("inf")
-    for _ in range(5):
-        started = time.perf_counter()
-        fenced_blocks(text)
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 @pytest.mark.parametrize("run", ["a", "\t", " "])
 def test_an_opening_fence_without_a_newline_is_not_read_quadratically(run):
     # backtracking into the tag or the blanks after ```, the rest of the line was read again from each of
     # their characters: ``` then 20,000 letters took 2 s, 20,000 tabs 4 s (minutes at the 200,000 characters
-    # code rewards read, in the training process); a regex's steps cannot be counted from Python, so this
-    # compares two lengths on the same machine: 16 times the text, 16 times the time (256 when quadratic)
-    short, long = "```" + run * 4_000 + "x", "```" + run * 64_000 + "x"
-    assert _best_seconds(long) < 80 * max(_best_seconds(short), 1e-6)
+    # code rewards read, in the training process). A regex's steps cannot be counted from Python, so this reads
+    # a million characters once: ~15 ms when linear, over an hour when quadratic; the bound (30 s) is only a
+    # guard between the two, far from either on any machine
+    long = "```" + run * 64_000 + "x"
+    started = time.perf_counter()
+    assert fenced_blocks("```" + run * 1_000_000 + "x") == []
+    assert time.perf_counter() - started < 30
     tag = run * 64_000 + "x" if run == "a" else "x"
     assert fenced_blocks(long) == [] and fenced_blocks(long + "\nprint(1)\n```") == [(tag, "print(1)\n")]
 
