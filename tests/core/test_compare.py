@@ -115,17 +115,24 @@ def test_a_label_column_named_but_absent_is_an_error_before_scoring(data, tmp_pa
 @pytest.mark.parametrize("column", ["solution", "label"])
 def test_a_verdict_column_without_one_verdict_is_an_error_naming_a_value(data, column):
     # every row was left out ("a side is None") and the report read as a comparison of 0 rows
-    if column == "label":  # the label column read for the rates, its values no verdicts
+    if column == "label":  # the label column named for the rates, its values no verdicts
         data.write_text("".join(json.dumps({"completion": c, "label": "Y" if ok else "N"}) + "\n" for c, ok in ROWS))
-        sides = ("t.even", "t.long")
-        shown = "'Y'"
+        sides, kwargs, shown = ("t.even", "t.long"), {"label_column": "label"}, "'Y'"
     else:
-        sides = ("t.even", "solution")
-        shown = "'4'"
+        sides, kwargs, shown = ("t.even", "solution"), {}, "'4'"
     with pytest.raises(grpo_rewards.GrpoRewardsError) as err:
-        run(data, *sides)
+        run(data, *sides, **kwargs)
     assert str(err.value) == (f"column {column!r} holds no verdict (e.g. {shown}): a verdict is true/false, 1/0, "
                               "yes/no, correct/wrong or pass/fail, or a number")
+
+
+def test_a_label_column_not_named_and_holding_no_verdict_leaves_the_rates_out_and_says_why(data):
+    # a column merely called label may hold categories: compare still runs (there is no way to turn it off)
+    data.write_text("".join(json.dumps({"completion": c, "label": "Y" if ok else "N"}) + "\n" for c, ok in ROWS))
+    code, out = run(data, "t.even", "t.long")
+    assert code == 0 and "against the label column" not in out
+    assert ("\nno precision or recall: column 'label' holds no verdict (e.g. 'Y'): a verdict is true/false, 1/0, "
+            "yes/no, correct/wrong or pass/fail, or a number (--label names the column of true verdicts)\n") in out
 
 
 def test_disagreements_are_printed_with_explain_and_written_for_review(data, tmp_path):

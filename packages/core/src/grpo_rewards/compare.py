@@ -241,7 +241,8 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
     """``grpo-rewards compare FILE --rewards A --rewards B``: prints the report; 1 if a row failed.
 
     ``label_column`` names the column of true verdicts (an error when the file has no such column, or
-    when none of its values is a verdict); None: ``label`` when the file has one.
+    when none of its values is a verdict); None: ``label`` when the file has one and one of its values is a
+    verdict (else the report says why it has no rates).
     """
     stream = stream if stream is not None else sys.stdout
     try:  # (NaN: nothing would pay on either side, and every table would read as agreement)
@@ -263,11 +264,15 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
         raise GrpoRewardsError(f"--label {label_column}: {path} has no column {label_column!r} "
                                f"(its columns: {capped(sorted(columns))})")
     a, b = _sides(specs, columns, registry)
-    label_column = label_column or "label"
-    verdict_columns = {s.column for s in (a, b) if s.column} or ({label_column} & columns)
+    named, label_column = label_column is not None, label_column or "label"
+    side_columns = {s.column for s in (a, b) if s.column}
+    use_label = not side_columns and label_column in columns
+    verdict_columns = side_columns | ({label_column} if use_label and named else set())
     problems = [problem for column in sorted(verdict_columns) if (problem := _verdict_problem(column, rows))]
     if problems:  # before any scoring: every row would be left out, or no rate computed, and the report read as fine
         raise GrpoRewardsError("; ".join(problems))
+    # a column that is only called label may hold something else (a category): no rates, and the report says why
+    label_note = _verdict_problem(label_column, rows) if use_label and not named else None
     check_out(str(target), inputs={"input file": path, **sets,  # and the scorer modules the sides imported
                                    **scorer_files([s.reward for s in (a, b) if s.reward is not None])},
               command="compare", written_here=_written_by_compare)
@@ -277,7 +282,9 @@ def compare_file(path: str, specs: list[str], *, out: str | None = None, thresho
           file=stream)
     _print_tables(cmp, stream)
     truth = a if a.column else b if b.column else Side(label_column, column=label_column) \
-        if label_column in columns else None
+        if use_label and label_note is None else None
+    if label_note is not None:
+        print(f"\nno precision or recall: {label_note} (--label names the column of true verdicts)", file=stream)
     if truth is not None:
         if truth not in (a, b):
             _score(truth, rows, batch_size)
