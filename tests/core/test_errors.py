@@ -89,6 +89,7 @@ def test_load_yaml_refuses_a_repeated_key_and_reads_yaml_1_2_exponents():
 
     assert load_yaml("a: 1e-5\nb: 1.5e3\nc: -2E3\nd: .5e1\ne: 1.0e+3\nf: '1e5'\ng: 1e\nh: 12") == {
         "a": 1e-05, "b": 1500.0, "c": -2000.0, "d": 5.0, "e": 1000.0, "f": "1e5", "g": "1e", "h": 12}
+    assert load_yaml("a: ._e5\nb: -._1e2\nc: 1_0.e1") == {"a": "._e5", "b": "-._1e2", "c": 100.0}  # no digit: text
     assert load_yaml("base: &b {x: 1, y: 2}\nover: {<<: *b, x: 3}")["over"] == {"x": 3, "y": 2}  # a merge may be overridden
     for text, line in (("a: 1\nb: 2\na: 3", 3), ("top: {x: 1, x: 1}", 1), ("- {1: a, 1: b}", 1)):
         with pytest.raises(yaml.YAMLError) as err:
@@ -108,3 +109,6 @@ def test_a_training_config_and_a_command_line_value_read_yaml_the_same_way(tmp_p
         read_config(path)
     assert key_values(["rel_tol=1e-5", "weights={a: 2.5e1}"], "--with") == {"rel_tol": 1e-5, "weights": {"a": 25.0}}
     assert parse_value("2.5e1") == 25.0
+    # a value YAML cannot turn into data is its text, not a traceback (a digit limit, nesting past the recursion limit)
+    for raw in ("9" * 5000, "[" * 5000):
+        assert key_values([f"x={raw}"], "--with") == {"x": raw} and parse_value(raw) == raw

@@ -264,7 +264,7 @@ def read_text(path: str | Path, *, what: str = "a file", error: type[ProblemsErr
 
 #: A float with an exponent that YAML 1.2 reads as a number and PyYAML's YAML 1.1 as text (no dot, or no
 #: sign after the ``e``: ``1e-5``, ``1.5e3``), which a config would then refuse ("must be a number, got '1e-5'").
-_EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
+_EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$")
 
 
 @functools.cache

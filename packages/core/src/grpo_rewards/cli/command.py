@@ -75,6 +75,6 @@ def key_values(pairs: list[str], what: str) -> dict[str, Any]:
             raise ConfigError(f"{what} expects key=value, got {pair!r}", "command line")
         try:
             out[key] = load_yaml(raw)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError, RecursionError):  # (an integer past Python's digit limit; nested too deeply)
             out[key] = raw
     return out

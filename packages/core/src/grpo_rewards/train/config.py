@@ -141,7 +141,7 @@ def parse_value(text: str) -> Any:
 
     try:
         value = load_yaml(text) if text.strip() else ""
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, RecursionError):  # (an integer past Python's digit limit; nested too deeply)
         return text
     if isinstance(value, (dict, list)) and not text.lstrip().startswith(("{", "[")):
         return text  # "Answer like this: 2 + 3 = 5" is a sentence, not a mapping
