@@ -54,6 +54,17 @@ def test_a_body_that_is_not_a_chat_completion_is_an_error():
         assert rubric(judge)(prompts=[PROMPT], completions=["4"]).labels == ["error"]
 
 
+def test_an_answer_nested_too_deeply_is_an_error_not_a_recursion_error():
+    # json.loads raised RecursionError out of the client (which never raises) and out of the reward
+    with ScriptedJudge([Script(body="[" * 100_000)]) as judge:
+        client = rubric(judge, max_retries=0).settings.client
+        reply, embedded = client.complete([{"role": "user", "content": "hi"}]), client.embed(["x"])
+    too_deep = "ValueError: JSON nested too deeply to read (deeper than Python's recursion limit)"
+    assert (reply.status, embedded.status) == ("error", "error")
+    assert reply.error is not None and reply.error.startswith(f"not a chat completion ({too_deep}): [[[")
+    assert embedded.error is not None and embedded.error.startswith(f"not an embeddings answer ({too_deep})")
+
+
 def judge_body(message: dict) -> str:
     return json.dumps({"choices": [{"index": 0, "finish_reason": "stop", "message": message}]})
 

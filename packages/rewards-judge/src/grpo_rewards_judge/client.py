@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from grpo_rewards import jsontext
 from grpo_rewards.forking import renew_after_fork
 
 #: The largest answer read (a chat completion is a few KiB, 1,000 embeddings of 4,096 floats ~80 MiB as JSON).
@@ -219,7 +220,7 @@ class ChatClient:
             return Embeddings(failure.status, seconds=failure.seconds, attempts=failure.attempts, error=failure.error)
         seconds = time.perf_counter() - started
         try:
-            data = response.json()
+            data = jsontext.loads(response.content)  # (nested too deeply: a ValueError too)
             vectors = _vectors(data["data"], len(texts))
             tokens = _tokens(data, "prompt_tokens")
             return Embeddings("ok", vectors=vectors, prompt_tokens=tokens, seconds=seconds, attempts=attempts)
@@ -296,7 +297,7 @@ class ChatClient:
     def _read(self, response: Any, started: float, attempt: int) -> Reply:
         seconds = time.perf_counter() - started
         try:
-            data = response.json()
+            data = jsontext.loads(response.content)  # (nested too deeply: a ValueError too)
             choice = data["choices"][0]
             message = choice["message"]
             text = message.get("content")
