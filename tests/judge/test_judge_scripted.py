@@ -580,3 +580,12 @@ def test_a_cache_file_of_the_earlier_layout_gains_the_finish_reason_and_keeps_it
     assert JudgeCache(path).get(key("m", "t", ["b"], {})) == ("Let me", "length")
     columns = [row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(grpo_rewards_judge_replies)")]
     assert columns == ["key", "reply", "finish_reason"]
+
+
+def test_the_client_reads_no_environment(monkeypatch, tmp_path):
+    # its transport, built apart to bound each read by the request's deadline, read SSL_CERT_FILE again: one naming
+    # a missing file raised FileNotFoundError out of the client
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "absent.pem"))
+    with ScriptedJudge([Script("Score: 10")]) as judge:
+        reply = rubric(judge).settings.client.complete([{"role": "user", "content": "hi"}])
+    assert (reply.status, reply.text) == ("ok", "Score: 10")

@@ -154,7 +154,8 @@ class ChatClient:
                 if self.api_key:
                     headers["Authorization"] = f"Bearer {self.api_key}"
                 transport = httpx.HTTPTransport(limits=httpx.Limits(max_connections=self.max_concurrency,
-                                                                    max_keepalive_connections=self.max_concurrency))
+                                                                    max_keepalive_connections=self.max_concurrency),
+                                                trust_env=False)  # as the client's (SSL_CERT_FILE is not read)
                 _bound_by_deadline(transport)
                 self._client = httpx.Client(
                     timeout=httpx.Timeout(self.request_timeout),
