@@ -175,8 +175,8 @@ def test_a_gold_that_cannot_be_read_leaves_the_rollout_running_and_gets_none(gol
 @pytest.mark.parametrize(("row", "error", "why"), [
     # code.sql_match's column names: every query failed on an empty database, and every rollout was paid 0.0
     ({"db_sql": "CREATE TABLE t(x); INSERT INTO t VALUES (1);", "gold": "[[1]]"},
-     "error: the row has no database (its database column is missing or empty)",
-     "the row has no database (its database column is missing or empty)"),
+     "error: the row has no database (its database column is missing or null)",
+     "the row has no database (its database column is missing or null)"),
     ({"database": ["CREATE TABLE t(x);"], "gold": "[[1]]"}, "error: the row's database is a list, not an SQL script",
      "the row's database is a list, not an SQL script"),
     ({"database": "CREATE TABLE t(x", "gold": "[[1]]"},
@@ -193,6 +193,9 @@ def test_a_row_whose_database_is_missing_or_does_not_build_gets_none_not_zero(ro
     assert [str(w.message) for w in warned] == [f"tools.sqlite: no_database: {why}; the rollout gets None"]
     db.reset(database="CREATE TABLE t(x); INSERT INTO t VALUES (1);", gold="[[1]]")  # the next row is scored
     db.query("SELECT x FROM t")
+    assert (db.get_reward(), db.outcome) == (1.0, "correct")
+    db.reset(database="", gold="[[1]]")  # an empty script is a database without tables, not no_database
+    assert db.query("SELECT 1") == 'columns: ["1"]\n[1]'
     assert (db.get_reward(), db.outcome) == (1.0, "correct")
 
 

@@ -74,7 +74,7 @@ class SQLite:
             self._script, self._no_database = script, None
         else:  # the row's problem, not the model's: its queries could only fail
             self._script = ""
-            self._no_database = ("the row has no database (its database column is missing or empty)"
+            self._no_database = ("the row has no database (its database column is missing or null)"
                                  if script is None else
                                  f"the row's database is a {type(script).__name__}, not an SQL script")
         self._gold, self._bad_gold = None, None
