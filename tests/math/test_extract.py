@@ -256,3 +256,50 @@ def test_a_bare_numeral_reads_as_the_rules_read_it(monkeypatch, text):
     fast = (extract_answer(text, accept=_parsable), extract_gold(text, accept=_parsable))
     monkeypatch.setattr(extract_module, "_is_numeral", lambda text: False)
     assert fast == (extract_answer(text, accept=_parsable), extract_gold(text, accept=_parsable)) == (text, text)
+
+
+def test_a_long_blank_run_before_the_full_stop_does_not_let_the_timeout_end_the_phrase_sentence():
+    # the sentence-end pattern read a blank run again from each of its characters: the sentence after
+    # "The answer is" was cut at its full stop only when that took under REGEX_TIMEOUT (10,000 blanks took
+    # seconds), otherwise it ran to "Done 3." and the math was no answer; 9,000 blanks take well under a
+    # millisecond now, over a second before
+    assert find_answer("The answer is $7$" + " " * 9_000 + "x. Done 3.") == Extraction("7", "phrase")
+
+
+def test_the_sentence_end_is_found_in_one_pass_over_a_blank_run():
+    from grpo_rewards_math.extract.phrases import _SENTENCE_END
+
+    # A regex's steps cannot be counted from Python, so this reads a million characters once: ~10 ms when
+    # linear, hours when quadratic; the regex module's timeout (30 s) is only a guard between the two
+    for blank in (" ", "\u3000"):
+        text = "7" + blank * 1_000_000 + "x. y"
+        assert _SENTENCE_END.timed.match(text, timeout=30).start("end") == len(text) - 3
+        assert _SENTENCE_END.timed.match(text, 0, len(text) - 3, timeout=30) is None  # (no full stop)
+
+
+#: the sentence end as it was searched for (quadratic on a blank run): what the one-pass match must find
+_OLD_SENTENCE_END = r"\.(?=\s|$)|\s+(?:because|since|as|which|where)\b"
+_SENTENCE_PIECES = ["because", "BeCause", "since", "as", "AS", "which", "where", "wherever", "asx", "as_", "as1",
+                    "\u017fince", "x", "7", "_", "$", ".", "..", ". ", "\u00e9", "\u3000", "\u00a0", "\u2028", "\x85",
+                    " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x00", "\u212a", "\\(", "\\)"]
+
+
+def test_the_one_pass_sentence_end_finds_what_the_searched_pattern_found():
+    import random
+    import re
+
+    import regex
+
+    from grpo_rewards_math.extract.phrases import _ASCII_SPACE, _SENTENCE_END, _outside_math, _sentence
+
+    old_timed = regex.compile(_OLD_SENTENCE_END, regex.IGNORECASE)
+    old_ascii = re.compile(_OLD_SENTENCE_END.replace(r"\s", _ASCII_SPACE), re.IGNORECASE)
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(_SENTENCE_PIECES) for _ in range(rng.randint(0, 16))) * rng.choice([1, 1, 1, 9])
+        pos, endpos = rng.randint(0, len(text) + 1), rng.choice([len(text), rng.randint(0, len(text) + 2)])
+        for old, new in ((old_timed, _SENTENCE_END.timed), (old_ascii, _SENTENCE_END.ascii)):
+            found, cut = old.search(text, pos, endpos), new.match(text, pos, endpos)
+            assert (found and found.span()) == (cut and cut.span("end")), (text, pos, endpos)
+        gaps = _outside_math(text)  # the whole sentence reading: the first gap between math pieces with an end
+        assert _sentence(text) == next((text[:m.start()] for s, e in gaps if (m := old_timed.search(text, s, e))), text)

@@ -268,6 +268,8 @@ def test_the_re_twin_of_each_phrase_pattern_matches_as_the_regex_pattern_on_asci
         assert [m.span() for m in rule.ascii.finditer(text)] == [m.span() for m in rule.timed.finditer(text)]
         fast, full = rule.ascii.search(text, pos, endpos), rule.timed.search(text, pos, endpos)
         assert (fast and fast.span()) == (full and full.span())
+        fast, full = rule.ascii.match(text, pos, endpos), rule.timed.match(text, pos, endpos)
+        assert (fast and fast.span()) == (full and full.span())
         if text.isascii():  # what the rule runs: the twin on short ASCII text, the regex module on the rest
             assert [m.span() for m in rule.finditer(text, timeout=None)] == [m.span() for m in rule.timed.finditer(text)]
 
