@@ -145,5 +145,5 @@ def test_no_bare_name_a_grammar_admits_is_defined_where_its_scorer_evaluates():
                                                ("simple_integration", "1 " * 100 + "e!"),
                                                ("string_insertion", "AB " * 100 + "!")])
 def test_a_long_near_miss_is_refused_without_backtracking(dataset, text):
-    # the grammars are possessive: nested repeats such as (\s+)* would backtrack 2**100 ways here
+    # the grammars are atomic: nested repeats such as (\s+)* would backtrack 2**100 ways here
     assert unsafe_answer(dataset, text)

@@ -71,10 +71,11 @@ ALLOWED_UNTIMED_REGEX = {
         "each class run followed by a character outside it, the value the rest of the line: linear (200,000 "
         "newlines, spaces or asterisks: 0.03 s)",
     ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "_tokens", "re.compile"):
-        "the module's constant token patterns as one possessive star of alternatives whose own quantifiers are "
-        "possessive: nothing is ever backtracked into, so a match is linear in the (ASCII, bounded) answer",
+        "the module's constant token patterns as one atomic star of alternatives (found inside a lookahead, "
+        "consumed by a backreference): nothing is ever backtracked into, so a match is linear in the (ASCII, "
+        "bounded) answer",
     ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "<module>", "re.compile"):
-        "constant patterns: a possessive number literal (with a fixed lookbehind), a name, quoted strings without "
+        "constant patterns: a number literal with nothing after it (with a fixed lookbehind), a name, quoted strings without "
         "their quote inside, the letters A-E; each attempt reads forward only, so every match is linear",
     ("packages/rewards-instructions/src/grpo_rewards_instructions/ifeval.py", "_keywords", "re.search"):
         "re.escape(keyword), case-insensitive: a literal, matched in linear time (a keyword like (a+)+$ is text)",

@@ -70,14 +70,21 @@ MATH_NAMES = frozenset({
     "Abs", "abs", "pi", "E", "oo", "factorial", "floor", "ceiling", "sign", "Rational", "Integer", "Float",
 })
 
-_NUMBER = r"\d++(?:\.\d++)?+(?:[eE][+-]?\d++)?+"
+_NUMBER = r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-_ARITHMETIC = re.compile(r"(?:\s++|\d++|[-+/()]|\*(?!\*))*+")
 
 
 def _tokens(pattern: str) -> re.Pattern[str]:
-    """``pattern``'s tokens, any number: possessive (no backtracking), so a match is linear in the text."""
-    return re.compile(f"(?:{pattern})*+")
+    """``pattern``'s tokens, any number, taken atomically: the greedy run of tokens is found once (inside a
+    lookahead, which Python never re-enters) and then consumed by a backreference, so nothing is ever backtracked
+    into and a match is linear in the text (a plain ``(...)*`` backtracks exponentially on a near miss such as
+    ``(\s+)*``). This is what the possessive ``(?:...)*+`` says, written so that Python 3.10's ``re``, which has
+    no possessive quantifiers, reads it too; no token's own run is ever given back to a later part either (a
+    token never ends where another must begin), so its quantifiers need no possessive mark of their own."""
+    return re.compile(f"(?=(?P<tokens>(?:{pattern})*))(?P=tokens)")
+
+
+_ARITHMETIC = _tokens(r"\s+|\d+|[-+/()]|\*(?!\*)")
 
 
 #: The grammar of each evaluating dataset: ``(tokens, names)``; ``tokens`` must cover the whole text,
@@ -86,26 +93,26 @@ GRAMMARS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     # arithmetic on the given numbers; no powers (a real answer has none, and 9**9**9 would run long)
     "countdown": (_ARITHMETIC, frozenset()),
     "puzzle24": (_ARITHMETIC, frozenset()),
-    "simple_integration": (_tokens(rf"\s++|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*+"), MATH_NAMES | {"C", "{variables}"}),
-    "intermediate_integration": (_tokens(rf"\s++|{_NUMBER}|\*\*|[-+*/(),]|[A-Za-z]\w*+"),
+    "simple_integration": (_tokens(rf"\s+|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*"), MATH_NAMES | {"C", "{variables}"}),
+    "intermediate_integration": (_tokens(rf"\s+|{_NUMBER}|\*\*|[-+*/(),]|[A-Za-z]\w*"),
                                  MATH_NAMES | {"C", "Integral", "I", "{variables}"}),
-    "polynomial_multiplication": (_tokens(rf"\s++|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*+"), frozenset({"{variables}"})),
+    "polynomial_multiplication": (_tokens(rf"\s+|{_NUMBER}|\*\*|[-+*/()]|[A-Za-z]\w*"), frozenset({"{variables}"})),
     # a grid: rows of numbers, or Python lists of them
-    "binary_matrix": (_tokens(r"\s++|\d++|[-\[\],]"), frozenset()),
-    "spiral_matrix": (_tokens(r"\s++|\d++|[-\[\],]"), frozenset()),
+    "binary_matrix": (_tokens(r"\s+|\d+|[-\[\],]"), frozenset()),
+    "spiral_matrix": (_tokens(r"\s+|\d+|[-\[\],]"), frozenset()),
     # a board of Q and _ (two tokens at least, so never one name), or a Python list of lists of 'Q' and '_'
-    "n_queens": (_tokens(r"\s++|[\[\],]|'[Q_]'|\"[Q_]\"|[Q_]"), frozenset({"Q", "_"})),
+    "n_queens": (_tokens(r"\s+|[\[\],]|'[Q_]'|\"[Q_]\"|[Q_]"), frozenset({"Q", "_"})),
     # the letters A to E, or a Python list of them
-    "string_insertion": (_tokens(r"\s++|[\[\],]|'[A-E]'|\"[A-E]\"|[A-E]++"), frozenset({"A-E"})),
+    "string_insertion": (_tokens(r"\s+|[\[\],]|'[A-E]'|\"[A-E]\"|[A-E]+"), frozenset({"A-E"})),
     # hexadecimal and decimal integers with shifts and arithmetic: what bitwise_arithmetic's problem is
-    "bitwise_arithmetic": (_tokens(r"\s++|0x[0-9a-fA-F]++|\d++|<<|>>|[-+*()]"), frozenset()),
+    "bitwise_arithmetic": (_tokens(r"\s+|0x[0-9a-fA-F]+|\d+|<<|>>|[-+*()]"), frozenset()),
     # a gold list of numbers, quoted or not (number_sorting writes "['-1.5', '2.0']")
-    "number_list": (_tokens(rf"\s++|[\[\],]|'-?{_NUMBER}'|\"-?{_NUMBER}\"|-?{_NUMBER}"), frozenset()),
+    "number_list": (_tokens(rf"\s+|[\[\],]|'-?{_NUMBER}'|\"-?{_NUMBER}\"|-?{_NUMBER}"), frozenset()),
 }
 _LETTERS_A_TO_E = re.compile(r"[A-E]+")
 _BARE_QUEENS = re.compile(r"[Q_]")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
-_LITERAL = re.compile(rf"(?<![\w.])(?:0x[0-9a-fA-F]++|{_NUMBER})")
+_LITERAL = re.compile(rf"(?<![\w.])(?:0x[0-9a-fA-F]+|{_NUMBER})")
 
 
 def _names_allowed(names: Iterable[str], allowed: frozenset[str], variables: frozenset[str]) -> bool:
