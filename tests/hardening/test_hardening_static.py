@@ -52,6 +52,9 @@ ALLOWED_UNTIMED_REGEX = {
         "quadratic in 2,048 characters (a few ms), as the module documents next to REGEX_TIMEOUT",
     ("packages/rewards-math/src/grpo_rewards_math/extract/phrases.py", "_Rule.finditer", "self.ascii.finditer"):
         "as _Rule.search: the re twin runs only on a text of at most TIMED_CHARS characters (timeout None)",
+    ("packages/rewards-math/src/grpo_rewards_math/extract/phrases.py", "_Rule.match", "self.ascii.match"):
+        "as _Rule.search: the re twin runs only on a text of at most TIMED_CHARS characters (timeout None); the one "
+        "pattern matched (_SENTENCE_END) skips to its end atomically, linear",
     ("packages/rewards-format/src/grpo_rewards_format/boxes.py", "renders_blank", "compiled"):
         "compiles the module's constant token and dimension patterns; both matches in the loop pass timeout=",
     ("packages/rewards-format/src/grpo_rewards_format/text_utils.py", "is_blank", "compiled"):

@@ -75,7 +75,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 def _tokens(pattern: str) -> re.Pattern[str]:
-    """``pattern``'s tokens, any number, taken atomically: the greedy run of tokens is found once (inside a
+    r"""``pattern``'s tokens, any number, taken atomically: the greedy run of tokens is found once (inside a
     lookahead, which Python never re-enters) and then consumed by a backreference, so nothing is ever backtracked
     into and a match is linear in the text (a plain ``(...)*`` backtracks exponentially on a near miss such as
     ``(\s+)*``). This is what the possessive ``(?:...)*+`` says, written so that Python 3.10's ``re``, which has

@@ -136,12 +136,14 @@ def reward_file_set(path_text: str) -> dict[str, Any]:
 
 
 def parse_value(text: str) -> Any:
-    """A command-line value read as YAML (:func:`~grpo_rewards.errors.load_yaml`: ``1e-5`` is a number)."""
+    """A command-line value read as YAML (:func:`~grpo_rewards.errors.load_yaml`: ``1e-5`` is a number); text YAML
+    cannot read is kept as text, but an integer past Python's digit limit raises ``ValueError`` and a value nested
+    past the recursion limit ``RecursionError``, which :func:`apply_override` names in one line."""
     import yaml
 
     try:
         value = load_yaml(text) if text.strip() else ""
-    except (yaml.YAMLError, ValueError, RecursionError):  # (an integer past Python's digit limit; nested too deeply)
+    except yaml.YAMLError:
         return text
     if isinstance(value, (dict, list)) and not text.lstrip().startswith(("{", "[")):
         return text  # "Answer like this: 2 + 3 = 5" is a sentence, not a mapping
