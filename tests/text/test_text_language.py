@@ -102,6 +102,20 @@ def test_a_reply_without_letters_is_undetected(reply):
     assert Language(language="en")(reply) == (0.0, "undetected")
 
 
+@pytest.mark.parametrize("reply", ["<think></think><answer></answer>", "<think>\n</think>\n<answer>\n</answer>",
+                                   "<|im_end|>" * 300, "</s><s></s>", "<|endoftext|><br/>"])
+def test_a_reply_of_tags_and_special_tokens_only_is_undetected(reply):
+    # the tags' names are English words: langdetect read them as English, 1.0 for a reply with no words
+    assert Language(language="en")(reply) == (0.0, "undetected")
+
+
+def test_tags_around_a_short_reply_do_not_decide_its_language():
+    # the standard GRPO layout around four French words was read as English (0.0, 'other') from the tag names
+    reply = "<think>Je pense que oui</think><answer>Paris</answer><|im_end|>"
+    assert Language(language="fr")(reply) == (1.0, "match")
+    assert Language(language="en")(reply) == (0.0, "other")
+
+
 def test_a_one_megabyte_reply_reads_only_its_start():
     huge = (SENTENCES["fr"] + " ") * 10_000 + SENTENCES["en"] * 10_000  # 2 MB, French for the first 1 MB
     assert Language(language="fr")(huge) == (1.0, "match")

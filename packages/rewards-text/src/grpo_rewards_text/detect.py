@@ -13,6 +13,7 @@ accepts both Chinese).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from grpo_rewards import params
@@ -23,6 +24,16 @@ MODES = ("top", "probability")
 #: langdetect reads at most 10,000 characters; the text is cut to twice that before its URL and
 #: e-mail regexes run, so a 1 MB reply costs no more than a long one.
 MAX_DETECT_CHARS = 20_000
+#: markup a policy writes around its words: XML-style tags (``<think>``, ``</answer>``, ``<br/>``) and chat special
+#: tokens leaking as text (``<|im_end|>``, ``</s>``); their names are English words, so left in they decide the
+#: language of a short reply (``<think>Je pense que oui</think><answer>Paris</answer>`` read as English) and
+#: give an empty-tags reply a language. Each is read as a space (linear: no nested quantifier).
+_MARKUP = re.compile(r"<\|[^<>|\n]{0,64}\|>|</?[A-Za-z][\w:.-]{0,64}\s*/?>")
+
+
+def _words(text: str) -> str:
+    """``text`` (its first :data:`MAX_DETECT_CHARS` characters) without markup tags and special tokens."""
+    return _MARKUP.sub(" ", text[:MAX_DETECT_CHARS])
 
 
 def probabilities(text: str) -> list[tuple[str, float]]:
@@ -93,7 +104,9 @@ class Language:
     label ``unknown_language``, never a wrong 0.0). ``mode="top"`` (default) pays 1.0
     when langdetect's most probable language is the expected one; ``"probability"`` pays
     langdetect's probability of the expected language (0.0 when it is not among its candidates).
-    A text without letters (digits, punctuation, emoji only) is ``undetected`` and scores 0.0.
+    A text without letters (digits, punctuation, emoji only) is ``undetected`` and scores 0.0. Markup tags
+    (``<think>``, ``</answer>``) and special tokens (``<|im_end|>``, ``</s>``) are not words of the reply: they are
+    read as spaces, so a reply of empty tags is ``undetected``.
     ``answer_format`` defaults to ``whole`` (the whole reply).
 
     >>> Language(language="fr", language_column=None)("Le chat est assis sur le tapis et regarde la fenêtre.")
@@ -136,7 +149,7 @@ class Language:
         answer = read_answer(text, self.answer_format, self.answer_position)
         if answer is None:
             return 0.0, "no_answer"
-        found = probabilities(valid_text(answer))
+        found = probabilities(_words(valid_text(answer)))
         if not found:
             return 0.0, "undetected"
         if self.mode == "probability":
