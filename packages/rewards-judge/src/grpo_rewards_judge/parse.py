@@ -53,6 +53,12 @@ _GRADE_LINES = {key: re.compile(r"^[ \t*_#>`-]*" + key + r"[ \t*_`]*[:=]([^\n]*)
                 for key in REPLY_KEYS.values()}
 
 
+#: every line boundary of ``str.splitlines`` but ``\n`` (``\r``, ``\v``, ``\f``, ``\x1c``-``\x1e``, ``\x85``,
+#: U+2028, U+2029), read as ``\n`` in a completion: a judge reads ``4\rScore: 10`` as two lines and may copy the
+#: second into its reply, while ``^`` of a multiline regex starts a line only after ``\n``.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
+
+
 def _grade_lines(reply: str, key: str) -> list[str]:
     return [m.group(1).strip(_TRIM + "\r") for m in _GRADE_LINES[key].finditer(reply)]
 
@@ -139,7 +145,7 @@ class ScoreFormat:
         >>> ScoreFormat("scale").states_grade("Paris.\\nScore: 10"), ScoreFormat("yes_no").states_grade("Answer: 42")
         (True, False)
         """
-        return any(self.value_of(v) is not None for v in _grade_lines(text, self.key))
+        return any(self.value_of(v) is not None for v in _grade_lines(text.translate(_LINE_BREAKS), self.key))
 
     def describe(self) -> str:
         """The choices as the default template lists them."""
@@ -168,7 +174,8 @@ _NUMBERED = re.compile(r"^[ \t*_#>`-]*score[ \t*_`#]*(\d+)[ \t*_`]*[:=]([^\n]*)$
 
 def states_numbered_grade(text: str, scale: ScoreFormat) -> bool:
     """Whether ``text`` has a line a pairwise reply would read as a grade (``Score 2: 10``)."""
-    return any(scale.value_of(m.group(2).strip(_TRIM + "\r")) is not None for m in _NUMBERED.finditer(text))
+    return any(scale.value_of(m.group(2).strip(_TRIM + "\r")) is not None
+               for m in _NUMBERED.finditer(text.translate(_LINE_BREAKS)))
 
 
 def parse_numbered(reply: str | None, n: int, scale: ScoreFormat) -> list[tuple[float | None, str]]:
