@@ -247,6 +247,15 @@ def _functioncall_bodies(text: str) -> list[str]:
     return bodies
 
 
+def _tool_call_bodies(text: str) -> list[str]:
+    """The stripped body of each ``<tool_call>`` of ``text`` (to its ``</tool_call>``, or to the end)."""
+    return [m.group(1).strip() for m in _TOOL_CALL.finditer(text)]
+
+
+#: the tags a call may be written in, each with the reader of its bodies
+_TAGGED_CALLS = (("<tool_call>", _tool_call_bodies), ("<functioncall>", _functioncall_bodies))
+
+
 def _harmony_calls(text: str) -> list[tuple[str, str]]:
     r"""``(name, stripped message)`` of each harmony message to a function in ``text``.
 
@@ -303,12 +312,10 @@ def text_calls(text: str) -> ReadCalls:
     text = strip_think(text)
     calls: list[Call] = []
     bad: list[str] = []
-    for kind in ("<tool_call>", "<functioncall>"):
+    for kind, bodies in _TAGGED_CALLS:
         if kind not in text:
             continue
-        bodies = ([m.group(1).strip() for m in _TOOL_CALL.finditer(text)] if kind == "<tool_call>"
-                  else _functioncall_bodies(text))
-        for body in bodies:
+        for body in bodies(text):
             try:
                 calls.append(call_from_object(_load_object(body), kind))
             except CallError as exc:
