@@ -268,32 +268,31 @@ class ChatClient:
 
     def _send(self, client: Any, url: str, payload: dict[str, Any]) -> Any:
         """POST ``payload`` and read the whole answer within ``request_timeout`` of sending (httpx's own timeouts
-        are per read: a byte every few seconds would keep one going for ever); returns the answer, read."""
+        are per read: a byte every few seconds would keep one going for ever); returns the answer, read. The
+        deadline is this thread's while it sends: each read of the connection waits at most until then."""
         httpx = http_library()
         deadline = _DEADLINE.at = time.monotonic() + self.request_timeout
         try:
-            return self._send_by(client, url, payload, deadline, httpx)
+            with client.stream("POST", url, json=payload) as response:
+                encoding = response.headers.get("content-encoding", "")
+                layers = [e.strip().lower() for e in encoding.split(",") if e.strip().lower() not in ("", "identity")]
+                if len(layers) > 1 or not set(layers) <= set(ENCODINGS):
+                    raise AnswerNotRead(f"the answer's Content-Encoding {encoding!r} is not read (one layer of "
+                                        f"{' or '.join(ENCODINGS)} at most)")
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_ANSWER_BYTES:
+                        raise AnswerNotRead(f"the answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB; "
+                                            "not read further")
+                    if time.monotonic() > deadline:
+                        raise httpx.ReadTimeout(f"the answer was not complete within {self.request_timeout:g} s",
+                                                request=response.request)
+            # (the body is decoded already: the headers that describe its encoding on the wire are left out)
+            headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE_HEADERS]
+            return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
         finally:
             _DEADLINE.at = None
-
-    def _send_by(self, client: Any, url: str, payload: dict[str, Any], deadline: float, httpx: Any) -> Any:
-        with client.stream("POST", url, json=payload) as response:
-            encoding = response.headers.get("content-encoding", "")
-            layers = [e.strip().lower() for e in encoding.split(",") if e.strip().lower() not in ("", "identity")]
-            if len(layers) > 1 or not set(layers) <= set(ENCODINGS):
-                raise AnswerNotRead(f"the answer's Content-Encoding {encoding!r} is not read (one layer of "
-                                    f"{' or '.join(ENCODINGS)} at most)")
-            body = bytearray()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_ANSWER_BYTES:
-                    raise AnswerNotRead(f"the answer is larger than {MAX_ANSWER_BYTES // 2**20} MiB; not read further")
-                if time.monotonic() > deadline:
-                    raise httpx.ReadTimeout(f"the answer was not complete within {self.request_timeout:g} s",
-                                            request=response.request)
-        # (the body is decoded already: the headers that describe its encoding on the wire are left out)
-        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE_HEADERS]
-        return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
 
     def _read(self, response: Any, started: float, attempt: int) -> Reply:
         seconds = time.perf_counter() - started
@@ -327,7 +326,7 @@ def _bound_by_deadline(transport: Any) -> None:
     headers a byte at a time, each within the read timeout, held a request for hours (h11 reads up to 64 KiB of
     them). Its connection pool's network backend (httpcore's, a public parameter of httpcore's pool; httpx builds
     the pool) is wrapped; where a later httpx builds it otherwise, nothing is wrapped and the body's own deadline
-    in :meth:`ChatClient._send_by` is what is left (tests/judge/test_judge_scripted.py shows which)."""
+    in :meth:`ChatClient._send` is what is left (tests/judge/test_judge_scripted.py shows which)."""
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     if backend is not None and not isinstance(backend, _DeadlineBackend):
