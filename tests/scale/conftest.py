@@ -92,14 +92,15 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 @pytest.fixture(scope="module")
 def ray_start() -> Any:
     """A local Ray cluster of 2 CPUs, on loopback, for the module; shut down after it."""
-    refuse_outside_namespace()
     import ray
 
     from grpo_rewards.execution import ray_backend
 
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=80 * 2**20, logging_level="ERROR")
+    cluster = start_cluster(num_cpus=2)
+    ray.init(address=cluster.address, logging_level="ERROR")
     yield ray
     ray.shutdown()
+    cluster.shutdown()
     ray_backend._backends.clear()
 
 

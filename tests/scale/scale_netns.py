@@ -61,13 +61,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_cluster(port: int) -> Any:
-    """A one-node Ray cluster (1 CPU, its GCS on ``port``), as ``ray start --head --port=PORT`` makes one."""
+#: What every node the tests start is given: a small object store, and none of the head's processes no test reads
+#: (the dashboard, the autoscaler's monitor, the log monitor that streams workers' output to the driver: ~1 CPU-second
+#: a cluster start, and their polling while a cluster lives, about 25 CPU-seconds of a full test run together).
+NODE = {"include_dashboard": False, "include_log_monitor": False, "no_monitor": True, "object_store_memory": 80 * 2**20}
+
+
+def start_cluster(port: int | None = None, num_cpus: int = 1, **settings: Any) -> Any:
+    """A one-node Ray cluster (``num_cpus``, its GCS on ``port``, or any free one when None), as ``ray start --head
+    --port=PORT`` makes one, with :data:`NODE`'s settings and ``settings``."""
     refuse_outside_namespace()
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "include_dashboard": False, "object_store_memory": 80 * 2**20, "gcs_server_port": port})
+    args: dict[str, Any] = {**NODE, "num_cpus": num_cpus, **settings}
+    if port is not None:
+        args["gcs_server_port"] = port
+    cluster = Cluster(initialize_head=True, head_node_args=args)
     cluster.wait_for_nodes()
     return cluster
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import scale_scorers
-from scale_netns import alive, refuse_outside_namespace
+from scale_netns import NODE, alive, refuse_outside_namespace, start_cluster
 
 from grpo_rewards import Reward
 
@@ -20,16 +20,13 @@ from grpo_rewards import Reward
 def two_nodes() -> Any:
     refuse_outside_namespace()
     import ray
-    from ray.cluster_utils import Cluster
 
     from grpo_rewards.execution import ray_backend
 
     # quick failure detection, so that a lost node is noticed in seconds, not half a minute
-    cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "include_dashboard": False, "object_store_memory": 80 * 2**20,
-        "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 3,
-                           "health_check_timeout_ms": 500}})
-    worker = cluster.add_node(num_cpus=1, object_store_memory=80 * 2**20)
+    cluster = start_cluster(_system_config={"health_check_period_ms": 500, "health_check_failure_threshold": 3,
+                                            "health_check_timeout_ms": 500})
+    worker = cluster.add_node(num_cpus=1, **NODE)
     ray.init(address=cluster.address, logging_level="ERROR")
     cluster.wait_for_nodes()
     yield ray, cluster, worker
