@@ -160,6 +160,19 @@ def test_local_world_size_shares_the_cpus_among_ranks(monkeypatch):
     assert default_workers() == 1
 
 
+def test_a_pool_made_inside_a_worker_starts_one_worker_unless_told(monkeypatch):
+    from grpo_rewards.execution import default_workers
+
+    monkeypatch.delenv("LOCAL_WORLD_SIZE", raising=False)
+    assert default_workers() == min(8, len(os.sched_getaffinity(0)))
+    outer = WorkerPool(workers=1)
+    try:  # what a reward scored in a worker (grpo-rewards check, the contract) gets for its own pool
+        [outcome] = outer.map(default_workers, [()], timeout=60.0)
+    finally:
+        outer.close()
+    assert (outcome.status, outcome.value) == ("ok", 1)
+
+
 def test_a_reward_call_under_a_bad_local_world_size_scores_and_warns(registry, monkeypatch):
     from grpo_rewards import get_reward
 

@@ -42,7 +42,14 @@ def usable_cpus() -> int:
 
 
 def default_workers() -> int:
-    """Workers per process: the CPUs this rank may use, shared among local ranks (torchrun)."""
+    """Workers per process: the CPUs this rank may use, shared among local ranks (torchrun); 1 in a pool's worker.
+
+    A pool made inside a worker (a reward scored by a task of another pool: ``grpo-rewards check``, the reward
+    contract, a reward that calls a reward) starts one worker unless told otherwise: the outer pool already spreads
+    its tasks over the CPUs, and each nested worker of its own would be one more interpreter per outer worker.
+    """
+    if containment.contains_tasks:
+        return 1
     return max(1, min(8, usable_cpus() // local_ranks()))
 
 
