@@ -53,7 +53,7 @@ def test_a_first_party_reward_gives_on_ray_the_values_and_labels_of_the_local_po
     params = params_for(name)
     # a deadline long enough that no sample meets it on a busy machine: the same on both backends
     # one local worker: the reference needs a worker process, not several (each a start-up of ~0.2 CPU-s)
-    local = get_reward(name, options={"timeout": 60.0, "execution": {"workers": 1}}, **params)
+    local = get_reward(name, options={"timeout": 60.0, "workers": 1}, **params)
     remote = get_reward(name, options={"timeout": 60.0, "execution": RAY}, **params)
     on_ray = _score(remote, prompts, completions, columns)
     in_pool = _score(local, prompts, completions, columns)
