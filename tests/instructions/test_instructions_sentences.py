@@ -47,3 +47,26 @@ def test_generated_texts_get_nltks_sentences(value):
         assert text._punkt().text_contains_sentbreak(context) == \
             theirs.text_contains_sentbreak(context), context
     assert text.sentences(value) == theirs.tokenize(value)
+
+
+def test_word_tokens_tokenize_each_distinct_sentence_once_and_give_nltks_tokens(monkeypatch):
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
+    value = "A. " * 2000 + "Dr. Smith can't go. \"Why?\" she asked (twice). A. Dr. Smith can't go."
+    plain = NLTKWordTokenizer()
+    expected = [token for sentence in text.sentences(value) for token in plain.tokenize(sentence)]
+    tokenizer = text._word_tokenizer()
+    calls: list[str] = []
+
+    def counted(sentence: str) -> list[str]:
+        calls.append(sentence)
+        return type(tokenizer).tokenize(tokenizer, sentence)
+
+    monkeypatch.setattr(tokenizer, "tokenize", counted)
+    text._word_tokens.cache_clear()
+    try:
+        assert text.word_tokens(value) == expected
+    finally:
+        text._word_tokens.cache_clear()
+    assert len(expected) == 1999 * 2 + 7 + 4 + 6 + 7  # Punkt keeps the initial "A." with "Dr. Smith can't go."
+    assert calls == ["A.", "A. Dr. Smith can't go.", '"Why?"', "she asked (twice)."]

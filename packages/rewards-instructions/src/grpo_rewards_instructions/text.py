@@ -165,8 +165,18 @@ def _word_tokenizer() -> Any:
 
 @functools.lru_cache(maxsize=RECENT)
 def _word_tokens(text: str) -> tuple[str, ...]:
+    """Each distinct sentence tokenized once: the tokenizer is a pure function of the sentence, and its ~25
+    regular-expression calls cost ~100 µs even on ``"A."``, so a collapsed reply repeating one short sentence
+    60,000 times took ~7 s; a reply of distinct sentences costs what it did."""
     tokenize = _word_tokenizer().tokenize
-    return tuple(token for sentence in _sentences(text) for token in tokenize(sentence))
+    known: dict[str, list[str]] = {}
+    tokens: list[str] = []
+    for sentence in _sentences(text):
+        found = known.get(sentence)
+        if found is None:
+            found = known[sentence] = tokenize(sentence)
+        tokens += found
+    return tuple(tokens)
 
 
 def word_tokens(text: str) -> list[str]:
