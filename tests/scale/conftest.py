@@ -97,7 +97,11 @@ def ray_start() -> Any:
     from grpo_rewards.execution import ray_backend
 
     cluster = start_cluster(num_cpus=2)
-    ray.init(address=cluster.address, logging_level="ERROR")
+    try:
+        ray.init(address=cluster.address, logging_level="ERROR")
+    except BaseException:
+        cluster.shutdown()
+        raise
     yield ray
     ray.shutdown()
     cluster.shutdown()

@@ -61,9 +61,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-#: What every node the tests start is given: a small object store, and none of the head's processes no test reads
-#: (the dashboard, the autoscaler's monitor, the log monitor that streams workers' output to the driver: ~1 CPU-second
-#: a cluster start, and their polling while a cluster lives, about 25 CPU-seconds of a full test run together).
+#: What every node the tests start is given: a small object store, the dashboard's minimal head only, and neither the
+#: autoscaler's monitor nor the log monitor that streams workers' output to the driver, which no test reads (~1
+#: CPU-second a cluster start, and their polling while a cluster lives: ~12 CPU-seconds of a full test run).
 NODE = {"include_dashboard": False, "include_log_monitor": False, "no_monitor": True, "object_store_memory": 80 * 2**20}
 
 
