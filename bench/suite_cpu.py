@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 #: ``struct acct_v3`` (linux/acct.h): 64 bytes; times are ``comp_t`` in clock ticks (``AHZ`` = 100).
 RECORD = struct.Struct("<BBHIIIIIIf8H16s")
@@ -43,7 +44,7 @@ GROUPS = [
     ("grpo-rewards train", "training subprocesses"), ("grpo_rewards.cli train", "training subprocesses"),
     ("torchrun", "training subprocesses"), ("train_launch", "training subprocesses"),
     ("trl grpo", "training subprocesses"), ("trl/scripts", "training subprocesses"),
-    ("bwrap", "sandboxes"), ("python3.11 -I -S -B", "sandboxes"), ("pip", "pip"),
+    ("bwrap", "sandboxes"), ("python3.11 -I -S -B", "sandboxes"), ("-m pip", "pip"), ("pip/_vendor", "pip"),
 ]
 COMPILERS = {"cc1plus", "cc1", "as", "ld", "collect2", "g++", "javac", "java", "rustc", "node", "sqlite3"}
 
@@ -53,13 +54,22 @@ def _comp(value: int) -> float:
     return ((value & 0x1FFF) << (3 * (value >> 13))) / TICKS
 
 
-def read_records(path: Path) -> list[dict[str, object]]:
+class Record(NamedTuple):
+    """One ended process: its pid, its parent's, its CPU (user + system seconds) and its command name."""
+
+    pid: int
+    ppid: int
+    cpu: float
+    comm: str
+
+
+def read_records(path: Path) -> list[Record]:
     data = path.read_bytes()
     records = []
     for start in range(0, len(data) - RECORD.size + 1, RECORD.size):
         fields = RECORD.unpack_from(data, start)
-        records.append({"pid": fields[6], "ppid": fields[7], "cpu": _comp(fields[10]) + _comp(fields[11]),
-                        "comm": fields[18].split(b"\0")[0].decode(errors="replace")})
+        records.append(Record(fields[6], fields[7], _comp(fields[10]) + _comp(fields[11]),
+                              fields[18].split(b"\0")[0].decode(errors="replace")))
     return records
 
 
@@ -78,21 +88,21 @@ def sample_command_lines(stop: threading.Event, found: dict[int, str]) -> None:
         time.sleep(0.1)
 
 
-def group(record: dict[str, object], by_pid: dict[int, dict[str, object]], commands: dict[int, str]) -> str:
+def group(record: Record, by_pid: dict[int, Record], commands: dict[int, str]) -> str:
     """The group of a process: its own command line's, else its nearest named ancestor's (a process whose line
     was never seen inherits it), else its command name."""
     seen = 0
-    current: dict[str, object] | None = record
+    current: Record | None = record
     while current is not None and seen < 64:
-        line = commands.get(int(current["pid"]), "")  # type: ignore[call-overload]
+        line = commands.get(current.pid, "")
         for needle, name in GROUPS:
             if needle in line:
                 return name
-        if str(current["comm"]) in COMPILERS:
+        if current.comm in COMPILERS:
             return "compilers and language runtimes"
-        current = by_pid.get(int(current["ppid"]))  # type: ignore[call-overload]
+        current = by_pid.get(current.ppid)
         seen += 1
-    return f"other ({record['comm']})"
+    return f"other ({record.comm})"
 
 
 def main() -> None:
@@ -123,22 +133,22 @@ def main() -> None:
             stop.set()
             sampler.join()
         records = read_records(log)
-    by_pid = {int(r["pid"]): r for r in records}  # type: ignore[call-overload]
+    by_pid = {r.pid: r for r in records}
     groups: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0])
     for record in records:
         entry = groups[group(record, by_pid, commands)]
-        entry[0] += float(record["cpu"])  # type: ignore[arg-type]
+        entry[0] += record.cpu
         entry[1] += 1
-    total = sum(float(r["cpu"]) for r in records)  # type: ignore[arg-type]
+    total = sum(r.cpu for r in records)
     print(f"exit status {code}, {wall:.1f} s wall, {len(records)} processes, {total:.0f} CPU-s")
     for name, (cpu, count) in sorted(groups.items(), key=lambda item: -item[1][0]):
         print(f"{cpu:8.1f} CPU-s {int(count):6d} processes  {name}")
     print("busiest processes:")
-    for record in sorted(records, key=lambda r: -float(r["cpu"]))[:15]:  # type: ignore[arg-type]
-        line = str(commands.get(int(record["pid"]), record["comm"])).replace("\n", " ")  # type: ignore[call-overload]
-        print(f"{float(record['cpu']):8.1f} CPU-s  {line[:120]}")  # type: ignore[arg-type]
+    for record in sorted(records, key=lambda r: -r.cpu)[:15]:
+        line = commands.get(record.pid, record.comm).replace("\n", " ")
+        print(f"{record.cpu:8.1f} CPU-s  {line[:120]}")
     if args.json:
-        args.json.write_text(json.dumps({"wall": wall, "groups": groups, "records": records,
+        args.json.write_text(json.dumps({"wall": wall, "groups": groups, "records": [r._asdict() for r in records],
                                          "commands": {str(k): v for k, v in commands.items()}}))
 
 
