@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 import scale_scorers
-from scale_netns import NODE, alive, refuse_outside_namespace, start_cluster
+from scale_netns import NODE, alive, start_cluster
 
 from grpo_rewards import Reward
 
 
 @pytest.fixture(scope="module")
 def two_nodes() -> Any:
-    refuse_outside_namespace()
     import ray
 
     from grpo_rewards.execution import ray_backend
