@@ -70,3 +70,26 @@ def test_word_tokens_tokenize_each_distinct_sentence_once_and_give_nltks_tokens(
         text._word_tokens.cache_clear()
     assert len(expected) == 1999 * 2 + 7 + 4 + 6 + 7  # Punkt keeps the initial "A." with "Dr. Smith can't go."
     assert calls == ["A.", "A. Dr. Smith can't go.", '"Why?"', "she asked (twice)."]
+
+
+def _plain_word_tokens(value: str) -> list[str]:
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
+    plain = NLTKWordTokenizer()
+    return [token for sentence in text.sentences(value) for token in plain.tokenize(sentence)]
+
+
+def test_word_tokens_of_gpt4s_ifeval_replies_are_the_per_sentence_tokens():
+    replies = [json.loads(line)["response"] for line in (DATA / "ifeval_gpt4.jsonl").read_text("utf-8").splitlines()]
+    assert [text.word_tokens(r) for r in replies] == [_plain_word_tokens(r) for r in replies]
+
+
+#: sentences a collapsing reply repeats: each distinct one is tokenized once, wherever it comes again
+REPEATED = ["A.", "Dr. Smith can't go.", '"Why?" she asked (twice).', "It's 3.5 -- no, 4!", "e.g. THIS. J. Doe",
+            "Done...", "U.S. troops left. They're gone."]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(REPEATED + PIECES), max_size=60).map(" ".join))
+def test_texts_repeating_sentences_get_the_per_sentence_tokens(value):
+    assert text.word_tokens(value) == _plain_word_tokens(value)
