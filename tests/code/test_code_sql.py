@@ -92,6 +92,17 @@ def test_a_query_sqlite_refuses_is_sql_error(score, shop):
     assert score(fenced("SELECT name FROM customers; SELECT 1"), **row) == (0.0, "sql_error")
 
 
+def test_a_query_of_only_comments_or_semicolons_is_sql_error_even_against_an_empty_gold(score, shop):
+    empty = {"db_path": str(shop), "query": "SELECT name FROM customers WHERE city = 'Paris'"}  # no rows
+    assert score(fenced("SELECT name FROM customers WHERE 0"), **empty) == (1.0, "matched")
+    for query in (";", " ; ;", "-- the names", "/* nothing */;"):
+        assert score(fenced(query), **empty) == (0.0, "sql_error"), query
+        assert score.explain(fenced(query), **empty)["why"] == (
+            "EmptyQuery: no statement to run: the query is only comments or semicolons")
+    with pytest.warns(RuntimeWarning, match="gold_error"):
+        assert score(fenced("SELECT 1"), db_path=str(shop), query="-- none") == (None, "gold_error")
+
+
 def test_a_query_past_its_time_limit_is_timeout_and_the_file_is_untouched(sandbox, shop):
     before = hashlib.sha256(shop.read_bytes()).hexdigest()
     row = {"db_path": str(shop), "query": "SELECT COUNT(*) FROM customers"}

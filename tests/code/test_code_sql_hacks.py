@@ -17,7 +17,7 @@ EXPECTED = {
     "gold_from_other_table": (0.0, "sql_error"), "gold_from_temp_schema": (0.0, "mismatched"),
     "cartesian_time_bomb": (0.0, "timeout"), "endless_recursion": (0.0, "timeout"),
     "gigabyte_blob": (0.0, "sql_error"), "integer_one_off": (0.0, "mismatched"), "float_near_integer": (0.0, "mismatched"),
-    "literal_gold_value": (1.0, "matched"),
+    "literal_gold_value": (1.0, "matched"), "empty_statement": (0.0, "sql_error"), "comment_only": (0.0, "sql_error"),
 }
 
 

@@ -154,6 +154,15 @@ def test_sqlite_reward_compares_the_last_result_set_with_the_gold():
     assert (db.get_reward(), db.outcome) == (None, "no_gold")
 
 
+def test_a_query_of_only_a_comment_or_semicolons_is_an_error_not_an_empty_result_that_matches_an_empty_gold():
+    db = _db(gold="[]")
+    db.query("SELECT x FROM t WHERE x > 5")
+    assert (db.get_reward(), db.outcome) == (1.0, "correct")
+    for sql in (";", "-- none", "/* none */ ;"):
+        assert db.query(sql) == "error: no statement to run: the query is only comments or semicolons"
+        assert (db.get_reward(), db.outcome) == (0.0, "query_error")
+
+
 @pytest.mark.parametrize(("gold", "why"), [
     ("[[2", "gold is text that is not JSON rows: Expecting ',' delimiter: line 1 column 4 (char 3)"),
     ("[" * 100_000, "gold is text that is not JSON rows: JSON nested too deeply to read (deeper than Python's "

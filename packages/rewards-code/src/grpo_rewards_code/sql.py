@@ -13,7 +13,8 @@ the sandbox's CPU, memory and output limits around it. Nothing but the query ent
 completion's run: the gold runs in a run of its own (once per database and gold query in a process, then cached).
 
 Labels: ``matched`` (1.0), ``mismatched`` (0.0: other rows, other order for an ordered gold, more rows than
-``max_rows``), ``sql_error`` (0.0: SQLite refused or failed the query, or it ran out of memory), ``timeout`` (0.0),
+``max_rows``), ``sql_error`` (0.0: SQLite refused or failed the query, it holds no statement (only comments or ``;``,
+which would otherwise return no rows and match an empty gold), or it ran out of memory), ``timeout`` (0.0),
 ``no_sql`` (0.0: no query in the completion); ``None`` with a warning: ``sandbox_error`` (the sandbox failed),
 ``no_database`` (the row's database cannot be read: a missing file, ``db_sql`` that does not build), ``gold_error``
 (the gold query itself fails, times out or returns more than ``max_rows``), ``bad_row`` (no database or no gold
@@ -83,6 +84,9 @@ def cell(v):
     return [v.hex()] if isinstance(v, bytes) else v
 try:
     cursor = conn.execute(job["query"])
+    if cursor.description is None:  # every statement the authorizer allows has columns: this ran none
+        out(error="no statement to run: the query is only comments or semicolons", kind="EmptyQuery")
+        raise SystemExit(0)
     rows = []
     while len(rows) <= job["max_rows"]:
         chunk = cursor.fetchmany(1000)

@@ -4,7 +4,8 @@ One reference row: a table ``t`` of three integers built from ``db_sql``, the go
 Writes (``DROP TABLE``, ``INSERT``, a statement after the answer), ``ATTACH`` of a host file, ``PRAGMA`` writes
 and pragma functions, ``load_extension``, the shell's ``readfile``, reading the gold from a table that is not
 there (the gold never enters the database or the sandbox), a cartesian-product time bomb, an endless recursive
-CTE, a gigabyte blob, an integer one off (``SELECT 4``) and a float near it (``SELECT 3.0000001``): each 0.0
+CTE, a gigabyte blob, a query of only ``;`` or a comment against a gold with no rows (SQLite runs no statement and
+returns no rows: ``sql_error``, not a match), an integer one off (``SELECT 4``) and a float near it (``SELECT 3.0000001``): each 0.0
 (``sql_error``, ``timeout`` or ``mismatched``). ``SELECT 3`` (the gold's literal value) is paid 1.0 and declared so
 (``max_pay`` 1.0): the reward checks the result, as Spider's and BIRD's execution accuracy do; a literal answer
 is an answer the policy had to get right, and a question whose answer is a handful of literals is better asked
@@ -17,6 +18,8 @@ from typing import Any
 
 REWARD = "code.sql_match"
 ROW = {"db_sql": "CREATE TABLE t(a INTEGER); INSERT INTO t VALUES (1), (2), (3);", "query": "SELECT count(*) FROM t"}
+#: a row whose gold has no rows (the empty-statement entries are scored against it)
+EMPTY_GOLD_ROW = {**ROW, "query": "SELECT a FROM t WHERE a > 3"}
 #: the limit the time entries run with (the corpus runs in seconds)
 FAST = {REWARD: {"time_limit": 1.0}}
 
@@ -42,6 +45,9 @@ ENTRIES: dict[str, tuple[str, str, float, bool]] = {
                           "a CTE that never ends", 0.0, True),
     "gigabyte_blob": ("SELECT length(randomblob(2000000000))", "a 2 GB value (past SQLite's 1 GB limit on "
                       "a value: sql_error)", 0.0, True),
+    "empty_statement": (";", "no statement, against a gold with no rows (SQLite returns no rows for it)", 0.0,
+                        False),
+    "comment_only": ("-- no rows match", "only a comment, against a gold with no rows", 0.0, False),
     "integer_one_off": ("SELECT 4", "the gold plus one", 0.0, False),
     "float_near_integer": ("SELECT 3.0000001", "a float within the tolerance of the gold's integer (integers "
                            "compare exactly)", 0.0, False),
@@ -49,13 +55,16 @@ ENTRIES: dict[str, tuple[str, str, float, bool]] = {
                            1.0, False),
 }
 
+#: the entries scored against :data:`EMPTY_GOLD_ROW`
+EMPTY_GOLD = ("empty_statement", "comment_only")
+
 
 def corpus() -> list[dict[str, Any]]:
     """Every entry (see the module's docstring)."""
     out = []
     for name, (query, note, pay, fast) in ENTRIES.items():
         entry: dict[str, Any] = {"name": name, "completion": f"Here is the query.\n```sql\n{query}\n```\n",
-                                 "columns": ROW, "note": note, "max_pay": {REWARD: pay}}
+                                 "columns": EMPTY_GOLD_ROW if name in EMPTY_GOLD else ROW, "note": note, "max_pay": {REWARD: pay}}
         if fast:
             entry["params"] = FAST
         out.append(entry)
