@@ -109,6 +109,16 @@ def test_a_row_without_readable_gold_scores_none_and_check_rows_names_it():
         "question/function/ground_truth (BFCL), conversations (Hermes, ToolACE) or system/chat (Glaive)"]
 
 
+def test_an_empty_text_gold_is_a_bad_row_not_a_row_that_expects_no_call():
+    # a missing cell of a CSV or spreadsheet reads as "": it paid a plain answer 1.0 and every call 0.0
+    for gold in ("", "  \n"):
+        assert CallMatch()("The weather is sunny.", gold_calls=gold) == (None, "bad_row")
+        assert CallMatch()("f()", query="q", tools=[WEATHER_TOOL], answers=gold) == (None, "bad_row")
+    assert CallMatch.check_rows([{"gold_calls": ""}, {"gold_calls": "[]"}]) == [
+        "row 0: gold_calls is empty text: write [] for a row whose answer is no call"]
+    assert CallMatch()("The weather is sunny.", gold_calls="[]") == (1.0, "matched")
+
+
 @pytest.mark.parametrize(("completion", "all_value", "fraction", "label"), [
     ('get_weather(city="Paris", days=3)', 1.0, 1.0, "valid"),
     ('[get_weather(city="Paris"), get_time(zone="CET")]', 1.0, 1.0, "valid"),

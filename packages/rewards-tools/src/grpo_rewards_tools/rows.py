@@ -15,7 +15,8 @@ In a conversation, the gold is the first assistant turn that calls a tool, and t
 (clarifying questions included) are the prompt; when no turn calls a tool, the first assistant turn
 is the gold and a plain answer is expected.
 
-An empty gold (``[]``) means a plain answer was expected. A row that cannot be read raises
+An empty gold (``[]``) means a plain answer was expected; empty text (``""``, a missing cell of a CSV or a
+spreadsheet) is not read as one. A row that cannot be read raises
 :class:`RowFormatError` naming what is wrong; :func:`check_rows` reports them before training.
 
 >>> row = read_row({"tools": [{"type": "function", "function": {"name": "add", "parameters": {
@@ -82,8 +83,10 @@ class ToolRow:
 
 def _json(value: Any, what: str) -> Any:
     if isinstance(value, str):
+        if not value.strip():  # a missing cell (a CSV's, a spreadsheet's) more often than a row expecting no call
+            raise RowFormatError(f"{what} is empty text: write [] for a row whose answer is no call")
         try:
-            return _load_object(value) if value.strip() else []
+            return _load_object(value)
         except CallError:
             raise RowFormatError(f"{what} is not JSON") from None
     return value
