@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from grpo_rewards.patterns import atomic
+
 from .languages import LANGUAGES
 
 #: fence tags that name each language the sandbox runs (lower case)
@@ -27,11 +29,11 @@ OTHER_LANGUAGES = frozenset({
     "shell", "pascal", "fortran", "ocaml", "elixir", "clojure", "dart", "zig", "nim", "d",
 })
 #: A fence: a line's ```, its tag, the rest of the line (no backtick), then the body up to a line that starts with ```.
-#: ``(?=(?P<x>...))(?P=x)`` matches its blanks and its tag without backtracking (``*+`` from Python 3.11 on): backtracking
-#: into them, the rest of the line was read again from each of their characters (```` ``` ```` then 20,000 letters, or
-#: blanks, with no newline took 2 s, minutes at the 200,000 characters read). A shorter tag or run of blanks never
-#: matches where the whole one does not (the line's end is the same), so the blocks are the same.
-_FENCE = re.compile(r"^[ \t]*```(?=(?P<blanks>[ \t]*))(?P=blanks)(?=(?P<tag>[^\s`]*))(?P=tag)[^\n`]*\n(?P<body>.*?)"
+#: Its blanks and its tag are atomic groups (:func:`grpo_rewards.patterns.atomic`): backtracking into them, the rest of
+#: the line was read again from each of their characters (```` ``` ```` then 20,000 letters, or blanks, with no newline
+#: took 2 s, minutes at the 200,000 characters read). A shorter tag or run of blanks never matches where the whole one
+#: does not (the line's end is the same), so the blocks are the same.
+_FENCE = re.compile(r"^[ \t]*```" + atomic(r"[ \t]*", "blanks") + atomic(r"[^\s`]*", "tag") + r"[^\n`]*\n(?P<body>.*?)"
                     r"^[ \t]*```", re.DOTALL | re.MULTILINE)
 
 

@@ -38,6 +38,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from grpo_rewards.patterns import atomic
+
 #: datasets whose ``score_answer`` evaluates the model's answer, and with what
 ANSWER_EVALUATORS = {
     "countdown": "sympy", "puzzle24": "sympy", "simple_integration": "sympy", "intermediate_integration": "sympy",
@@ -75,13 +77,12 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 def _tokens(pattern: str) -> re.Pattern[str]:
-    r"""``pattern``'s tokens, any number, taken atomically: the greedy run of tokens is found once (inside a
-    lookahead, which Python never re-enters) and then consumed by a backreference, so nothing is ever backtracked
-    into and a match is linear in the text (a plain ``(...)*`` backtracks exponentially on a near miss such as
-    ``(\s+)*``). This is what the possessive ``(?:...)*+`` says, written so that Python 3.10's ``re``, which has
-    no possessive quantifiers, reads it too; no token's own run is ever given back to a later part either (a
-    token never ends where another must begin), so its quantifiers need no possessive mark of their own."""
-    return re.compile(f"(?=(?P<tokens>(?:{pattern})*))(?P=tokens)")
+    r"""``pattern``'s tokens, any number, taken atomically (:func:`grpo_rewards.patterns.atomic`): the greedy run
+    of tokens is found once and never backtracked into, so a match is linear in the text (a plain ``(...)*``
+    backtracks exponentially on a near miss such as ``(\s+)*``); no token's own run is ever given back to a later
+    part either (a token never ends where another must begin), so its quantifiers need no atomic group of their
+    own."""
+    return re.compile(atomic(f"(?:{pattern})*", "tokens"))
 
 
 _ARITHMETIC = _tokens(r"\s+|\d+|[-+/()]|\*(?!\*)")

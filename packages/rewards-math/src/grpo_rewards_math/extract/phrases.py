@@ -19,6 +19,8 @@ from typing import Any
 
 import regex
 
+from grpo_rewards.patterns import atomic
+
 from .prose import last_result
 from .spans import MAX_ANSWER_CHARS, clean, last_math, math_spans
 
@@ -91,10 +93,9 @@ _CLAUSE_WORD = r"(?:because|since|as|which|where)\b"
 #: and signs, a full stop followed by more, a whole blank run not followed by a clause word (no part of
 #: it starts an end then). Searched for, that pattern read a blank run again from each of its
 #: characters: 10,000 blanks took seconds, so a timeout, not the text, decided where the sentence ended.
-#: Atomic without possessive quantifiers (Python 3.10's ``re`` has none): a run found inside a lookahead,
-#: which is never re-entered, and consumed by a backreference (``(?=(?P<x>...))(?P=x)``, ``...`` taken whole).
-_SENTENCE_END = _Rule(r"(?=(?P<skip>(?:(?:(?!\s)[^.])+|\.(?!\s|$)|(?=(?P<blanks>\s+))(?P=blanks)(?!"
-                      + _CLAUSE_WORD + r"))*))(?P=skip)(?P<end>\.(?=\s|$)|\s+" + _CLAUSE_WORD + ")")
+#: The skipped text and each blank run in it are atomic groups (:func:`grpo_rewards.patterns.atomic`).
+_SENTENCE_END = _Rule(atomic(r"(?:(?:(?!\s)[^.])+|\.(?!\s|$)|" + atomic(r"\s+", "blanks") + "(?!" + _CLAUSE_WORD + "))*",
+                             "skip") + r"(?P<end>\.(?=\s|$)|\s+" + _CLAUSE_WORD + ")")
 _IS = _Rule(r"\b(?:is|are|equals|be|of)\b|=|:")
 
 
