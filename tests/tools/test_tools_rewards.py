@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import grpo_rewards_tools as tools
+from grpo_rewards import RewardError, get_reward
 from grpo_rewards_tools import CallMatch, SchemaValid
 
 WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -161,7 +162,13 @@ def test_schema_valid_reports_a_tool_whose_parameters_are_nested_too_deeply(dept
             deep = {"type": "array", "items": deep}
         tool = {"name": "f", "parameters": {"type": "object", "properties": {"x": deep}}}
     assert SchemaValid()("f(x=[1])", tools=[tool]) == (None, "bad_row")
-    assert tools.schema_valid(prompts=[None], completions=["f(x=[1])"], tools=[[tool]]) == [None]
+    in_process = get_reward("tools.schema_valid", options={"timeout": None})
+    assert in_process(prompts=[None], completions=["f(x=[1])"], tools=[[tool]]) == [None]
+    if depth > 1000:  # under its registered deadline the row goes to a worker process, and pickle cannot send it
+        with pytest.raises(RewardError, match="cannot send the sample to a worker: maximum recursion depth exceeded"):
+            tools.schema_valid(prompts=[None], completions=["f(x=[1])"], tools=[[tool]])
+    else:
+        assert tools.schema_valid(prompts=[None], completions=["f(x=[1])"], tools=[[tool]]) == [None]
     assert SchemaValid.check_rows([{"tools": [tool]}]) == ["row 0: tool 'f': its parameters are nested too deeply to read"]
 
 

@@ -27,9 +27,14 @@ CALL_MATCH = RewardDefinition(
     description="The completion's tool calls against the row's gold calls (unordered, maximum bipartite matching; "
                 "f1, fraction or exact)",
     example="{use: tools.call_match, with: {mode: f1, strings: casefold}}")
+#: A tool schema's ``pattern``/``patternProperties`` are the dataset's regular expressions, which jsonschema applies to
+#: the model's strings with Python's ``re``: one that backtracks exponentially (``^(a+)+$``, many e-mail patterns) on a
+#: near miss held a reward call for ever. As ``text.json``'s: a hard deadline, in worker processes (0.0, ``timeout``).
+SCHEMA_TIMEOUT = 10.0
+
 SCHEMA_VALID = RewardDefinition(
     "tools.schema_valid", "grpo_rewards_tools.rewards:SchemaValid", invalid_value=INVALID_VALUE, hacks=corpus,
-    output_range=(0.0, 1.0), max_chars=MAX_CHARS, too_large_value=0.0,
+    output_range=(0.0, 1.0), max_chars=MAX_CHARS, too_large_value=0.0, timeout=SCHEMA_TIMEOUT, timeout_value=0.0,
     description="Every tool call names a tool of the row's tools column with arguments its JSON Schema accepts",
     example="{use: tools.schema_valid, with: {mode: all}}")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
+from importlib import import_module
 from typing import Any
 
 from grpo_rewards import check_each_row
@@ -131,6 +132,8 @@ class SchemaValid(_ToolReward):
     allows it). ``mode: all`` (default) 1.0 when every call is valid, else 0.0; ``fraction``
     valid calls / calls. A completion without any call is not applicable: ``None`` (``no_call``).
     Labels ``valid``, ``unknown_tool``, ``invalid_arguments``, ``malformed_call``, ``no_call``, ``bad_row``.
+    Registered with a hard deadline (10 s: 0.0, ``timeout``), in worker processes: a schema's ``pattern`` is the
+    dataset's regular expression run on the model's string, and one may backtrack for ever on a near miss.
 
     >>> score = SchemaValid()
     >>> row = {"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -146,6 +149,11 @@ class SchemaValid(_ToolReward):
 
     def __repr__(self) -> str:
         return f"<SchemaValid mode={self.mode}>"
+
+    @staticmethod
+    def warmup() -> None:
+        """In each worker process: import jsonschema before the first sample's deadline starts."""
+        import_module("jsonschema")
 
     @staticmethod
     def check_rows(rows: Any) -> list[str]:
