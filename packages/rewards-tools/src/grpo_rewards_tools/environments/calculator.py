@@ -50,6 +50,10 @@ class Calculator:
         if value.free_symbols:
             return "error: not a number (unknown names: " + ", ".join(sorted(map(str, value.free_symbols))) + ")"
         if not value.is_Rational:
+            if value.is_Pow and value.base.is_Rational and value.exp.is_integer:  # left unevaluated by the size guard
+                return f"error: the result is too large to compute exactly ({str(value)[:60]})"
+            if not value.is_finite:  # zoo (0**-1), oo, nan
+                return "error: division by zero"
             return f"error: the result is not a whole number or a fraction ({str(value)[:60]})"
         try:
             text = str(value)
