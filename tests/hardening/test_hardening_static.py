@@ -73,6 +73,11 @@ ALLOWED_UNTIMED_REGEX = {
         r"the grade-line patterns of the three constant reply keys: ^[ \t*_#>`-]*KEY[ \t*_`]*[:=]([^\n]*)$, "
         "each class run followed by a character outside it, the value the rest of the line: linear (200,000 "
         "newlines, spaces or asterisks: 0.03 s)",
+    ("packages/rewards-code/src/grpo_rewards_code/extract.py", "<module>", "re.compile"):
+        "_FENCE: a constant pattern whose blanks and tag are atomic groups (grpo_rewards.patterns.atomic, never "
+        "backtracked into); the rest of the opening line is one class run up to its newline, and the lazy body stops "
+        "at the next line that starts with ``` (any later opening line closes it): each character is read a bounded "
+        "number of times, linear",
     ("packages/rewards-gym/src/grpo_rewards_gym/safety.py", "_tokens", "re.compile"):
         "the module's constant token patterns as one atomic star of alternatives (found inside a lookahead, "
         "consumed by a backreference): nothing is ever backtracked into, so a match is linear in the (ASCII, "
