@@ -31,6 +31,8 @@ from typing import Any
 from grpo_rewards import jsontext
 from grpo_rewards.forking import renew_after_fork
 
+from .deadline import REQUEST_DEADLINE, bound_by_deadline
+
 #: The largest answer read (a chat completion is a few KiB, 1,000 embeddings of 4,096 floats ~80 MiB as JSON).
 MAX_ANSWER_BYTES = 256 * 2**20
 
@@ -156,7 +158,7 @@ class ChatClient:
                 transport = httpx.HTTPTransport(limits=httpx.Limits(max_connections=self.max_concurrency,
                                                                     max_keepalive_connections=self.max_concurrency),
                                                 trust_env=False)  # as the client's (SSL_CERT_FILE is not read)
-                _bound_by_deadline(transport)
+                bound_by_deadline(transport)
                 self._client = httpx.Client(
                     timeout=httpx.Timeout(self.request_timeout),
                     transport=transport,
@@ -271,7 +273,7 @@ class ChatClient:
         are per read: a byte every few seconds would keep one going for ever); returns the answer, read. The
         deadline is this thread's while it sends: each read of the connection waits at most until then."""
         httpx = http_library()
-        deadline = _DEADLINE.at = time.monotonic() + self.request_timeout
+        deadline = REQUEST_DEADLINE.at = time.monotonic() + self.request_timeout
         try:
             with client.stream("POST", url, json=payload) as response:
                 encoding = response.headers.get("content-encoding", "")
@@ -292,7 +294,7 @@ class ChatClient:
             headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE_HEADERS]
             return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
         finally:
-            _DEADLINE.at = None
+            REQUEST_DEADLINE.at = None
 
     def _read(self, response: Any, started: float, attempt: int) -> Reply:
         seconds = time.perf_counter() - started
@@ -314,74 +316,6 @@ class ChatClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             return Reply("error", seconds=seconds, attempts=attempt,
                          error=f"not a chat completion ({type(exc).__name__}: {exc}): {response.text[:300]}")
-
-
-#: The deadline of the request this thread is sending (``time.monotonic()``), read by :class:`_DeadlineStream`.
-_DEADLINE = threading.local()
-
-
-def _bound_by_deadline(transport: Any) -> None:
-    """Make every connection of ``transport`` (an ``httpx.HTTPTransport``) wait at most until the deadline of the
-    request its thread is sending: httpx's timeouts are per read, so a server that sent its status line and
-    headers a byte at a time, each within the read timeout, held a request for hours (h11 reads up to 64 KiB of
-    them). Its connection pool's network backend (httpcore's, a public parameter of httpcore's pool; httpx builds
-    the pool) is wrapped; where a later httpx builds it otherwise, nothing is wrapped and the body's own deadline
-    in :meth:`ChatClient._send` is what is left (tests/judge/test_judge_scripted.py shows which)."""
-    pool = getattr(transport, "_pool", None)
-    backend = getattr(pool, "_network_backend", None)
-    if backend is not None and not isinstance(backend, _DeadlineBackend):
-        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
-
-
-def _within_deadline(timeout: float | None) -> float | None:
-    """``timeout`` cut to what is left of this thread's request deadline (never 0: a socket with no time left
-    would turn non-blocking and its error read as a lost connection, not as a timeout)."""
-    deadline = getattr(_DEADLINE, "at", None)
-    if deadline is None:
-        return timeout
-    left = max(deadline - time.monotonic(), 1e-3)
-    return left if timeout is None else min(timeout, left)
-
-
-class _DeadlineBackend:
-    """httpcore's network backend whose connections wait at most until the request's deadline."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Any = None) -> _DeadlineStream:
-        return _DeadlineStream(self._inner.connect_tcp(host, port, _within_deadline(timeout), local_address,
-                                                       socket_options))
-
-    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
-        return _DeadlineStream(self._inner.connect_unix_socket(path, _within_deadline(timeout), socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
-
-
-class _DeadlineStream:
-    """httpcore's network stream whose every read and write waits at most until the request's deadline."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return bytes(self._inner.read(max_bytes, _within_deadline(timeout)))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, _within_deadline(timeout))
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> _DeadlineStream:
-        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _within_deadline(timeout)))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
 
 
 def _tokens(answer: Any, key: str) -> int:
