@@ -224,3 +224,16 @@ def test_fenced_blocks_are_the_fence_regexs_matches():
     for _ in range(20_000):
         reply = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 24)))
         assert fenced_blocks(reply) == [(m.group(1), m.group(2)) for m in _FENCE_REGEX.finditer(reply)], reply
+
+
+def test_an_integer_json_schema_cannot_divide_is_an_invalid_reply_not_a_bad_schema_or_an_exception():
+    # jsonschema's multipleOf divides by the float 0.01 and overflows: it was labelled bad_schema (None, the row's
+    # fault), and with partial credit the walk raised OverflowError out of the reward
+    from grpo_rewards_text.structured import Json
+
+    schema = {"type": "object", "properties": {"x": {"type": "number", "multipleOf": 0.01}, "y": {"type": "string"}}}
+    reply = '{"x": ' + "9" * 4000 + ', "y": "a"}'
+    assert Json()(reply, schema=schema) == (0.0, "invalid")
+    assert Json(credit="partial")(reply, schema=schema) == (0.75, "invalid")
+    assert Json().evaluate(reply, schema=schema)["error"] == (
+        "a number the schema's checks cannot compute with (an integer past a float's range)")

@@ -204,3 +204,31 @@ def test_booleans_are_never_numbers_even_nested(gold, given):
 def test_large_and_pathological_completions_get_a_defined_value(completion, expected):
     row = {"gold_calls": [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}]}
     assert CallMatch()(completion, **row) == expected
+
+
+BIG = "9" * 4000  # a JSON integer of 4,000 digits: Python reads it (its limit is 4,300), a float cannot hold it
+
+
+def test_an_integer_past_a_floats_range_is_compared_exactly_not_raised_out_of_the_reward():
+    # float() of it raised OverflowError out of tools.call_match: one completion ended the training run
+    call = f'<tool_call>{{"name": "f", "arguments": {{"x": {BIG}}}}}</tool_call>'
+    assert CallMatch()(call, gold_calls=[{"name": "f", "arguments": {"x": int(BIG)}}]) == (1.0, "matched")
+    assert CallMatch()(call, gold_calls=[{"name": "f", "arguments": {"x": 10 ** 4000}}]) == (1.0, "matched")  # 1e-6
+    assert CallMatch(tolerance=0)(call, gold_calls=[{"name": "f", "arguments": {"x": 10 ** 4000}}]) == (
+        0.0, "wrong_arguments")
+    for gold in (1.5, float("inf"), [int(BIG)]):
+        assert CallMatch()(call, gold_calls=[{"name": "f", "arguments": {"x": gold}}]) == (0.0, "wrong_arguments")
+
+
+@pytest.mark.parametrize(("argument", "schema", "label"), [
+    ("1e999", {"type": "number", "multipleOf": 0.01}, "invalid_arguments"),  # inf: OverflowError out of jsonschema
+    ("NaN", {"type": "number"}, "invalid_arguments"),  # no JSON number (Python's reader takes it)
+    ("[1e999]", {"type": "array"}, "invalid_arguments"),
+    (BIG, {"type": "number", "multipleOf": 0.01}, "invalid_arguments"),  # jsonschema's float division overflows
+    (BIG, {"type": "integer", "multipleOf": 3}, "valid"),
+    ("5.0", {"type": "number", "multipleOf": 0.01}, "valid"),
+])
+def test_numbers_json_schema_cannot_check_are_invalid_arguments_not_an_exception(argument, schema, label):
+    tool = [{"name": "f", "parameters": {"type": "object", "properties": {"x": schema}}}]
+    call = f'<tool_call>{{"name": "f", "arguments": {{"x": {argument}}}}}</tool_call>'
+    assert SchemaValid()(call, tools=tool) == (1.0 if label == "valid" else 0.0, label)

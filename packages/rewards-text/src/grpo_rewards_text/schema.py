@@ -156,6 +156,10 @@ def first_error(v: Any, instance: Any) -> Any:
     """jsonschema's first error for ``instance`` (None when valid); raises :class:`SchemaProblem`."""
     try:
         return next(iter(v.iter_errors(instance)), None)
+    except OverflowError:  # jsonschema's multipleOf on an integer past a float's range: the reply's, not the schema's
+        from jsonschema import ValidationError
+
+        return ValidationError("a number the schema's checks cannot compute with (an integer past a float's range)")
     except RecursionError:
         raise SchemaProblem("the schema's $ref chain never ends (a $ref cycle that consumes no input)") from None
     except SchemaProblem:
@@ -205,8 +209,11 @@ class _Walk:
         self.counted += 1
         function = self.keywords[keyword]
         errors = function(self.v.evolve(schema=schema), schema[keyword], instance, schema)
-        if next(iter(errors or ()), None) is None:
-            self.satisfied += 1
+        try:
+            if next(iter(errors or ()), None) is None:
+                self.satisfied += 1
+        except OverflowError:  # as first_error: a number past a float's range does not satisfy the keyword
+            pass
 
     def walk(self, schema: Any, instance: Any, chain: int = 0) -> None:
         if isinstance(schema, bool):

@@ -22,6 +22,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 STRING_RULES = ("exact", "whitespace", "casefold", "loose")
@@ -66,7 +67,21 @@ class Comparison:
         return value.casefold() if self.strings == "casefold" else value
 
     def numbers_equal(self, a: float, b: float) -> bool:
-        return a == b or math.isclose(a, b, rel_tol=self.tolerance, abs_tol=self.tolerance)
+        """Whether two numbers are equal within ``tolerance``; an integer past a float's range (JSON numbers may
+        have any number of digits: 4,000 raised OverflowError out of the reward) is compared exactly.
+
+        >>> Comparison().numbers_equal(10**400, 10**400 + 1), Comparison().numbers_equal(10**400, 1.5)
+        (True, False)
+        """
+        try:
+            x, y = float(a), float(b)
+        except OverflowError:
+            if not all(math.isfinite(v) for v in (a, b) if isinstance(v, float)):
+                return False
+            exact_a, exact_b, tolerance = Fraction(a), Fraction(b), Fraction(self.tolerance)
+            difference = abs(exact_a - exact_b)
+            return difference <= tolerance * max(abs(exact_a), abs(exact_b)) or difference <= tolerance
+        return x == y or math.isclose(x, y, rel_tol=self.tolerance, abs_tol=self.tolerance)
 
     def equal(self, a: Any, b: Any, depth: int = 0) -> bool:
         """Whether ``a`` and ``b`` are the same JSON value under this rule (nesting past 100 levels: not equal)."""
@@ -79,14 +94,14 @@ class Comparison:
         if isinstance(a, bool) or isinstance(b, bool):
             return isinstance(a, bool) and isinstance(b, bool) and a == b
         if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-            return self.numbers_equal(float(a), float(b))
+            return self.numbers_equal(a, b)
         if isinstance(a, str) and isinstance(b, str):
             return a == b or self.text(a) == self.text(b)
         if self.numeric_strings and isinstance(a, str) != isinstance(b, str):
             text, number = (a, b) if isinstance(a, str) else (b, a)
             if isinstance(number, (int, float)):
                 read = _number_in(text)
-                return read is not None and self.numbers_equal(read, float(number))
+                return read is not None and self.numbers_equal(read, number)
             return False
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
             return len(a) == len(b) and all(self.equal(x, y, depth + 1) for x, y in zip(a, b))

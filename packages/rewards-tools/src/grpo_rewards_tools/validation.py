@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import math
 from typing import Any
 
 from .calls import Call, ReadCalls
@@ -57,7 +58,22 @@ def call_label(call: Call, row: ToolRow, allow_extra: bool = False) -> str:
     tool = row.tool(call.name)
     if tool is None:
         return "unknown_tool"
-    return "valid" if validator(tool, allow_extra).is_valid(call.arguments) else "invalid_arguments"
+    check = validator(tool, allow_extra)
+    if not _finite(call.arguments):  # JSON has no NaN or Infinity (Python's reader and 1e999 make them)
+        return "invalid_arguments"
+    try:
+        return "valid" if check.is_valid(call.arguments) else "invalid_arguments"
+    except (OverflowError, ValueError):  # jsonschema's multipleOf on an integer past a float's range
+        return "invalid_arguments"
+
+
+def _finite(value: Any, depth: int = 0) -> bool:
+    """Whether no number in ``value`` (JSON values, nested at most 100 levels) is NaN or infinite."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth > 100 or not isinstance(value, (dict, list, tuple)):
+        return True
+    return all(_finite(v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
 
 
 def validate_calls(calls: ReadCalls, row: ToolRow, allow_extra: bool = False) -> tuple[int, str]:
