@@ -99,6 +99,32 @@ def test_reward_survives_huge_and_empty_completions(hardening_registry, name, co
     assert in_range(values, info.output_range, _extra_values(reward)), (name, values)
 
 
+#: Numbers at the edges of what JSON text and Python read: 4,000 digits (Python reads it, a float cannot hold it),
+#: 5,000 (past Python's int-to-str limit), an overflow to infinity, NaN and Infinity (Python's JSON reader takes them)
+EDGE_NUMBERS = ["9" * 4000, "9" * 5000, "1e999", "-1e999", "1e-999", "NaN", "Infinity"]
+EDGE = [form.format(n=n) for n in EDGE_NUMBERS for form in (
+    '<tool_call>{{"name": "f", "arguments": {{"x": {n}}}}}</tool_call>', "[f(x={n})]", '{{"x": {n}, "a": {n}}}',
+    "\\boxed{{{n}}}", "The answer is {n}.")]
+#: the row columns of the rewards that read a row's tool calls (they declare none: the fuzz tables above pass them
+#: nothing, so their comparisons were never reached): a tool ``f`` whose number argument JSON Schema divides
+TOOL_COLUMNS = {"gold_calls": [{"name": "f", "arguments": {"x": 4}}], "tools": [{"name": "f", "parameters": {
+    "type": "object", "properties": {"x": {"type": "number", "multipleOf": 0.5, "maximum": 10}}}}]}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reward_survives_numbers_at_the_edges_of_json(hardening_registry, name):
+    # found by trying: a 4,000-digit argument raised OverflowError out of tools.call_match, NaN was a valid argument
+    # of tools.schema_valid and 1e999 raised out of jsonschema's multipleOf
+    reward = build_reward(hardening_registry, name)
+    info = hardening_registry.reward(name)
+    columns = {c: [GOOD_COLUMN_VALUES[c]] * len(EDGE) for c in reward.columns}
+    if name.startswith("tools."):
+        columns.update({c: [value] * len(EDGE) for c, value in TOOL_COLUMNS.items()})
+    values = call_reward(reward, EDGE, columns, with_ids=True)
+    assert values != "contract"
+    assert in_range(values, info.output_range, _extra_values(reward)), (name, values)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_missing_column_is_a_contract_error_naming_the_column(hardening_registry, name):
     """A reward that reads columns names each one when the batch lacks it; one that reads none scores without."""
