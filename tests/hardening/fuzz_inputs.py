@@ -111,7 +111,10 @@ GOOD_COLUMN_VALUES: dict[str, Any] = {
 
 _FRAGMENTS = ["\\boxed{", "}", "{", "<think>", "</think>", "<answer>", "</answer>", "$", "$$", "\\frac",
               "\\left(", "\\right)", "\\\\", "^", "_", "\n", "#### ", "the answer is ", "\x00", "\ud7ff", "\ud800", "\udfff",
-              "\u202e", "9" * 50, "**", "\\text{", "\\begin{pmatrix}", "\\end{pmatrix}", "&", "∞", "√"]
+              "\u202e", "9" * 50, "**", "\\text{", "\\begin{pmatrix}", "\\end{pmatrix}", "&", "∞", "√",
+              # pieces of tool calls (Hermes, pythonic, JSON), which the tools rewards read
+              "<tool_call>", "</tool_call>", '{"name": "f", "arguments": {', '"x": ', '"s": "a b"', "}}", "[f(x=",
+              "g(n=", ")]", ", ", "1e999", "NaN", "9" * 400]
 
 _ATOMS = st.one_of(
     st.integers(-10**6, 10**6).map(str),

@@ -32,6 +32,18 @@ NAMES = sorted(REGISTRY.rewards)
 SETTINGS = settings(max_examples=12, deadline=None, database=None, derandomize=True,
                     suppress_health_check=list(HealthCheck))
 
+#: The row columns of the rewards that read a row's tool calls: they declare none, so the tables of fuzz_inputs pass
+#: them nothing, and without these every sample was a bad_row that never reached their reading and comparisons. A tool
+#: ``f`` (the name the fuzzed calls use) whose number argument JSON Schema divides, and a second tool.
+TOOL_COLUMNS = {"gold_calls": [{"name": "f", "arguments": {"x": 4, "s": "a b"}}], "tools": [
+    {"name": "f", "parameters": {"type": "object", "properties": {
+        "x": {"type": "number", "multipleOf": 0.5, "maximum": 10}, "s": {"type": "string", "pattern": "^[a-z ]*$"}}}},
+    {"name": "g", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}]}
+
+
+def tool_columns(name: str, n: int) -> dict[str, list]:
+    """:data:`TOOL_COLUMNS`, one value per completion, for a ``tools.*`` reward; nothing for the others."""
+    return {c: [value] * n for c, value in TOOL_COLUMNS.items()} if name.startswith("tools.") else {}
 
 def _extra_values(reward) -> tuple:
     return tuple(v for v in (reward.options.invalid_value, reward.options.error_value, reward.options.too_large_value,
@@ -48,6 +60,7 @@ def _fuzz(registry, name: str, batches: st.SearchStrategy, with_ids: st.SearchSt
         completions = data.draw(batches, label="completions")
         n = len(completions)
         columns = {c: data.draw(st.lists(COLUMN_VALUES[c], min_size=n, max_size=n), label=c) for c in reward.columns}
+        columns.update(tool_columns(name, n))
         values = call_reward(reward, completions, columns, data.draw(with_ids, label="with_ids"))
         if values != "contract":
             assert in_range(values, info.output_range, _extra_values(reward)), (name, values, info.output_range)
@@ -93,7 +106,7 @@ def test_reward_survives_huge_and_empty_completions(hardening_registry, name, co
     reward = build_reward(hardening_registry, name)
     info = hardening_registry.reward(name)
     completions = [[{"role": "assistant", "content": t}] if conversational else t for t in HUGE]
-    columns = {c: [GOOD_COLUMN_VALUES[c]] * len(HUGE) for c in reward.columns}
+    columns = {c: [GOOD_COLUMN_VALUES[c]] * len(HUGE) for c in reward.columns} | tool_columns(name, len(HUGE))
     values = call_reward(reward, completions, columns, with_ids=True)
     assert values != "contract"
     assert in_range(values, info.output_range, _extra_values(reward)), (name, values)
@@ -105,10 +118,6 @@ EDGE_NUMBERS = ["9" * 4000, "9" * 5000, "1e999", "-1e999", "1e-999", "NaN", "Inf
 EDGE = [form.format(n=n) for n in EDGE_NUMBERS for form in (
     '<tool_call>{{"name": "f", "arguments": {{"x": {n}}}}}</tool_call>', "[f(x={n})]", '{{"x": {n}, "a": {n}}}',
     "\\boxed{{{n}}}", "The answer is {n}.")]
-#: the row columns of the rewards that read a row's tool calls (they declare none: the fuzz tables above pass them
-#: nothing, so their comparisons were never reached): a tool ``f`` whose number argument JSON Schema divides
-TOOL_COLUMNS = {"gold_calls": [{"name": "f", "arguments": {"x": 4}}], "tools": [{"name": "f", "parameters": {
-    "type": "object", "properties": {"x": {"type": "number", "multipleOf": 0.5, "maximum": 10}}}}]}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -117,9 +126,7 @@ def test_reward_survives_numbers_at_the_edges_of_json(hardening_registry, name):
     # of tools.schema_valid and 1e999 raised out of jsonschema's multipleOf
     reward = build_reward(hardening_registry, name)
     info = hardening_registry.reward(name)
-    columns = {c: [GOOD_COLUMN_VALUES[c]] * len(EDGE) for c in reward.columns}
-    if name.startswith("tools."):
-        columns.update({c: [value] * len(EDGE) for c, value in TOOL_COLUMNS.items()})
+    columns = {c: [GOOD_COLUMN_VALUES[c]] * len(EDGE) for c in reward.columns} | tool_columns(name, len(EDGE))
     values = call_reward(reward, EDGE, columns, with_ids=True)
     assert values != "contract"
     assert in_range(values, info.output_range, _extra_values(reward)), (name, values)
