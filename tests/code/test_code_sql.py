@@ -231,6 +231,15 @@ def test_values_equal_and_results_match_exactly():
     assert not results_match([(1,), (1,), (2,)], [(1,), (2,), (2,)], ordered=False)
 
 
+def test_a_gold_integer_past_a_floats_range_is_sorted_by_value_not_raised():
+    # a gold cell of 4,000 digits (JSON allows it) raised OverflowError out of the sort key: out of code.sql_match,
+    # and out of tools.sqlite's get_reward into TRL's loop
+    big = 10 ** 4000
+    assert results_match([(big,), (1,), (big + 1,)], [(big + 1,), (big,), (1,)], ordered=False, tolerance=0)
+    assert not results_match([(big,), (1,)], [(big + 1,), (1,)], ordered=False, tolerance=0)
+    assert not results_match([(big,), (2.5,)], [(float("inf"),), (2.5,)], ordered=False)
+
+
 def test_a_sandbox_that_cannot_start_is_sandbox_error_none_with_a_warning(monkeypatch):
     monkeypatch.setenv("GRPO_REWARDS_CODE_SANDBOX", "no-such-backend")
     row = {"db_sql": "CREATE TABLE t(a);", "query": "SELECT 1"}

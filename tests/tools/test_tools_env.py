@@ -213,6 +213,12 @@ def test_a_row_whose_database_is_missing_or_does_not_build_gets_none_not_zero(ro
     assert (db.get_reward(), db.outcome) == (1.0, "correct")
 
 
+def test_a_gold_integer_past_a_floats_range_is_a_wrong_result_not_an_exception():
+    db = _db(gold="[[" + "9" * 4000 + "]]")  # OverflowError came out of get_reward into TRL's loop
+    db.query("SELECT 9e999")
+    assert (db.get_reward(), db.outcome) == (0.0, "wrong_result")
+
+
 def test_a_gold_of_single_values_or_objects_reads_as_code_sql_matchs_rows():
     db = _db('[{"n": 2}]')
     db.query("SELECT COUNT(*) FROM t WHERE x = 1")

@@ -248,9 +248,9 @@ def _key(row: Sequence[Any]) -> tuple[Any, ...]:
     for v in row:
         if v is None:
             out.append((0, 0, 0.0, ""))
-        elif _is_number(v):
-            f = float(v)
-            out.append((1, 1, 0.0, "") if math.isnan(f) else (1, 0, f, ""))
+        elif _is_number(v):  # by value: Python orders an int and a float exactly (float() of a 4,000-digit gold
+            # integer raised OverflowError out of the reward)
+            out.append((1, 1, 0.0, "") if isinstance(v, float) and math.isnan(v) else (1, 0, v, ""))
         elif isinstance(v, str):
             out.append((2, 0, 0.0, v))
         else:
