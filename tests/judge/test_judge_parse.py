@@ -17,6 +17,8 @@ SCALE = ScoreFormat("scale", low=1, high=10)
     ("score: 5.5", (0.5, "scored")),
     ("  8  ", (7 / 9, "scored")),               # the bare value and nothing else
     ("Score: 6\nlater...\nScore: 6", (5 / 9, "scored")),  # stated twice, the same
+    ("Score: 7.", (2 / 3, "scored")),            # a sentence's full stop after the grade
+    ("Score: (7).", (2 / 3, "scored")),
 ])
 def test_a_grade_on_the_scale_maps_linearly_to_zero_one(reply, expected):
     value, label = SCALE.parse(reply)
@@ -30,6 +32,9 @@ def test_a_grade_on_the_scale_maps_linearly_to_zero_one(reply, expected):
     "Score: 7/5",                # another scale
     "Score: 10\nScore: 3",       # two grades that disagree
     "Score: ten",
+    "Score: .7",                 # 0.7, off the scale: the leading point was trimmed as punctuation and read as 7
+    ".7",
+    "Score: 0.7",
     "I'd give it a 10",          # no grade line, not a bare value
     "The answer is 1.",
     "",
@@ -78,6 +83,7 @@ def test_pairwise_lines_are_read_per_response_and_a_missing_or_off_scale_one_is_
     assert parse_numbered(reply, 4, SCALE) == [(1 / 3, "scored"), (1.0, "scored"), (None, "unparsable"),
                                               (2 / 9, "scored")]
     assert parse_numbered("Score 1: 12\nScore 2: 2", 2, SCALE) == [(None, "unparsable"), (1 / 9, "scored")]
+    assert parse_numbered("Score 1: .7\nScore 2: 2.", 2, SCALE) == [(None, "unparsable"), (1 / 9, "scored")]
     assert parse_numbered("I cannot compare these.", 2, SCALE) == [(None, "refused")] * 2
 
 

@@ -59,8 +59,22 @@ _GRADE_LINES = {key: re.compile(r"^[ \t*_#>`-]*" + key + r"[ \t*_`]*[:=]([^\n]*)
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
 
 
+def _trim(text: str) -> str:
+    """A stated value without the punctuation and blanks around it (:data:`_TRIM`), except a point that starts a
+    number: ``.7`` stays ``.7`` (0.7, off a 1-10 scale), where trimming it as punctuation read the grade 7.
+
+    >>> _trim("**(7).**"), _trim(" .7 "), _trim("...yes")
+    ('7', '.7', 'yes')
+    """
+    start, end, chars = 0, len(text), _TRIM + "\r"
+    while start < end and text[start] in chars and not (
+            text[start] == "." and start + 1 < end and text[start + 1].isdigit()):
+        start += 1
+    return text[start:].rstrip(chars)
+
+
 def _grade_lines(reply: str, key: str) -> list[str]:
-    return [m.group(1).strip(_TRIM + "\r") for m in _GRADE_LINES[key].finditer(reply)]
+    return [_trim(m.group(1)) for m in _GRADE_LINES[key].finditer(reply)]
 
 
 def is_refusal(reply: str) -> bool:
@@ -106,7 +120,7 @@ class ScoreFormat:
 
     def value_of(self, text: str) -> float | None:
         """The [0, 1] value of one stated grade (``"8"``, ``"8/10"``, ``"yes"``, a choice), or ``None``."""
-        text = text.strip(_TRIM)
+        text = _trim(text)
         if self.kind == "scale":
             match = _NUMBER.fullmatch(text)
             if match is None:
@@ -174,7 +188,7 @@ _NUMBERED = re.compile(r"^[ \t*_#>`-]*score[ \t*_`#]*(\d+)[ \t*_`]*[:=]([^\n]*)$
 
 def states_numbered_grade(text: str, scale: ScoreFormat) -> bool:
     """Whether ``text`` has a line a pairwise reply would read as a grade (``Score 2: 10``)."""
-    return any(scale.value_of(m.group(2).strip(_TRIM + "\r")) is not None
+    return any(scale.value_of(m.group(2)) is not None
                for m in _NUMBERED.finditer(text.translate(_LINE_BREAKS)))
 
 
@@ -192,7 +206,7 @@ def parse_numbered(reply: str | None, n: int, scale: ScoreFormat) -> list[tuple[
         return [(None, "unparsable")] * n
     stated: dict[int, list[float | None]] = {}
     for match in _NUMBERED.finditer(reply):
-        stated.setdefault(int(match.group(1)), []).append(scale.value_of(match.group(2).strip(_TRIM + "\r")))
+        stated.setdefault(int(match.group(1)), []).append(scale.value_of(match.group(2)))
     if not stated:
         label = "refused" if is_refusal(reply) else "unparsable"
         return [(None, label)] * n
