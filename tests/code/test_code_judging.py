@@ -97,6 +97,7 @@ def test_subtask_scores_are_each_subtasks_lowest_test_times_its_points():
 @pytest.mark.parametrize(("subtasks", "says"), [
     ([{"points": 10, "tests": [5]}], "indices of the row's 2 tests"),
     ([{"points": -1, "tests": [0]}], "at least 0"),
+    ([{"points": 10 ** 400, "tests": [0]}], "at least 0"),  # OverflowError (math.isfinite of a 400-digit integer)
     ([{"tests": [0]}], "must be"),
     ([], "non-empty"),
 ])

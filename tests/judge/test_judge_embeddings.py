@@ -97,7 +97,9 @@ def test_embed_takes_rows_without_an_index_in_their_order():
 
 
 @pytest.mark.parametrize("usage", ['{"prompt_tokens": "n/a", "completion_tokens": [3]}', "[1, 2]", '"none"',
-                                   '{"prompt_tokens": NaN, "completion_tokens": -4}'])
+                                   '{"prompt_tokens": NaN, "completion_tokens": -4}',
+                                   # OverflowError out of math.isfinite, past the client's reading into the batch
+                                   '{"prompt_tokens": 1' + "0" * 400 + ', "completion_tokens": 1e999}'])
 def test_an_odd_usage_field_costs_no_grade_and_no_vectors(usage):
     # the counts are only summed for the logs: int("n/a") made a readable grade an 'error' (None)
     chat = ('{"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": '

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeGuard, TypeVar, cast
 
 from .errors import quote
 
@@ -50,6 +50,21 @@ def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float))
 
 
+def finite(value: Any) -> TypeGuard[int | float]:
+    """Whether ``value`` is a number (an int or a float, not a bool) that a float holds: not NaN, not infinite, and
+    not an integer past a float's range (``math.isfinite`` raises ``OverflowError`` on one; JSON may hold it).
+
+    >>> finite(3), finite(2.5), finite(float("nan")), finite(10 ** 400), finite(True), finite("3")
+    (True, True, False, False, False, False)
+    """
+    if not _is_number(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def number(value: Any, name: str, *, low: float | None = None, high: float | None = None,
            positive: bool = False, none_ok: bool = False) -> Any:
     """A finite number (returned as ``float``) within ``[low, high]`` (and ``> 0`` when ``positive``).
@@ -62,7 +77,7 @@ def number(value: Any, name: str, *, low: float | None = None, high: float | Non
     if value is None and none_ok:
         return None
     wanted = "a positive number" if positive else _within("a number", low, high, "a finite number", "g")
-    if not _is_number(value) or not math.isfinite(value):
+    if not finite(value):
         raise _fail(name, wanted, value, none_ok)
     if (positive and not value > 0) or (low is not None and value < low) or (high is not None and value > high):
         raise _fail(name, wanted, value, none_ok)
@@ -158,7 +173,7 @@ def integers(value: Any, name: str, *, low: int | None = None) -> list[int]:
     return list(value)
 
 
-__all__ = ["boolean", "choice", "column", "integer", "integers", "number", "text"]
+__all__ = ["boolean", "choice", "column", "finite", "integer", "integers", "number", "text"]
 
 
 _UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3,

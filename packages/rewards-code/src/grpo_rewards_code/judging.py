@@ -44,10 +44,11 @@ are not supported: such a row is ``no_tests``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from grpo_rewards import params as checks
 
 from .formats import TestFormatError, _json
 from .runner import FilesTest, Program, RawResult, Runner
@@ -171,7 +172,7 @@ def row_subtasks(row: Mapping[str, Any], n_tests: int) -> list[Subtask] | None:
     if value is None:
         if row.get("test_names") is not None and row.get("score") is not None:  # an Open-R1 IOI row: one subtask
             points = row["score"]
-            if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+            if not checks.finite(points) or points < 0:
                 raise TestFormatError(f"an IOI row's 'score' must be its subtask's points, not {points!r}")
             return [Subtask(float(points), tuple(range(n_tests)), str(row.get("subtask") or ""))]
         return None
@@ -183,7 +184,7 @@ def row_subtasks(row: Mapping[str, Any], n_tests: int) -> list[Subtask] | None:
         if not isinstance(item, Mapping) or "points" not in item or "tests" not in item:
             raise TestFormatError(f"subtask {k} must be {{'points': ..., 'tests': [...]}}, not {item!r}"[:200])
         points, tests = item["points"], item["tests"]
-        if isinstance(points, bool) or not isinstance(points, (int, float)) or not math.isfinite(points) or points < 0:
+        if not checks.finite(points) or points < 0:
             raise TestFormatError(f"subtask {k}'s points must be a number of at least 0, not {points!r}")
         if not isinstance(tests, list) or not tests or not all(
                 type(i) is int and 0 <= i < n_tests for i in tests):

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from grpo_rewards import jsontext
+from grpo_rewards import jsontext, params
 from grpo_rewards.forking import renew_after_fork
 
 from .deadline import REQUEST_DEADLINE, bound_by_deadline
@@ -326,10 +326,12 @@ def _tokens(answer: Any, key: str) -> int:
     (12, 0)
     >>> _tokens({"usage": [1]}, "prompt_tokens"), _tokens({"usage": {"completion_tokens": float("nan")}}, "completion_tokens")
     (0, 0)
+    >>> _tokens({"usage": {"prompt_tokens": 10 ** 400}}, "prompt_tokens")
+    0
     """
     usage = answer.get("usage") if isinstance(answer, dict) else None
     value = usage.get(key) if isinstance(usage, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if not params.finite(value) or value < 0:  # (a 400-digit count raised OverflowError out of math.isfinite)
         return 0
     return int(value)
 
