@@ -408,7 +408,7 @@ def test_a_batch_rewards_metrics_are_in_its_result_and_logged_under_the_metric_n
     assert result.metrics == {"api_tokens": 10.0} and logged["api_tokens/costly"] == 10.0
 
 
-@pytest.mark.parametrize("metrics", [{"a/b": 1.0}, {"n": math.nan}, {"n": None}, {"": 1.0}, {"n": True}])
+@pytest.mark.parametrize("metrics", [{"a/b": 1.0}, {"n": math.nan}, {"n": None}, {"": 1.0}, {"n": True}, {"n": 10 ** 400}])
 def test_a_bad_metric_is_a_reward_error(metrics):
     def bad(prompts, completions, **kwargs):
         return RewardResult(values=[1.0] * len(completions), metrics=metrics)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import params
 from .errors import PluginError
 from .execution.threads import call_with_deadline
 from .records import RewardInfo
@@ -80,7 +81,7 @@ def _entry_problems(raw: Any, where: str) -> list[str]:
         if bound == REFERENCE:
             if "reference" not in raw:
                 problems.append(f"{where}: the bound of {reward!r} is 'reference' but the entry has no 'reference'")
-        elif isinstance(bound, bool) or not isinstance(bound, (int, float)) or not math.isfinite(bound):
+        elif not params.finite(bound):
             problems.append(f"{where}: the bound of {reward!r} must be a finite number or 'reference', got {bound!r}")
     for key in ("columns", "params"):
         if key in raw and not isinstance(raw[key], Mapping):

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import params
 from ..protocol import TRL_CONTROL_KWARGS
 from ..protocol import UNITS as UNITS_ALLOWED
 from .cases import (
@@ -133,7 +134,7 @@ def value_problems(values: Any, n: int, label: str, output_range: tuple[float, f
     for i, v in enumerate(values):
         if v is None:
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v) or math.isinf(v):
+        if not params.finite(v):
             return [Problem(TYPES, f"value {i} for {label} is {v!r:.60} ({type(v).__name__}), expected a float or None")]
         if output_range is not None and not output_range[0] <= v <= output_range[1]:
             return [Problem(RANGE, f"value {i} for {label} is {v!r}, outside the declared range "

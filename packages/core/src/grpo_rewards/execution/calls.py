@@ -18,6 +18,7 @@ from itertools import compress, repeat
 from operator import is_not
 from typing import Any
 
+from .. import params
 from ..errors import RewardError
 from ..options import RewardOptions
 from ..protocol import RewardResult
@@ -201,7 +202,7 @@ def _checked_metrics(name: str, metrics: Any) -> dict[str, float]:
     for key, number in dict(metrics or {}).items():
         if not isinstance(key, str) or not key or "/" in key:
             raise RewardError(name, f"metric names must be non-empty strings without '/', got {key!r}")
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+        if not params.finite(number):
             raise RewardError(name, f"metric {key!r} is {number!r}, expected a finite number")
         checked[key] = float(number)
     return checked
