@@ -1,10 +1,9 @@
 """``Reward``: a registered scorer lifted into TRL's batch call, with the core's safety policy.
 
-It turns each completion into text, passes each row's columns, guards input size, runs samples
-in-process or in worker processes under a hard deadline, validates what comes back, applies the
-error policy, reuses results of rewards it depends on, and counts its outcome labels and logs
-``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TRL's ``log_metric`` (with a
-:class:`~grpo_rewards.outcomes.Tally`, the one place that counts labels).
+It turns each completion into text, passes each row's columns (checked by :mod:`~grpo_rewards.call_inputs`),
+guards input size, runs samples in-process or in worker processes under a hard deadline, validates what comes
+back, applies the error policy, reuses results of rewards it depends on, and counts its outcome labels and logs
+``outcomes/<metric>/<label>`` and ``timing/<metric>`` through TRL's ``log_metric`` (:mod:`~grpo_rewards.outcomes`).
 
 :meth:`Reward.score` is the one entry point: it returns a :class:`~grpo_rewards.RewardResult`
 (values, labels, seconds); ``reward(...)``, TRL's call, returns its values. Two names: a reward's
@@ -19,13 +18,13 @@ import inspect
 import math
 import threading
 import time
-import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .backends import form_problem
-from .errors import RewardError, missing_columns, quote
+from .call_inputs import SEQUENCES, misaligned, missing_columns_of, without_argument_names
+from .errors import RewardError
 from .execution import map_with_deadline
 from .execution.calls import BatchCall, batch_result_problem, checked_batch, run_samples, start_workers
 from .options import RewardOptions
@@ -46,7 +45,6 @@ from .values import check_value, is_checked_label, split_label
 
 __all__ = ["ResultCache", "Reward", "batch_result_problem", "build_scorer"]
 
-_SEQUENCES = (list, tuple)  # what a per-sample column is once protocol.batch_columns has read the call
 _NOT_ACCEPTED: Any = object()  # never a scorer's value
 
 
@@ -231,14 +229,14 @@ class Reward:
         if prompts is None:
             prompts = [None] * n
         elif len(prompts) != n:
-            self._misaligned("prompts", prompts, n)
+            misaligned(self.__name__, "prompts", prompts, n)
         if completion_ids is not None and len(completion_ids) != n:
-            self._misaligned("completion_ids", completion_ids, n)
+            misaligned(self.__name__, "completion_ids", completion_ids, n)
         if self.inputs:
             for input_column, dependency in self.inputs.items():  # timed (and logged) by the dependency itself
                 kwargs[input_column] = list(dependency.score(prompts, completions, completion_ids, **kwargs).values)
         if not self.argument_names.isdisjoint(kwargs):
-            kwargs = self._without_argument_names(kwargs)
+            kwargs = without_argument_names(self, kwargs)
         started = time.perf_counter()
         metrics: dict[str, float] = {}
         if self.form == "batch":
@@ -247,13 +245,13 @@ class Reward:
             skip = self.not_columns
             columns: dict[str, Sequence[Any]] = {}  # the per-sample dataset columns, in kwargs order
             for key, column in kwargs.items():
-                if key not in skip and isinstance(column, _SEQUENCES):
+                if key not in skip and isinstance(column, SEQUENCES):
                     if len(column) != n:  # (TRL passes every dataset column as one value per completion)
-                        self._misaligned(f"column {key!r}", column, n)
+                        misaligned(self.__name__, f"column {key!r}", column, n)
                     columns[key] = column
             for wanted_column in self.columns:
                 if wanted_column not in columns:
-                    self._missing_columns(columns, kwargs, n)
+                    missing_columns_of(self, columns, kwargs, n)
             ids = completion_ids if completion_ids is not None else ()
             n_ids = len(ids)
             options = self.options
@@ -336,8 +334,8 @@ class Reward:
         n = len(completions)
         skip = self.not_columns
         for key, column in kwargs.items():  # (TRL passes every dataset column as one value per completion)
-            if key not in skip and isinstance(column, _SEQUENCES) and len(column) != n:
-                self._misaligned(f"column {key!r}", column, n)
+            if key not in skip and isinstance(column, SEQUENCES) and len(column) != n:
+                misaligned(self.__name__, f"column {key!r}", column, n)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
         if self.passes_options:  # (in a worker too: it travels with the columns)
             kwargs[OPTIONS_KEYWORD] = self.options
@@ -361,41 +359,6 @@ class Reward:
             except Exception as exc:
                 return (*self._failed(n, "error", f"raised {type(exc).__name__}: {exc}", cause=exc), {})
         return checked_batch(self.__name__, raw, n)
-
-    def _without_argument_names(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward, at
-        the line that called the reward: ``reward(...)`` or ``reward.score(...)``)."""
-        if self.argument_names.isdisjoint(kwargs):
-            return kwargs
-        clash = sorted(set(kwargs) & self.argument_names)
-        new = [c for c in clash if c not in self._warned_columns]
-        if new:
-            self._warned_columns.update(new)
-            warnings.warn(f"reward {self.__name__!r}: dataset column(s) {', '.join(map(repr, new))} have the name of "
-                          "the scorer's own argument and are not passed to it (rename the column to use it)",
-                          UserWarning, stacklevel=5)
-        return {k: v for k, v in kwargs.items() if k not in self.argument_names}
-
-    def _missing_columns(self, columns: dict[str, Sequence[Any]], kwargs: dict[str, Any], n: int) -> None:
-        """Raise the :class:`RewardError` naming the columns this reward needs and the batch lacks (or holds as
-        something other than one value per completion)."""
-        have = sorted(columns)
-        missing = [c for c in self.columns if c not in have]
-        for name in missing:
-            if name in kwargs and name not in self.not_columns:
-                self._misaligned(f"column {name!r}", kwargs[name], n)
-        raise RewardError(self.__name__,
-                          missing_columns(missing, have, "the batch", self.column_params, self.registered))
-
-    def _misaligned(self, what: str, value: Any, n: int) -> None:
-        """Raise the :class:`RewardError` for ``what`` (prompts, completion_ids, a column) given as something other
-        than one value per completion: another number of values, or not a list."""
-        if isinstance(value, _SEQUENCES) or (hasattr(value, "__len__") and not isinstance(value, (str, bytes, dict))):
-            given = f"{len(value)} value{'' if len(value) == 1 else 's'}"
-        else:
-            given = f"a {type(value).__name__}, {quote(value)},"
-        raise RewardError(self.__name__, f"{what} holds {given} for {n} completions: one value per completion is "
-                                         "expected, as TRL passes them")
 
     def _in_workers(self, todo: list[tuple[int, str, dict[str, Any]]], values: list[float | None],
                     labels: list[str]) -> None:
