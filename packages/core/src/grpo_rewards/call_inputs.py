@@ -8,18 +8,18 @@ Traceback (most recent call last):
 ...
 grpo_rewards.errors.RewardError: reward 'math.accuracy': column 'solution' holds 1 value for 2 completions: one value \
 per completion is expected, as TRL passes them
+
+``reward`` is the :class:`~grpo_rewards.reward.Reward` being called (typed ``Any``: this module is imported by
+``reward.py``, and the import graph has no cycle, type-only imports included).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from .errors import RewardError, missing_columns, quote
-
-if TYPE_CHECKING:
-    from .reward import Reward
 
 __all__ = ["SEQUENCES", "misaligned", "missing_columns_of", "without_argument_names"]
 
@@ -38,7 +38,7 @@ def misaligned(reward: str, what: str, value: Any, n: int) -> NoReturn:
                               "as TRL passes them")
 
 
-def missing_columns_of(reward: Reward, columns: dict[str, Sequence[Any]], kwargs: dict[str, Any], n: int) -> NoReturn:
+def missing_columns_of(reward: Any, columns: dict[str, Sequence[Any]], kwargs: dict[str, Any], n: int) -> NoReturn:
     """Raise the :class:`RewardError` naming the columns ``reward`` needs and the batch lacks (or holds as
     something other than one value per completion)."""
     have = sorted(columns)
@@ -50,7 +50,7 @@ def missing_columns_of(reward: Reward, columns: dict[str, Sequence[Any]], kwargs
                                                        reward.registered))
 
 
-def without_argument_names(reward: Reward, kwargs: dict[str, Any]) -> dict[str, Any]:
+def without_argument_names(reward: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     """``kwargs`` less the columns named like the scorer's own arguments (warned about once per reward, at the line
     that called the reward: ``reward(...)`` or ``reward.score(...)``, four frames up)."""
     if reward.argument_names.isdisjoint(kwargs):
