@@ -70,6 +70,9 @@ BROKEN_EMBEDDINGS = [
     ('[{"index": 0, "embedding": [1.0, 0.0]}, {"index": 1, "embedding": [-Infinity, 0.0]}]', "embedding 1 holds -inf"),
     ('[{"index": 0, "embedding": ["1", "0"]}, {"index": 1, "embedding": [1.0, 0.0]}]', "embedding 0 holds '1'"),
     ('[{"index": 0, "embedding": [true, false]}, {"index": 1, "embedding": [1.0, 0.0]}]', "embedding 0 holds True"),
+    # a 400-digit component: OverflowError out of math.isfinite, past the client's handling
+    ('[{"index": 0, "embedding": [1' + "0" * 400 + ', 0]}, {"index": 1, "embedding": [1.0, 0.0]}]',
+     "embedding 0 holds 1" + "0" * 400),
     ('[{"index": 0, "embedding": [1.0, 0.0, 0.0]}, {"index": 1, "embedding": [1.0, 0.0]}]', "lengths differ (2, 3)"),
     ('[{"index": 0, "embedding": []}, {"index": 1, "embedding": []}]', "the embeddings are empty"),
     ('[{"index": 0, "embedding": [0.3, 0.1]}, {"index": 1, "embedding": [0.0, 0.0]}]', "embedding 1 is all zeros"),

@@ -19,7 +19,6 @@ is imported when the first request is sent.
 from __future__ import annotations
 
 import json
-import math
 import os
 import threading
 import time
@@ -364,7 +363,7 @@ def _vectors(rows: Any, n: int) -> list[list[float]]:
         if not isinstance(vector, list):
             raise ValueError(f"embedding {i} is {type(vector).__name__}, not a list of numbers")
         for x in vector:
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            if not params.finite(x):  # (math.isfinite raised OverflowError on a 400-digit component)
                 raise ValueError(f"embedding {i} holds {x!r}, not a finite number")
         vectors[i] = [float(x) for x in vector]
     lengths = sorted({len(v) for v in vectors})

@@ -63,7 +63,8 @@ def call_label(call: Call, row: ToolRow, allow_extra: bool = False) -> str:
         return "invalid_arguments"
     try:
         return "valid" if check.is_valid(call.arguments) else "invalid_arguments"
-    except (OverflowError, ValueError):  # jsonschema's multipleOf on an integer past a float's range
+    except (OverflowError, ValueError):  # a number jsonschema's keywords cannot compute with (multipleOf divides an
+        # integer past a float's range as a float: OverflowError; ValueError where a conversion refuses the value)
         return "invalid_arguments"
 
 
