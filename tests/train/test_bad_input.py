@@ -81,6 +81,20 @@ def test_a_grpo_value_trl_rejects_is_reported_as_a_config_error(tmp_path, tiny_m
     assert info.value.problems[0].startswith("grpo: GRPOConfig rejected the grpo: values: ")
 
 
+@pytest.mark.parametrize("turns", [0, -1, 2.5, True, "3"])
+def test_a_tool_turn_limit_under_one_is_refused_where_trl_would_run_no_tool_call(tmp_path, turns):
+    # TRL's loop is `while ... iteration_num < max_tool_calling_iterations`: at 0 or -1 the model's calls never run
+    from grpo_rewards.train.plan import check_grpo_values
+
+    with pytest.raises(ConfigError) as info:
+        check_grpo_values({"max_steps": 1, "max_tool_calling_iterations": turns}, tmp_path, [1.0], tools=True)
+    assert info.value.problems == [
+        f"grpo: max_tool_calling_iterations must be an integer >= 1 or None, got {turns!r} (the rounds of tool "
+        "calls TRL runs for a completion; at 0 or below it runs none; unset, a run with an environment gets 8)"]
+    kwargs = check_grpo_values({"max_steps": 1, "max_tool_calling_iterations": 1}, tmp_path, [1.0], tools=True)
+    assert kwargs["max_tool_calling_iterations"] == 1
+
+
 def test_an_output_dir_holding_another_run_is_refused_and_left_untouched(tmp_path, tiny_model):
     out = tmp_path / "out"
     (out / "checkpoint-2").mkdir(parents=True)

@@ -86,7 +86,7 @@ def env_registry():
 
 
 def test_a_task_with_an_environment_is_a_complete_run_and_its_reward_is_counted_once(env_registry, tiny_model,
-                                                                                       tmp_path):
+                                                                                       tmp_path, capsys):
     from grpo_rewards.train.runner import prepare, run
 
     SEEN.clear()
@@ -100,6 +100,8 @@ def test_a_task_with_an_environment_is_a_complete_run_and_its_reward_is_counted_
                                       {"use": "toyenv.guess", "with": {"start": 0}}]
     assert plan.grpo_kwargs["max_tool_calling_iterations"] == 8  # TRL's default has no limit
     trainer = run(plan)
+    assert (f" · rewards: toyenv.saw_environment×0.5, toyenv.guess×1 · environment toyenv.guess · 4 prompts · "
+            f"output {tmp_path / 'out'}\n") in capsys.readouterr().out
     assert trainer.reward_func_names == ["toyenv.saw_environment", "toyenv.guess"]  # no "Guess" column of TRL's
     logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
     assert logged["rewards/toyenv.saw_environment/mean"] == 1.0
@@ -129,3 +131,24 @@ def test_an_unknown_environment_parameter_is_refused_before_the_model_loads(env_
     with pytest.raises(ConfigError, match=r"environment: environment toyenv.guess has no parameter\(s\) 'begin'; "
                                           r"its parameters: start"):
         prepare(tmp_path / "run.yaml", registry=env_registry)
+
+
+def test_the_dry_run_and_the_run_header_name_the_environments(env_registry, tiny_model, tmp_path, capsys):
+    from grpo_rewards.cli.train import train_command
+
+    config = {"model": str(tiny_model), "output_dir": str(tmp_path / "out"), "dataset": {"task": "toyenv:count", "n": 4},
+              "grpo": {"max_steps": 1}}
+    (tmp_path / "run.yaml").write_text(json.dumps(config))
+    assert train_command([str(tmp_path / "run.yaml"), "--dry-run"], registry=env_registry) == 0
+    assert capsys.readouterr().out == (
+        f"grpo-rewards: dry run OK: {tmp_path / 'run.yaml'}, model {tiny_model}, 4 prompts with columns prompt, "
+        "target, rewards toyenv.saw_environment×0.5, toyenv.guess×1, environment toyenv.guess, output "
+        f"{tmp_path / 'out'}; rewards run concurrently (TRL awaits them together), on this machine\n")
+    rows_file = tmp_path / "rows.jsonl"
+    rows_file.write_text("".join(json.dumps({**row, "environment": ["a", "b"][i % 2]}) + "\n"
+                                 for i, row in enumerate(rows(4, 0))))
+    config.update(dataset={"path": str(rows_file)}, rewards=[{"use": "toyenv.saw_environment"}],
+                  environment={"a": "toyenv.guess", "b": {"use": "toyenv.guess", "with": {"start": 1}}})
+    (tmp_path / "run.yaml").write_text(json.dumps(config))
+    assert train_command([str(tmp_path / "run.yaml"), "--dry-run"], registry=env_registry) == 0
+    assert ", environments a: toyenv.guess, b: toyenv.guess, output" in capsys.readouterr().out

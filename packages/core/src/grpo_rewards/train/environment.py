@@ -63,6 +63,13 @@ class EnvironmentPlan:
                          f"{DEFAULT_TIMEOUT if timeout is None else timeout:g} s per call")
         return lines
 
+    def describe(self) -> str:
+        """The environments in a line of the run's header and its dry run: ``environment tools.calculator``, or
+        ``environments calc: tools.calculator, db: tools.sqlite`` for a dataset's ``environment`` column."""
+        if list(self.chosen) == [None]:
+            return f"environment {self.chosen[None][0].name}"
+        return "environments " + ", ".join(f"{key}: {info.name}" for key, (info, _) in self.chosen.items())
+
     def reward_entries(self) -> list[dict[str, Any]]:
         """The reward-set entries of the environments that own a reward (each environment once)."""
         out: list[dict[str, Any]] = []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import params
 from ..concurrent import trl_gathers_async_rewards
 from ..errors import ConfigError, GrpoRewardsError, ModelError, RunComplete, RunDirError
 from ..registry import Registry, load_registry
@@ -103,6 +104,12 @@ def check_grpo_values(grpo: dict[str, Any], run_dir: Path, reward_weights: list[
     kwargs = {**grpo, "output_dir": str(run_dir), "reward_weights": reward_weights}
     if tools and kwargs.get("max_tool_calling_iterations") is None:
         kwargs["max_tool_calling_iterations"] = DEFAULT_TOOL_ITERATIONS
+    try:  # TRL takes any value: at 0 or below its loop runs none of the model's tool calls, silently
+        params.integer(kwargs.get("max_tool_calling_iterations"), "max_tool_calling_iterations", low=1,
+                       none_ok=True)
+    except ValueError as exc:
+        raise ConfigError(f"grpo: {exc} (the rounds of tool calls TRL runs for a completion; at 0 or below it runs "
+                          f"none; unset, a run with an environment gets {DEFAULT_TOOL_ITERATIONS})", "grpo") from exc
     kwargs.setdefault("report_to", "none")
     kwargs.setdefault("save_strategy", "steps")
     if not has_accelerator():

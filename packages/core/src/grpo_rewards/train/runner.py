@@ -101,6 +101,7 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
         say(run_files.header_line(plan.registry))
     say(f"grpo-rewards: {plan.source} · rewards: "
         + ", ".join(f"{e.metric}×{e.weight:g}" for e in plan.reward_set.entries)
+        + (f" · {plan.environment.describe()}" if plan.environment is not None else "")
         + f" · {len(plan.dataset)} prompts · output {plan.run_dir}")
     say(f"grpo-rewards: {rewards_line(plan.reward_set)}")
     plan.reward_set.prepare()  # connects to a Ray cluster now: one that cannot be reached stops the run here
