@@ -95,6 +95,16 @@ def test_a_tool_turn_limit_under_one_is_refused_where_trl_would_run_no_tool_call
     assert kwargs["max_tool_calling_iterations"] == 1
 
 
+def test_a_file_dataset_without_rewards_says_so_once(tmp_path):
+    (tmp_path / "d.jsonl").write_text(json.dumps({"prompt": "p"}) + "\n")
+    (tmp_path / "run.yaml").write_text(json.dumps({"model": "tiny", "output_dir": str(tmp_path / "out"),
+                                                   "dataset": {"path": str(tmp_path / "d.jsonl")}}))
+    with pytest.raises(ConfigError) as info:
+        train_command([str(tmp_path / "run.yaml"), "--dry-run"])
+    assert info.value.problems == ["rewards: missing (a file or Hub dataset has no default rewards); add a rewards: "
+                                   "list, e.g. rewards: [{use: math.accuracy}]"]
+
+
 def test_an_output_dir_holding_another_run_is_refused_and_left_untouched(tmp_path, tiny_model):
     out = tmp_path / "out"
     (out / "checkpoint-2").mkdir(parents=True)

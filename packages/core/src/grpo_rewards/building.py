@@ -16,8 +16,6 @@ from __future__ import annotations
 import collections.abc as cabc
 import math
 import re
-import types
-import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,45 +26,13 @@ from .options import ENTRY_OPTIONS, check_options
 from .records import RewardInfo, column_params, required_columns
 from .results import ResultCache
 from .reward import Reward, build_scorer
-from .signatures import type_text
+from .signatures import type_problem
 
 __all__ = ["ENTRY_KEYS", "Entry", "Resolved", "build", "build_one", "column_problems", "is_finite",
            "parameter_columns", "parse_entry", "resolve"]
 
 #: The keys of a reward-set entry: these five, and the execution options (:class:`RewardOptions`).
 ENTRY_KEYS = {"use", "weight", "with", "as", "inputs", *ENTRY_OPTIONS}
-
-
-def _matches(value: Any, annotation: Any) -> bool:
-    """Whether a config value fits a parameter annotation (unknown annotations accept anything)."""
-    if annotation is None or annotation is typing.Any or isinstance(annotation, str):
-        return True
-    if isinstance(annotation, tuple):
-        return any(_matches(value, a) for a in annotation)
-    if annotation is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if annotation is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if annotation in (str, bool, dict, list, tuple):
-        return isinstance(value, (list, tuple)) if annotation in (list, tuple) else isinstance(value, annotation)
-    if annotation is type(None):
-        return value is None
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        return any(_matches(value, a) for a in args)
-    if origin is typing.Literal:
-        return value in args
-    if origin in (list, tuple, cabc.Sequence, set, frozenset):
-        if not isinstance(value, (list, tuple)):
-            return False
-        inner = args[0] if args else None
-        return inner is None or all(_matches(v, inner) for v in value)
-    if origin in (dict, cabc.Mapping):
-        return isinstance(value, dict)
-    if isinstance(annotation, type):
-        return isinstance(value, annotation)
-    return True
 
 
 @dataclass
@@ -136,12 +102,8 @@ def _param_problems(info: RewardInfo, params: dict[str, Any]) -> list[str]:
         elif key not in info.params:
             known = ", ".join(sorted(info.params)) or "none"
             problems.append(f"unknown parameter {key!r}{did_you_mean(key, info.params)} (parameters: {known})")
-        elif not _matches(value, info.params[key].annotation):
-            annotation = info.params[key].annotation
-            # YAML 1.1 reads yes/no/on/off as booleans: `language: no` (Norwegian) arrives as False
-            hint = (f" (YAML reads yes, no, on and off as true or false: quote a text, {key}: 'no')"
-                    if isinstance(value, bool) and _matches("no", annotation) else "")
-            problems.append(f"parameter {key!r} must be {type_text(annotation)}, got {quote(value)}{hint}")
+        elif (problem := type_problem(key, value, info.params[key].annotation)) is not None:
+            problems.append(problem)
     for p in info.params.values():
         if p.required and p.name not in params:
             problems.append(f"missing required parameter {p.name!r}")

@@ -49,7 +49,7 @@ from typing import Any
 from .backends import Execution
 from .errors import PluginError, capped
 from .records import is_reference, resolve_reference
-from .signatures import EMPTY, Param, first_doc_paragraph, signature
+from .signatures import EMPTY, Param, first_doc_paragraph, signature, type_problem
 from .source_signatures import source_defines, source_docstring, source_signature
 
 __all__ = ["EnvironmentFactory", "EnvironmentInfo", "call_get_reward", "tool_methods"]
@@ -203,12 +203,16 @@ class EnvironmentInfo:
         return [] if open_params else [k for k in given if k not in self.params]
 
     def check_params(self, given: dict[str, Any], where: str) -> list[str]:
-        """Problems of ``given`` as this environment's parameters (unknown and missing names)."""
+        """Problems of ``given`` as this environment's parameters (unknown and missing names, and values whose
+        type the annotation refuses, as a reward's are checked); the values themselves the factory checks."""
         problems = []
         unknown = self.unknown_params(given)
         if unknown:
             problems.append(f"{where}: environment {self.name} has no parameter(s) {', '.join(map(repr, unknown))}; "
                             f"its parameters: {capped(list(self.params)) or 'none'}")
+        for key, value in given.items():
+            if key in self.params and (problem := type_problem(key, value, self.params[key].annotation)) is not None:
+                problems.append(f"{where}: environment {self.name}: {problem}")
         missing = [p.name for p in self.params.values() if p.required and p.name not in given]
         if missing:
             problems.append(f"{where}: environment {self.name} needs parameter(s) {', '.join(missing)}")

@@ -25,6 +25,7 @@ columns; for a class, its ``__init__`` parameters are the parameters.
 
 from __future__ import annotations
 
+import collections.abc as cabc
 import functools
 import inspect
 import types
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .errors import quote
 from .protocol import OPTIONS_KEYWORD
 from .scorer_hooks import quick
 
@@ -41,7 +43,7 @@ T = TypeVar("T")
 EMPTY = inspect.Parameter.empty
 
 __all__ = ["EMPTY", "Param", "argument_names", "call_form", "choices", "first_doc_paragraph", "keyword_names", "keyword_params",
-           "scorer_params", "signature", "takes_options", "task_params", "type_text"]
+           "scorer_params", "signature", "takes_options", "task_params", "type_problem", "type_text"]
 
 
 @dataclass(frozen=True)
@@ -268,3 +270,51 @@ def choices(annotation: Any) -> list[Any] | None:
         found = [c for a in typing.get_args(annotation) for c in (choices(a) or [])]
         return found or None
     return None
+
+
+def type_problem(key: str, value: Any, annotation: Any) -> str | None:
+    """Why a config value does not fit a parameter's annotation (a reward's or an environment's), or ``None``.
+
+    >>> type_problem("limit", "x", int)
+    "parameter 'limit' must be int, got 'x'"
+    >>> type_problem("limit", 3, int) is None
+    True
+    """
+    if _matches(value, annotation):
+        return None
+    # YAML 1.1 reads yes/no/on/off as booleans: `language: no` (Norwegian) arrives as False
+    hint = (f" (YAML reads yes, no, on and off as true or false: quote a text, {key}: 'no')"
+            if isinstance(value, bool) and _matches("no", annotation) else "")
+    return f"parameter {key!r} must be {type_text(annotation)}, got {quote(value)}{hint}"
+
+
+def _matches(value: Any, annotation: Any) -> bool:
+    """Whether a config value fits a parameter annotation (unknown annotations accept anything)."""
+    if annotation is None or annotation is typing.Any or isinstance(annotation, str):
+        return True
+    if isinstance(annotation, tuple):
+        return any(_matches(value, a) for a in annotation)
+    if annotation is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation in (str, bool, dict, list, tuple):
+        return isinstance(value, (list, tuple)) if annotation in (list, tuple) else isinstance(value, annotation)
+    if annotation is type(None):
+        return value is None
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, a) for a in args)
+    if origin is typing.Literal:
+        return value in args
+    if origin in (list, tuple, cabc.Sequence, set, frozenset):
+        if not isinstance(value, (list, tuple)):
+            return False
+        inner = args[0] if args else None
+        return inner is None or all(_matches(v, inner) for v in value)
+    if origin in (dict, cabc.Mapping):
+        return isinstance(value, dict)
+    if isinstance(annotation, type):
+        return isinstance(value, annotation)
+    return True

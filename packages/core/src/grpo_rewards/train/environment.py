@@ -156,7 +156,13 @@ def plan_environment(spec: Any, registry: Any, task: Any = None) -> tuple[Enviro
         except GrpoRewardsError as exc:
             problems.append(f"{where}: {exc}")
             continue
-        problems += info.check_params(params, where)
+        found = info.check_params(params, where)
+        if not found and key not in plan.placed:  # built once here, as a reward's factory is, so its own checks of
+            try:                                  # the values run before the model loads (TRL builds the rest later;
+                info.build(params)                # one whose tools run on Ray is built there)
+            except GrpoRewardsError as exc:
+                found.append(f"{where}: {exc}")
+        problems += found
         plan.chosen[key] = (info, params)
     return (plan if plan.chosen and not problems else None), problems
 

@@ -69,7 +69,7 @@ def _rewards_spec(config: dict[str, Any], registry: Any, environment: Environmen
             defaults = [e for env, _ in environment.chosen.values() for e in env.default_rewards or []]
         if not defaults and not (environment is not None and environment.reward_entries()):
             where = f"task {task} has no default rewards" if task else "a file or Hub dataset has no default rewards"
-            raise ConfigError(f"rewards: missing ({where}); add a rewards: list, e.g. rewards: [{{use: math.accuracy}}]")
+            raise ConfigError(f"missing ({where}); add a rewards: list, e.g. rewards: [{{use: math.accuracy}}]")
         spec = config["rewards"] = [dict(entry) for entry in defaults]
     _with_environment_rewards(spec, environment)
     if isinstance(spec, str) and not Path(spec).expanduser().is_file():
@@ -196,16 +196,18 @@ def prepare(
         say(run_files.header_line(registry))
 
     reward_set = dataset = spec = environment = None
+    environment_problems: list[str] = []
     if isinstance(config.get("dataset"), dict):
         try:
             task = registry.task(config["dataset"]["task"]) if config["dataset"].get("task") else None
         except GrpoRewardsError:
             task = None  # the dataset's own error says it
-        environment, found = plan_environment(config.get("environment"), registry, task)
-        problems += found
+        environment, environment_problems = plan_environment(config.get("environment"), registry, task)
+        problems += environment_problems
     try:
-        spec = _rewards_spec(config, registry, environment)
-        reward_set = load_reward_set(spec, registry=registry)  # names and parameters first
+        if not (environment_problems and config.get("rewards") is None):  # else the rewards are the environment's:
+            spec = _rewards_spec(config, registry, environment)              # its problem is the one to read
+            reward_set = load_reward_set(spec, registry=registry)  # names and parameters first
     except GrpoRewardsError as exc:
         problems += _problems(exc, "rewards: ")
     if reward_set is not None and isinstance(spec, str):  # rewards: set.yaml: the run records the set itself,

@@ -15,13 +15,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from grpo_rewards import params as checks
+
 
 class Calculator:
     """A calculator tool: exact arithmetic (integers and fractions) without eval."""
 
     def __init__(self, max_chars: int = 200, max_result_chars: int = 400) -> None:
-        self.max_chars = max_chars
-        self.max_result_chars = max_result_chars
+        self.max_chars = checks.integer(max_chars, "max_chars", low=1)
+        self.max_result_chars = checks.integer(max_result_chars, "max_result_chars", low=1)
         self.calls = 0
 
     def reset(self, **row: Any) -> None:

@@ -35,6 +35,8 @@ import json
 import warnings
 from typing import Any
 
+from grpo_rewards import params as checks
+
 #: the most rows a query may return (more: an error the model sees)
 MAX_ROWS = 10_000
 
@@ -55,10 +57,10 @@ class SQLite:
 
     def __init__(self, timeout: float = 1.0, max_rows: int = 50, max_chars: int = 2000,
                  max_output: int = 2000) -> None:
-        self.timeout = timeout
-        self.max_rows = max_rows
-        self.max_chars = max_chars
-        self.max_output = max_output
+        self.timeout = checks.number(timeout, "timeout", low=0.01, high=300)
+        self.max_rows = checks.integer(max_rows, "max_rows", low=1, high=MAX_ROWS)
+        self.max_chars = checks.integer(max_chars, "max_chars", low=1)
+        self.max_output = checks.integer(max_output, "max_output", low=1)
         self._script: str | None = None
         self._no_database: str | None = None
         self._gold: list[list[Any]] | None = None

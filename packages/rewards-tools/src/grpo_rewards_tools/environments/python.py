@@ -23,6 +23,8 @@ import secrets
 import warnings
 from typing import Any
 
+from grpo_rewards import params as checks
+
 #: The program one call runs: the earlier cells (output discarded, also what they write to the descriptors
 #: themselves, ``os.write(1, ...)``; errors skipped), then the new one, then ``marker`` (written when the cell
 #: ended, raising or not, but not when it ended the interpreter: ``os._exit``, a signal).
@@ -69,11 +71,11 @@ class Python:
 
     def __init__(self, time_limit: float = 2.0, memory_mb: int = 256, max_output: int = 2000,
                  max_cells: int = 16, warm: bool = True) -> None:
-        self.warm = warm
-        self.time_limit = time_limit
-        self.memory_mb = memory_mb
-        self.max_output = max_output
-        self.max_cells = max_cells
+        self.warm = checks.boolean(warm, "warm")
+        self.time_limit = checks.number(time_limit, "time_limit", low=0.01, high=60)  # code.tests_passed's bounds
+        self.memory_mb = checks.integer(memory_mb, "memory_mb", low=16, high=16384)
+        self.max_output = checks.integer(max_output, "max_output", low=1)
+        self.max_cells = checks.integer(max_cells, "max_cells", low=1)
         self._cells: list[str] = []
         self._warned = False
 
