@@ -152,6 +152,44 @@ def test_environment_reward_scores_live_environments_with_labels(env_registry):
     assert result.labels == ["hit", "miss", "hit", "other_environment"]
 
 
+#: what the Returns environment's get_reward returns, by the row's ``value``
+RETURNS = {"nan": float("nan"), "true": True, "zero": 0, "text": "1.0", "inf": float("inf"),
+           "big": 10 ** 400, "list": [1.0]}
+
+
+class Returns:
+    """An environment whose get_reward returns what the row's ``value`` names."""
+
+    def reset(self, **row):
+        self.value = row.get("value")
+
+    def noop(self) -> str:
+        """Nothing."""
+        return ""
+
+    def get_reward(self):
+        return RETURNS[self.value]
+
+
+def test_get_rewards_value_is_read_as_trl_reads_it_and_what_trl_cannot_take_is_env_error_not_a_crash():
+    # before: NaN or inf raised RewardError out of the reward (one rollout ended the run); "1.0" paid 1.0
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(type("P", (), {"register_environments": grpo_rewards.hookimpl(
+        lambda self, register: register("returns", Returns))})(), "ret")
+    reward = grpo_rewards.load_reward_set([{"use": "ret.returns"}], registry=load_registry(plugins)).rewards[0]
+    names = list(RETURNS)
+    with pytest.warns(RuntimeWarning) as caught:
+        result = reward.score(prompts=["p"] * len(names), completions=[[]] * len(names), value=names)
+    assert dict(zip(names, zip(result.values, result.labels))) == {
+        "nan": (None, "none"), "true": (1.0, "ok"), "zero": (0.0, "ok"), "text": (None, "env_error"),
+        "inf": (None, "env_error"), "big": (None, "env_error"), "list": (None, "env_error")}
+    assert [str(w.message) for w in caught][:2] == [
+        "environment ret.returns: raised RewardError: reward 'ret.returns.get_reward' on sample 3: returned str "
+        "'1.0', expected a float or None",
+        "environment ret.returns: raised RewardError: reward 'ret.returns.get_reward' on sample 4: returned inf, "
+        "expected a finite float or None"]
+
+
 def _trajectory(*calls: tuple[int, str]) -> list[dict]:
     messages: list[dict] = []
     for k, output in calls:

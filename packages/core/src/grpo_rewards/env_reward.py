@@ -11,8 +11,10 @@ the scores training gave. A replay whose tool output differs from the recording 
 be reproduced.
 
 Labels: the environment's own (``self.outcome`` set by ``get_reward``), else ``ok``/``none``;
-``env_error`` where the environment raised (with a warning naming the cause), ``other_environment``
-for a rollout of another environment (a run mixing environments).
+``env_error`` where the environment raised or ``get_reward`` returned what TRL cannot take as a reward (text,
+infinity, an integer past a float's range; with a warning naming it), ``other_environment`` for a rollout of
+another environment (a run mixing environments). ``get_reward`` returns a reward as TRL reads it: a number
+(a bool is 1.0 or 0.0), or ``None`` or NaN for none.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +32,7 @@ from .environment import TAG, EnvironmentFactory, EnvironmentInfo, call_get_rewa
 from .options import RewardOptions
 from .protocol import TRL_CONTROL_KWARGS, RewardResult, batch_columns
 from .records import RewardInfo
+from .values import check_value
 
 __all__ = ["EnvironmentReward", "environment_reward_info", "replay"]
 
@@ -97,13 +101,16 @@ def replay(environment: Any, row: dict[str, Any], completion: Any) -> tuple[bool
     return same, outputs
 
 
-def _reward_of(environment: Any) -> tuple[float | None, str]:
+def _reward_of(environment: Any, name: str, index: int) -> tuple[float | None, str]:
     value = call_get_reward(environment)
     if inspect.isawaitable(value):
         value = asyncio.run(_awaited(value))
     label = getattr(environment, "outcome", None)
-    if value is not None:
+    if isinstance(value, bool):  # TRL's float tensor of the rewards takes a bool
         value = float(value)
+    elif isinstance(value, float) and math.isnan(value):  # TRL reads NaN as it reads None: no reward
+        value = None
+    value = check_value(f"{name}.get_reward", value, index)  # a RewardError (env_error) for text, inf, 10**400
     if not isinstance(label, str) or not label:
         label = "none" if value is None else "ok"
     return value, label
@@ -153,7 +160,7 @@ class EnvironmentReward:
                         self._warn("a replayed tool call gave another output than the recording; the recorded "
                                    "reward cannot be reproduced (is the environment deterministic?)")
                         continue
-                values[i], labels[i] = _reward_of(environment)
+                values[i], labels[i] = _reward_of(environment, self.name, i)
             except Exception as exc:
                 values[i], labels[i] = None, "env_error"
                 self._warn(f"raised {type(exc).__name__}: {exc}")
