@@ -41,6 +41,13 @@ def test_json_call_tests_compare_integers_exactly(sandbox):
     assert values_match(0.1 + 0.2, 0.3, "json") and outputs_match("1e3", "1000.0")
 
 
+def test_a_returned_integer_past_a_floats_range_against_an_expected_float_fails_and_does_not_end_the_run(sandbox):
+    # before: OverflowError out of the comparison, a RewardError out of code.tests_passed for the whole batch
+    row = {"input_output": '{"fn_name": "f", "inputs": [[1], [2]], "outputs": [[2.5], [2.5]]}'}
+    assert TestsPassed()(fence("def f(x):\n    return 10**400 if x == 1 else 2.5"), **row) == (0.5, "failed")
+    assert TestsPassed()(fence("def f(x):\n    return 2.5000000001"), **row) == (1.0, "passed")
+
+
 CHECK = '''
 def check(candidate):
     assert True, "this prints if the assert fails (good for debugging)"

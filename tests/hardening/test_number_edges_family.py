@@ -1,4 +1,4 @@
-"""The number fixes of this round, over their families (hypothesis) rather than the one example each was found on:
+"""The number fixes of these rounds, over their families (hypothesis) rather than the one example each was found on:
 integers past a float's range meet floats in tool-call comparison, SQL result sorting and ``params.finite``; a judge's
 grade written with a leading point is never read as the digits after it."""
 
@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grpo_rewards import params
+from grpo_rewards.closeness import close
+from grpo_rewards_code.compare import values_match
 from grpo_rewards_code.sql_rows import results_match
 from grpo_rewards_judge.parse import ScoreFormat
 from grpo_rewards_tools.arguments import Comparison
@@ -72,3 +74,35 @@ def test_a_grade_with_a_leading_point_is_never_read_as_its_digits(digits, around
 def test_a_whole_grade_with_punctuation_around_it_is_read(grade, end, start):
     closing = ")" if start == "(" else ""
     assert SCALE.parse(f"Score: {start}{grade}{closing}{end}") == ((grade - 1) / 9, "scored")
+
+
+FINITE = st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10 ** 15, 10 ** 15))
+TOLERANCES = st.sampled_from([0.0, 1e-9, 1e-6, 0.01, 0.5])
+
+
+@FAMILY
+@given(a=FINITE, b=FINITE, rel=TOLERANCES, tol=TOLERANCES)
+def test_close_is_math_isclose_wherever_a_float_holds_both_numbers(a, b, rel, tol):
+    # the peer is the standard library's own rule
+    assert close(a, b, rel_tol=rel, abs_tol=tol) == math.isclose(a, b, rel_tol=rel, abs_tol=tol)
+
+
+@FAMILY
+@given(a=NUMBERS, b=NUMBERS)
+def test_code_values_match_never_raises_and_an_infinity_matches_only_itself(a, b):
+    # before: a returned 10**400 against an expected float raised OverflowError out of code.tests_passed (the run
+    # ended), and a returned 5.0 matched an expected inf (a tolerance relative to inf accepts anything)
+    matched = values_match(a, b, "json", 1e-6)
+    if isinstance(b, float) and math.isinf(b):
+        assert matched == (a == b)
+    if isinstance(b, float) and isinstance(a, int) and abs(a) >= FLOAT_LIMIT:  # exact, relative to the expected
+        assert matched == (math.isfinite(b) and abs(Fraction(a) - Fraction(b)) <= Fraction(1e-6) * max(1, abs(Fraction(b))))
+    assert values_match(a, a, "json", 1e-6)
+
+
+def test_code_values_match_at_the_two_examples_that_failed():
+    assert values_match(5.0, float("inf"), "json") is False
+    assert values_match(float("-inf"), float("-inf"), "json") is True
+    assert values_match(10 ** 400, 2.5, "json") is False
+    assert values_match(2 ** 1024, 1.7976931348623157e308, "json", 1e-6) is True  # 1e-16 apart, relatively
+    assert values_match([10 ** 400, 1.0], [1.5, 1.0], "apps") is False

@@ -26,6 +26,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from grpo_rewards.closeness import close
+
 COMPARISONS = ("tokens", "exact")
 TOLERANCE = 1e-6
 
@@ -109,7 +111,9 @@ def _close(a: Any, b: Any, tolerance: float) -> bool:
     if type(a) is float or type(b) is float:
         if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
             return False
-        return a == b or abs(a - b) <= tolerance * max(1.0, abs(b))
+        # within tolerance of the expected, relatively (absolutely below 1); an infinity only matches itself and an
+        # integer past a float's range is compared exactly (10**400 raised OverflowError out of the reward)
+        return close(a, b, rel_tol=tolerance, abs_tol=tolerance, relative_to_expected=True)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_close(x, y, tolerance) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):

@@ -22,8 +22,9 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
+
+from grpo_rewards.closeness import close
 
 STRING_RULES = ("exact", "whitespace", "casefold", "loose")
 _SCALARS = frozenset({str, int, float, bool})  # equal by ==, of one type (containers are not: [1] == [True])
@@ -73,15 +74,7 @@ class Comparison:
         >>> Comparison().numbers_equal(10**400, 10**400 + 1), Comparison().numbers_equal(10**400, 1.5)
         (True, False)
         """
-        try:
-            x, y = float(a), float(b)
-        except OverflowError:
-            if not all(math.isfinite(v) for v in (a, b) if isinstance(v, float)):
-                return False
-            exact_a, exact_b, tolerance = Fraction(a), Fraction(b), Fraction(self.tolerance)
-            difference = abs(exact_a - exact_b)
-            return difference <= tolerance * max(abs(exact_a), abs(exact_b)) or difference <= tolerance
-        return x == y or math.isclose(x, y, rel_tol=self.tolerance, abs_tol=self.tolerance)
+        return close(a, b, rel_tol=self.tolerance, abs_tol=self.tolerance)
 
     def equal(self, a: Any, b: Any, depth: int = 0) -> bool:
         """Whether ``a`` and ``b`` are the same JSON value under this rule (nesting past 100 levels: not equal)."""
