@@ -136,6 +136,23 @@ def test_rouge_with_the_stemmer_is_rouge_score_with_it(reply, reference):
     assert Rouge(answer_format="whole", kind="rouge1", use_stemmer=True)(reply, reference=reference)[0] == theirs
 
 
+def test_rouge_lsum_leaves_a_reference_past_the_replys_bound_uncompared_and_the_other_kinds_read_it():
+    # before: a 200,000-character reference (an article given as the reference) took 30 s per reply in
+    # rouge-score's quadratic tables, in the trainer's process
+    from grpo_rewards_text.definitions import ROUGE_MAX_CHARS
+
+    sentence = "the cat sat on the mat. "
+    within, past = sentence * (ROUGE_MAX_CHARS // len(sentence)), sentence * 10_000
+    reply = "the cat sat."
+    theirs = rouge_scorer.RougeScorer(["rougeLsum"]).score(within, reply)["rougeLsum"].fmeasure
+    assert Rouge(answer_format="whole", kind="rougeLsum")(reply, reference=within) == (theirs, "ok")
+    assert Rouge(answer_format="whole", kind="rougeLsum")(reply, reference=past) == (None, "reference_too_long")
+    assert Rouge(answer_format="whole", kind="rougeLsum")(reply, reference=[within, past]) == (
+        None, "reference_too_long")
+    rouge_l = rouge_scorer.RougeScorer(["rougeL"]).score(past, reply)["rougeL"].fmeasure
+    assert Rouge(answer_format="whole", kind="rougeL")(reply, reference=past) == (rouge_l, "ok")
+
+
 #: words whose Porter stems, case, digits and punctuation exercise rouge-score's tokeniser; few, so
 #: that replies and references share tokens and repeat them (LCS and n-gram counts with ties)
 _ROUGE_WORDS = ("the", "The", "running", "runs", "Runner's", "cats", "caresses", "ponies", "agreed", "generously",

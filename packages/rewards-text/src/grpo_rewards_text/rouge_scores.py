@@ -26,6 +26,7 @@ from typing import Any
 
 from grpo_rewards import params
 
+from .definitions import ROUGE_MAX_CHARS
 from .reference import ReferenceMetric
 
 KINDS = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -35,6 +36,8 @@ _FIELDS = {"f": "fmeasure", "precision": "precision", "recall": "recall"}
 #: rouge-score's token once ``[^a-z0-9]+`` became a space and the text was split on whitespace
 _TOKEN = re.compile(r"[a-z0-9]+")
 _VALID = re.compile(r"^[a-z0-9]+$")  # rouge-score's VALID_TOKEN_RE, applied after stemming as it does
+#: a ``rougeLsum`` row whose reference is longer than the reply's bound: not compared
+REFERENCE_TOO_LONG: tuple[float | None, str] = (None, "reference_too_long")
 #: stems remembered per scorer (a vocabulary); the memo is cleared when it grows past this
 STEM_MEMO = 100_000
 
@@ -57,6 +60,10 @@ class Rouge(ReferenceMetric):
     rouge-score's own, which lowercases and keeps only ``[a-z0-9]`` runs, so a reply in Chinese,
     Russian or Greek has no tokens and scores 0.0; ``"whitespace"`` lowercases and splits on
     whitespace instead (a value rouge-score gives with that tokeniser, not its default one).
+    ``rougeLsum`` fills rouge-score's quadratic tables in Python, so a reference longer than the reply's bound
+    (:data:`~grpo_rewards_text.definitions.ROUGE_MAX_CHARS`, 20,000 characters; one of 200,000 took 30 s a reply)
+    is not compared: ``None``, label ``reference_too_long`` (the other kinds read any reference in linear or
+    bit-parallel time).
 
     >>> Rouge(kind="rouge1")("the cat sat", reference="the cat sat on the mat")
     (0.6666666666666666, 'ok')
@@ -141,6 +148,11 @@ class Rouge(ReferenceMetric):
             prepared = (len(tokens), masks)
         self._reference = (reference, prepared)
         return prepared
+
+    def compare(self, answer: str, refs: tuple[str, ...]) -> tuple[float | None, str]:
+        if self.kind == "rougeLsum" and any(len(ref) > ROUGE_MAX_CHARS for ref in refs):
+            return REFERENCE_TOO_LONG
+        return super().compare(answer, refs)
 
     def metric(self, answer: str, reference: str) -> float:
         if self.kind == "rougeLsum":
