@@ -213,6 +213,21 @@ def test_fuzzy_is_rapidfuzz(reply, reference, scorer, processor):
     assert Fuzzy(answer_format="whole", scorer=scorer, processor=processor)(reply, reference=reference) == (theirs, "ok")
 
 
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_an_aligning_scorer_leaves_two_long_texts_uncompared_and_compares_a_short_one_in_a_long_one(scorer):
+    # before: partial_ratio took 154 s on a 20,000-character reply against a reference as long (in the trainer)
+    from grpo_rewards_text.fuzzy_match import ALIGN_MAX_CHARS, ALIGNING
+
+    fuzzy = Fuzzy(answer_format="whole", scorer=scorer)
+    long_a, long_b = LONG_A[:ALIGN_MAX_CHARS + 1], LONG_B[:5 * ALIGN_MAX_CHARS]
+    expected = (None, "too_long") if scorer in ALIGNING else (getattr(fuzz, scorer)(long_a, long_b) / 100, "ok")
+    assert fuzzy(long_a, reference=long_b) == expected
+    assert fuzzy(long_a, reference=["Paris", long_b]) == expected  # any reference too long: the best is unknown
+    needle = LONG_A[:ALIGN_MAX_CHARS]
+    assert fuzzy(needle, reference=LONG_B) == (getattr(fuzz, scorer)(needle, LONG_B) / 100, "ok")
+    assert ALIGNING < set(SCORERS)
+
+
 def test_fuzzy_threshold_mode_pays_one_at_the_threshold_and_zero_below():
     reference, reply = "Eiffel Tower", "Eifel Tower"
     value = fuzz.ratio(reply, reference) / 100
@@ -225,10 +240,10 @@ def test_fuzzy_threshold_mode_pays_one_at_the_threshold_and_zero_below():
 BATCH_REPLIES = [reply for reply, _ in PAIRS] + [
     "<answer>The cat sat on the mat.</answer>", r"I think \boxed{\text{Eifel Tower}}", "<answer>Eiffel", "no box here",
     None, [{"role": "assistant", "content": "Eifel Tower"}], "x" * 200_001, "caf\udce9 au lait", "  padded reply \n",
-    LONG_A[:1000]]
+    LONG_A[:1000], LONG_A[:1001], f"<answer>{LONG_A[:900]}</answer>{LONG_A}"]
 BATCH_REFERENCES = [reference for _, reference in PAIRS] + [
     "The cat sat on the mat.", ["Eiffel Tower", "The Eiffel Tower"], ["Tower", "Eiffel"], None, "anything",
-    "Eiffel Tower", "x", "café au lait", [], LONG_B[:1000]]
+    "Eiffel Tower", "x", "café au lait", [], LONG_B[:1000], ["Paris", LONG_B[:1500]], LONG_B[:3000]]
 
 
 @pytest.mark.parametrize("scorer", SCORERS)
