@@ -44,3 +44,19 @@ def test_the_sandbox_s_deadline_ends_before_the_reward_s_own_for_any_number_of_t
     for n in (1, 120, 10_000):
         for limits in (Limits(), Limits(time=60.0), TestsPassed(total_time_limit=450).limits({})):
             assert limits.deadline(n, compiled=True) < OPTIONS.timeout
+
+
+def test_a_rows_limits_are_held_to_the_parameters_ranges_and_numbers_past_a_float_do_not_raise():
+    # before: a row's time_limit or memory_limit of 10**400 raised OverflowError out of code.tests_passed (the run
+    # ended), and a row's 1e-300 s timed out every program (the parameter's own floor is 0.01 s)
+    scorer = TestsPassed()
+    cases = {10 ** 400: (60.0, 16384), float("inf"): (60.0, 16384), 1e-300: (0.01, 16), float("nan"): (2.0, 512),
+             "2 seconds": (2.0, 16), 0.5: (0.5, 16), -3: (2.0, 512), True: (2.0, 512)}
+    for value, (seconds, megabytes) in cases.items():
+        limits = scorer.limits({"time_limit": value, "memory_limit": value})
+        assert (limits.time, limits.memory) == (seconds, megabytes << 20), value
+
+
+def test_a_row_whose_limits_are_past_a_floats_range_is_scored(sandbox):
+    row = {"tests": [{"input": "1 2\n", "output": "3\n"}], "time_limit": 10 ** 400, "memory_limit": 10 ** 400}
+    assert TestsPassed()(fence("print(sum(map(int, input().split())))"), **row) == (1.0, "passed")

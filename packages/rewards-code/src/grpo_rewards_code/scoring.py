@@ -20,6 +20,7 @@ a Python problem); ``unsupported_language`` (``None``: the row asks for a langua
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -70,11 +71,14 @@ _NUMBER = re.compile(r"\s*([0-9]*\.?[0-9]+)")
 
 
 def _row_number(value: Any) -> float | None:
-    """A limit as rows carry it: a number, or text such as ``"2 seconds"`` / ``"256 megabytes"`` (TACO)."""
+    """A limit as rows carry it: a number, or text such as ``"2 seconds"`` / ``"256 megabytes"`` (TACO); one past
+    a float's range is ``inf`` (:meth:`TestsPassed.limits` clamps it; ``float()`` raised OverflowError on 10**400)."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
-        return float(value) if value > 0 else None
+        if not value > 0:  # (NaN too)
+            return None
+        return float(value) if checks.finite(value) else math.inf
     if isinstance(value, str):
         match = _NUMBER.match(value)
         return float(match.group(1)) if match and float(match.group(1)) > 0 else None
@@ -221,7 +225,8 @@ class TestsPassed:
     def limits(self, row: Mapping[str, Any]) -> Limits:
         seconds = self.time_limit or _row_number(row.get("time_limit")) or DEFAULT_TIME
         megabytes = self.memory_limit_mb or _row_number(row.get("memory_limit")) or DEFAULT_MEMORY_MB
-        return Limits(time=min(seconds, 60.0), memory=int(max(16.0, min(megabytes, 16384.0))) << 20,
+        # a row's limits are held to the parameters' ranges: 0.01-60 CPU seconds, 16-16384 MB
+        return Limits(time=max(0.01, min(seconds, 60.0)), memory=int(max(16.0, min(megabytes, 16384.0))) << 20,
                       total=self.total_time_limit)
 
     def checker_limits(self) -> Limits:
