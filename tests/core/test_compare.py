@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 import shutil
@@ -242,3 +243,11 @@ def test_the_module_examples_run():
     import grpo_rewards.compare
 
     assert doctest.testmod(grpo_rewards.compare).failed == 0
+
+
+def test_a_verdict_past_a_floats_range_is_beyond_any_threshold_not_an_overflow():
+    # before: a label column holding a 400-digit integer raised OverflowError out of grpo-rewards compare
+    from grpo_rewards.compare import verdict
+
+    assert (verdict(10 ** 400), verdict(-(10 ** 400)), verdict(float("nan")), verdict(3)) == (
+        math.inf, -math.inf, None, 3.0)

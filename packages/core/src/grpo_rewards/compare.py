@@ -20,6 +20,7 @@ compare wrote it.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections import Counter
@@ -47,7 +48,12 @@ def verdict(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value) if value == value else None
+        if value != value:
+            return None
+        try:
+            return float(value)
+        except OverflowError:  # an integer past a float's range (a JSON label of 400 digits): beyond any threshold
+            return math.inf if value > 0 else -math.inf
     if isinstance(value, str):
         text = value.strip().lower()
         return 1.0 if text in _TRUE else 0.0 if text in _FALSE else None
