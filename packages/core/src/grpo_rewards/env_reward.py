@@ -101,7 +101,7 @@ def replay(environment: Any, row: dict[str, Any], completion: Any) -> tuple[bool
     return same, outputs
 
 
-def _reward_of(environment: Any, name: str, index: int) -> tuple[float | None, str]:
+def _reward_of(environment: Any, name: str = "environment", index: int = 0) -> tuple[float | None, str]:
     value = call_get_reward(environment)
     if inspect.isawaitable(value):
         value = asyncio.run(_awaited(value))
