@@ -150,6 +150,22 @@ def test_schema_valid_reports_a_tool_whose_parameters_are_not_a_json_schema():
     assert SchemaValid.check_rows([{"tools": [bad]}])[0].startswith("row 0: tool 'f': its parameters are not a valid JSON Schema")
 
 
+@pytest.mark.parametrize("parameters", [
+    {"type": "object", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+     "properties": {"x": {"$ref": "#/$defs/a"}}},  # a $ref cycle that consumes no input
+    {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}},
+    {"type": "object", "properties": {"x": {"$ref": "http://127.0.0.1:9/schema.json"}}},  # remote: never fetched
+], ids=["cycle", "nowhere", "remote"])
+def test_schema_valid_reports_a_tool_whose_refs_do_not_resolve_as_a_bad_row_not_an_error(parameters):
+    # before: RecursionError or referencing's Unresolvable out of jsonschema, a RewardError out of the reward for the
+    # whole batch (text.json already read these schemas as bad_schema)
+    tool = {"name": "f", "parameters": parameters}
+    assert SchemaValid()("f(x=1)", tools=[tool]) == (None, "bad_row")
+    assert SchemaValid()("g(x=1)", tools=[tool]) == (0.0, "unknown_tool")  # calls that never reach the $ref:
+    assert SchemaValid()("f(y=1)", tools=[tool]) == (0.0, "invalid_arguments")  # (y is no argument of f)
+    assert tools.schema_valid(prompts=[None] * 2, completions=["f(x=1)", "f(y=2)"], tools=[[tool]] * 2) == [None, 0.0]
+
+
 @pytest.mark.parametrize("depth", [300, 5000])
 def test_schema_valid_reports_a_tool_whose_parameters_are_nested_too_deeply(depth):
     # jsonschema's schema check (300 levels, JSON text a dataset may hold) or json.dumps (5000 levels of Python

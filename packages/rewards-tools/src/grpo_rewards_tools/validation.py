@@ -66,6 +66,15 @@ def call_label(call: Call, row: ToolRow, allow_extra: bool = False) -> str:
     except (OverflowError, ValueError):  # a number jsonschema's keywords cannot compute with (multipleOf divides an
         # integer past a float's range as a float: OverflowError; ValueError where a conversion refuses the value)
         return "invalid_arguments"
+    except RecursionError:  # (the schema's, found only when a call reaches it; text.json's schema.first_error alike)
+        raise RowFormatError(f"tool {tool.name!r}: its parameters' $ref chain never ends (a $ref cycle that "
+                             "consumes no input)") from None
+    except Exception as exc:
+        if not isinstance(exc, importlib.import_module("referencing.exceptions").Unresolvable):
+            raise
+        # a $ref to nowhere, or a remote one (never fetched: jsonschema's registry retrieves nothing)
+        raise RowFormatError(f"tool {tool.name!r}: its parameters hold a $ref that does not resolve here "
+                             f"({str(exc)[:160]})") from None
 
 
 def _finite(value: Any, depth: int = 0) -> bool:
