@@ -104,6 +104,22 @@ def test_unknown_environment_names_the_closest(env_registry):
         env_registry.environment("env.gues")
 
 
+def test_an_environment_asked_for_as_a_reward_and_a_reward_as_an_environment_say_which_they_are(env_registry):
+    # before: "unknown reward 'env.counter'" and a list of rewards, for a name `grpo-rewards list` shows
+    from grpo_rewards.errors import RewardNotFoundError
+
+    with pytest.raises(RewardNotFoundError) as caught:
+        env_registry.reward("env.counter")
+    assert caught.value.args[0] == (
+        "'env.counter' is an environment without a reward of its own, not a reward: give it as a training config's "
+        "environment: env.counter and score its rollouts with rewards (grpo-rewards show env.counter lists its tools)")
+    assert env_registry.reward("env.guess").name == "env.guess"  # one that owns a reward is one
+    with pytest.raises(EnvironmentNotFoundError) as caught:
+        load_registry().environment("math.accuracy")
+    assert caught.value.args[0] == ("'math.accuracy' is a reward, not an environment: list it under rewards:; an "
+                                    "environment gives the model tools (grpo-rewards list shows them)")
+
+
 def test_a_reward_and_an_environment_of_one_name_break_only_that_plugin(env_registry):
     record = env_registry.records["clash"]
     assert record.error == ("PluginError: plugin 'clash' registered 'clash.same' both as a reward and as an "

@@ -102,6 +102,10 @@ class Registry:
 
             info = self.rewards[name] = environment_reward_info(environment)
             return info
+        if environment is not None:
+            raise RewardNotFoundError(f"{name!r} is an environment without a reward of its own, not a reward: give it "
+                                      f"as a training config's environment: {name} and score its rollouts with "
+                                      "rewards (grpo-rewards show " + name + " lists its tools)")
         raise RewardNotFoundError(self._not_found(name, list(self.rewards), "reward", "."))
 
     def environment(self, name: str) -> EnvironmentInfo:
@@ -109,6 +113,9 @@ class Registry:
         self._check_namespace(name, ".")
         if name in self.environments:
             return self.environments[name]
+        if name in self.rewards:
+            raise EnvironmentNotFoundError(f"{name!r} is a reward, not an environment: list it under rewards:; an "
+                                           "environment gives the model tools (grpo-rewards list shows them)")
         raise EnvironmentNotFoundError(self._not_found(name, list(self.environments), "environment", "."))
 
     def task(self, name: str) -> TaskInfo:
