@@ -77,6 +77,25 @@ def test_the_rows_language_is_read_from_open_r1_or_a_language_column(row, langua
     assert row_language(row) == language
 
 
+@pytest.mark.parametrize(("written", "language"), [
+    # as Codeforces, AtCoder and submission datasets write them (before: None, so the row ran as Python)
+    ("GNU C++17", "cpp"), ("C++ (GCC 9.2.1)", "cpp"), ("c++20", "cpp"), ("cpp17", "cpp"), ("MS C++ 2017", "cpp"),
+    ("g++", "cpp"), ("Python 3", "python"), ("Python (3.8.2)", "python"), ("PyPy 3-64", "python"),
+    ("python3.10", "python"), ("Java 8", "java"), ("Java 21", "java"), ("Rust 2021", "rust"), ("Node.js 12", "javascript"),
+    ("Go 1.19", "go"), ("Kotlin 1.7", "kotlin"),
+    ("Python 2", "python2"), ("PyPy 2", "python2"),  # Python 2's code is not Python 3's: a language not run here
+    ("en", None), ("English", None), ("de-DE", None), ("Delphi 7", None), ("x" * 200 + " 3", None),
+])
+def test_a_language_written_with_a_compiler_or_a_version_is_that_language(written, language):
+    assert row_language({"language": written, "tests": []}) == language
+
+
+def test_a_gnu_cpp17_row_runs_its_cpp_block_and_a_python_2_row_is_not_run_as_python_3(sandbox):
+    row = {"tests": [{"input": "1 2\n", "output": "3\n"}]}
+    assert TestsPassed()(fence(CPP_SUM, "cpp"), **row, language="GNU C++17") == (1.0, "passed")  # was wrong_language
+    assert TestsPassed()(fence("print 3", "python"), **row, language="Python 2") == (None, "unsupported_language")
+
+
 def test_a_block_tagged_with_text_is_still_the_fallback_and_not_another_language():
     assert choose_code("```cpp\nint main(){}\n```\n```text\nout\n```", "python") == ("out\n", None)
     assert choose_code("```cpp\nint main(){}\n```", "python") == ("int main(){}\n", "cpp")

@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import io
 import pickle
+import re
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -207,17 +208,50 @@ def ioi_tests(row: Mapping[str, Any]) -> list[Test]:
     return tests
 
 
+#: A language as judges and submission datasets write it, with a compiler, a dialect or a version (Codeforces'
+#: ``GNU C++17``, ``C++ (GCC 9.2.1)``, ``Python 3``, ``PyPy 3-64``, ``Java 8``, ``Rust 2021``, ``cpp17``): an
+#: optional vendor, the name, then the version and a note in brackets.
+_DECORATED = re.compile(r"(?:gnu|ms|microsoft|clang|llvm)?\s*(?P<name>[a-z#+.]+?)\s*(?P<version>v?\d[\w.+\-]*)?"
+                        r"(?:\s*\([^)]*\))?")
+#: names of compilers and interpreters, and Python 2's, as their language
+_RUNTIMES = {"g++": "cpp", "gcc": "cpp", "clang++": "cpp", "pypy": "python", "cpython": "python", "node.js": "javascript"}
+
+
+def _language_name(text: str) -> str | None:
+    """The sandbox's name of the programming language ``text`` names (decorated or not), a programming language the
+    sandbox does not run as written (``python2``: Python 2's code is not Python 3's), or None (``en``).
+
+    >>> [_language_name(t) for t in ("GNU C++17", "c++ (gcc 9.2.1)", "python 3", "pypy 3-64", "java 8", "rust 2021")]
+    ['cpp', 'cpp', 'python', 'python', 'java', 'rust']
+    >>> _language_name("python 2.7"), _language_name("kotlin 1.7"), _language_name("en"), _language_name("c")
+    ('python2', 'kotlin', None, 'cpp')
+    """
+    from .extract import OTHER_LANGUAGES, language_of_tag
+
+    text = text.strip().lower()
+    if language_of_tag(text) is not None or text in OTHER_LANGUAGES:
+        return language_of_tag(text) or text
+    found = _DECORATED.fullmatch(text) if len(text) <= 64 else None  # a language's name is short
+    if found is None:
+        return None
+    name, version = found.group("name"), (found.group("version") or "").lstrip("v")
+    name = _RUNTIMES.get(name, name)
+    language = language_of_tag(name) or (name if name in OTHER_LANGUAGES else None)
+    if language == "python" and version[:1] == "2":
+        return "python2"
+    return language
+
+
 def row_language(row: Mapping[str, Any]) -> str | None:
     """The programming language the row's problem asks for, as the sandbox names it (``python``, ``cpp``): Open-R1's
-    ``verification_info.language``, else a ``language`` column that names a programming language (a column of
-    natural languages, ``en``, is not read); ``None`` when the row names none. A language the sandbox cannot run
-    (``java``) comes back as written, lower case, for the reward to label.
+    ``verification_info.language``, else a ``language`` column that names a programming language, also with a
+    compiler or a version (``GNU C++17``, ``Python 3``; a column of natural languages, ``en``, is not read);
+    ``None`` when the row names none. A language the sandbox cannot run (``kotlin``, ``python2``) comes back as
+    written, lower case, for the reward to label.
 
     >>> row_language({"verification_info": {"language": "cpp", "test_cases": []}}), row_language({"language": "en"})
     ('cpp', None)
     """
-    from .extract import OTHER_LANGUAGES, language_of_tag
-
     info: Any = row.get("verification_info")
     try:
         info = _json(info, "'verification_info'") if info is not None else None
@@ -225,12 +259,10 @@ def row_language(row: Mapping[str, Any]) -> str | None:
         info = None
     named = info.get("language") if isinstance(info, Mapping) else None
     if named is None and isinstance(row.get("language"), str):
-        column = row["language"].strip().lower()
-        named = column if language_of_tag(column) is not None or column in OTHER_LANGUAGES else None
+        named = _language_name(row["language"])
     if not isinstance(named, str) or not named.strip():
         return None
-    named = named.strip().lower()
-    return language_of_tag(named) or named
+    return _language_name(named) or named.strip().lower()
 
 
 def normalise_tests(row: Mapping[str, Any]) -> list[Test]:
