@@ -213,7 +213,7 @@ def ioi_tests(row: Mapping[str, Any]) -> list[Test]:
 #: optional vendor, the name, then the version and a note in brackets.
 _DECORATED = re.compile(r"(?:gnu|ms|microsoft|clang|llvm)?\s*(?P<name>[a-z#+.]+?)\s*(?P<version>v?\d[\w.+\-]*)?"
                         r"(?:\s*\([^)]*\))?")
-#: names of compilers and interpreters, and Python 2's, as their language
+#: names of compilers and interpreters, as their language
 _RUNTIMES = {"g++": "cpp", "gcc": "cpp", "clang++": "cpp", "pypy": "python", "cpython": "python", "node.js": "javascript"}
 
 
