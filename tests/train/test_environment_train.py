@@ -152,3 +152,23 @@ def test_the_dry_run_and_the_run_header_name_the_environments(env_registry, tiny
     (tmp_path / "run.yaml").write_text(json.dumps(config))
     assert train_command([str(tmp_path / "run.yaml"), "--dry-run"], registry=env_registry) == 0
     assert ", environments a: toyenv.guess, b: toyenv.guess, output" in capsys.readouterr().out
+
+
+def test_a_row_whose_environment_the_mapping_does_not_name_is_refused_before_the_model_loads(env_registry, tiny_model,
+                                                                                              tmp_path):
+    # before: TRL raised ValueError at the first batch holding such a row, mid-run
+    from grpo_rewards.errors import ConfigError
+    from grpo_rewards.train.runner import prepare
+
+    rows_file = tmp_path / "rows.jsonl"
+    rows_file.write_text("".join(json.dumps({**row, "environment": value}) + "\n"
+                                 for row, value in zip(rows(6, 0), ["a", "b", "c", "a", None, "c"])))
+    config = {"model": str(tiny_model), "output_dir": str(tmp_path / "out"), "dataset": {"path": str(rows_file)},
+              "rewards": [{"use": "toyenv.saw_environment"}], "grpo": {"max_steps": 1},
+              "environment": {"a": "toyenv.guess", "b": "toyenv.guess"}}
+    (tmp_path / "run.yaml").write_text(json.dumps(config))
+    with pytest.raises(ConfigError) as caught:
+        prepare(tmp_path / "run.yaml", registry=env_registry)
+    assert caught.value.problems == [
+        "environment: the dataset's 'environment' column holds 2 value(s) the mapping does not name: 'c' (row 2), "
+        "None (row 4); it names 'a', 'b' (TRL would stop the run at the first batch holding one)"]

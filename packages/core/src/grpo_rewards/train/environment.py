@@ -167,11 +167,24 @@ def plan_environment(spec: Any, registry: Any, task: Any = None) -> tuple[Enviro
     return (plan if plan.chosen and not problems else None), problems
 
 
-def column_problems(plan: EnvironmentPlan, column_names: list[str]) -> list[str]:
-    """A mapping needs the rows' ``environment`` column (TRL selects each row's environment by it)."""
-    if list(plan.chosen) != [None] and "environment" not in column_names:
+def column_problems(plan: EnvironmentPlan, dataset: Any) -> list[str]:
+    """A mapping needs the rows' ``environment`` column (TRL selects each row's environment by it), and every row's
+    value among its keys: TRL raises ``ValueError`` at the batch that holds one that is not, mid-run."""
+    if list(plan.chosen) == [None]:
+        return []
+    column_names = list(dataset.column_names)
+    if "environment" not in column_names:
         return ["environment: a mapping of environments needs an 'environment' column in the dataset naming each "
                 f"row's environment ({', '.join(map(str, plan.chosen))}); the dataset has: {', '.join(column_names)}"]
+    unknown: dict[Any, int] = {}
+    for i, value in enumerate(dataset["environment"]):
+        if not (isinstance(value, str) and value in plan.chosen):
+            unknown.setdefault(value if isinstance(value, (str, int, float, bool, type(None))) else repr(value), i)
+    if unknown:
+        shown = ", ".join(f"{value!r} (row {row})" for value, row in list(unknown.items())[:5])
+        return [f"environment: the dataset's 'environment' column holds {len(unknown)} value(s) the mapping does not "
+                f"name: {shown}; it names {', '.join(map(repr, plan.chosen))} (TRL would stop the run at the first "
+                "batch holding one)"]
     return []
 
 

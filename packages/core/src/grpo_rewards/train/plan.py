@@ -230,7 +230,7 @@ def prepare(
             if isinstance(config["dataset"].get("path"), str):  # the run records which file, from any folder
                 config["dataset"]["path"] = str(Path(config["dataset"]["path"]).expanduser().resolve())
     if environment is not None and dataset is not None:
-        problems += column_problems(environment, dataset.column_names)
+        problems += column_problems(environment, dataset)
     if reward_set is not None and dataset is not None:
         try:
             reward_set = load_reward_set(spec, registry=registry, columns=dataset.column_names)
