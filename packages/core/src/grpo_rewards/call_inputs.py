@@ -16,12 +16,12 @@ per completion is expected, as TRL passes them
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Any, NoReturn
 
 from .errors import RewardError, missing_columns, quote
 
-__all__ = ["SEQUENCES", "misaligned", "missing_columns_of", "without_argument_names"]
+__all__ = ["SEQUENCES", "misaligned", "missing_columns_of", "per_sample_columns", "without_argument_names"]
 
 #: what a per-sample column is once protocol.batch_columns has read the call
 SEQUENCES = (list, tuple)
@@ -36,6 +36,19 @@ def misaligned(reward: str, what: str, value: Any, n: int) -> NoReturn:
         given = f"a {type(value).__name__}, {quote(value)},"
     raise RewardError(reward, f"{what} holds {given} for {n} completions: one value per completion is expected, "
                               "as TRL passes them")
+
+
+def per_sample_columns(reward: str, kwargs: dict[str, Any], skip: Container[str], n: int) -> dict[str, Sequence[Any]]:
+    """The per-sample dataset columns of a call's ``kwargs`` (its lists and tuples, less those named in ``skip``), in
+    ``kwargs`` order; the :func:`misaligned` error for one that does not hold one value per completion (TRL passes
+    every dataset column that way)."""
+    columns: dict[str, Sequence[Any]] = {}
+    for key, column in kwargs.items():
+        if key not in skip and isinstance(column, SEQUENCES):
+            if len(column) != n:
+                misaligned(reward, f"column {key!r}", column, n)
+            columns[key] = column
+    return columns
 
 
 def missing_columns_of(reward: Any, columns: dict[str, Sequence[Any]], kwargs: dict[str, Any], n: int) -> NoReturn:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .backends import form_problem
-from .call_inputs import SEQUENCES, misaligned, missing_columns_of, without_argument_names
+from .call_inputs import misaligned, missing_columns_of, per_sample_columns, without_argument_names
 from .errors import RewardError
 from .execution import map_with_deadline
 from .execution.calls import BatchCall, batch_result_problem, checked_batch, run_samples, start_workers
@@ -242,13 +242,7 @@ class Reward:
         if self.form == "batch":
             values, labels, metrics = self._call_batch(prompts, completions, completion_ids, kwargs)
         else:
-            skip = self.not_columns
-            columns: dict[str, Sequence[Any]] = {}  # the per-sample dataset columns, in kwargs order
-            for key, column in kwargs.items():
-                if key not in skip and isinstance(column, SEQUENCES):
-                    if len(column) != n:  # (TRL passes every dataset column as one value per completion)
-                        misaligned(self.__name__, f"column {key!r}", column, n)
-                    columns[key] = column
+            columns = per_sample_columns(self.__name__, kwargs, self.not_columns, n)
             for wanted_column in self.columns:
                 if wanted_column not in columns:
                     missing_columns_of(self, columns, kwargs, n)
@@ -332,10 +326,7 @@ class Reward:
     def _call_batch(self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any,
                     kwargs: dict[str, Any]) -> tuple[list[float | None], list[str], dict[str, float]]:
         n = len(completions)
-        skip = self.not_columns
-        for key, column in kwargs.items():  # (TRL passes every dataset column as one value per completion)
-            if key not in skip and isinstance(column, SEQUENCES) and len(column) != n:
-                misaligned(self.__name__, f"column {key!r}", column, n)
+        per_sample_columns(self.__name__, kwargs, self.not_columns, n)  # (the check; a batch scorer reads kwargs)
         kwargs = {k: v for k, v in kwargs.items() if k not in self.param_names}  # parameters win over columns
         if self.passes_options:  # (in a worker too: it travels with the columns)
             kwargs[OPTIONS_KEYWORD] = self.options
