@@ -176,12 +176,12 @@ def column_problems(plan: EnvironmentPlan, dataset: Any) -> list[str]:
     if "environment" not in column_names:
         return ["environment: a mapping of environments needs an 'environment' column in the dataset naming each "
                 f"row's environment ({', '.join(map(str, plan.chosen))}); the dataset has: {', '.join(column_names)}"]
-    unknown: dict[Any, int] = {}
+    unknown: dict[str, int] = {}  # each value the mapping does not name, as repr (NaN and lists too), its first row
     for i, value in enumerate(dataset["environment"]):
         if not (isinstance(value, str) and value in plan.chosen):
-            unknown.setdefault(value if isinstance(value, (str, int, float, bool, type(None))) else repr(value), i)
+            unknown.setdefault(repr(value), i)
     if unknown:
-        shown = ", ".join(f"{value!r} (row {row})" for value, row in list(unknown.items())[:5])
+        shown = ", ".join(f"{value} (row {row})" for value, row in list(unknown.items())[:5])
         return [f"environment: the dataset's 'environment' column holds {len(unknown)} value(s) the mapping does not "
                 f"name: {shown}; it names {', '.join(map(repr, plan.chosen))} (TRL would stop the run at the first "
                 "batch holding one)"]
