@@ -237,7 +237,7 @@ def _language_name(text: str) -> str | None:
     name, version = found.group("name"), (found.group("version") or "").lstrip("v")
     name = _RUNTIMES.get(name, name)
     language = language_of_tag(name) or (name if name in OTHER_LANGUAGES else None)
-    if language == "python" and version[:1] == "2":
+    if language == "python" and re.match(r"2(?!\d)", version):  # major version 2 (not 2021, not 20)
         return "python2"
     return language
 
