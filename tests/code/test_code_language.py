@@ -83,6 +83,11 @@ def test_the_rows_language_is_read_from_open_r1_or_a_language_column(row, langua
     ("g++", "cpp"), ("Python 3", "python"), ("Python (3.8.2)", "python"), ("PyPy 3-64", "python"),
     ("python3.10", "python"), ("Java 8", "java"), ("Java 21", "java"), ("Rust 2021", "rust"), ("Node.js 12", "javascript"),
     ("Go 1.19", "go"), ("Kotlin 1.7", "kotlin"),
+    # as judges list them (Codeforces, SPOJ, AtCoder): a vendor and an edition before the name, a compiler after it
+    ("GNU G++17 7.3.0", "cpp"), ("Microsoft Visual C++ 2017", "cpp"), ("Clang++17 Diagnostics", "cpp"),
+    ("GNU GCC C11 5.1.0", "cpp"), ("JavaScript V8 4.8.0", "javascript"), ("Python 3 nbc (python 3.7.3)", "python"),
+    ("Python (PyPy 2.7.13)", "python2"), ("Python (cpython 2.7.16)", "python2"), ("Golang 1.19", "go"),
+    ("Haxe (4.0.3); js", None), ("Objective-C (clang 8.0)", None), ("Cython (0.29.16)", None),
     ("Python 2", "python2"), ("PyPy 2", "python2"),  # Python 2's code is not Python 3's: a language not run here
     ("en", None), ("English", None), ("de-DE", None), ("Delphi 7", None), ("x" * 200 + " 3", None),
 ])

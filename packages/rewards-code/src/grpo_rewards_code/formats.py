@@ -208,22 +208,25 @@ def ioi_tests(row: Mapping[str, Any]) -> list[Test]:
     return tests
 
 
-#: A language as judges and submission datasets write it, with a compiler, a dialect or a version (Codeforces'
-#: ``GNU C++17``, ``C++ (GCC 9.2.1)``, ``Python 3``, ``PyPy 3-64``, ``Java 8``, ``Rust 2021``, ``cpp17``): an
-#: optional vendor, the name, then the version and a note in brackets.
-_DECORATED = re.compile(r"(?:gnu|ms|microsoft|clang|llvm)?\s*(?P<name>[a-z#+.]+?)\s*(?P<version>v?\d[\w.+\-]*)?"
-                        r"(?:\s*\([^)]*\))?")
+#: A word of a language's name as judges and submission datasets write it, with the version glued to it (``g++17``,
+#: ``pypy3``, ``c11``, ``python3.10``; ``node.js`` whole): the name, then digits, points, hyphens.
+_WORD = re.compile(r"([a-z][a-z#+.]*?)[\d._\-]*")
 #: names of compilers and interpreters, as their language
-_RUNTIMES = {"g++": "cpp", "gcc": "cpp", "clang++": "cpp", "pypy": "python", "cpython": "python", "node.js": "javascript"}
+_RUNTIMES = {"g++": "cpp", "gcc": "cpp", "clang++": "cpp", "pypy": "python", "cpython": "python", "node.js": "javascript",
+             "golang": "go"}
 
 
 def _language_name(text: str) -> str | None:
-    """The sandbox's name of the programming language ``text`` names (decorated or not), a programming language the
-    sandbox does not run as written (``python2``: Python 2's code is not Python 3's), or None (``en``).
+    """The sandbox's name of the programming language ``text`` names, also as judges write it (Codeforces' ``GNU
+    G++17 7.3.0``, ``Microsoft Visual C++ 2017``, ``PyPy 3-64``; SPOJ's and AtCoder's ``C++ (gcc 8.3)``, ``Python
+    (PyPy 2.7.13)``): the first word before a note in brackets or after ``;`` (which names a compiler or a target,
+    ``Haxe (4.0.3); js``) that names a language, vendors and editions skipped; a programming language the sandbox
+    does not run as written (``python2``, when the first version number's major is 2: Python 2's code is not Python
+    3's), or None (``en``).
 
-    >>> [_language_name(t) for t in ("GNU C++17", "c++ (gcc 9.2.1)", "python 3", "pypy 3-64", "java 8", "rust 2021")]
-    ['cpp', 'cpp', 'python', 'python', 'java', 'rust']
-    >>> _language_name("python 2.7"), _language_name("kotlin 1.7"), _language_name("en"), _language_name("c")
+    >>> [_language_name(t) for t in ("GNU G++17 7.3.0", "c++ (gcc 9.2.1)", "python 3", "pypy 3-64", "java 8")]
+    ['cpp', 'cpp', 'python', 'python', 'java']
+    >>> _language_name("python (pypy 2.7.13)"), _language_name("kotlin 1.7"), _language_name("en"), _language_name("c")
     ('python2', 'kotlin', None, 'cpp')
     """
     from .extract import OTHER_LANGUAGES, language_of_tag
@@ -231,15 +234,16 @@ def _language_name(text: str) -> str | None:
     text = text.strip().lower()
     if language_of_tag(text) is not None or text in OTHER_LANGUAGES:
         return language_of_tag(text) or text
-    found = _DECORATED.fullmatch(text) if len(text) <= 64 else None  # a language's name is short
-    if found is None:
+    if len(text) > 64:  # a language's name is short
         return None
-    name, version = found.group("name"), (found.group("version") or "").lstrip("v")
-    name = _RUNTIMES.get(name, name)
-    language = language_of_tag(name) or (name if name in OTHER_LANGUAGES else None)
-    if language == "python" and re.match(r"2(?!\d)", version):  # major version 2 (not 2021, not 20)
-        return "python2"
-    return language
+    for word in re.split(r"[(;]", text, maxsplit=1)[0].split():
+        found = _WORD.fullmatch(word)
+        name = _RUNTIMES.get(found.group(1), found.group(1)) if found else ""
+        language = language_of_tag(name) or (name if name in OTHER_LANGUAGES else None)
+        if language is not None:
+            major = re.search(r"\d+", text)  # the first version number's major (2021 is not 2)
+            return "python2" if language == "python" and major is not None and major.group() == "2" else language
+    return None
 
 
 def row_language(row: Mapping[str, Any]) -> str | None:
