@@ -51,6 +51,36 @@ def test_print_config_prints_the_default_config_with_the_overrides(capsys):
     assert "  max_steps: 3\n" in out
 
 
+
+def test_a_config_without_an_output_dir_runs_in_a_folder_named_after_its_dataset(capsys, tmp_path, monkeypatch):
+    # it was runs/arithmetic for every task: another task's run was refused there (or, with --overwrite, cleared it)
+    from grpo_rewards.cli import main
+
+    assert main(["train", "--print-config", "dataset.task=math:linear"]) == 0
+    assert "\noutput_dir: runs/linear\n" in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "qa.yaml").write_text("dataset: {path: data/qa_train.jsonl}\nrewards: [text.f1]\n")
+    assert main(["train", "--print-config", "qa.yaml"]) == 0
+    assert "output_dir: runs/qa_train\n" in capsys.readouterr().out
+    (tmp_path / "hub.yaml").write_text("dataset: {hub: {name: openai/gsm8k, config: main}}\n")
+    assert main(["train", "--print-config", "hub.yaml"]) == 0
+    assert "output_dir: runs/gsm8k\n" in capsys.readouterr().out
+    (tmp_path / "mine.yaml").write_text("output_dir: mine\ndataset: {hub: openai/gsm8k}\n")
+    assert main(["train", "--print-config", "mine.yaml"]) == 0
+    assert "output_dir: mine\n" in capsys.readouterr().out
+    assert main(["train", "--print-config", "--output-dir", "elsewhere", "dataset.task=math:linear"]) == 0
+    assert "output_dir: elsewhere\n" in capsys.readouterr().out
+
+
+def test_resume_without_a_config_finds_the_run_in_its_datasets_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs" / "linear").mkdir(parents=True)
+    (tmp_path / "runs" / "linear" / "config.yaml").write_text("model: tiny\noutput_dir: runs/linear\n"
+                                                              "dataset: {task: math:linear, n: 3}\n")
+    with pytest.raises(ConfigError) as info:  # the saved config is the one read: its model is no model here
+        runner.prepare(None, ["dataset.task=math:linear"], resume=True, registry=toy_registry())
+    assert info.value.source.endswith("config.yaml")
+
 def _file_config(folder, out):
     """A config in ``folder`` naming a dataset file and a reward-set file by relative paths."""
     (folder / "data.jsonl").write_text("".join(f'{{"prompt": "Count from {k}:", "k": {k}}}\n' for k in range(4)))

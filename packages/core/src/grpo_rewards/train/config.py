@@ -30,6 +30,7 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -194,9 +195,14 @@ def apply_override(config: dict[str, Any], item: str) -> None:
 
 
 def read_config(path: str | Path | None) -> tuple[dict[str, Any], str]:
-    """The config from a YAML file merged section-wise over :data:`DEFAULT_CONFIG` (a deep copy)."""
+    """The config from a YAML file merged section-wise over :data:`DEFAULT_CONFIG` (a deep copy).
+
+    Without an ``output_dir`` of the file's, the config's is None: :func:`build_config` names the
+    run folder after the dataset (:func:`default_output_dir`) once the overrides are in.
+    """
     config = copy.deepcopy(DEFAULT_CONFIG)
     if path is None:
+        config["output_dir"] = None  # named after the dataset once overrides are applied (build_config)
         return config, "default config"
     path = Path(path)
     source = str(path)
@@ -206,12 +212,39 @@ def read_config(path: str | Path | None) -> tuple[dict[str, Any], str]:
     if not isinstance(data, dict):
         raise ConfigError(f"expected a mapping with sections {', '.join(TOP_KEYS)}, got {type(data).__name__}",
                           source)
+    if "output_dir" not in data:
+        config["output_dir"] = None  # named after the dataset once overrides are applied (build_config)
     if "dataset" in data and "rewards" not in data:
         data["rewards"] = None  # the task's default rewards, or an error naming the missing section
     if data.get("grpo") is None and "grpo" in data:
         data["grpo"] = {}
     config.update(data)
     return config, source
+
+
+def default_output_dir(dataset: Any) -> str:
+    """The run folder of a config that names none: ``runs/`` and the dataset's name.
+
+    A task's name after its plugin's prefix, a data file's stem, a Hub dataset's name after its owner,
+    so that training another task never lands in (or is refused by) the default task's run.
+
+    >>> default_output_dir({"task": "math:arithmetic"}), default_output_dir({"task": "tools:sqlite"})
+    ('runs/arithmetic', 'runs/sqlite')
+    >>> default_output_dir({"path": "data/train.jsonl"}), default_output_dir({"hub": {"name": "openai/gsm8k"}})
+    ('runs/train', 'runs/gsm8k')
+    """
+    name = ""
+    if isinstance(dataset, dict):
+        hub = dataset.get("hub")
+        if isinstance(dataset.get("task"), str):
+            name = dataset["task"].rsplit(":", 1)[-1]
+        elif isinstance(dataset.get("path"), str):
+            name = Path(dataset["path"].rstrip("/\\")).stem
+        elif isinstance(hub, (str, dict)):
+            hub_name = hub if isinstance(hub, str) else hub.get("name")
+            name = hub_name.rstrip("/").rsplit("/", 1)[-1] if isinstance(hub_name, str) else ""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "run"
+    return f"runs/{name}"
 
 
 def check_dataset_section(dataset: Any) -> list[str]:
@@ -359,6 +392,8 @@ def build_config(
         apply_override(config, item)
     if output_dir is not None:
         config["output_dir"] = output_dir
+    if config.get("output_dir") is None:
+        config["output_dir"] = default_output_dir(config.get("dataset"))
     if max_steps is not None:
         config["grpo"]["max_steps"] = max_steps
     if seed is not None:

@@ -21,7 +21,7 @@ from ..rewardset import RewardSet, load_reward_set
 from ..scorer_hooks import row_problems
 from . import manifest as run_files
 from . import rundir
-from .config import DEFAULT_CONFIG, build_config, config_problems, path_rule, reward_file_set
+from .config import build_config, config_problems, path_rule, reward_file_set
 from .data import describe, load_dataset_from_config
 from .environment import DEFAULT_TOOL_ITERATIONS, EnvironmentPlan, column_problems, plan_environment
 from .lock import check_free
@@ -164,7 +164,8 @@ def prepare(
     ``verbose``: say what is being done (building the dataset can take a while).
     """
     if config_path is None and resume:
-        saved = Path(output_dir or DEFAULT_CONFIG["output_dir"]) / rundir.CONFIG
+        default, _ = build_config(None, overrides, output_dir=output_dir, check=False)  # the folder it ran in
+        saved = Path(str(default["output_dir"])).expanduser() / rundir.CONFIG
         if saved.is_file():  # resume a run with the config it was started with
             config_path = saved
     config, source = build_config(config_path, overrides, output_dir=output_dir, max_steps=max_steps, seed=seed,
