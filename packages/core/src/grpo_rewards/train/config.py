@@ -223,10 +223,7 @@ def read_config(path: str | Path | None) -> tuple[dict[str, Any], str]:
 
 
 def default_output_dir(dataset: Any) -> str:
-    """The run folder of a config that names none: ``runs/`` and the dataset's name.
-
-    A task's name after its plugin's prefix, a data file's stem, a Hub dataset's name after its owner,
-    so that training another task never lands in (or is refused by) the default task's run.
+    """The run folder of a config that names none: ``runs/`` and its task's, data file's or Hub dataset's name.
 
     >>> default_output_dir({"task": "math:arithmetic"}), default_output_dir({"task": "tools:sqlite"})
     ('runs/arithmetic', 'runs/sqlite')
@@ -235,7 +232,7 @@ def default_output_dir(dataset: Any) -> str:
     """
     name = ""
     if isinstance(dataset, dict):
-        hub = dataset.get("hub")
+        hub = dataset.get("hub")  # (another task never lands in, or is refused by, the default task's run)
         if isinstance(dataset.get("task"), str):
             name = dataset["task"].rsplit(":", 1)[-1]
         elif isinstance(dataset.get("path"), str):
