@@ -51,11 +51,29 @@ def test_a_rows_limits_are_held_to_the_parameters_ranges_and_numbers_past_a_floa
     # ended), and a row's 1e-300 s timed out every program (the parameter's own floor is 0.01 s)
     scorer = TestsPassed()
     cases = {10 ** 400: (60.0, 16384), float("inf"): (60.0, 16384), 1e-300: (0.01, 16), float("nan"): (2.0, 512),
-             "2 seconds": (2.0, 16), 0.5: (0.5, 16), -3: (2.0, 512), True: (2.0, 512)}
+             "2 seconds": (2.0, 512), 0.5: (0.5, 16), -3: (2.0, 512), True: (2.0, 512)}
     for value, (seconds, megabytes) in cases.items():
         limits = scorer.limits({"time_limit": value, "memory_limit": value})
         assert (limits.time, limits.memory) == (seconds, megabytes << 20), value
 
+
+
+def test_a_rows_limits_are_read_with_their_units():
+    # before: the leading digits alone, so "1000 ms" was 1000 s (held to 60), "1 GB" 1 MB (held to 16),
+    # "1e999 seconds" 1 s, and CodeContests' {"seconds": 2, "nanos": 500000000} the default 2 s
+    scorer = TestsPassed()
+    times = {"1000 ms": 1.0, "1.5 seconds": 1.5, "250 milliseconds per test": 0.25, "1e999 seconds": 60.0,
+             "3 sec": 3.0, "4": 4.0, "2 hours": 2.0, "ms": 2.0, "0 seconds": 2.0, "1E1S": 10.0,
+             "{\"seconds\": 1}": 2.0}
+    for text, seconds in times.items():
+        assert scorer.limits({"time_limit": text}).time == seconds, text
+    assert scorer.limits({"time_limit": {"seconds": 2, "nanos": 500_000_000}}).time == 2.5
+    assert scorer.limits({"time_limit": {"seconds": 0, "nanos": 0}}).time == 2.0
+    assert scorer.limits({"time_limit": {"nanos": 10 ** 400}}).time == 60.0
+    memory = {"1 GB": 1024, "262144 kilobytes": 256, "64 MiB": 64, "268435456 bytes": 256, "2 gigabytes": 2048,
+              "300": 300, "12 parsecs": 512, "1 TB": 512}
+    for text, megabytes in memory.items():
+        assert scorer.limits({"memory_limit": text}).memory == megabytes << 20, text
 
 def test_a_row_whose_limits_are_past_a_floats_range_is_scored(sandbox):
     row = {"tests": [{"input": "1 2\n", "output": "3\n"}], "time_limit": 10 ** 400, "memory_limit": 10 ** 400}

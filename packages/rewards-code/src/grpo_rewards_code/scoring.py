@@ -67,12 +67,32 @@ LANGUAGES = tuple(LANGUAGE_TABLE)
 DEFAULT_TIME, DEFAULT_MEMORY_MB = 2.0, 512
 #: the wall-clock budget of one completion's whole run (seconds): well inside the rewards' own 600 s deadline
 DEFAULT_TOTAL = 300.0
-_NUMBER = re.compile(r"\s*([0-9]*\.?[0-9]+)")
+_LIMIT_TEXT = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)")
+#: the units a row's limit may be written in, as multiples of the unit a bare number means (seconds, MB)
+TIME_UNITS = {**dict.fromkeys(("", "s", "sec", "secs", "second", "seconds"), 1.0),
+              **dict.fromkeys(("ms", "msec", "msecs", "millisecond", "milliseconds"), 0.001)}
+MEMORY_UNITS = {**dict.fromkeys(("", "m", "mb", "mib", "megabyte", "megabytes"), 1.0),
+                **dict.fromkeys(("k", "kb", "kib", "kilobyte", "kilobytes"), 1 / 1024),
+                **dict.fromkeys(("g", "gb", "gib", "gigabyte", "gigabytes"), 1024.0),
+                **dict.fromkeys(("b", "byte", "bytes"), 1 / (1 << 20))}
 
 
-def _row_number(value: Any) -> float | None:
-    """A limit as rows carry it: a number, or text such as ``"2 seconds"`` / ``"256 megabytes"`` (TACO); one past
-    a float's range is ``inf`` (:meth:`TestsPassed.limits` clamps it; ``float()`` raised OverflowError on 10**400)."""
+def _row_number(value: Any, units: Mapping[str, float] = TIME_UNITS) -> float | None:
+    """A limit as rows carry it, in ``units``' base unit (seconds or MB), or None (the parameter's default).
+
+    A number; text such as ``"2 seconds"``, ``"1000 ms"``, ``"256 megabytes"``, ``"1 GB"`` (TACO, Codeforces'
+    statements: a number and one of ``units``, anything after it ignored, an unknown unit None);
+    CodeContests' ``{"seconds": 2, "nanos": 500000000}``. One past a float's range is ``inf``
+    (:meth:`TestsPassed.limits` clamps it).
+
+    >>> _row_number("1000 ms"), _row_number("1.5e3 milliseconds"), _row_number({"seconds": 2, "nanos": 5e8})
+    (1.0, 1.5, 2.5)
+    >>> _row_number("1 GB", MEMORY_UNITS), _row_number("262144 KB", MEMORY_UNITS), _row_number("2 hours")
+    (1024.0, 256.0, None)
+    """
+    if isinstance(value, Mapping) and units is TIME_UNITS:
+        parts = [_row_number(value.get(key), {"": 1.0}) or 0.0 for key in ("seconds", "nanos")]
+        return (parts[0] + parts[1] / 1e9) or None
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
@@ -80,8 +100,12 @@ def _row_number(value: Any) -> float | None:
             return None
         return float(value) if checks.finite(value) else math.inf
     if isinstance(value, str):
-        match = _NUMBER.match(value)
-        return float(match.group(1)) if match and float(match.group(1)) > 0 else None
+        match = _LIMIT_TEXT.match(value)
+        scale = units.get(match.group(2).lower()) if match else None
+        if match is None or scale is None:
+            return None
+        number = float(match.group(1)) * scale
+        return number if number > 0 else None
     return None
 
 
@@ -224,7 +248,7 @@ class TestsPassed:
 
     def limits(self, row: Mapping[str, Any]) -> Limits:
         seconds = self.time_limit or _row_number(row.get("time_limit")) or DEFAULT_TIME
-        megabytes = self.memory_limit_mb or _row_number(row.get("memory_limit")) or DEFAULT_MEMORY_MB
+        megabytes = self.memory_limit_mb or _row_number(row.get("memory_limit"), MEMORY_UNITS) or DEFAULT_MEMORY_MB
         # a row's limits are held to the parameters' ranges: 0.01-60 CPU seconds, 16-16384 MB
         return Limits(time=max(0.01, min(seconds, 60.0)), memory=int(max(16.0, min(megabytes, 16384.0))) << 20,
                       total=self.total_time_limit)
