@@ -19,6 +19,9 @@ SCALE = ScoreFormat("scale", low=1, high=10)
     ("Score: 6\nlater...\nScore: 6", (5 / 9, "scored")),  # stated twice, the same
     ("Score: 7.", (2 / 3, "scored")),            # a sentence's full stop after the grade
     ("Score: (7).", (2 / 3, "scored")),
+    ("Score: 7 out of 10", (2 / 3, "scored")),   # the scale's top said in words, as judges write it (was unparsable)
+    ("**Score:** 7 (out of 10).", (2 / 3, "scored")),
+    ("Score: 10 Out Of 10", (1.0, "scored")),
 ])
 def test_a_grade_on_the_scale_maps_linearly_to_zero_one(reply, expected):
     value, label = SCALE.parse(reply)
@@ -30,6 +33,10 @@ def test_a_grade_on_the_scale_maps_linearly_to_zero_one(reply, expected):
     "Score: 0",                  # below it
     "Score: 15/10",
     "Score: 7/5",                # another scale
+    "Score: 7 out of 5",
+    "Score: 11 out of 10",
+    "Score: 7 out of",
+    "Score: 7 (of 10)",
     "Score: 10\nScore: 3",       # two grades that disagree
     "Score: ten",
     "Score: .7",                 # 0.7, off the scale: the leading point was trimmed as punctuation and read as 7
@@ -91,3 +98,9 @@ def test_grade_lines_are_read_one_line_at_a_time_whatever_the_line_endings():
     assert SCALE.parse("Fine.\r\n\r\n> **Score:** 9\r\n") == (8 / 9, "scored")
     assert SCALE.parse("Score:\n9") == (None, "unparsable")  # the grade belongs on the key's line
     assert parse_numbered("Score #1: 2\r\nscore 2 = 10", 2, SCALE) == [(1 / 9, "scored"), (1.0, "scored")]
+
+
+def test_minus_zero_on_a_scale_from_zero_is_a_plain_zero():
+    # before: -0.0 was paid (and logged as "-0.0")
+    value, label = ScoreFormat("scale", low=0, high=1).parse("Score: -0")
+    assert (str(value), label) == ("0.0", "scored")

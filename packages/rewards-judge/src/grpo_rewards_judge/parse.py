@@ -4,7 +4,8 @@ The reply must state its grade on a line ``<Key>: <value>`` (``Score`` for a sca
 yes/no, ``Choice`` for a choice; markdown emphasis around it is ignored), or be the bare value and
 nothing else. Anything else is ``unparsable``, and so is:
 
-- a value outside the scale (``Score: 11`` on 1-10, ``Score: 15/10``, ``Score: 7/5``), a yes/no
+- a value outside the scale (``Score: 11`` on 1-10, ``Score: 15/10``, ``Score: 7/5``, ``Score: 7 out of 5``;
+  ``Score: 7 out of 10`` and ``Score: 7 (out of 10)`` read as ``7/10``), a yes/no
   that is neither, a choice that is not one of the choices;
 - several grade lines that disagree (a judge talked into listing grades);
 
@@ -37,7 +38,9 @@ from .templates import REPLY_KEYS
 
 KINDS = tuple(REPLY_KEYS)
 
-_NUMBER = re.compile(r"([+-]?\d+(?:\.\d+)?)(?:\s*/\s*(\d+(?:\.\d+)?))?")
+#: a grade and, optionally, the top of the scale it is on: ``8``, ``8/10``, ``8 out of 10``, ``8 (out of 10``
+#: (the closing bracket is trimmed with the punctuation around the value)
+_NUMBER = re.compile(r"([+-]?\d+(?:\.\d+)?)(?:\s*(?:/|\(?\s*out\s+of)\s*(\d+(?:\.\d+)?))?", re.IGNORECASE)
 _TRIM = " \t*_`'\"[](){}.,;!"
 _REFUSAL = re.compile(
     r"\b(?:I\s+(?:can(?:no|')?t|cannot|won't|will\s+not|am\s+(?:not\s+able|unable)|must\s+decline|refuse)"
@@ -119,7 +122,8 @@ class ScoreFormat:
         return REPLY_KEYS[self.kind]
 
     def value_of(self, text: str) -> float | None:
-        """The [0, 1] value of one stated grade (``"8"``, ``"8/10"``, ``"yes"``, a choice), or ``None``."""
+        """The [0, 1] value of one stated grade (``"8"``, ``"8/10"``, ``"8 out of 10"``, ``"yes"``, a choice), or
+        ``None``."""
         text = _trim(text)
         if self.kind == "scale":
             match = _NUMBER.fullmatch(text)
@@ -130,7 +134,7 @@ class ScoreFormat:
                 return None  # "7/5" on a 1-10 scale: not this scale
             if not self.low <= number <= self.high:
                 return None
-            return (number - self.low) / (self.high - self.low)
+            return (number - self.low) / (self.high - self.low) + 0.0  # (+ 0.0: "-0" on a 0-1 scale is 0.0)
         if self.kind == "yes_no":
             return {"yes": 1.0, "no": 0.0}.get(text.lower())
         for label, value in self.choices:
