@@ -206,6 +206,38 @@ def test_get_rewards_value_is_read_as_trl_reads_it_and_what_trl_cannot_take_is_e
         "expected a finite float or None"]
 
 
+
+class Labelled:
+    """An environment whose get_reward pays 0.5 and sets the outcome the row's ``label`` names."""
+
+    def reset(self, **row):
+        self.label = row.get("label")
+
+    def noop(self) -> str:
+        """Nothing."""
+        return ""
+
+    def get_reward(self):
+        self.outcome = self.label
+        return 0.5
+
+
+def test_an_outcome_that_is_not_a_label_keeps_its_value_with_a_warning():
+    # before: an outcome with a space or a '/' raised RewardError out of the reward (the run ended); TRL pays the value
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(type("P", (), {"register_environments": grpo_rewards.hookimpl(
+        lambda self, register: register("labelled", Labelled))})(), "lab")
+    reward = grpo_rewards.load_reward_set([{"use": "lab.labelled"}], registry=load_registry(plugins)).rewards[0]
+    labels = ["right answer", "a/b", "correct", 7, ""]
+    with pytest.warns(RuntimeWarning) as caught:
+        result = reward.score(prompts=["p"] * len(labels), completions=[[]] * len(labels), label=labels)
+    assert (result.values, result.labels) == ([0.5] * 5, ["ok", "ok", "correct", "ok", "ok"])
+    assert [str(w.message) for w in caught] == [
+        "environment lab.labelled: reward 'lab.labelled.outcome' on sample 0: returned the outcome label "
+        "'right answer'; a label is a short word without spaces or '/' (like 'correct')",
+        "environment lab.labelled: reward 'lab.labelled.outcome' on sample 1: returned the outcome label 'a/b'; a "
+        "label is a short word without spaces or '/' (like 'correct')"]
+
 def _trajectory(*calls: tuple[int, str]) -> list[dict]:
     messages: list[dict] = []
     for k, output in calls:

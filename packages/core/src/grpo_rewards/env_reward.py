@@ -13,7 +13,8 @@ be reproduced.
 Labels: the environment's own (``self.outcome`` set by ``get_reward``), else ``ok``/``none``;
 ``env_error`` where the environment raised or ``get_reward`` returned what TRL cannot take as a reward (text,
 infinity, an integer past a float's range; with a warning naming it), ``other_environment`` for a rollout of
-another environment (a run mixing environments). ``get_reward`` returns a reward as TRL reads it: a number
+another environment (a run mixing environments); an ``outcome`` that is not a label (a space, a ``/``) is
+``ok``/``none`` with a warning, its value kept as TRL keeps it. ``get_reward`` returns a reward as TRL reads it: a number
 (a bool is 1.0 or 0.0), or ``None`` or NaN for none.
 """
 
@@ -32,7 +33,8 @@ from .environment import TAG, EnvironmentFactory, EnvironmentInfo, call_get_rewa
 from .options import RewardOptions
 from .protocol import TRL_CONTROL_KWARGS, RewardResult, batch_columns
 from .records import RewardInfo
-from .values import check_value
+from .errors import RewardError
+from .values import check_label, check_value, is_checked_label
 
 __all__ = ["EnvironmentReward", "environment_reward_info", "replay"]
 
@@ -161,6 +163,12 @@ class EnvironmentReward:
                                    "reward cannot be reproduced (is the environment deterministic?)")
                         continue
                 values[i], labels[i] = _reward_of(environment, self.name, i)
+                if not is_checked_label(labels[i]):
+                    try:
+                        check_label(f"{self.name}.outcome", labels[i], i)
+                    except RewardError as exc:  # TRL pays the value whatever the label: so does the reward
+                        labels[i] = "none" if values[i] is None else "ok"
+                        self._warn(str(exc))
             except Exception as exc:
                 values[i], labels[i] = None, "env_error"
                 self._warn(f"raised {type(exc).__name__}: {exc}")
