@@ -30,10 +30,10 @@ from typing import Any
 
 from . import jsontext
 from .environment import TAG, EnvironmentFactory, EnvironmentInfo, call_get_reward, tool_methods
+from .errors import RewardError
 from .options import RewardOptions
 from .protocol import TRL_CONTROL_KWARGS, RewardResult, batch_columns
 from .records import RewardInfo
-from .errors import RewardError
 from .values import check_label, check_value, is_checked_label
 
 __all__ = ["EnvironmentReward", "environment_reward_info", "replay"]
