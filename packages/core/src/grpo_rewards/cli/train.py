@@ -86,9 +86,7 @@ def run_train(args: argparse.Namespace) -> int:
         return 0
     if args.dry_run:
         say(f"grpo-rewards: dry run OK: {plan.source}, model {plan.config['model']}, {len(plan.dataset)} prompts "
-            f"with columns {', '.join(plan.dataset.column_names)}, rewards "
-            + ", ".join(f"{e.metric}×{e.weight:g}" for e in plan.reward_set.entries)
-            + (f", {plan.environment.describe()}" if plan.environment is not None else "")
+            f"with columns {', '.join(plan.dataset.column_names)}, rewards {plan.rewards_and_environment()}"
             + f", output {plan.run_dir}" + (f", resuming {plan.resume_from.name}" if plan.resume_from else "")
             + f"; {rewards_line(plan.reward_set)}"
             + (" (not contacted in a dry run)" if any(r.options.execution.remote for r in plan.reward_set.rewards)

@@ -50,6 +50,11 @@ class Plan:
     announced: bool = False  # prepare printed the header line
     environment: EnvironmentPlan | None = None  # TRL's environment_factory, when the run has one
 
+    def rewards_and_environment(self, sep: str = ", ") -> str:
+        """``metric×weight`` of each reward, then the environment(s), as the dry run and the run's header say them."""
+        return ", ".join(f"{e.metric}×{e.weight:g}" for e in self.reward_set.entries) + (
+            f"{sep}{self.environment.describe()}" if self.environment is not None else "")
+
 
 def _with_environment_rewards(spec: Any, environment: EnvironmentPlan | None) -> None:
     """Add the reward of each environment that owns one to a reward-set list that does not name it

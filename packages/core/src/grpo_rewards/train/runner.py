@@ -99,10 +99,8 @@ def _run(plan: Plan, callbacks: list[Any] | None) -> Any:
     plan.reward_set.start_workers()  # while the model loads: step 1 does not wait for worker start-up
     if not plan.announced:
         say(run_files.header_line(plan.registry))
-    say(f"grpo-rewards: {plan.source} · rewards: "
-        + ", ".join(f"{e.metric}×{e.weight:g}" for e in plan.reward_set.entries)
-        + (f" · {plan.environment.describe()}" if plan.environment is not None else "")
-        + f" · {len(plan.dataset)} prompts · output {plan.run_dir}")
+    say(f"grpo-rewards: {plan.source} · rewards: {plan.rewards_and_environment(' · ')} · {len(plan.dataset)} prompts "
+        f"· output {plan.run_dir}")
     say(f"grpo-rewards: {rewards_line(plan.reward_set)}")
     plan.reward_set.prepare()  # connects to a Ray cluster now: one that cannot be reached stops the run here
     for line in plan.environment.prepare() if plan.environment is not None else []:  # and the environments' too
