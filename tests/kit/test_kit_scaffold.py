@@ -106,10 +106,12 @@ def test_plugin_names_strip_the_distribution_prefix():
     }
 
 
-@pytest.mark.parametrize("name", ["Shout", "2fast", "class", "a b", "math.accuracy"])
-def test_new_plugin_rejects_a_name_that_cannot_be_a_namespace(name, tmp_path, capsys):
+@pytest.mark.parametrize(("name", "why"), [("Shout", "must be lower case letters"), ("2fast", "must be lower case"),
+                                         ("a b", "must be lower case"), ("math.accuracy", "must be lower case"),
+                                         ("class", "is a Python keyword")])  # ('class' was told: lower case letters)
+def test_new_plugin_rejects_a_name_that_cannot_be_a_namespace(name, why, tmp_path, capsys):
     assert main(["new-plugin", name, "--dir", str(tmp_path)]) == 2
-    assert f"plugin name {name!r} must be lower case letters" in capsys.readouterr().err
+    assert f"plugin name {name!r} {why}" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -40,7 +40,10 @@ def plugin_names(name: str) -> dict[str, str]:
     if len(namespace) > MAX_NAME:
         raise ValueError(f"plugin name {quote(name)} is {len(namespace)} characters long; give at most {MAX_NAME} "
                          "(it names the package's folders and files, and every reward as NAME.reward)")
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", namespace) or keyword.iskeyword(namespace):
+    if keyword.iskeyword(namespace):
+        raise ValueError(f"plugin name {name!r} is a Python keyword; choose another name (it names the plugin's "
+                         "Python package and attributes)")
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", namespace):
         raise ValueError(
             f"plugin name {name!r} must be lower case letters, digits and '_' or '-', starting with a letter "
             "(it becomes the reward namespace, as in 'math' for math.accuracy)"
