@@ -123,6 +123,17 @@ def test_a_malformed_tests_column_is_a_clear_error(row, message):
         normalise_tests(row)
 
 
+def test_a_row_without_any_tests_column_is_another_tasks_row_and_no_problem_unless_every_row_is():
+    # before: "row 1: no tests column", and training refused a dataset that mixes code rows with other tasks' rows
+    rows = [{"tests": [{"input": "1", "output": "1"}], "solution": None}, {"tests": None, "solution": "4"},
+            {"solution": "5"}]
+    assert check_rows(rows) == []
+    assert check_rows(rows[1:]) == [
+        "every row is one the reward does not score (row 0: no tests column: expected one of tests, verification_info, "
+        "input_output, test, test_list, public_test_cases, official_tests, test_cases): it applies to none of the 2 rows"]
+    assert check_rows([{"tests": []}, {"tests": None}]) == ["row 0: no tests"]  # an empty tests list is still a problem
+
+
 def test_check_rows_names_each_bad_row():
     rows = [{"tests": [{"input": "1", "output": "1"}]}, {"tests": "oops"}, {"test_list": ["assert f(1) == 1"]},
             {"tests": "[" * 100_000}]  # (json: RecursionError)

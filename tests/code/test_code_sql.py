@@ -8,6 +8,7 @@ import os
 import pickle
 import re
 import sqlite3
+import warnings
 
 import pytest
 
@@ -204,6 +205,21 @@ def test_check_rows_names_each_unreadable_row(tmp_path, sandbox):
     assert SqlMatch.check_rows(rows) == [
         "row 1: row has no gold: a query (query, BIRD's SQL) or its rows (result)",
         f"row 2: no database file {tmp_path / 'none.sqlite'}", f"row 4: no database file {tmp_path / 'x' / 'x.sqlite'}"]
+
+
+def test_a_row_without_database_and_gold_is_another_tasks_row_none_quietly_and_training_takes_it(sandbox):
+    # before: bad_row with a warning per sample, and training refused a dataset mixing SQL rows with other tasks'
+    rows = [{"db_sql": "CREATE TABLE t(a);", "query": "SELECT a FROM t"}, {"db_sql": None, "query": None, "x": 1}]
+    assert SqlMatch.check_rows(rows) == []
+    assert SqlMatch.check_rows(rows[1:] * 3) == [
+        "every row is one the reward does not score (row 0: row has no database and no gold: expected db_path, db_sql, "
+        "db_id, query, SQL, result): it applies to none of the 3 rows"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert SqlMatch()("```sql\nSELECT 1\n```", **rows[1]) == (None, "no_gold")
+    assert SqlMatch.check_rows([{"db_sql": "CREATE TABLE t(a);"}] * 9) == [  # at most five lines, as every check_rows
+        "row 0: row has no gold: a query (query, BIRD's SQL) or its rows (result)", *(
+            f"row {i}: row has no gold: a query (query, BIRD's SQL) or its rows (result)" for i in range(1, 5))]
 
 
 def test_extract_sql_reads_the_last_sql_block_else_an_untagged_one_else_a_bare_query():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import pytest
 
@@ -66,10 +67,17 @@ def test_conversational_completions_and_open_instruct_rows_score_alike():
     assert values == [1.0, 0.0]
 
 
-def test_a_call_without_a_constraints_column_gets_none_labelled_bad_row_and_a_warning():
-    with pytest.warns(UserWarning, match="row 0: no constraints: expected a column 'instruction_id_list'"):
-        result = ins.followed.score(prompts=[None], completions=["x"], solution=["4"])
-    assert (result.values, result.labels) == ([None], ["bad_row"])
+def test_a_row_without_constraints_columns_is_another_tasks_row_none_labelled_no_constraints_quietly():
+    # before: bad_row with a warning, and training refused the dataset (a mix of tasks could not be trained)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = ins.followed.score(prompts=[None, None, None], completions=["x", "x", "x,"], solution=["4", None, None],
+                                    instruction_id_list=[None, None, ["punctuation:no_comma"]], kwargs=[None, None, [{}]])
+    assert (result.values, result.labels) == ([None, None, 0.0], ["no_constraints", "no_constraints", "not_followed"])
+    assert ins.Followed.check_rows([{"solution": "4"}, {"instruction_id_list": ["punctuation:no_comma"]}]) == []
+    assert ins.Followed.check_rows([{"solution": "4"}, {"instruction_id_list": None}]) == [
+        "every row is one the reward does not score (row 0: no constraints: expected a column 'instruction_id_list', "
+        "'ground_truth', 'constraints'): it applies to none of the 2 rows"]
 
 
 def test_a_row_with_an_unknown_id_gets_none_and_the_warning_names_the_row():

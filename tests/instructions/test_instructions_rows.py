@@ -64,7 +64,6 @@ def test_the_letter_of_letter_frequency_may_be_any_one_character_as_ifeval_asks_
     ({"instruction_id_list": [["punctuation:no_comma"]], "kwargs": [{}]},
      "row 7: unknown constraint id ['punctuation:no_comma'] (known: IFEval's 25, IFEvalG's 29 "
      "and 57 of IFBench's; grpo_rewards_instructions.constraints.SPECS lists them)"),
-    ({"prompt": "hi"}, "row 7: no constraints: expected a column 'instruction_id_list', 'ground_truth', 'constraints'"),
     ({"ground_truth": '{"func_name": "validate_lowercase"}'},
      "row 7: ground_truth must hold 'instruction_id' and 'kwargs' (open-instruct's IFEvalG format), got ['func_name']"),
     ({"ground_truth": "[{"}, "row 7: ground_truth is neither JSON nor a Python literal: '[{'"),

@@ -103,11 +103,21 @@ def test_calls_past_max_calls_count_as_unmatched():
 
 def test_a_row_without_readable_gold_scores_none_and_check_rows_names_it():
     assert CallMatch()("f()", gold_calls="{not json") == (None, "bad_row")
-    assert CallMatch()("f()", tools=[WEATHER_TOOL]) == (None, "bad_row")
     assert CallMatch.check_rows([TWO, {"gold_calls": [{"arguments": {}}]}, {"question": "hi"}]) == [
-        "row 1: gold_calls[0]: a call without a tool name",
-        "row 2: no tool-call columns: expected gold_calls (native), query/tools/answers (xLAM), "
-        "question/function/ground_truth (BFCL), conversations (Hermes, ToolACE) or system/chat (Glaive)"]
+        "row 1: gold_calls[0]: a call without a tool name"]
+
+
+def test_a_row_without_gold_is_another_tasks_row_none_labelled_no_gold_and_training_takes_it():
+    # before: bad_row, and training refused the dataset: a mix of tool-call rows and other tasks' rows could not train
+    assert CallMatch()("f()", tools=[WEATHER_TOOL]) == (None, "no_gold")
+    assert CallMatch()("f()", gold_calls=None, answers=None, conversations=None, solution="4") == (None, "no_gold")
+    assert SchemaValid()("f()", gold_calls=None, tools=None) == (None, "no_tools")
+    mixed = [TWO, {"gold_calls": None, "tools": None, "solution": "4"}, {"question": "hi"}]
+    assert (CallMatch.check_rows(mixed), SchemaValid.check_rows([{"tools": [WEATHER_TOOL]}, mixed[1]])) == ([], [])
+    assert CallMatch.check_rows(mixed[1:]) == [
+        "every row is one the reward does not score (row 0: no tool-call columns: expected gold_calls (native), "
+        "query/tools/answers (xLAM), question/function/ground_truth (BFCL), conversations (Hermes, ToolACE) or "
+        "system/chat (Glaive)): it applies to none of the 2 rows"]
 
 
 def test_an_empty_text_gold_is_a_bad_row_not_a_row_that_expects_no_call():

@@ -47,6 +47,7 @@ _EXPORTS = {
     "RewardResult": "protocol",
     "Scorer": "protocol",
     "check_each_row": "protocol",
+    "NotApplicable": "protocol",
     "completion_text": "protocol",
     "message_text": "protocol",
     "trajectory_messages": "protocol",
@@ -80,6 +81,7 @@ __all__ = [
     "Execution",
     "ExecutionError",
     "GrpoRewardsError",
+    "NotApplicable",
     "Outcome",
     "PluginError",
     "Plugins",
@@ -150,6 +152,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .plugin.spec import RegisterEnvironment, RegisterReward, RegisterTask
     from .protocol import (
         Completion,
+        NotApplicable,
         RewardFunc,
         RewardResult,
         Scorer,

@@ -291,29 +291,55 @@ def batch_columns(prompts: Any, completions: Any, kwargs: dict[str, Any]) -> tup
     return prompts, completions, kwargs if converted is None else converted
 
 
+class NotApplicable(Exception):
+    """What a :func:`check_each_row` check raises for a row the reward does not score at all: the columns it
+    scores against are empty (``None``) or absent, as in a dataset that mixes tasks (its math rows have no tests,
+    its code rows no gold answer). Not a problem of the row: the reward gives it ``None`` (TRL leaves it out of
+    that reward's mean), labelled as the reward labels a row without its gold (``no_tests``, ``no_gold``), with
+    no warning. A dataset in which *every* row is one is a problem: the reward applies to nothing.
+
+    >>> str(NotApplicable("no tests"))
+    'no tests'
+    """
+
+
 def check_each_row(rows: Iterable[Any], check: Callable[[Any], object],
                    errors: type[Exception] | tuple[type[Exception], ...], *, max_problems: int = 5) -> list[str]:
     """The lines of a scorer's ``check_rows`` for rows that are read one at a time.
 
     ``check(row)`` is called on each row in order (its result is ignored); an exception of the
     ``errors`` types becomes the line ``row <index>: <message>`` (index from 0, as ``datasets``
-    numbers rows), and the rows after the ``max_problems``-th line are not read. Any other
-    exception propagates: it is a bug in ``check``, not a bad row.
+    numbers rows), and the rows after the ``max_problems``-th line are not read. A row for which it
+    raises :class:`NotApplicable` is no problem (another task's row in a mixed dataset), unless every
+    row does: then one line says so. Any other exception propagates: it is a bug in ``check``, not a bad row.
 
     >>> def has_answer(row):
-    ...     if not row.get("answer"):
-    ...         raise ValueError("no answer column")
-    >>> check_each_row([{"answer": "4"}, {}, {"answer": ""}, {}], has_answer, ValueError, max_problems=2)
-    ['row 1: no answer column', 'row 2: no answer column']
+    ...     if row.get("answer") is None:
+    ...         raise NotApplicable("no answer")
+    ...     if not row["answer"]:
+    ...         raise ValueError("an empty answer")
+    >>> check_each_row([{"answer": "4"}, {}, {"answer": ""}, {"answer": None}], has_answer, ValueError)
+    ['row 2: an empty answer']
+    >>> check_each_row([{}, {"answer": None}], has_answer, ValueError)
+    ['every row is one the reward does not score (row 0: no answer): it applies to none of the 2 rows']
     """
     problems: list[str] = []
     if max_problems <= 0:
         return problems
+    read = not_applicable = 0
+    first = ""
     for index, row in enumerate(rows):
+        read += 1
         try:
             check(row)
+        except NotApplicable as exc:
+            not_applicable += 1
+            first = first or f"row {index}: {exc}"
         except errors as exc:
             problems.append(f"row {index}: {exc}")
             if len(problems) >= max_problems:
                 break
+    if read and not_applicable == read:
+        problems.append(f"every row is one the reward does not score ({first}): it applies to none of the "
+                        f"{read} row{'s' if read != 1 else ''}")
     return problems

@@ -40,7 +40,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from grpo_rewards import check_each_row, jsontext
+from grpo_rewards import NotApplicable, check_each_row, jsontext
 
 from .asserts import assert_lines, humaneval_tests
 from .testcases import AssertTest, CallTest, StdioTest, Test, TestFormatError
@@ -300,10 +300,13 @@ def normalise_tests(row: Mapping[str, Any]) -> list[Test]:
 def _has_tests(row: Any) -> None:
     if not isinstance(row, Mapping):
         raise TestFormatError(f"a row is a {type(row).__name__}, not a mapping of columns")
+    if all(row.get(c) is None for c in (*TEST_COLUMNS, "private_test_cases")):  # another task's row: not scored
+        raise NotApplicable("no tests column: expected one of " + ", ".join(TEST_COLUMNS))
     if not normalise_tests(row):
         raise TestFormatError("no tests")
 
 
 def check_rows(rows: Any, *, max_problems: int = 5) -> list[str]:
-    """A problem line per row whose tests cannot be read (at most ``max_problems``), naming the row."""
+    """A problem line per row whose tests cannot be read (at most ``max_problems``), naming the row; a row
+    without any tests column (``None`` in each: another task's row in a mixed dataset) is none, unless all are."""
     return check_each_row(rows, _has_tests, TestFormatError, max_problems=max_problems)

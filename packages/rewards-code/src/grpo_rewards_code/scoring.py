@@ -14,7 +14,8 @@ or value, or an assert that does not hold), ``compile_error`` (syntax errors inc
 ``wrong_language`` (0.0: the block is tagged with another language than the row's, ``java`` or ``cpp`` for
 a Python problem); ``unsupported_language`` (``None``: the row asks for a language the sandbox cannot run);
 ``sandbox_error`` (the sandbox itself failed: ``None``, never 0.0, so TRL leaves the sample out);
-``no_tests`` (``None``: a row without readable tests; training refuses such rows before it starts).
+``no_tests`` (``None``: a row without readable tests, which training refuses before it starts, or without any
+tests column, as another task's row in a mixed dataset, which it scores ``None``).
 """
 
 from __future__ import annotations

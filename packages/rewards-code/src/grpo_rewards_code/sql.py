@@ -18,7 +18,8 @@ which would otherwise return no rows and match an empty gold), or it ran out of 
 ``no_sql`` (0.0: no query in the completion); ``None`` with a warning: ``sandbox_error`` (the sandbox failed),
 ``no_database`` (the row's database cannot be read: a missing file, ``db_sql`` that does not build), ``gold_error``
 (the gold query itself fails, times out or returns more than ``max_rows``), ``bad_row`` (no database or no gold
-can be read from the row; training refuses such rows before it starts).
+can be read from the row; training refuses such rows before it starts); ``None`` quietly: ``no_gold`` (a row
+without any database or gold column, as another task's row in a mixed dataset).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from grpo_rewards import NotApplicable
 from grpo_rewards import params as checks
 
 from .sandbox import Limits, Sandbox, SandboxUnavailable, describe_sandbox, get_sandbox
@@ -45,7 +47,8 @@ from .sql_rows import (
     results_match_any_columns,
 )
 
-OUTCOMES = ("matched", "mismatched", "sql_error", "timeout", "no_sql", "sandbox_error", "no_database", "gold_error", "bad_row")
+OUTCOMES = ("matched", "mismatched", "sql_error", "timeout", "no_sql", "sandbox_error", "no_database", "gold_error", "bad_row",
+            "no_gold")
 DEFAULT_TIME = 5.0  # one assignment each: `list --json` reads these defaults from the source
 DEFAULT_MAX_ROWS = 50_000
 
@@ -256,8 +259,8 @@ class SqlMatch:
         """What the reward read and decided: the query, the gold's and the query's outcome, the value and label."""
         try:
             row = normalise_sql_row(columns, self.database_dir)
-        except SqlRowError as exc:
-            return {"value": None, "label": "bad_row", "why": str(exc)}
+        except SqlRowError as exc:  # (without any of its columns: another task's row, quietly None)
+            return {"value": None, "label": "no_gold" if isinstance(exc, NotApplicable) else "bad_row", "why": str(exc)}
         query = extract_sql(text)
         if query is None:
             return {"value": 0.0, "label": "no_sql", "query": None}
@@ -287,7 +290,7 @@ class SqlMatch:
 
     def __call__(self, text: str, **columns: Any) -> tuple[float | None, str]:
         found = self.evaluate(text, **columns)
-        if found["value"] is None:
+        if found["value"] is None and found["label"] != "no_gold":
             warnings.warn(f"code.sql_match: {found['label']}: {found.get('why')}", RuntimeWarning, stacklevel=2)
         return found["value"], found["label"]
 

@@ -27,9 +27,10 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from grpo_rewards import jsontext
+from grpo_rewards import NotApplicable, check_each_row, jsontext
 
 from .extract import fenced_blocks
 from .sandbox_command import hides_own_mount
@@ -44,6 +45,15 @@ TOLERANCE = 1e-6
 
 class SqlRowError(ValueError):
     """A row from which no database or no gold can be read."""
+
+
+class NoSqlColumns(SqlRowError, NotApplicable):
+    """A row whose database and gold columns are all ``None`` or absent: another task's row in a mixed dataset,
+    not scored (``None``, ``no_gold``) and not a problem of the row."""
+
+
+#: the columns a row's database and gold are read from
+SQL_COLUMNS = ("db_path", "db_sql", "db_id", "query", "SQL", "result")
 
 
 def extract_sql(text: str) -> str | None:
@@ -155,6 +165,8 @@ def normalise_sql_row(row: Mapping[str, Any], database_dir: str | None = None) -
     >>> normalise_sql_row({"db_id": "concert_singer", "query": "SELECT 1"}, "/data/spider/database").db_path
     '/data/spider/database/concert_singer/concert_singer.sqlite'
     """
+    if all(row.get(c) is None for c in SQL_COLUMNS):
+        raise NoSqlColumns("row has no database and no gold: expected " + ", ".join(SQL_COLUMNS))
     db_path, db_sql = row.get("db_path"), row.get("db_sql")
     folder = None
     if db_path is None and db_sql is None and row.get("db_id") is not None:
@@ -203,22 +215,23 @@ def _bound(path: str, folder: str) -> str:
         return path
 
 
-def check_sql_rows(rows: Any, database_dir: str | None = None) -> list[str]:
-    """A line per row whose database or gold cannot be read, or whose database file is missing (a row naming only a
-    ``db_id``, without ``database_dir``, has its gold checked)."""
-    problems = []
-    for i, row in enumerate(rows):
-        if database_dir is None and row.get("db_id") is not None and not row.get("database_dir") \
-                and row.get("db_path") is None and row.get("db_sql") is None:
-            row = {**row, "db_sql": ""}  # its folder is the reward's parameter, unknown here: only the gold is checked
-        try:
-            found = normalise_sql_row(row, database_dir)
-        except SqlRowError as exc:
-            problems.append(f"row {i}: {exc}")
-            continue
-        if found.db_path is not None and not os.path.isfile(found.db_path):
-            problems.append(f"row {i}: no database file {found.db_path}")
-    return problems
+def _check_sql_row(row: Any, database_dir: str | None) -> None:
+    if not isinstance(row, Mapping):
+        raise SqlRowError(f"a row is a {type(row).__name__}, not a mapping of columns")
+    if database_dir is None and row.get("db_id") is not None and not row.get("database_dir") \
+            and row.get("db_path") is None and row.get("db_sql") is None:
+        row = {**row, "db_sql": ""}  # its folder is the reward's parameter, unknown here: only the gold is checked
+    found = normalise_sql_row(row, database_dir)
+    if found.db_path is not None and not os.path.isfile(found.db_path):
+        raise SqlRowError(f"no database file {found.db_path}")
+
+
+def check_sql_rows(rows: Any, database_dir: str | None = None, *, max_problems: int = 5) -> list[str]:
+    """A line per row (at most ``max_problems``) whose database or gold cannot be read, or whose database file is
+    missing (a row naming only a ``db_id``, without ``database_dir``, has its gold checked); a row without any of
+    :data:`SQL_COLUMNS` (another task's row) is none, unless all are."""
+    return check_each_row(rows, partial(_check_sql_row, database_dir=database_dir), SqlRowError,
+                          max_problems=max_problems)
 
 
 def _is_number(value: Any) -> bool:

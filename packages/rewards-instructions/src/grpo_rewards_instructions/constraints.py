@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grpo_rewards import check_each_row, jsontext
+from grpo_rewards import NotApplicable, check_each_row, jsontext
 
 from . import ifbench, ifevalg
 from .ifeval import CHECKS as IFEVAL_CHECKS
@@ -325,7 +325,7 @@ def _pairs(row: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
             raise ValueError("constraints must be a list of {'id': ..., 'kwargs': {...}}")
         ids, kwargs = [i.get("id") for i in items], [i.get("kwargs") for i in items]
     else:
-        raise ValueError(f"no constraints: expected a column {', '.join(map(repr, COLUMNS))}")
+        raise NotApplicable(f"no constraints: expected a column {', '.join(map(repr, COLUMNS))}")
     if isinstance(ids, str) or not isinstance(ids, (list, tuple)):
         raise ValueError(f"the constraint ids must be a list, got {type(ids).__name__}")
     if not isinstance(kwargs, (list, tuple)) or len(kwargs) != len(ids):
@@ -351,5 +351,6 @@ def read_row(row: Mapping[str, Any], *, where: str = "row") -> tuple[Constraint,
 
 
 def check_rows(rows: Any, *, max_problems: int = 5) -> list[str]:
-    """A problem line per row whose constraints cannot be read (at most ``max_problems``), naming the row."""
+    """A problem line per row whose constraints cannot be read (at most ``max_problems``), naming the row; a row
+    whose constraint columns are all ``None`` (another task's row in a mixed dataset) is none, unless all are."""
     return check_each_row(rows, _constraints, ValueError, max_problems=max_problems)

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from grpo_rewards import RewardResult, completion_text, params
+from grpo_rewards import NotApplicable, RewardResult, completion_text, params
 
 from . import text
 from .constraints import COLUMNS, Constraint, ConstraintError, check_rows, read_row
@@ -101,13 +101,17 @@ class _Checked:
             if constraints is None:
                 try:
                     constraints = read_row(rows[i], where=f"row {i}")
+                except NotApplicable:
+                    constraints = NO_CONSTRAINTS
                 except (ConstraintError, RecursionError) as exc:
                     constraints = str(exc) if isinstance(exc, ConstraintError) else \
                         f"row {i}: its constraint columns are nested too deeply to read"
                     _warn_once(constraints)
                 cache[key] = constraints
             reply = None if isinstance(constraints, str) else completion_text(completion)
-            if isinstance(constraints, str):  # check_rows reports it before training; here: not applicable
+            if constraints is NO_CONSTRAINTS:  # another task's row: None, quietly
+                labels[i] = "no_constraints"
+            elif isinstance(constraints, str):  # check_rows reports it before training; here: not applicable
                 labels[i] = "bad_row"
             elif reply is None:
                 values[i], labels[i] = 0.0, "unreadable"
@@ -131,6 +135,10 @@ class _Checked:
     def _candidates(self, reply: str) -> list[str]:
         """The texts :func:`follows` may check for ``reply``."""
         return [c for c in ([reply] if self.mode == "strict" else loose_variants(reply)) if visible(c)]
+
+
+#: a row without constraint columns (each ``None``): the cache's mark for it
+NO_CONSTRAINTS = "no constraints"
 
 
 def _row_key(row: Mapping[str, Any]) -> str:
@@ -162,7 +170,8 @@ class Followed(_Checked):
     (the reply as written) or ``loose`` (IFEval's loose variants: first/last line removed, ``*``
     stripped; a constraint holds when any variant satisfies it). Labels ``followed``,
     ``partly_followed``, ``not_followed`` (and ``unreadable``, ``too_large``: 0.0; ``bad_row``: None,
-    for a row whose constraints cannot be read, which ``check_rows`` reports before training).
+    for a row whose constraints cannot be read, which ``check_rows`` reports before training;
+    ``no_constraints``: None, for a row without any, as another task's row in a mixed dataset).
     Unit: none (a share of the row's constraints, 0 to 1).
 
     >>> from grpo_rewards_instructions import followed

@@ -3,7 +3,9 @@
 Both read the calls of the whole completion (a trajectory of messages, or text:
 :mod:`grpo_rewards_tools.calls`) and the row in any format of :mod:`grpo_rewards_tools.rows`.
 A row that cannot be read scores ``None`` (label ``bad_row``); training refuses such rows before
-it starts (``check_rows``).
+it starts (``check_rows``). A row without what a reward scores against (each tool-call column ``None``, as
+another task's row in a mixed dataset) scores ``None`` quietly: ``no_gold`` (``tools.call_match``),
+``no_tools`` (``tools.schema_valid``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from grpo_rewards import params as checks
 from .arguments import STRING_RULES, Comparison
 from .calls import read_calls
 from .matching import MODES, match
-from .rows import RowFormatError, ToolRow, check_rows, read_row
+from .rows import NoToolColumns, RowFormatError, ToolRow, check_rows, read_row
 from .validation import VALIDATION_MODES, validate_calls, validator
 
 #: the columns a row's format is read from (a row is read once per batch, not once per completion)
@@ -74,8 +76,8 @@ class CallMatch(_ToolReward):
     matched/max(gold, made); ``exact`` 1.0 only when all match and none is extra. A gold with
     no call expects a plain answer: 1.0 without a call, 0.0 with one. Labels ``matched``,
     ``partial``, ``wrong_tool``, ``wrong_arguments``, ``missing_call``, ``extra_call``,
-    ``unexpected_call``, ``no_call``, ``malformed_call``; ``bad_row`` (``None``) for a row without
-    readable gold calls.
+    ``unexpected_call``, ``no_call``, ``malformed_call``; ``bad_row`` (``None``) for a row whose gold
+    calls cannot be read, ``no_gold`` (``None``) for a row without any (another task's row).
 
     >>> score = CallMatch()
     >>> row = {"gold_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}
@@ -107,10 +109,10 @@ class CallMatch(_ToolReward):
     def __call__(self, text: str, completion: Any = None, **row: Any) -> tuple[float | None, str]:
         try:
             read = self._rows.read(row)
-        except RowFormatError:
-            return None, "bad_row"
-        if read.gold is None:
-            return None, "bad_row"
+        except RowFormatError as exc:
+            return None, "no_gold" if isinstance(exc, NoToolColumns) else "bad_row"
+        if read.gold is None:  # tools alone: nothing to match against
+            return None, "no_gold"
         calls = read_calls(text if completion is None else completion)
         result = match(calls.calls, read.gold, len(calls.malformed), self.rule, self.max_calls)
         return result.value(self.mode), result.label
@@ -131,7 +133,8 @@ class SchemaValid(_ToolReward):
     name is an error unless ``allow_extra_arguments`` (or the schema's own ``additionalProperties``
     allows it). ``mode: all`` (default) 1.0 when every call is valid, else 0.0; ``fraction``
     valid calls / calls. A completion without any call is not applicable: ``None`` (``no_call``).
-    Labels ``valid``, ``unknown_tool``, ``invalid_arguments``, ``malformed_call``, ``no_call``, ``bad_row``.
+    Labels ``valid``, ``unknown_tool``, ``invalid_arguments``, ``malformed_call``, ``no_call``, ``bad_row``,
+    ``no_tools`` (``None``: a row without tools, another task's row).
     Registered with a hard deadline (10 s: 0.0, ``timeout``), in worker processes: a schema's ``pattern`` is the
     dataset's regular expression run on the model's string, and one may backtrack for ever on a near miss.
 
@@ -164,10 +167,10 @@ class SchemaValid(_ToolReward):
     def __call__(self, text: str, completion: Any = None, **row: Any) -> tuple[float | None, str]:
         try:
             read = self._rows.read(row)
-        except RowFormatError:
-            return None, "bad_row"
+        except RowFormatError as exc:
+            return None, "no_tools" if isinstance(exc, NoToolColumns) else "bad_row"
         if not read.tools:
-            return None, "bad_row"
+            return None, "no_tools" if read.format == "native" and row.get("tools") is None else "bad_row"
         calls = read_calls(text if completion is None else completion)
         if not calls.made:
             return None, "no_call"

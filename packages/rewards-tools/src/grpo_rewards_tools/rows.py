@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from grpo_rewards import check_each_row
+from grpo_rewards import NotApplicable, check_each_row
 
 from .arguments import DictPattern
 from .calls import Call, CallError, _load_object, call_from_object, text_calls
@@ -52,6 +52,11 @@ _ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "ass
 
 class RowFormatError(ValueError):
     """A row whose tools or gold calls cannot be read."""
+
+
+class NoToolColumns(RowFormatError, NotApplicable):
+    """A row whose tool-call columns are all ``None`` or absent (another task's row in a mixed dataset), or that has
+    none of what a reward scores against (its gold calls, its tools): not scored, not a problem of the row."""
 
 
 @dataclass(frozen=True)
@@ -299,16 +304,19 @@ def _glaive(row: Mapping[str, Any]) -> ToolRow:
 
 
 def row_format(row: Mapping[str, Any]) -> str | None:
-    """Which format a row is in (by its columns), or None."""
-    if "gold_calls" in row:
+    """Which format a row is in (by its columns that hold a value: a mixed dataset's other rows hold ``None``), or None."""
+    def has(*columns: str) -> bool:
+        return all(row.get(c) is not None for c in columns)
+
+    if has("gold_calls"):
         return "native"
-    if "answers" in row and "tools" in row:
+    if has("answers", "tools"):
         return "xlam"
-    if "ground_truth" in row and "function" in row:
+    if has("ground_truth", "function"):
         return "bfcl"
-    if "conversations" in row:
+    if has("conversations"):
         return "toolace" if isinstance(row.get("system"), str) and "<tools>" not in row["system"] else "hermes"
-    if "chat" in row and "system" in row:
+    if has("chat", "system"):
         return "glaive"
     return None
 
@@ -331,20 +339,20 @@ def read_row(row: Mapping[str, Any]) -> ToolRow:
             return _hermes_or_toolace(row)
         if kind == "glaive":
             return _glaive(row)
-        if "tools" in row:  # tools alone: enough for tools.schema_valid
+        if row.get("tools") is not None:  # tools alone: enough for tools.schema_valid
             return ToolRow("native", read_tools(row["tools"]), None)
     except ToolFormatError as exc:
         raise RowFormatError(str(exc)) from None
-    raise RowFormatError("no tool-call columns: expected gold_calls (native), query/tools/answers (xLAM), "
+    raise NoToolColumns("no tool-call columns: expected gold_calls (native), query/tools/answers (xLAM), "
                          "question/function/ground_truth (BFCL), conversations (Hermes, ToolACE) or system/chat (Glaive)")
 
 
 def _check_row(row: Mapping[str, Any], need_gold: bool, need_tools: bool) -> None:
     read = read_row(row)
     if need_gold and read.gold is None:
-        raise RowFormatError("no gold calls")
+        raise NoToolColumns("no gold calls")
     if need_tools and not read.tools:
-        raise RowFormatError("no tools")
+        raise (NoToolColumns if read.format == "native" and row.get("tools") is None else RowFormatError)("no tools")
 
 
 def check_rows(rows: Any, *, need_gold: bool = True, need_tools: bool = False, max_problems: int = 5) -> list[str]:
