@@ -175,6 +175,18 @@ def test_max_memory_is_an_option_checked_like_the_others():
     assert RewardOptions(max_memory="512 MiB").max_memory == 512 << 20
     with pytest.raises(ValueError, match="max_memory must be a number of bytes >= 0 or a size"):
         RewardOptions(max_memory="a lot")
+    assert (RewardOptions(max_memory=0).max_memory, RewardOptions(max_memory="64 MiB").max_memory) == (0, 64 << 20)
+
+
+def test_a_memory_cap_no_worker_can_run_under_is_refused_with_the_unit_it_lacks():
+    # before: max_memory: 512 (meant as MB; a number is bytes) was taken, and every sample failed for memory
+    with pytest.raises(ValueError) as info:
+        RewardOptions(max_memory=512)
+    assert str(info.value) == ("max_memory 512 is 512 bytes, below what a worker needs to run Python (64 MiB): every "
+                               "sample would fail for memory; a number is bytes: write '512 MiB' or '2 GiB', or 0 for "
+                               "no cap")
+    with pytest.raises(ValueError, match=r"max_memory '1 KB' is 1,000 bytes, .*memory; give at least 64 MiB, or 0 for no cap$"):
+        RewardOptions(max_memory="1 KB")
 
 
 @pytest.mark.parametrize(("change", "expected"), [

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from . import params
 from .backends import Execution, execution_problems
-from .errors import capped
+from .errors import capped, quote
 
 OnError = Literal["raise", "none"]
 
@@ -168,7 +168,7 @@ run in one); remove the timeout']
         "workers": lambda v: params.integer(v, "workers", low=1, none_ok=True),
         "max_chars": lambda v: params.integer(v, "max_chars", low=1, none_ok=True),
         "worker_safe": lambda v: params.boolean(v, "worker_safe"),
-        "max_memory": lambda v: None if v is None else params.size(v, "max_memory"),
+        "max_memory": _memory,
         "execution": _execution,
     }
     for value_option in _VALUE_OPTIONS:
@@ -190,6 +190,24 @@ run in one); remove the timeout']
         problems.append(f"workers counts this machine's worker processes; with execution backend {remote} the "
                         "cluster's CPUs and num_cpus_per_task set the parallelism: remove workers")
     return problems
+
+
+#: the least memory cap a worker can run a Python scorer under (its interpreter alone maps more)
+MIN_MEMORY = 64 << 20
+
+
+def _memory(value: Any) -> None:
+    """``max_memory``: a size, 0 (no cap) or at least :data:`MIN_MEMORY` (``max_memory: 512`` is 512 bytes: every
+    sample would fail for memory, so a number meant as megabytes is an error, not a run that scores nothing)."""
+    if value is None:
+        return
+    cap = params.size(value, "max_memory")
+    if 0 < cap < MIN_MEMORY:
+        bare = str(value).strip().isdigit()
+        raise ValueError(f"max_memory {quote(value)} is {cap:,} bytes, below what a worker needs to run Python "
+                         "(64 MiB): every sample would fail for memory; "
+                         + (f"a number is bytes: write '{str(value).strip()} MiB' or '2 GiB'" if bare
+                            else "give at least 64 MiB") + ", or 0 for no cap")
 
 
 def _execution(value: Any) -> None:
