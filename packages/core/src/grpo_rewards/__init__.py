@@ -47,7 +47,7 @@ _EXPORTS = {
     "RewardResult": "protocol",
     "Scorer": "protocol",
     "check_each_row": "protocol",
-    "NotApplicable": "protocol",
+    "NotApplicable": "errors",
     "completion_text": "protocol",
     "message_text": "protocol",
     "trajectory_messages": "protocol",
@@ -137,6 +137,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         EnvironmentNotFoundError,
         ExecutionError,
         GrpoRewardsError,
+        NotApplicable,
         PluginError,
         ProblemsError,
         RewardError,
@@ -152,7 +153,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .plugin.spec import RegisterEnvironment, RegisterReward, RegisterTask
     from .protocol import (
         Completion,
-        NotApplicable,
         RewardFunc,
         RewardResult,
         Scorer,

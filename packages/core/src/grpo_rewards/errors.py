@@ -335,3 +335,15 @@ def read_yaml(path: str | Path, *, what: str = "a YAML file", error: type[Proble
         problem = getattr(exc, "problem", None) or type(exc).__name__
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         raise error(f"not valid YAML: {problem}{where}", str(path)) from None
+
+
+class NotApplicable(Exception):
+    """What a :func:`check_each_row` check raises for a row the reward does not score at all: the columns it
+    scores against are empty (``None``) or absent, as in a dataset that mixes tasks (its math rows have no tests,
+    its code rows no gold answer). Not a problem of the row: the reward gives it ``None`` (TRL leaves it out of
+    that reward's mean), labelled as the reward labels a row without its gold (``no_tests``, ``no_gold``), with
+    no warning. A dataset in which *every* row is one is a problem: the reward applies to nothing.
+
+    >>> str(NotApplicable("no tests"))
+    'no tests'
+    """

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .errors import NotApplicable
 from .values import container_kind
 
 Message = dict[str, Any]
@@ -289,18 +290,6 @@ def batch_columns(prompts: Any, completions: Any, kwargs: dict[str, Any]) -> tup
                 converted = dict(kwargs)
             converted[key] = items
     return prompts, completions, kwargs if converted is None else converted
-
-
-class NotApplicable(Exception):
-    """What a :func:`check_each_row` check raises for a row the reward does not score at all: the columns it
-    scores against are empty (``None``) or absent, as in a dataset that mixes tasks (its math rows have no tests,
-    its code rows no gold answer). Not a problem of the row: the reward gives it ``None`` (TRL leaves it out of
-    that reward's mean), labelled as the reward labels a row without its gold (``no_tests``, ``no_gold``), with
-    no warning. A dataset in which *every* row is one is a problem: the reward applies to nothing.
-
-    >>> str(NotApplicable("no tests"))
-    'no tests'
-    """
 
 
 def check_each_row(rows: Iterable[Any], check: Callable[[Any], object],
