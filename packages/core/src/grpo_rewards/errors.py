@@ -18,7 +18,8 @@ The tree::
     ├── RunDirError                  an output dir cannot be used as asked
     ├── RunComplete                  --resume of a run that already finished (not a failure: exit 0)
     ├── TrainError                   training stopped; says how to continue
-    └── PlotError                    nothing to plot, or no run to read
+    ├── PlotError                    nothing to plot, or no run to read
+    └── NotApplicable                a row a reward does not score (another task's row): not a failure
 
 Messages quote user values through :func:`quote`, which caps their size without building the
 whole text first (a YAML "billion laughs" stays a few hundred characters).
@@ -337,7 +338,7 @@ def read_yaml(path: str | Path, *, what: str = "a YAML file", error: type[Proble
         raise error(f"not valid YAML: {problem}{where}", str(path)) from None
 
 
-class NotApplicable(Exception):
+class NotApplicable(GrpoRewardsError):
     """What a :func:`check_each_row` check raises for a row the reward does not score at all: the columns it
     scores against are empty (``None``) or absent, as in a dataset that mixes tasks (its math rows have no tests,
     its code rows no gold answer). Not a problem of the row: the reward gives it ``None`` (TRL leaves it out of
