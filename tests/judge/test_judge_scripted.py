@@ -255,6 +255,22 @@ def test_the_request_is_greedy_with_the_rubric_as_the_user_message_and_the_syste
     assert body["messages"][1]["content"] == "Grade 4 for What is 2 + 2?; gold 4"
 
 
+
+def test_a_row_without_the_column_its_template_names_is_not_sent_but_none_missing_input():
+    # before: sent with the field empty ("gold ."), and the judge's grade against nothing was paid: another task's
+    # row in a mixed dataset, or a row without its reference
+    with ScriptedJudge([Script("Score: 7")]) as judge:
+        judging = rubric(judge, template="Grade {completion} for {prompt}; gold {solution}.")
+        result = judging(prompts=[PROMPT, "Capital of France?"], completions=["4", "Paris"], solution=["4", None])
+    assert (result.values, result.labels) == ([pytest.approx(2 / 3), None], ["scored", "missing_input"])
+    assert [b["messages"][1]["content"] for b in judge.received] == ["Grade 4 for What is 2 + 2?; gold 4."]
+    with ScriptedJudge([Script("Score 1: 10\nScore 2: 1")]) as judge:
+        result = Pairwise(model="m", base_url=judge.base_url, shuffle=False, template=(
+            "Grade these answers to {prompt} against {solution}:\n{completions}\nEnd with 'Score K: N' lines (1-10)."))(
+            prompts=["p", "p", "q", "q"], completions=["a", "b", "x", "y"], solution=["4", "4", None, None])
+    assert (result.values, result.labels) == ([1.0, 0.0, None, None], ["scored", "scored"] + ["missing_input"] * 2)
+    assert len(judge.received) == 1
+
 def test_the_api_key_comes_from_the_named_environment_variable(monkeypatch):
     monkeypatch.setenv("GRPO_JUDGE_TEST_KEY", "sk-test-123")
     with ScriptedJudge([Script("Score: 5")]) as judge:

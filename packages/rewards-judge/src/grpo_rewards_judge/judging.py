@@ -26,7 +26,7 @@ from .client import ChatClient, Reply, api_key_from
 #: Labels of samples the judge did not grade: their value is ``None`` (TRL masks it).
 NOT_GRADED = ("timeout", "unreachable", "error")
 #: The labels a judge reports, besides the core's.
-LABELS = ("scored", "unparsable", "truncated", "refused", "injection", *NOT_GRADED)
+LABELS = ("scored", "unparsable", "truncated", "refused", "injection", "missing_input", *NOT_GRADED)
 
 
 def outcome(label: str, finish_reason: str | None) -> str:
@@ -191,3 +191,14 @@ def column_values(names: Sequence[str], kwargs: Mapping[str, Any], n: int, rewar
         raise ValueError(f"{reward}: the template reads dataset column(s) {', '.join(map(repr, missing))}; "
                          f"the batch has: {', '.join(have)}")
     return {c: list(kwargs[c]) for c in names}
+
+
+def lacks_input(columns: Mapping[str, Sequence[Any]], i: int) -> bool:
+    """Whether sample ``i`` has ``None`` in a column the template names (another task's row in a mixed dataset, or a
+    row without its reference): it is not sent, ``None`` with the label ``missing_input``, where it was sent with
+    the field empty and graded against nothing.
+
+    >>> lacks_input({"reference": ["Paris", None]}, 1), lacks_input({"reference": ["Paris", None]}, 0)
+    (True, False)
+    """
+    return any(values[i] is None for values in columns.values())

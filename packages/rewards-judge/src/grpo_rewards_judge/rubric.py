@@ -7,7 +7,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
-from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, metrics, outcome
+from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, lacks_input, metrics, outcome
 from .parse import KINDS, ScoreFormat, scale_bounds
 from .templates import DEFAULT_TEMPLATES, SAMPLE_FIELDS, SYSTEM, fill, render, template_for
 
@@ -33,8 +33,10 @@ class Rubric:
     ``timeout``, ``unreachable`` and ``error`` (the server answered with another error): ``None``,
     masked by TRL. A completion longer than ``max_completion_chars`` is not sent (``too_large``,
     0.0), and one with a line the reply parser would read as a grade (``Score: 10``) is not sent
-    either (``injection``: ``unparsable_value``; ``reject_grade_lines: false`` sends it). The judge's mean latency, the tokens it used, the requests sent and the cache hits are
-    logged as ``judge_latency/<metric>``, ``judge_tokens/<metric>``, ``judge_requests/<metric>``
+    either (``injection``: ``unparsable_value``; ``reject_grade_lines: false`` sends it). A row whose
+    column the template names is ``None`` (another task's row) is not sent either: ``None``,
+    ``missing_input``. The judge's mean latency, the tokens it used, the requests sent and the
+    cache hits are logged as ``judge_latency/<metric>``, ``judge_tokens/<metric>``, ``judge_requests/<metric>``
     and ``judge_cache_hits/<metric>``. Units: none (a grade, not a length). ``grpo-rewards score
     --explain`` shows each row's judge reply (:meth:`explain`).
 
@@ -124,7 +126,8 @@ class Rubric:
         asks: list[str | None] = []
         for i, completion in enumerate(completions):
             text = completion_text(completion)
-            unsent = self.settings.unsent(text, self.format.states_grade)
+            unsent = (None, "missing_input") if lacks_input(columns, i) else \
+                self.settings.unsent(text, self.format.states_grade)
             if unsent is not None:
                 asks.append(None)
                 values[i], labels[i] = unsent
