@@ -350,6 +350,17 @@ def test_csv_and_json_array_rows_are_read_and_their_bad_rows_named_by_row_number
         "bad row: row 3: expected an object with a 'completion' field"]
 
 
+
+def test_a_csvs_empty_cell_is_scored_as_training_reads_it_missing_and_a_written_none_is_text(tmp_path, capsys):
+    # before: an empty cell was "" (text.exact_match compared with it: no_match, 0.0) where training reads None
+    pytest.importorskip("grpo_rewards_text")
+    (tmp_path / "rows.csv").write_text("completion,reference\nParis,Paris\nParis,\nNone,None\nNA,NA\n")
+    code, scored, _ = _scored_file(tmp_path / "rows.csv", "text.exact_match", capsys)
+    assert (code, scored) == (0, [({"text.exact_match": 1.0}, {"text.exact_match": "match"}),
+                                  ({"text.exact_match": None}, {"text.exact_match": "no_reference"}),
+                                  ({"text.exact_match": 1.0}, {"text.exact_match": "match"}),
+                                  ({"text.exact_match": 1.0}, {"text.exact_match": "match"})])
+
 def test_a_file_without_a_row_to_score_says_so_instead_of_blaming_the_reward_set(tmp_path, capsys):
     # before: "entry 1 (math.accuracy): needs dataset column(s) 'solution'; the dataset has: prompt"
     datasets = pytest.importorskip("datasets")

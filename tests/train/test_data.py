@@ -54,6 +54,15 @@ def test_csv_and_parquet_files_load_like_jsonl(tmp_path, registry):
         assert dataset.to_list() == [{"prompt": "a", "k": 1}, {"prompt": "b", "k": 2}]
 
 
+
+def test_a_csvs_empty_cell_is_missing_and_a_written_na_or_none_is_text(tmp_path, registry):
+    # before: pandas' defaults read "NA" (sodium), "None" and "null" as missing: those rows' gold became None and
+    # they were not scored, without a word
+    (tmp_path / "d.csv").write_text("prompt,reference\nSymbol of sodium?,NA\nWhich is prime? a) 4 b) 6,None\n"
+                                    "Say null.,null\nA row of another task,\n")
+    dataset = load_dataset_from_config({"path": str(tmp_path / "d.csv")}, registry)
+    assert dataset["reference"] == ["NA", "None", "null", None]
+
 def test_a_system_prompt_makes_text_prompts_conversational(tmp_path, registry):
     path = _jsonl(tmp_path / "d.jsonl", [{"prompt": "What is 2 + 2?"}])
     dataset = load_dataset_from_config({"path": str(path), "system_prompt": "Be brief."}, registry)

@@ -197,8 +197,10 @@ def _table_records(file: Path) -> list[Any]:
                 records = list(csv.DictReader(fh))
         except (UnicodeDecodeError, csv.Error) as exc:
             raise GrpoRewardsError(f"cannot read {file} as CSV: {exc}") from exc
-        # a line with more fields than the header: csv puts the rest under the key None (not a column name)
-        return [record if None not in record else Unreadable("more fields than the header line") for record in records]
+        # a line with more fields than the header: csv puts the rest under the key None (not a column name); an
+        # empty cell is a missing value (None), as training's loader reads it (train/data.py), any word is text
+        return [{k: None if v == "" else v for k, v in record.items()} if None not in record
+                else Unreadable("more fields than the header line") for record in records]
     try:  # a JSON array of objects
         value = json.loads(file.read_bytes().removeprefix(BOM))
     except (ValueError, RecursionError) as exc:

@@ -63,7 +63,11 @@ def _load_file(path_text: str) -> Any:
         raise DatasetError(f"dataset.path: {path.name}: unsupported file type {path.suffix!r}; "
                            f"use one of {', '.join(FILE_FORMATS)}")
     try:
-        return load_dataset(kind, data_files=str(path), split="train")
+        # a CSV's empty cell is a missing value and nothing else: pandas' default also reads the words "NA", "None",
+        # "null", "N/A", "nan" as missing, so a gold answer "NA" (sodium) or "None" (of the above) became None and
+        # its row was not scored (score's reader, scoring_input.py, reads a CSV the same way)
+        extra = {"keep_default_na": False, "na_values": [""]} if kind == "csv" else {}
+        return load_dataset(kind, data_files=str(path), split="train", **extra)
     except StopIteration:  # what the JSON builder raises on a file without one row
         raise DatasetError(f"dataset.path: {path_text} has no rows") from None
     except Exception as exc:  # a malformed file: say which file and why
