@@ -520,6 +520,30 @@ def test_a_batch_reward_that_declares_reward_options_gets_the_rewards_effective_
     assert plain(prompts=["p", "p"], completions=["a", "b"]) == [0.0, 0.0]
 
 
+CURRICULUM = '''
+def curriculum(prompts, completions, trainer_state=None, **columns):
+    if trainer_state is None:
+        return [None] * len(completions)
+    return [trainer_state.global_step / trainer_state.max_steps + len(trainer_state.log_history)] * len(completions)
+'''
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0], ids=["in-process", "in-a-worker"])
+def test_a_batch_reward_reads_trls_trainer_state_in_a_worker_too(tmp_path, timeout):
+    # before: a batch reward with a timeout got no trainer_state (a curriculum on the step got None in a worker)
+    from transformers import TrainerState
+
+    from grpo_rewards.local import load_object
+
+    (tmp_path / "cur.py").write_text(CURRICULUM)
+    reward = Reward(load_object(f"{tmp_path / 'cur.py'}:curriculum"), metric="cur", form="batch", timeout=timeout)
+    state = TrainerState(global_step=10, max_steps=40, log_history=[{"loss": 1.0}] * 3)
+    # in a worker the state comes without its log_history (every step logged so far, sent again with each call)
+    expected = 0.25 + (3 if timeout is None else 0)
+    assert reward(prompts=["p", "p"], completions=["a", "b"], trainer_state=state) == [expected, expected]
+    assert state.log_history == [{"loss": 1.0}] * 3  # the trainer's own state is untouched
+
+
 @pytest.mark.parametrize(("values", "labels", "problem"), [
     ([0.5, math.nan, None], None, "on sample 1: returned nan, expected a finite float or None"),
     ([None, 1.0, -math.inf], None, "on sample 2: returned -inf, expected a finite float or None"),

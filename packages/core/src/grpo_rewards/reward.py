@@ -26,7 +26,14 @@ from .backends import form_problem
 from .call_inputs import misaligned, missing_columns_of, per_sample_columns, without_argument_names
 from .errors import RewardError
 from .execution import map_with_deadline
-from .execution.calls import BatchCall, batch_result_problem, checked_batch, run_samples, start_workers
+from .execution.calls import (
+    BatchCall,
+    batch_result_problem,
+    checked_batch,
+    run_samples,
+    start_workers,
+    travelling_state,
+)
 from .options import RewardOptions
 from .outcomes import Tally
 from .protocol import (
@@ -333,6 +340,8 @@ class Reward:
         timeout = self.options.timeout
         if timeout is not None:
             columns = {k: v for k, v in kwargs.items() if k not in TRL_CONTROL_KWARGS}
+            if "trainer_state" in kwargs:  # a curriculum reads the step in a worker too (TRL's log functions stay)
+                columns["trainer_state"] = travelling_state(kwargs["trainer_state"])
             item = (list(prompts), list(completions), completion_ids, columns)
             outcome = map_with_deadline(BatchCall(self.scorer), [item], timeout=timeout,
                                         workers=self.options.workers, max_memory=self.options.max_memory,

@@ -9,6 +9,8 @@ or in a worker (:class:`~grpo_rewards.Reward` uses them on both paths).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 import pickle
 import threading
@@ -72,6 +74,24 @@ class BatchCall:
         if problem is not None:  # said by the parent, as in-process: a generator cannot travel back anyway
             return Refused(problem)
         return result if isinstance(result, RewardResult) else list(result)
+
+
+def travelling_state(state: Any) -> Any:
+    """TRL's ``trainer_state`` as it goes to a batch reward's worker: without its ``log_history`` (every logged step
+    so far, sent again with each call), the rest as it is; ``None`` when it cannot be pickled.
+
+    >>> travelling_state({"global_step": 7}), travelling_state(lambda: 7)
+    ({'global_step': 7}, None)
+    """
+    if dataclasses.is_dataclass(state) and not isinstance(state, type) and isinstance(
+            getattr(state, "log_history", None), list):
+        state = copy.copy(state)
+        state.log_history = []
+    try:
+        pickle.dumps(state)
+    except Exception:  # a state of another trainer that cannot travel: the reward gets None
+        return None
+    return state
 
 
 @dataclass(frozen=True)
