@@ -169,6 +169,35 @@ def test_a_row_whose_environment_the_mapping_does_not_name_is_refused_before_the
     (tmp_path / "run.yaml").write_text(json.dumps(config))
     with pytest.raises(ConfigError) as caught:
         prepare(tmp_path / "run.yaml", registry=env_registry)
-    assert caught.value.problems == [
-        "environment: the dataset's 'environment' column holds 2 value(s) the mapping does not name: 'c' (row 2), "
-        "None (row 4); it names 'a', 'b' (TRL would stop the run at the first batch holding one)"]
+    assert caught.value.problems == [  # (None, row 4, is a row without tools: NoEnvironment)
+        "environment: the dataset's 'environment' column holds 1 value(s) the mapping does not name: 'c' (row 2); it "
+        "names 'a', 'b' (TRL would stop the run at the first batch holding one)"]
+
+
+def test_rows_without_an_environment_train_beside_rows_with_one_without_tools(env_registry, tiny_model, tmp_path):
+    # before: refused (TRL stops at the first row whose environment its mapping does not name): a dataset mixing
+    # tool rows with other tasks' rows could not train with its environments
+    from grpo_rewards.train.environment import NoEnvironment
+    from grpo_rewards.train.runner import prepare, run
+
+    SEEN.clear()
+    rows_file = tmp_path / "rows.jsonl"
+    rows_file.write_text("".join(json.dumps({**row, "environment": value}) + "\n"
+                                 for row, value in zip(rows(2, 0), ["a", None])))  # one step: both prompts
+    config = {"model": str(tiny_model), "output_dir": str(tmp_path / "out"), "dataset": {"path": str(rows_file)},
+              "rewards": [{"use": "toyenv.saw_environment"}], "environment": {"a": "toyenv.guess"},
+              "grpo": {"max_steps": 1, "per_device_train_batch_size": 4, "num_generations": 2,
+                       "max_completion_length": 8, "logging_steps": 1, "save_strategy": "no", "report_to": "none",
+                       "disable_tqdm": True, "activation_checkpointing": False}}
+    (tmp_path / "run.yaml").write_text(json.dumps(config))
+    plan = prepare(tmp_path / "run.yaml", registry=env_registry)
+    assert plan.environment.factory[None] is NoEnvironment
+    trainer = run(plan)
+    logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
+    assert logged["outcomes/toyenv.guess/other_environment"] + logged.get("outcomes/toyenv.guess/hit", 0) + \
+        logged.get("outcomes/toyenv.guess/miss", 0) == 4
+    assert logged["outcomes/toyenv.guess/other_environment"] == 2  # the two completions of the row without one
+    assert sorted(type(e).__name__ for e in trainer.environments) == ["Guess", "Guess", "NoEnvironment",
+                                                                      "NoEnvironment"]
+    # a reward gets every rollout's environment: a row without one, an environment with no reward of its own
+    assert sorted(reward is None for _, _, _, reward in SEEN) == [False, False, True, True]

@@ -3,7 +3,7 @@
 ``environment:`` is a registered environment's name (``tools.calculator``), ``{use: NAME, with:
 {...}}`` with its parameters, or, for a dataset whose rows carry an ``environment`` column, a
 mapping from that column's values to such entries (``{calc: tools.calculator, db: tools.sqlite}``:
-TRL's dict form). Without one, the task's environment (a task registered with ``environment=``).
+TRL's dict form), where a row whose ``environment`` is empty (``None``) gets no tools (:class:`NoEnvironment`). Without one, the task's environment (a task registered with ``environment=``).
 An environment that owns a reward adds that reward to the set under its own name (weight 1 unless
 the set names it), and TRL does not score it again (:class:`~grpo_rewards.environment.EnvironmentFactory`).
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import params as params_module
 from ..backends import Execution, execution_problems
-from ..environment import EnvironmentFactory, EnvironmentInfo
+from ..environment import TAG, EnvironmentFactory, EnvironmentInfo
 from ..errors import GrpoRewardsError, ModelError, quote
 
 #: ``max_tool_calling_iterations`` when the config leaves it unset (TRL's default, ``None``, is no limit).
@@ -29,6 +29,19 @@ DEFAULT_TOOL_ITERATIONS = 8
 
 #: TRL's tool-capable ChatML template, given to a ChatML tokenizer whose own template has no tool support.
 TOOL_TEMPLATE = "qwen2_5.jinja"
+
+
+class NoEnvironment:
+    """The environment of a row whose ``environment`` column is empty (``None``) in a run with a mapping of
+    environments: no tools, no reward (TRL renders the row's prompt without a tool section). A dataset that mixes
+    tool rows with rows of other tasks trains so, where TRL alone stops at the first such row."""
+
+    def reset(self, **row: Any) -> None:
+        """Nothing to set up."""
+        return None
+
+
+setattr(NoEnvironment, TAG, "")  # every environment reward reads its rollouts as another environment's
 
 
 @dataclass
@@ -45,7 +58,9 @@ class EnvironmentPlan:
         factories = {key: EnvironmentFactory(info, params, execution=self.placed.get(key, (None, None))[0],
                                              timeout=self.placed.get(key, (None, None))[1])
                      for key, (info, params) in self.chosen.items()}
-        return factories[None] if list(factories) == [None] else factories
+        if list(factories) == [None]:
+            return factories[None]
+        return {**factories, None: NoEnvironment}  # (the mapping's keys are text: None is a row without one)
 
     def prepare(self) -> list[str]:
         """Connect to the Ray cluster of each environment whose tools run there, now (an
@@ -177,8 +192,8 @@ def column_problems(plan: EnvironmentPlan, dataset: Any) -> list[str]:
         return ["environment: a mapping of environments needs an 'environment' column in the dataset naming each "
                 f"row's environment ({', '.join(map(str, plan.chosen))}); the dataset has: {', '.join(column_names)}"]
     unknown: dict[str, int] = {}  # each value the mapping does not name, as repr (NaN and lists too), its first row
-    for i, value in enumerate(dataset["environment"]):
-        if not (isinstance(value, str) and value in plan.chosen):
+    for i, value in enumerate(dataset["environment"]):  # (None: a row without tools, NoEnvironment)
+        if not (value is None or (isinstance(value, str) and value in plan.chosen)):
             unknown.setdefault(repr(value), i)
     if unknown:
         shown = ", ".join(f"{value} (row {row})" for value, row in list(unknown.items())[:5])
