@@ -238,6 +238,17 @@ def test_an_outcome_that_is_not_a_label_keeps_its_value_with_a_warning():
         "environment lab.labelled: reward 'lab.labelled.outcome' on sample 1: returned the outcome label 'a/b'; a "
         "label is a short word without spaces or '/' (like 'correct')"]
 
+
+def test_offline_a_row_without_an_environment_is_another_environments_as_in_training():
+    # before: replayed into a fresh instance and paid its reward (Labelled pays 0.5 to anything), where training
+    # gave that row no environment (NoEnvironment) and the reward None
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(type("P", (), {"register_environments": grpo_rewards.hookimpl(
+        lambda self, register: register("labelled", Labelled))})(), "lab")
+    reward = grpo_rewards.load_reward_set([{"use": "lab.labelled"}], registry=load_registry(plugins)).rewards[0]
+    result = reward.score(prompts=["p", "q"], completions=[[], []], label=["hit", "hit"], environment=["lab", None])
+    assert (result.values, result.labels) == ([0.5, None], ["hit", "other_environment"])
+
 def _trajectory(*calls: tuple[int, str]) -> list[dict]:
     messages: list[dict] = []
     for k, output in calls:
