@@ -14,6 +14,7 @@ objects itself.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -171,8 +172,8 @@ class Accuracy:
     ((0.0, 'wrong'), (0.0, 'no_answer'))
     >>> score(r"\boxed{12}", solution="not a math answer ][")
     (None, 'gold_unparsable')
-    >>> score(r"\boxed{12}", solution=None), score(r"\boxed{12}", solution="")
-    ((None, 'no_gold'), (None, 'no_gold'))
+    >>> score(r"\boxed{12}", solution=None), score(r"\boxed{12}", solution=""), score(r"\boxed{12}", solution=float("nan"))
+    ((None, 'no_gold'), (None, 'no_gold'), (None, 'no_gold'))
     >>> Accuracy(answer_format="boxed")("The answer is 12.", solution="12")
     (0.0, 'no_answer')
     """
@@ -241,7 +242,8 @@ class Accuracy:
                              f"completion); the row has: {', '.join(have) or 'none'}. To read another column, set "
                              "solution_column (with: {solution_column: NAME} in a reward set)")
         solution = row[column]
-        if solution is None or (isinstance(solution, str) and not solution.strip()):
+        if solution is None or (isinstance(solution, str) and not solution.strip()) or (
+                isinstance(solution, float) and math.isnan(solution)):  # (NaN: a float column's missing cell)
             return "no_gold", "", ""
         try:
             gold = _gold_of(solution)
