@@ -55,12 +55,11 @@ def test_one_step_with_calculator_sqlite_and_python_environments(tiny_model, tmp
     (tmp_path / "run.yaml").write_text(json.dumps(config))
     plan = prepare(tmp_path / "run.yaml", registry=registry)
     assert plan.config["rewards"] == [{"use": "tools.sqlite", "with": {"timeout": 0.5}}]
-    assert sorted(plan.environment.factory) == ["calc", "db", "py"]
+    assert list(plan.environment.factory) == ["calc", "db", "py", None]  # None: a row without one gets no tools
     trainer = run(plan)
     assert trainer.reward_func_names == ["tools.sqlite"]
-    assert sorted(trainer._env_tools) == ["calc", "db", "py"]
     assert {k: sorted(t.__name__ for t in v) for k, v in trainer._env_tools.items()} == {
-        "calc": ["calculate"], "db": ["query"], "py": ["run_python"]}
+        "calc": ["calculate"], "db": ["query"], "py": ["run_python"], None: []}
     logged = {k: v for entry in trainer.state.log_history for k, v in entry.items()}
     assert logged["outcomes/tools.sqlite/other_environment"] == 4  # the calculator's and python's rollouts
     assert sum(v for k, v in logged.items() if k.startswith("outcomes/tools.sqlite/")) == 6
