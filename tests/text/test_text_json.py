@@ -10,9 +10,10 @@ import time
 import jsonschema
 import pytest
 
+from grpo_rewards.jsonschemas import validator
 from grpo_rewards_text import Json
 from grpo_rewards_text.parsing import find_data
-from grpo_rewards_text.schema import credit, validator
+from grpo_rewards_text.schema import credit
 
 PERSON = {"type": "object", "required": ["name", "age"], "additionalProperties": False,
           "properties": {"name": {"type": "string", "minLength": 1}, "age": {"type": "integer", "minimum": 0},

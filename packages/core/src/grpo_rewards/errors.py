@@ -19,6 +19,7 @@ The tree::
     ├── RunComplete                  --resume of a run that already finished (not a failure: exit 0)
     ├── TrainError                   training stopped; says how to continue
     ├── PlotError                    nothing to plot, or no run to read
+    ├── SchemaProblem                a JSON Schema that cannot be used: not one, a remote or broken $ref
     └── NotApplicable                a row a reward does not score (another task's row): not a failure
 
 Messages quote user values through :func:`quote`, which caps their size without building the
@@ -348,3 +349,8 @@ class NotApplicable(GrpoRewardsError):
     >>> str(NotApplicable("no tests"))
     'no tests'
     """
+
+
+class SchemaProblem(GrpoRewardsError):
+    """A JSON Schema that cannot be used (:mod:`grpo_rewards.jsonschemas`): not JSON, not a schema, a remote
+    ``$ref`` (never fetched), a ``$ref`` to nowhere or a ``$ref`` cycle. The row's fault, never the reply's."""

@@ -1,11 +1,8 @@
-"""JSON Schema validation that never fetches, and partial credit as a count of constraints.
+"""Partial credit for JSON Schema validation, as a count of constraints.
 
-**Validators.** A schema (a dict, or its JSON text) is checked against its meta-schema and compiled
-once (remembered for the last :data:`CACHE_SIZE` schemas) with ``jsonschema``: the dialect its
-``$schema`` names (default Draft 2020-12), and a ``referencing`` registry whose ``retrieve`` refuses
-every URI, so a remote ``$ref`` is never fetched (jsonschema's own default still downloads it): it is
-a :class:`SchemaProblem` naming the reference. A ``$ref`` cycle that consumes no input
-(``{"$ref": "#"}``) ends in Python's recursion limit and is a :class:`SchemaProblem` too.
+**Validators** are the core's (:mod:`grpo_rewards.jsonschemas`, shared with ``tools.schema_valid``): a schema is
+checked and compiled once, never fetches a remote ``$ref``, and what is the schema's fault is a
+:class:`SchemaProblem` naming it.
 
 **Partial credit** (:func:`credit`) is ``satisfied / counted`` over the constraints a schema puts on
 the instance, counted by walking the schema beside the instance:
@@ -31,6 +28,7 @@ the instance, counted by walking the schema beside the instance:
 An instance jsonschema finds valid scores 1.0; one it finds invalid scores below 1.0 even when the
 walk found no failed constraint (one extra failed constraint is then counted).
 
+>>> from grpo_rewards.jsonschemas import validator
 >>> v = validator({"type": "object", "required": ["name", "age"],
 ...                "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}}})
 >>> credit(v, {"name": "Ada", "age": 36}), credit(v, {"name": "Ada", "age": -1}), credit(v, {})
@@ -39,16 +37,12 @@ walk found no failed constraint (one extra failed constraint is then counted).
 
 from __future__ import annotations
 
-import json
 import re
-import threading
-from collections import OrderedDict
-from collections.abc import Iterator
 from typing import Any
 
-from grpo_rewards import jsontext
+from grpo_rewards.errors import SchemaProblem
+from grpo_rewards.jsonschemas import first_error
 
-CACHE_SIZE = 256
 MAX_REF_CHAIN = 16
 #: Keywords that only apply to one JSON type (jsonschema ignores them on the others: so does the count).
 _APPLIES_TO: dict[str, Any] = {
@@ -61,115 +55,6 @@ _APPLIES_TO: dict[str, Any] = {
 }
 #: Keywords the walk descends through instead of counting.
 _WALKED = frozenset({"properties", "required", "items", "prefixItems", "additionalProperties", "allOf", "$ref"})
-
-_cache: OrderedDict[str, Any] = OrderedDict()
-_lock = threading.Lock()
-
-
-class SchemaProblem(Exception):
-    """The schema itself is at fault: not a schema, a remote ``$ref``, a ``$ref`` cycle."""
-
-
-def _refuse(uri: str) -> Any:
-    raise SchemaProblem(f"remote $ref {uri!r} is never fetched: put the referenced schema under $defs "
-                        "and refer to it as '#/$defs/...'")
-
-
-def _walk_refs(schema: Any) -> Iterator[tuple[str, str]]:
-    """Every ``($id or '', $ref)`` string in a schema, iteratively."""
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("$ref", "$dynamicRef") and isinstance(value, str):
-                    yield "ref", value
-                elif key == "$id" and isinstance(value, str):
-                    yield "id", value
-                else:
-                    stack.append(value)
-        elif isinstance(node, list):
-            stack.extend(node)
-
-
-def remote_refs(schema: Any) -> list[str]:
-    """The ``$ref`` values that point outside the schema (not ``#...`` and not one of its own ``$id``)."""
-    found = list(_walk_refs(schema))
-    ids = {value.rstrip("#") for kind, value in found if kind == "id"}
-    return [value for kind, value in found
-            if kind == "ref" and not value.startswith("#") and value.split("#", 1)[0] not in ids]
-
-
-def load_schema(value: Any) -> dict[str, Any] | bool:
-    """A schema from a column or parameter value: a dict, a bool, or JSON text of one."""
-    if isinstance(value, str):
-        try:
-            value = jsontext.loads(value)
-        except ValueError as exc:
-            raise SchemaProblem(f"the schema is not JSON: {exc}") from None
-    if not isinstance(value, (dict, bool)):
-        raise SchemaProblem(f"a schema is a JSON object or a boolean, got {type(value).__name__}")
-    return value
-
-
-def validator(schema: Any, formats: bool = False) -> Any:
-    """The compiled validator of ``schema`` (remembered); raises :class:`SchemaProblem`."""
-    schema = load_schema(schema)
-    try:
-        key = json.dumps(schema, sort_keys=True) + ("|formats" if formats else "")
-    except (TypeError, ValueError) as exc:
-        raise SchemaProblem(f"the schema is not JSON: {exc}") from None
-    with _lock:
-        found = _cache.get(key)
-        if found is not None:
-            _cache.move_to_end(key)
-            return found
-    built = _compile(schema, formats)
-    with _lock:
-        _cache[key] = built
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return built
-
-
-def _compile(schema: Any, formats: bool) -> Any:
-    import jsonschema
-    import referencing
-    from jsonschema.validators import validator_for
-
-    remote = remote_refs(schema)
-    if remote:
-        _refuse(remote[0])
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise SchemaProblem(f"not a valid {cls.__name__[:-9]} schema at {exc.json_path}: {exc.message[:200]}") from None
-    except RecursionError:
-        raise SchemaProblem("the schema is nested too deep") from None
-    registry_type: Any = referencing.Registry  # an attrs class: its ``retrieve`` field is a keyword
-    registry = registry_type(retrieve=_refuse)
-    return cls(schema, registry=registry, format_checker=cls.FORMAT_CHECKER if formats else None)
-
-
-def first_error(v: Any, instance: Any) -> Any:
-    """jsonschema's first error for ``instance`` (None when valid); raises :class:`SchemaProblem`."""
-    try:
-        return next(iter(v.iter_errors(instance)), None)
-    except OverflowError:  # jsonschema's multipleOf on an integer past a float's range: the reply's, not the schema's
-        from jsonschema import ValidationError
-
-        return ValidationError("a number the schema's checks cannot compute with (an integer past a float's range)")
-    except RecursionError:
-        raise SchemaProblem("the schema's $ref chain never ends (a $ref cycle that consumes no input)") from None
-    except SchemaProblem:
-        raise
-    except Exception as exc:  # referencing.exceptions.Unresolvable and its kin
-        cause = exc.__cause__ or exc.__context__
-        if isinstance(cause, SchemaProblem):
-            raise cause from None
-        raise SchemaProblem(f"{type(exc).__name__}: {str(exc)[:200]}") from None
-
 
 def _member(schema: dict[str, Any], keyword: str, kind: type) -> Any:
     """``schema[keyword]`` when it is a ``kind`` (list or dict), else an empty one."""

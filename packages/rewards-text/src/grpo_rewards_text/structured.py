@@ -6,11 +6,13 @@ import json
 from typing import Any
 
 from grpo_rewards import jsontext, params
+from grpo_rewards.errors import SchemaProblem
+from grpo_rewards.jsonschemas import first_error, validator
 
 from .answer import valid_text
 from .normalize import Normalizer, f1_of_tokens
 from .parsing import FORMATS, SOURCES, NoData, Unparsable, find_data, parse_data
-from .schema import SchemaProblem, credit, first_error, validator
+from .schema import credit
 
 #: Labels: ``valid`` (the schema holds), ``invalid`` (it does not), ``unparsable`` (no data could be
 #: read: a syntax error, too deep, too large), ``no_json`` (nothing to read), ``bad_schema`` (the

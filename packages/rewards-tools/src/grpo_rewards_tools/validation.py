@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-import functools
-import importlib
-import json
 import math
 from typing import Any
+
+from grpo_rewards import jsonschemas
+from grpo_rewards.errors import SchemaProblem
 
 from .calls import Call, ReadCalls
 from .rows import RowFormatError, ToolRow
@@ -26,31 +26,18 @@ VALIDATION_MODES = ("all", "fraction")
 _SEVERITY = ("malformed_call", "unknown_tool", "invalid_arguments", "valid")
 
 
-@functools.lru_cache(maxsize=1024)
-def _validator(schema_text: str, allow_extra: bool) -> Any:
-    # imported on first use (registering the plugin loads no scorer code); through importlib because
-    # jsonschema ships no type information (its value is Any here either way)
-    jsonschema = importlib.import_module("jsonschema")
-
-    schema = json.loads(schema_text)
-    if not allow_extra and "additionalProperties" not in schema and "patternProperties" not in schema:
-        schema["additionalProperties"] = False
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise RowFormatError(f"its parameters are not a valid JSON Schema: {exc.message}") from None
-    return cls(schema)
-
-
 def validator(tool: Tool, allow_extra: bool = False) -> Any:
-    """A ``jsonschema`` validator of ``tool``'s arguments; raises RowFormatError for an invalid schema."""
+    """A ``jsonschema`` validator of ``tool``'s arguments (the core's, :mod:`grpo_rewards.jsonschemas`, shared with
+    ``text.json``); raises RowFormatError for a schema that cannot be used. Without ``allow_extra``, an argument
+    the schema does not name is an error unless the schema says otherwise (``additionalProperties``)."""
+    schema = tool.parameters
+    if not allow_extra and isinstance(schema, dict) and "additionalProperties" not in schema \
+            and "patternProperties" not in schema:
+        schema = {**schema, "additionalProperties": False}
     try:
-        return _validator(json.dumps(tool.parameters, sort_keys=True, default=str), allow_extra)
-    except RecursionError:  # jsonschema's schema check recurses a few frames per level: ~200 levels of JSON text
-        raise RowFormatError(f"tool {tool.name!r}: its parameters are nested too deeply to read") from None
-    except RowFormatError as exc:
-        raise RowFormatError(f"tool {tool.name!r}: {exc}") from None
+        return jsonschemas.validator(schema)
+    except SchemaProblem as exc:
+        raise RowFormatError(f"tool {tool.name!r}: its parameters: {exc}") from None
 
 
 def call_label(call: Call, row: ToolRow, allow_extra: bool = False) -> str:
@@ -62,19 +49,9 @@ def call_label(call: Call, row: ToolRow, allow_extra: bool = False) -> str:
     if not _finite(call.arguments):  # JSON has no NaN or Infinity (Python's reader and 1e999 make them)
         return "invalid_arguments"
     try:
-        return "valid" if check.is_valid(call.arguments) else "invalid_arguments"
-    except (OverflowError, ValueError):  # a number jsonschema's keywords cannot compute with (multipleOf divides an
-        # integer past a float's range as a float: OverflowError; ValueError where a conversion refuses the value)
-        return "invalid_arguments"
-    except RecursionError:  # (the schema's, found only when a call reaches it; text.json's schema.first_error alike)
-        raise RowFormatError(f"tool {tool.name!r}: its parameters' $ref chain never ends (a $ref cycle that "
-                             "consumes no input)") from None
-    except Exception as exc:
-        if not isinstance(exc, importlib.import_module("referencing.exceptions").Unresolvable):
-            raise
-        # a $ref to nowhere, or a remote one (never fetched: jsonschema's registry retrieves nothing)
-        raise RowFormatError(f"tool {tool.name!r}: its parameters hold a $ref that does not resolve here "
-                             f"({str(exc)[:160]})") from None
+        return "valid" if jsonschemas.first_error(check, call.arguments) is None else "invalid_arguments"
+    except SchemaProblem as exc:  # (the schema's, found only when a call reaches it: a $ref cycle, to nowhere)
+        raise RowFormatError(f"tool {tool.name!r}: its parameters: {exc}") from None
 
 
 def _finite(value: Any, depth: int = 0) -> bool:
