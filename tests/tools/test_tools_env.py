@@ -348,6 +348,21 @@ def test_python_cell_stopped_by_its_limit_is_not_kept(python_env):
     assert python_env.run_python("print(y)") == "1\n"
 
 
+
+#: a cell that spends ``{seconds}`` of CPU time (the process's own clock: the same on a fast or a busy machine)
+_SPEND = "import time\n_t = time.process_time()\nwhile time.process_time() - _t < {seconds}:\n    pass\n{rest}"
+
+
+def test_each_call_has_its_own_time_limit_beside_the_replay_of_the_earlier_cells(python_env):
+    # before: the limit covered the replay too: under a 1 s limit, a second 0.6 s cell was stopped (0.6 + 0.6)
+    python_env.reset()
+    assert python_env.run_python(_SPEND.format(seconds=0.6, rest="a = 1\nprint(a)")) == "1\n"
+    assert python_env.run_python(_SPEND.format(seconds=0.6, rest="b = a + 1\nprint(b)")) == "2\n"
+    assert python_env.run_python(_SPEND.format(seconds=0.6, rest="print(a + b)")) == "3\n"
+    assert python_env.run_python(_SPEND.format(seconds=2.5, rest="print('late')")) == (  # one call past its own
+        "error: the code ran past its time limit and was stopped")
+    assert python_env.run_python("print(a, b)") == "1 2\n"
+
 def test_replayed_cells_print_nothing_even_to_the_descriptor_itself(python_env):
     # os.write(1, ...) bypassed the replay's sys.stdout: every later call's output began with it
     python_env.reset()

@@ -6,7 +6,9 @@ forks a fresh supervisor per program and kills every process and empties ``/tmp`
 is kept across the calls of one rollout by running the rollout's earlier cells again, silently,
 before the new one (their output is discarded, what they write to descriptors 1 and 2 too; an error in
 one is skipped as it was the first time; a cell stopped by a limit is not kept, nor one that ended the
-interpreter, ``os._exit``: it would end every later call before its code ran); the time limit covers that replay. ``warm=False``
+interpreter, ``os._exit``: it would end every later call before its code ran). ``time_limit`` is each call's own: the
+program's CPU limit is the new cell's ``time_limit`` plus the CPU time the earlier cells took when they ran (with a
+quarter more, for the replay's variation; at most 60 s in all). ``warm=False``
 starts a new sandbox for each call instead (bench/tools.md compares the two). ``reset`` forgets the cells, so nothing crosses
 rollouts: not a variable, not a file, not a process. Code whose earlier cells are not
 deterministic (random numbers, the clock) sees new values on each call.
@@ -77,10 +79,11 @@ class Python:
         self.max_output = checks.integer(max_output, "max_output", low=1)
         self.max_cells = checks.integer(max_cells, "max_cells", low=1)
         self._cells: list[str] = []
+        self._times: list[float] = []  # each kept cell's CPU seconds when it ran: its replay's budget
         self._warned = False
 
     def reset(self, **row: Any) -> None:
-        self._cells = []
+        self._cells, self._times = [], []
 
     def run_python(self, code: str) -> str:
         """Run Python code and return what it printed and the error it raised, if any. Variables, functions and imports from earlier calls are kept.
@@ -96,7 +99,9 @@ class Python:
             return f"error: this conversation already ran {self.max_cells} cells, the most allowed"
         marker = f"\n[end of cell {secrets.token_hex(8)}]"
         program = _PROGRAM.format(cells=json.dumps(self._cells), code=code, marker=marker)
-        limits = Limits(time=self.time_limit, memory=self.memory_mb << 20, output=max(self.max_output * 4, 4096))
+        replay = sum(self._times)  # (the limit covered the replay too: two 1.2 s cells under 2 s, the second stopped)
+        budget = min(60.0, self.time_limit + 1.25 * replay + (0.05 if self._times else 0.0))
+        limits = Limits(time=budget, memory=self.memory_mb << 20, output=max(self.max_output * 4, 4096))
         try:
             sandbox = get_sandbox()
             if not self.warm:
@@ -115,6 +120,7 @@ class Python:
         # every later call before its code ran: neither is kept
         if status not in _STATUS and ended:
             self._cells.append(code)
+            self._times.append(max(0.0, float(result.get("time") or 0.0) - replay))
         if status == "ok" and not ended:
             status = "exited"
         if len(output) > self.max_output:
