@@ -14,9 +14,9 @@ Labels: the environment's own (``self.outcome`` set by ``get_reward``), else ``o
 ``env_error`` where the environment raised or ``get_reward`` returned what TRL cannot take as a reward (text,
 infinity, an integer past a float's range; with a warning naming it), ``other_environment`` for a rollout of
 another environment (a run mixing environments; offline, a row whose ``environment`` column is empty, which
-trained without tools); an ``outcome`` that is not a label (a space, a ``/``) is
-``ok``/``none`` with a warning, its value kept as TRL keeps it. ``get_reward`` returns a reward as TRL reads it: a number
-(a bool is 1.0 or 0.0), or ``None`` or NaN for none.
+trained without tools); an ``outcome`` that is not a label (a space, a ``/``) is ``ok``/``none`` with a warning,
+its value kept as TRL keeps it. ``get_reward`` returns a reward as TRL reads it: a number (a bool is 1.0 or 0.0),
+or ``None`` or NaN for none.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 ``environment:`` is a registered environment's name (``tools.calculator``), ``{use: NAME, with:
 {...}}`` with its parameters, or, for a dataset whose rows carry an ``environment`` column, a
 mapping from that column's values to such entries (``{calc: tools.calculator, db: tools.sqlite}``:
-TRL's dict form), where a row whose ``environment`` is empty (``None``) gets no tools (:class:`NoEnvironment`). Without one, the task's environment (a task registered with ``environment=``).
+TRL's dict form), where a row whose ``environment`` is empty (``None``) gets no tools (:class:`NoEnvironment`).
+Without one, the task's environment (a task registered with ``environment=``).
 An environment that owns a reward adds that reward to the set under its own name (weight 1 unless
 the set names it), and TRL does not score it again (:class:`~grpo_rewards.environment.EnvironmentFactory`).
 
