@@ -168,6 +168,14 @@ def test_environment_reward_scores_live_environments_with_labels(env_registry):
     assert result.labels == ["hit", "miss", "hit", "other_environment"]
 
 
+def env_reward(name: str, cls: type, namespace: str):
+    """The reward of environment ``cls`` registered as ``namespace.name`` by a plugin of its own."""
+    plugins = get_plugins(load_entry_points=False)
+    plugins.add(type("P", (), {"register_environments": grpo_rewards.hookimpl(
+        lambda self, register: register(name, cls))})(), namespace)
+    return grpo_rewards.load_reward_set([{"use": f"{namespace}.{name}"}], registry=load_registry(plugins)).rewards[0]
+
+
 #: what the Returns environment's get_reward returns, by the row's ``value``
 RETURNS = {"nan": float("nan"), "true": True, "zero": 0, "text": "1.0", "inf": float("inf"),
            "big": 10 ** 400, "list": [1.0]}
@@ -189,10 +197,7 @@ class Returns:
 
 def test_get_rewards_value_is_read_as_trl_reads_it_and_what_trl_cannot_take_is_env_error_not_a_crash():
     # before: NaN or inf raised RewardError out of the reward (one rollout ended the run); "1.0" paid 1.0
-    plugins = get_plugins(load_entry_points=False)
-    plugins.add(type("P", (), {"register_environments": grpo_rewards.hookimpl(
-        lambda self, register: register("returns", Returns))})(), "ret")
-    reward = grpo_rewards.load_reward_set([{"use": "ret.returns"}], registry=load_registry(plugins)).rewards[0]
+    reward = env_reward("returns", Returns, "ret")
     names = list(RETURNS)
     with pytest.warns(RuntimeWarning) as caught:
         result = reward.score(prompts=["p"] * len(names), completions=[[]] * len(names), value=names)
@@ -204,7 +209,6 @@ def test_get_rewards_value_is_read_as_trl_reads_it_and_what_trl_cannot_take_is_e
         "'1.0', expected a float or None",
         "environment ret.returns: raised RewardError: reward 'ret.returns.get_reward' on sample 4: returned inf, "
         "expected a finite float or None"]
-
 
 
 class Labelled:
@@ -224,10 +228,7 @@ class Labelled:
 
 def test_an_outcome_that_is_not_a_label_keeps_its_value_with_a_warning():
     # before: an outcome with a space or a '/' raised RewardError out of the reward (the run ended); TRL pays the value
-    plugins = get_plugins(load_entry_points=False)
-    plugins.add(type("P", (), {"register_environments": grpo_rewards.hookimpl(
-        lambda self, register: register("labelled", Labelled))})(), "lab")
-    reward = grpo_rewards.load_reward_set([{"use": "lab.labelled"}], registry=load_registry(plugins)).rewards[0]
+    reward = env_reward("labelled", Labelled, "lab")
     labels = ["right answer", "a/b", "correct", 7, ""]
     with pytest.warns(RuntimeWarning) as caught:
         result = reward.score(prompts=["p"] * len(labels), completions=[[]] * len(labels), label=labels)
@@ -242,10 +243,7 @@ def test_an_outcome_that_is_not_a_label_keeps_its_value_with_a_warning():
 def test_offline_a_row_without_an_environment_is_another_environments_as_in_training():
     # before: replayed into a fresh instance and paid its reward (Labelled pays 0.5 to anything), where training
     # gave that row no environment (NoEnvironment) and the reward None
-    plugins = get_plugins(load_entry_points=False)
-    plugins.add(type("P", (), {"register_environments": grpo_rewards.hookimpl(
-        lambda self, register: register("labelled", Labelled))})(), "lab")
-    reward = grpo_rewards.load_reward_set([{"use": "lab.labelled"}], registry=load_registry(plugins)).rewards[0]
+    reward = env_reward("labelled", Labelled, "lab")
     result = reward.score(prompts=["p", "q"], completions=[[], []], label=["hit", "hit"], environment=["lab", None])
     assert (result.values, result.labels) == ([0.5, None], ["hit", "other_environment"])
 
