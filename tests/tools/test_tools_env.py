@@ -354,14 +354,15 @@ _SPEND = "import time\n_t = time.process_time()\nwhile time.process_time() - _t 
 
 
 def test_each_call_has_its_own_time_limit_beside_the_replay_of_the_earlier_cells(python_env):
-    # before: the limit covered the replay too: under a 1 s limit, a second 0.6 s cell was stopped (0.6 + 0.6)
-    python_env.reset()
-    assert python_env.run_python(_SPEND.format(seconds=0.6, rest="a = 1\nprint(a)")) == "1\n"
-    assert python_env.run_python(_SPEND.format(seconds=0.6, rest="b = a + 1\nprint(b)")) == "2\n"
-    assert python_env.run_python(_SPEND.format(seconds=0.6, rest="print(a + b)")) == "3\n"
-    assert python_env.run_python(_SPEND.format(seconds=2.5, rest="print('late')")) == (  # one call past its own
+    # before: the limit covered the replay too: under a 0.5 s limit, a second 0.3 s cell was stopped (0.3 + 0.3)
+    from grpo_rewards_tools.environments.python import Python
+
+    python = Python(time_limit=0.5)
+    assert python.run_python(_SPEND.format(seconds=0.3, rest="a = 1\nprint(a)")) == "1\n"
+    assert python.run_python(_SPEND.format(seconds=0.3, rest="b = a + 1\nprint(b)")) == "2\n"
+    assert python.run_python(_SPEND.format(seconds=1.5, rest="print('late')")) == (  # one call past its own
         "error: the code ran past its time limit and was stopped")
-    assert python_env.run_python("print(a, b)") == "1 2\n"
+    assert python.run_python("print(a, b)") == "1 2\n"
 
 def test_replayed_cells_print_nothing_even_to_the_descriptor_itself(python_env):
     # os.write(1, ...) bypassed the replay's sys.stdout: every later call's output began with it
