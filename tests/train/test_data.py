@@ -26,6 +26,14 @@ def test_a_task_is_built_by_its_plugin_with_n_seed_and_params(registry):
     ]
 
 
+
+def test_a_task_asked_for_more_rows_than_a_run_could_read_is_an_error_before_any_is_made(registry):
+    # before: dataset.n: 100000000 (a typo's zeros) generated rows for about an hour, past a 24 GB machine's memory
+    with pytest.raises(DatasetError, match=r"^dataset.n: 100,000,000 rows asked of task toy:count; a task generates "
+                                           r"at most 1,000,000 \(about 40 s on 2 CPU cores\)"):
+        load_dataset_from_config({"task": "toy:count", "n": 100_000_000}, registry)
+    assert len(load_dataset_from_config({"task": "toy:count", "n": 1_000}, registry)) == 1_000
+
 def test_an_unknown_task_parameter_is_named_with_the_task_parameters(registry):
     with pytest.raises(DatasetError, match=r"task toy:count has no parameter\(s\) 'stop'; its parameters: start"):
         load_dataset_from_config({"task": "toy:count", "params": {"stop": 3}}, registry)

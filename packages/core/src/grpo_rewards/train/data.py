@@ -27,6 +27,10 @@ def describe(dataset_cfg: dict[str, Any]) -> str:
     return "hub " + "/".join(str(hub[k]) for k in ("name", "config") if hub.get(k))
 
 
+#: the most rows a task generates for a run (``dataset.n``; a data file's rows are not limited)
+MAX_TASK_ROWS = 1_000_000
+
+
 def _task_rows(dataset_cfg: dict[str, Any], registry: Any) -> list[dict[str, Any]]:
     task = registry.task(dataset_cfg["task"])
     params = dict(dataset_cfg.get("params") or {})
@@ -35,6 +39,10 @@ def _task_rows(dataset_cfg: dict[str, Any], registry: Any) -> list[dict[str, Any
         raise DatasetError(f"dataset.params: task {task.name} has no parameter(s) {', '.join(map(repr, unknown))}; "
                            f"its parameters: {', '.join(task.params) or 'none'}")
     n = int(dataset_cfg.get("n") or 512)
+    if n > MAX_TASK_ROWS:  # (100,000,000 rows took about an hour and more memory than a 24 GB machine has)
+        raise DatasetError(f"dataset.n: {n:,} rows asked of task {task.name}; a task generates at most "
+                           f"{MAX_TASK_ROWS:,} (about 40 s on 2 CPU cores), and a run reads max_steps x "
+                           "per_device_train_batch_size / num_generations prompts per process")
     try:
         rows = task.factory(n, int(dataset_cfg.get("seed") or 0), **params)
     except (TypeError, ValueError) as exc:
