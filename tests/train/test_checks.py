@@ -38,6 +38,25 @@ def test_values_trl_accepts_but_cannot_use_are_each_named_with_their_key(tmp_pat
     ]
 
 
+
+def test_a_value_trl_reads_only_when_it_trains_is_checked_against_the_installed_trainer(tmp_path, tiny_model):
+    # before: loss_type: dapoo passed the dry run; TRL raised "Unknown loss type" at the first step, after the model
+    # had loaded and generated
+    problems = _dry_run(tmp_path, tiny_model, "grpo.loss_type=dapoo", "grpo.scale_rewards=nope",
+                        "grpo.importance_sampling_level=seq", "grpo.multi_objective_aggregation=sum")
+    assert problems == [
+        "grpo.loss_type: expected one of bnpo, cispo, dapo, dr_grpo, grpo, luspo, sapo, vespo, got 'dapoo' (did you "
+        "mean 'dapo'?) (TRL would stop at its first step)",
+        "grpo.scale_rewards: expected one of batch, group, none, got 'nope' (did you mean 'none'?) (TRL would stop at "
+        "its first step)",
+        "grpo.multi_objective_aggregation: expected one of normalize_then_sum, sum_then_normalize, got 'sum' (TRL "
+        "would stop at its first step)",
+        "grpo.importance_sampling_level: expected one of sequence, token, got 'seq' (TRL would stop at its first "
+        "step)"]
+    # the values come from the installed trainer's own branches: each documented loss type among them
+    assert {"grpo", "dr_grpo", "dapo", "bnpo"} <= checks.trainer_choices()["loss_type"]
+    assert checks.choice_problems({"loss_type": "dr_grpo", "scale_rewards": False}) == []
+
 def test_a_misspelt_grpo_key_two_reward_mistakes_and_a_dataset_mistake_are_reported_together(tmp_path, tiny_model):
     problems = _dry_run(tmp_path, tiny_model, "grpo.learning_rat=1e-5", "dataset.params={digits: 3}",
                         rewards=[{"use": "toy.digit"}, {"use": "toy.short", "with": {"limit": "x"}}])

@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import math
+import re
+from pathlib import Path
 from typing import Any
 
 from ..errors import did_you_mean, quote
@@ -95,13 +97,53 @@ def grpo_range_problems(grpo: dict[str, Any]) -> list[str]:
     return problems
 
 
+#: GRPOConfig fields TRL reads only when it trains: an unknown value is a ``ValueError`` at the first step, after
+#: the model has loaded and generated (``loss_type: dapoo`` on a GPU: minutes, or a vLLM start, lost)
+TRAINED_CHOICES = ("loss_type", "scale_rewards", "multi_objective_aggregation", "importance_sampling_level")
+
+
+def trainer_choices(source: str | None = None) -> dict[str, frozenset[str]]:
+    r"""The values of :data:`TRAINED_CHOICES` the installed ``GRPOTrainer`` tells apart, read from its own source
+    (``self.loss_type == "cispo"``, ``self.scale_rewards in ["group", "none"]``), so a TRL that adds one is followed;
+    a field whose comparisons are not found there is left out (not checked).
+
+    >>> sorted(trainer_choices('if self.loss_type == "a": ...\nelif self.loss_type in ["b", "c"]: ...')["loss_type"])
+    ['a', 'b', 'c']
+    """
+    if source is None:
+        spec = importlib.util.find_spec("trl")
+        folder = Path(spec.origin).parent if spec is not None and spec.origin else None
+        try:
+            source = (folder / "trainer" / "grpo_trainer.py").read_text(encoding="utf-8") if folder else ""
+        except OSError:
+            source = ""
+    found = {}
+    for key in TRAINED_CHOICES:
+        values = set(re.findall(rf'self\.{key} == "(\w+)"', source))
+        for listed in re.findall(rf"self\.{key} in \[([^\]]*)\]", source):
+            values.update(re.findall(r'"(\w+)"', listed))
+        if values:
+            found[key] = frozenset(values)
+    return found
+
+
+def choice_problems(grpo: dict[str, Any]) -> list[str]:
+    """Values of :data:`TRAINED_CHOICES` the installed TRL would refuse at its first step (read only when one is set)."""
+    asked = {key: grpo[key] for key in TRAINED_CHOICES if isinstance(grpo.get(key), str)}
+    known = trainer_choices() if asked else {}
+    return [f"grpo.{key}: expected one of {', '.join(sorted(known[key]))}, got {value!r}"
+            f"{did_you_mean(value, sorted(known[key]))} (TRL would stop at its first step)"
+            for key, value in asked.items() if key in known and value not in known[key]]
+
+
 def installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
 def integration_problems(grpo: dict[str, Any]) -> list[str]:
-    """``use_vllm`` without vLLM, an unknown ``vllm_mode``, a tracker whose package is missing."""
-    problems = []
+    """``use_vllm`` without vLLM, an unknown ``vllm_mode``, a tracker whose package is missing, a value of
+    :data:`TRAINED_CHOICES` the installed TRL would refuse when it trains."""
+    problems = choice_problems(grpo)
     if grpo.get("use_vllm"):
         mode = grpo.get("vllm_mode", "colocate")
         if mode not in VLLM_MODES:
