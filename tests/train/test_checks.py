@@ -26,7 +26,7 @@ def _dry_run(tmp_path, tiny_model, *overrides, **config_changes):
 def test_values_trl_accepts_but_cannot_use_are_each_named_with_their_key(tmp_path, tiny_model):
     problems = _dry_run(tmp_path, tiny_model, "grpo.per_device_train_batch_size=0", "grpo.max_completion_length=-8",
                         "grpo.learning_rate=-1", "grpo.max_steps=-5", "grpo.temperature=0", "grpo.top_p=1.5",
-                        "grpo.save_total_limit=0")
+                        "grpo.save_total_limit=0", "grpo.top_entropy_quantile=2")
     assert problems == [
         "grpo.max_steps: expected a positive number of steps (or -1 to train num_train_epochs), got -5",
         "grpo.per_device_train_batch_size: expected an integer >= 1, got 0",
@@ -35,6 +35,7 @@ def test_values_trl_accepts_but_cannot_use_are_each_named_with_their_key(tmp_pat
         "grpo.learning_rate: expected a number > 0, got -1",
         "grpo.temperature: expected a number > 0, got 0",
         "grpo.top_p: expected a number > 0 and <= 1, got 1.5",
+        "grpo.top_entropy_quantile: expected a number >= 0 and <= 1, got 2",
     ]
 
 

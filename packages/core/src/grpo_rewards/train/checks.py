@@ -48,6 +48,7 @@ RANGES: dict[str, tuple[str, float | None, bool, float | None]] = {
     "weight_decay": ("number", 0, True, None),
     "max_grad_norm": ("number", 0, True, None),
     "vllm_gpu_memory_utilization": ("number", 0, False, 1),
+    "top_entropy_quantile": ("number", 0, True, 1),
 }
 
 #: ``report_to`` names: (module to import, what to pip install).
