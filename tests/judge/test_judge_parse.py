@@ -104,3 +104,15 @@ def test_minus_zero_on_a_scale_from_zero_is_a_plain_zero():
     # before: -0.0 was paid (and logged as "-0.0")
     value, label = ScoreFormat("scale", low=0, high=1).parse("Score: -0")
     assert (str(value), label) == ("0.0", "scored")
+
+
+def test_a_grade_line_of_blanks_is_read_in_linear_time():
+    # the "out of" reading first had two runs of blanks side by side (\s*\(?\s*): a completion's grade line of
+    # 32,000 blanks (what max_completion_chars lets through to the injection check) took about 5.5 s; now ~2 ms.
+    # The bound is 2,500 times that: only a search that is not linear reaches it
+    import time
+
+    line = "Score: 7" + " " * 32_000 + "x"
+    started = time.process_time()
+    assert (SCALE.states_grade(line), SCALE.parse(line)) == (False, (None, "unparsable"))
+    assert time.process_time() - started < 5.0
