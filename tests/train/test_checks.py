@@ -97,6 +97,16 @@ def test_installed_trackers_and_vllm_pass_and_reach_grpo_config_unchanged(tmp_pa
         "report_to": ["wandb"], "use_vllm": True, "vllm_mode": "colocate", "bf16": True}
 
 
+
+def test_lora_values_peft_refuses_only_when_it_builds_the_adapter_are_named_before(tmp_path, tiny_model):
+    # before: the dry run passed; peft raised ValueError in get_peft_model, after the model had loaded
+    pytest.importorskip("peft")
+    assert _dry_run(tmp_path, tiny_model, peft={"r": 0, "lora_alpha": -1, "lora_dropout": 2.0}) == [
+        "peft.r: expected an integer >= 1, got 0",
+        "peft.lora_alpha: expected a number > 0, got -1",
+        "peft.lora_dropout: expected a number >= 0 and <= 1, got 2.0"]
+    assert checks.peft_problems({"r": 8, "lora_alpha": 16, "lora_dropout": 0.0}) == []
+
 def test_a_peft_block_without_peft_installed_says_how_to_install_it(tmp_path, tiny_model, monkeypatch):
     monkeypatch.setattr(checks, "installed", lambda module: module != "peft")
     assert _dry_run(tmp_path, tiny_model, peft={"r": 4}) == [

@@ -66,7 +66,8 @@ TRACKERS = {
 VLLM_MODES = ("colocate", "server")
 
 
-def _range_problem(key: str, value: Any, spec: tuple[str, float | None, bool, float | None]) -> str | None:
+def _range_problem(key: str, value: Any, spec: tuple[str, float | None, bool, float | None],
+                   section: str = "grpo") -> str | None:
     kind, low, inclusive, high = spec
     is_int = isinstance(value, int) and not isinstance(value, bool)
     is_number = (is_int or isinstance(value, float)) and not (isinstance(value, float) and math.isnan(value))
@@ -79,7 +80,7 @@ def _range_problem(key: str, value: Any, spec: tuple[str, float | None, bool, fl
         bounds = (f" {'>=' if inclusive else '>'} {low:g}" if low is not None else "") + (
             f" and <= {high:g}" if high is not None else "")
         want = f"a number{bounds}"
-    return None if ok else f"grpo.{key}: expected {want}, got {value!r}"
+    return None if ok else f"{section}.{key}: expected {want}, got {value!r}"
 
 
 def grpo_range_problems(grpo: dict[str, Any]) -> list[str]:
@@ -173,6 +174,13 @@ def integration_problems(grpo: dict[str, Any]) -> list[str]:
 
 #: Keys of the ``peft:`` block that are ours, not LoraConfig's.
 PEFT_OWN_KEYS = ("merge",)
+#: LoraConfig fields peft takes as given and refuses only when it builds the adapter, after the model has loaded
+#: (``r: 0``: "`r` should be a positive integer"; ``lora_dropout: 2``: torch's Dropout), as :data:`RANGES`
+PEFT_RANGES: dict[str, tuple[str, float | None, bool, float | None]] = {
+    "r": ("int", 1, True, None),
+    "lora_alpha": ("number", 0, False, None),
+    "lora_dropout": ("number", 0, True, 1),
+}
 
 
 def peft_problems(section: Any) -> list[str]:
@@ -188,6 +196,8 @@ def peft_problems(section: Any) -> list[str]:
     fields = {f.name for f in dataclasses.fields(LoraConfig) if f.init}
     problems = [f"peft.{k}: not a LoraConfig field{did_you_mean(k, fields)}" for k in section
                 if k not in fields and k not in PEFT_OWN_KEYS]
+    problems += [problem for key, spec in PEFT_RANGES.items() if section.get(key) is not None
+                 and (problem := _range_problem(key, section[key], spec, "peft")) is not None]
     merge = section.get("merge")
     if merge is not None and not isinstance(merge, bool):
         problems.append(f"peft.merge: expected true or false, got {merge!r}")
