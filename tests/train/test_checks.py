@@ -107,6 +107,19 @@ def test_lora_values_peft_refuses_only_when_it_builds_the_adapter_are_named_befo
         "peft.lora_dropout: expected a number >= 0 and <= 1, got 2.0"]
     assert checks.peft_problems({"r": 8, "lora_alpha": 16, "lora_dropout": 0.0}) == []
 
+
+def test_lora_target_modules_that_name_no_module_of_the_model_are_named_before_it_loads(tmp_path, tiny_model):
+    # before: the dry run passed; peft raised "Target modules {'q_prj'} not found in the base model" once the
+    # model had loaded. Read with peft's own rule over the architecture built without weights
+    pytest.importorskip("peft")
+    layers = "down_proj, gate_proj, k_proj, lm_head, o_proj, q_proj, up_proj, v_proj"
+    assert _dry_run(tmp_path, tiny_model, peft={"r": 8, "target_modules": ["q_prj"]}) == [
+        f"peft.target_modules: ['q_prj'] names no module of the model (its linear layers: {layers}); peft would "
+        "stop once the model had loaded"]
+    for fine in (["q_proj", "nope"], ".*v_proj", "all-linear"):  # peft goes on when one module matches
+        assert checks.target_module_problems({"r": 8, "target_modules": fine}, tiny_model) == [], fine
+    assert checks.target_module_problems({"r": 8, "target_modules": ["q_prj"]}, None) == []  # a Hub id: not here
+
 def test_a_peft_block_without_peft_installed_says_how_to_install_it(tmp_path, tiny_model, monkeypatch):
     monkeypatch.setattr(checks, "installed", lambda module: module != "peft")
     assert _dry_run(tmp_path, tiny_model, peft={"r": 4}) == [

@@ -209,6 +209,31 @@ def peft_problems(section: Any) -> list[str]:
     return problems
 
 
+def target_module_problems(section: Any, folder: Path | None) -> list[str]:
+    """``peft.target_modules`` that names no module of the model in ``folder`` (peft's own matching rule, over the
+    model's architecture built without weights): peft raises "Target modules ... not found" only once the model has
+    loaded. Nothing to say without a folder (a Hub id), without ``target_modules``, or for ``all-linear``."""
+    targets = section.get("target_modules") if isinstance(section, dict) else None
+    if folder is None or targets is None or targets == "all-linear" or not installed("peft"):
+        return []
+    import torch
+    from peft.tuners.tuners_utils import check_target_module_exists
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    try:
+        with torch.device("meta"):  # the modules' names and kinds, no memory for weights
+            model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(folder))
+        config = lora_config(section)
+    except Exception:  # the model's own load, or LoraConfig's check, says what is wrong (in the run)
+        return []
+    modules = [(name, module) for name, module in model.named_modules() if name]
+    if any(check_target_module_exists(config, name) for name, _ in modules):
+        return []
+    linear = sorted({name.rsplit(".", 1)[-1] for name, module in modules if isinstance(module, torch.nn.Linear)})
+    return [f"peft.target_modules: {quote(targets)} names no module of the model (its linear layers: "
+            f"{', '.join(linear)}); peft would stop once the model had loaded"]
+
+
 def lora_config(section: dict[str, Any]) -> Any:
     """The ``peft.LoraConfig`` of a ``peft:`` block (a causal LM unless ``task_type`` says otherwise)."""
     from peft import LoraConfig

@@ -242,6 +242,17 @@ def model_path(spec: str | None = EMBEDDED) -> str:
     return str(Path(spec).expanduser()) if is_local_path(spec) else spec
 
 
+def model_folder(spec: str) -> Path | None:
+    """The folder of a checked ``model:`` that is here without being made (a dry run converts nothing): the tiny
+    model (written in a second), the embedded one once converted, a local folder; ``None`` for a Hub id."""
+    if spec == TINY:
+        return ensure_tiny()
+    if spec == EMBEDDED:
+        folder = cache_dir() / EMBEDDED_NAME
+        return folder if (folder / "config.json").is_file() else None
+    return Path(spec).expanduser() if is_local_path(spec) else None
+
+
 def card_name(spec: str | None) -> str:
     """How the model card names the base model: a Hub id, or what a local folder is.
 

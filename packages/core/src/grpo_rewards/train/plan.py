@@ -21,11 +21,12 @@ from ..rewardset import RewardSet, load_reward_set
 from ..scorer_hooks import row_problems
 from . import manifest as run_files
 from . import rundir
+from .checks import target_module_problems
 from .config import build_config, config_problems, path_rule, reward_file_set
 from .data import describe, load_dataset_from_config
 from .environment import DEFAULT_TOOL_ITERATIONS, EnvironmentPlan, column_problems, plan_environment
 from .lock import check_free
-from .model import check_model
+from .model import check_model, model_folder
 from .progress import process_rank, say
 
 __all__ = ["Plan", "check_grpo_values", "has_accelerator", "prepare", "quiet_warnings"]
@@ -194,6 +195,8 @@ def prepare(
         say(f"grpo-rewards: {note}")
     try:
         config["model"] = check_model(config.get("model"))
+        if isinstance(config.get("peft"), dict) and not any(p.startswith("peft") for p in problems):
+            problems += target_module_problems(config["peft"], model_folder(config["model"]))
     except ModelError as exc:
         problems.append(str(exc))
     if registry is None:
