@@ -351,6 +351,17 @@ def test_csv_and_json_array_rows_are_read_and_their_bad_rows_named_by_row_number
 
 
 
+
+def test_rows_no_reward_of_the_set_scores_are_named_as_trl_would_warn_of_them(tmp_path, capsys):
+    # a mixed dataset's task whose reward is not in the set: TRL counts such a row 0.0 and warns; score said nothing
+    rows = [{"completion": "\\boxed{4}", "solution": "4"}, {"completion": "Paris", "solution": None},
+            {"completion": "x", "solution": None}, {"completion": "\\boxed{5}", "solution": "5"}]
+    path = _write_rows(tmp_path / "rows.jsonl", rows)
+    assert main(["score", str(path), "--rewards", "math.accuracy", "--no-progress"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "note: 2 row(s) got None from every reward (lines 2-3): TRL counts them 0.0 and warns; is the reward for "
+        "their task missing from the set?"]
+
 def test_a_csvs_empty_cell_is_scored_as_training_reads_it_missing_and_a_written_none_is_text(tmp_path, capsys):
     # before: an empty cell was "" (text.exact_match compared with it: no_match, 0.0) where training reads None
     pytest.importorskip("grpo_rewards_text")

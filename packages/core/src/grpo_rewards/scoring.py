@@ -356,6 +356,12 @@ def score_file(path: str, rewards: str, out: str | None = None, progress: bool =
     if reserved:
         print(f"note: column(s) {', '.join(map(repr, reserved))} not passed to the rewards "
               "(the names of the reward call's own arguments)", file=err)
+    said = {i for indices in missing.values() for i in indices} | {index for index, _, _ in failures}
+    unscored = [numbered[i].line for i, s in enumerate(scores)
+                if i not in said and all(s.get(n) is None for n in reward_set.metrics)]
+    if unscored:  # (a mixed dataset's task without a reward of its own in the set: TRL's warning, said here first)
+        print(f"note: {len(unscored)} row(s) got None from every reward ({where}s {line_ranges(unscored)}): TRL "
+              "counts them 0.0 and warns; is the reward for their task missing from the set?", file=err)
     troubles = [f"{n} {what}" for n, what in ((len(bad), "bad rows"), (len(missing), "missing columns"),
                                               (len(failures), "reward errors")) if n]
     err.flush()
