@@ -39,6 +39,10 @@ ALLOWED_DANGEROUS = {
 
 #: (module, enclosing function, resolved call) -> why the pattern is linear and needs no timeout.
 ALLOWED_UNTIMED_REGEX = {
+    ("packages/core/src/grpo_rewards/train/checks.py", "trainer_choices", "re.findall"):
+        "patterns built from the constant TRAINED_CHOICES field names (identifiers), read over the installed TRL's "
+        "grpo_trainer.py, never a completion or a dataset: a literal 'self.NAME == ' then one word run ended by a "
+        "quote, and a literal 'self.NAME in [' then one class run ended by ']': linear",
     ("packages/rewards-math/src/grpo_rewards_math/latex_lexer.py", "<module>", "re.compile"):
         "an alternation of re.escape'd constant symbols from the module's own table: no user input, linear",
     ("packages/rewards-math/src/grpo_rewards_math/extract/__init__.py", "<module>", "re.compile"):
