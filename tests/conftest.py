@@ -11,7 +11,8 @@ a server or a Ray cluster, or builds a model. Nothing needs saying for a new tes
   ``@pytest.mark.slow``;
 - so is every test listed in ``tests/measured_slow.txt``: the ones a quiet fast-lane run measured at
   half a second or more (a real sandbox, worker processes, a sweep); ``python tests/lanes.py
-  junit.xml`` adds those of a new ``pytest -m "not slow" --junitxml=junit.xml`` run.
+  junit.xml`` adds those of a new ``pytest -m "not slow" --junitxml=junit.xml`` run, but never a test of
+  :data:`lanes.ALWAYS_FAST` (the static scans of the sources, which new code trips).
 
 **Parallel runs** (``pytest-xdist``). Tests that share one expensive thing run on one worker
 (:func:`lanes.one_worker_group`: the one ``transformers serve``, the installs from the repository's folders).

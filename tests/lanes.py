@@ -57,13 +57,21 @@ MEASURED_SLOW = TESTS / "measured_slow.txt"
 MEASURED_SLOW_S = 0.5
 
 
+#: Modules kept in the fast lane whatever they measure, with why (path under tests/): checks of the sources that
+#: new code trips, which the fast lane is run to catch (one such check was a session's only fresh-clone failure).
+ALWAYS_FAST = {
+    "hardening/test_hardening_static.py": "scans every module for eval of text and unreviewed regular expressions",
+}
+
+
 def measured_slow() -> frozenset[str]:
-    """The node ids of :data:`MEASURED_SLOW` (empty when the file is missing)."""
+    """The node ids of :data:`MEASURED_SLOW` (empty when the file is missing), but those of :data:`ALWAYS_FAST`."""
     try:
         lines = MEASURED_SLOW.read_text("utf-8").splitlines()
     except FileNotFoundError:
         return frozenset()
-    return frozenset(line for line in lines if line and not line.startswith("#"))
+    fast = tuple(f"tests/{module}::" for module in ALWAYS_FAST)
+    return frozenset(line for line in lines if line and not line.startswith("#") and not line.startswith(fast))
 
 
 def group_not_kept(item: Any) -> str | None:
@@ -209,7 +217,8 @@ def examples(ci: int, *, thorough: int) -> int:
 if __name__ == "__main__":  # python tests/lanes.py junit.xml ...: add the slow tests of those runs to MEASURED_SLOW
     import sys
 
-    ids = sorted(measured_slow() | slow_in_junit(map(Path, sys.argv[1:])))
+    ids = sorted(measured_slow() | {i for i in slow_in_junit(map(Path, sys.argv[1:]))
+                                    if not i.startswith(tuple(f"tests/{m}::" for m in ALWAYS_FAST))})
     header = (f"# Tests that took at least {MEASURED_SLOW_S} s in a quiet run of the fast lane, marked slow by\n"
               "# tests/conftest.py. Written by: python tests/lanes.py junit.xml (see tests/lanes.py).\n")
     MEASURED_SLOW.write_text(header + "".join(f"{i}\n" for i in ids), "utf-8")
