@@ -21,7 +21,7 @@ from grpo_rewards import params as checks
 from .arguments import STRING_RULES, Comparison
 from .calls import read_calls
 from .matching import MODES, match
-from .rows import NoToolColumns, RowFormatError, ToolRow, check_rows, read_row
+from .rows import NoToolColumns, RowFormatError, ToolRow, check_rows, has_no_tools_column, read_row
 from .validation import VALIDATION_MODES, validate_calls, validator
 
 #: the columns a row's format is read from (a row is read once per batch, not once per completion)
@@ -170,7 +170,7 @@ class SchemaValid(_ToolReward):
         except RowFormatError as exc:
             return None, "no_tools" if isinstance(exc, NoToolColumns) else "bad_row"
         if not read.tools:
-            return None, "no_tools" if read.format == "native" and row.get("tools") is None else "bad_row"
+            return None, "no_tools" if has_no_tools_column(read, row) else "bad_row"
         calls = read_calls(text if completion is None else completion)
         if not calls.made:
             return None, "no_call"

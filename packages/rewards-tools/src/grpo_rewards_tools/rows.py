@@ -347,12 +347,18 @@ def read_row(row: Mapping[str, Any]) -> ToolRow:
                          "question/function/ground_truth (BFCL), conversations (Hermes, ToolACE) or system/chat (Glaive)")
 
 
+def has_no_tools_column(read: ToolRow, row: Mapping[str, Any]) -> bool:
+    """Whether a row read without tools has none to give (a native row whose ``tools`` is ``None`` or absent: not
+    ``tools.schema_valid``'s to score) rather than tools it failed to find (a conversation's, a bad row)."""
+    return read.format == "native" and row.get("tools") is None
+
+
 def _check_row(row: Mapping[str, Any], need_gold: bool, need_tools: bool) -> None:
     read = read_row(row)
     if need_gold and read.gold is None:
         raise NoToolColumns("no gold calls")
     if need_tools and not read.tools:
-        raise (NoToolColumns if read.format == "native" and row.get("tools") is None else RowFormatError)("no tools")
+        raise (NoToolColumns if has_no_tools_column(read, row) else RowFormatError)("no tools")
 
 
 def check_rows(rows: Any, *, need_gold: bool = True, need_tools: bool = False, max_problems: int = 5) -> list[str]:
