@@ -35,7 +35,7 @@ from .errors import RewardError
 from .options import RewardOptions
 from .protocol import TRL_CONTROL_KWARGS, RewardResult, batch_columns
 from .records import RewardInfo
-from .values import check_label, check_value, is_checked_label
+from .values import check_label, check_value
 
 __all__ = ["EnvironmentReward", "environment_reward_info", "replay"]
 
@@ -167,12 +167,11 @@ class EnvironmentReward:
                                    "reward cannot be reproduced (is the environment deterministic?)")
                         continue
                 values[i], labels[i] = _reward_of(environment, self.name, i)
-                if not is_checked_label(labels[i]):
-                    try:
-                        check_label(f"{self.name}.outcome", labels[i], i)
-                    except RewardError as exc:  # TRL pays the value whatever the label: so does the reward
-                        labels[i] = "none" if values[i] is None else "ok"
-                        self._warn(str(exc))
+                try:
+                    check_label(f"{self.name}.outcome", labels[i], i)  # (a label checked before returns at once)
+                except RewardError as exc:  # TRL pays the value whatever the label: so does the reward
+                    labels[i] = "none" if values[i] is None else "ok"
+                    self._warn(str(exc))
             except Exception as exc:
                 values[i], labels[i] = None, "env_error"
                 self._warn(f"raised {type(exc).__name__}: {exc}")
