@@ -14,7 +14,7 @@ at all) and returns each reply with what it cost, for the reward to parse and la
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,12 +95,18 @@ class JudgeSettings:
         self._warned_unparsable = False
         self._warned_truncated = False
 
-    def unsent(self, text: str | None, states_grade: Callable[[str], bool]) -> tuple[float | None, str] | None:
+    def unsent(self, text: str | None, states_grade: Callable[[str], bool],
+               fields: Iterable[Any] = ()) -> tuple[float | None, str] | None:
         """The value and label of a completion the judge is not sent, or ``None``: send it.
 
-        Not sent: one without text (``None``, ``unreadable``), one longer than ``max_completion_chars``
-        (0.0, ``too_large``), and, with ``reject_grade_lines``, one that ``states_grade`` (it writes the
-        judge's verdict itself, which a small judge copies: ``unparsable_value``, ``injection``)."""
+        Not sent: one whose row has ``None`` among ``fields``, the values of the dataset columns the template
+        names (another task's row in a mixed dataset, or a row without its reference: ``None``,
+        ``missing_input``; it was sent with the field empty and graded against nothing), one without text
+        (``None``, ``unreadable``), one longer than ``max_completion_chars`` (0.0, ``too_large``), and, with
+        ``reject_grade_lines``, one that ``states_grade`` (it writes the judge's verdict itself, which a small
+        judge copies: ``unparsable_value``, ``injection``)."""
+        if any(value is None for value in fields):
+            return None, "missing_input"
         if text is None:
             return None, "unreadable"
         if len(text) > self.max_completion_chars:
@@ -191,14 +197,3 @@ def column_values(names: Sequence[str], kwargs: Mapping[str, Any], n: int, rewar
         raise ValueError(f"{reward}: the template reads dataset column(s) {', '.join(map(repr, missing))}; "
                          f"the batch has: {', '.join(have)}")
     return {c: list(kwargs[c]) for c in names}
-
-
-def lacks_input(columns: Mapping[str, Sequence[Any]], i: int) -> bool:
-    """Whether sample ``i`` has ``None`` in a column the template names (another task's row in a mixed dataset, or a
-    row without its reference): it is not sent, ``None`` with the label ``missing_input``, where it was sent with
-    the field empty and graded against nothing.
-
-    >>> lacks_input({"reference": ["Paris", None]}, 1), lacks_input({"reference": ["Paris", None]}, 0)
-    (True, False)
-    """
-    return any(values[i] is None for values in columns.values())

@@ -9,7 +9,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
-from .judging import NOT_GRADED, JudgeSettings, column_values, lacks_input, metrics, outcome
+from .judging import NOT_GRADED, JudgeSettings, column_values, metrics, outcome
 from .parse import ScoreFormat, parse_numbered, scale_bounds, states_numbered_grade
 from .templates import PAIRWISE_TEMPLATE, SYSTEM, fill, neutralise, render, template_for
 
@@ -142,8 +142,9 @@ class Pairwise:
         texts: list[str | None] = [completion_text(c) for c in completions]
         groups: dict[str, list[int]] = {}
         for i, text in enumerate(texts):
-            unsent = (None, "missing_input") if lacks_input(columns, i) else self.settings.unsent(
-                text, lambda t: states_numbered_grade(t, self.format) or self.format.states_grade(t))
+            unsent = self.settings.unsent(
+                text, lambda t: states_numbered_grade(t, self.format) or self.format.states_grade(t),
+                [v[i] for v in columns.values()])
             if unsent is not None:
                 values[i], labels[i] = unsent
                 continue

@@ -7,7 +7,7 @@ from typing import Any
 
 from grpo_rewards import RewardResult, completion_text, params
 
-from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, lacks_input, metrics, outcome
+from .judging import NOT_GRADED, Asked, JudgeSettings, column_values, metrics, outcome
 from .parse import KINDS, ScoreFormat, scale_bounds
 from .templates import DEFAULT_TEMPLATES, SAMPLE_FIELDS, SYSTEM, fill, render, template_for
 
@@ -126,8 +126,7 @@ class Rubric:
         asks: list[str | None] = []
         for i, completion in enumerate(completions):
             text = completion_text(completion)
-            unsent = (None, "missing_input") if lacks_input(columns, i) else \
-                self.settings.unsent(text, self.format.states_grade)
+            unsent = self.settings.unsent(text, self.format.states_grade, [v[i] for v in columns.values()])
             if unsent is not None:
                 asks.append(None)
                 values[i], labels[i] = unsent
